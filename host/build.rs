@@ -1,0 +1,109 @@
+//! Builds `kernels-gpu` to PTX with a nested cargo (its own target dir and flags) and rustc's
+//! nvptx64 backend, then leaves `octile_kernels.ptx` in OUT_DIR for `include_str!`.
+//!
+//! Settings (environment, read at build time):
+//! - `OCTILE_CUDA_ARCH`  target SM, default `sm_90` (`sm_80`, `sm_89`, ... work too)
+//! - `OCTILE_PTX`        path of a prebuilt PTX file to embed instead of building one
+//!
+//! It fails with a message naming the fix when the nightly's `rust-src` or `llvm-tools` component
+//! is missing (`rustup component add rust-src llvm-tools --toolchain <pinned>`).
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PINNED_RUSTC: &str = "2026-05-19";
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = manifest.parent().unwrap().to_path_buf();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let dest = out_dir.join("octile_kernels.ptx");
+    for p in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "shared-types/src", "shared-types/Cargo.toml", "tools/ptx-link.sh"] {
+        println!("cargo:rerun-if-changed={}", root.join(p).display());
+    }
+    println!("cargo:rerun-if-env-changed=OCTILE_CUDA_ARCH");
+    println!("cargo:rerun-if-env-changed=OCTILE_PTX");
+
+    let arch = env::var("OCTILE_CUDA_ARCH").unwrap_or_else(|_| "sm_90".into());
+    println!("cargo:rustc-env=OCTILE_CUDA_ARCH={arch}");
+    if let Ok(prebuilt) = env::var("OCTILE_PTX") {
+        std::fs::copy(&prebuilt, &dest).unwrap_or_else(|e| fail(&format!("OCTILE_PTX={prebuilt}: {e}")));
+        return;
+    }
+    if !arch.starts_with("sm_") || arch[3..].parse::<u32>().is_err() {
+        fail(&format!("OCTILE_CUDA_ARCH={arch}: expected sm_NN (e.g. sm_90, sm_80)"));
+    }
+
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = run_text(Command::new(&rustc).arg("-vV"));
+    if !version.contains("nightly") {
+        fail(&format!("device code needs the nightly toolchain pinned in rust-toolchain.toml; {rustc} is:\n{version}"));
+    }
+    if !version.contains(PINNED_RUSTC) {
+        println!("cargo:warning=rustc is not the pinned nightly ({PINNED_RUSTC}): {}", version.lines().next().unwrap_or(""));
+    }
+    let sysroot = PathBuf::from(run_text(Command::new(&rustc).args(["--print", "sysroot"])).trim());
+    let host = version.lines().find_map(|l| l.strip_prefix("host: ")).unwrap_or("x86_64-unknown-linux-gnu").trim().to_string();
+    let toolchain = sysroot.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let toolchain = toolchain.trim_end_matches(&format!("-{host}")).to_string();
+    if !sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml").exists() {
+        fail(&format!("the `rust-src` component is missing (needed for -Zbuild-std=core).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)"));
+    }
+    let llvm_bin = sysroot.join("lib/rustlib").join(&host).join("bin");
+    for tool in ["llvm-link", "opt", "llc", "llvm-ar"] {
+        if !llvm_bin.join(tool).exists() {
+            fail(&format!("the `llvm-tools` component is missing ({} not found).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)", llvm_bin.join(tool).display()));
+        }
+    }
+
+    let target_dir = ptx_target_dir(&out_dir);
+    let linker = root.join("tools/ptx-link.sh");
+    let rustflags = [
+        format!("-Ctarget-cpu={arch}"),
+        "-Zunstable-options".into(),
+        "-Cpanic=immediate-abort".into(),
+        format!("-Clinker={}", linker.display()),
+    ]
+    .join("\x1f");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root.join("kernels-gpu"))
+        .args(["build", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .arg("--manifest-path")
+        .arg(root.join("kernels-gpu/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags)
+        .env("OCTILE_LLVM_BIN", &llvm_bin)
+        .env_remove("RUSTFLAGS")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env_remove("CARGO_TARGET_DIR");
+    let status = cmd.status().unwrap_or_else(|e| fail(&format!("cannot run nested cargo: {e}")));
+    if !status.success() {
+        fail("building kernels-gpu to PTX failed (see the output above)");
+    }
+    let ptx = target_dir.join("nvptx64-nvidia-cuda/release/octile_kernels.ptx");
+    let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| fail(&format!("{}: {e}", ptx.display())));
+    if text.contains(".extern") {
+        fail("the PTX declares .extern symbols: some function was not linked into the module");
+    }
+    std::fs::write(&dest, text).unwrap();
+}
+
+/// `<target>/ptx`, next to the host's profile directories, so every profile shares one PTX build.
+fn ptx_target_dir(out_dir: &Path) -> PathBuf {
+    let build = out_dir.ancestors().find(|p| p.file_name().is_some_and(|n| n == "build")).expect("OUT_DIR inside a build dir");
+    build.parent().unwrap().parent().unwrap().join("ptx")
+}
+
+fn run_text(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| fail(&format!("cannot run {cmd:?}: {e}")));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("\nerror: octile build: {msg}\n");
+    panic!("octile build: {msg}");
+}

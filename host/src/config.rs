@@ -1,0 +1,331 @@
+//! Kernel configuration: base kernels per named feature, q, p, solver tolerances, backend.
+//!
+//! The TOML form (`kernel.toml`):
+//! ```toml
+//! q = 0.05                 # stopping probability, in (0, 1)
+//! p = 1.0                  # starting probability (uniform), > 0
+//! rtol = 1e-10             # optional: stop when ‖r‖ ≤ rtol·‖b‖ (default depends on precision)
+//! max_iterations = 10000   # optional
+//! node_combine = "product" # optional: "product" (tensor product, default) or "additive"
+//! edge_combine = "product"
+//! [node.label]             # one table per node feature
+//! kernel = "kronecker_delta"
+//! h = 0.5
+//! [edge.length]            # one table per edge feature
+//! kernel = "square_exponential"
+//! length_scale = 1.0
+//! ```
+//! `kernel = "constant"` takes `c`; every table may take `weight` (additive combinations).
+use crate::error::{OctileError, Result};
+use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec, MAX_TERMS};
+
+/// A base kernel with its hyperparameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BaseKernelConfig {
+    /// κ = c.
+    Constant {
+        /// The constant.
+        c: f64,
+    },
+    /// κ = 1 if equal, else h.
+    KroneckerDelta {
+        /// Value for unequal labels.
+        h: f64,
+    },
+    /// κ = exp(−(a−b)²/(2ℓ²)).
+    SquareExponential {
+        /// ℓ.
+        length_scale: f64,
+    },
+}
+
+/// A base kernel on one named feature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureKernel {
+    /// Feature name.
+    pub feature: String,
+    /// The kernel.
+    pub kernel: BaseKernelConfig,
+    /// Weight in an additive combination.
+    pub weight: f64,
+}
+
+/// Which hardware to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The GPU when one is usable, else the CPU.
+    #[default]
+    Auto,
+    /// All CPU cores.
+    Cpu,
+    /// The GPU; an error when there is none.
+    Cuda,
+}
+
+/// Floating-point precision of the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// f32 storage and arithmetic, f64 reductions (GPU default).
+    F32,
+    /// f64 throughout.
+    #[default]
+    F64,
+}
+
+/// Solver parameters (the Params of the Params / Info / Error triple).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverParams {
+    /// Stop when ‖r‖ ≤ rtol·‖b‖. `None`: 1e-12 for f64, 2e-7 for f32.
+    pub rtol: Option<f64>,
+    /// Iteration limit per pair.
+    pub max_iterations: u32,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams { rtol: None, max_iterations: 20_000 }
+    }
+}
+
+impl SolverParams {
+    /// The tolerance in effect for a precision.
+    pub fn rtol_for(&self, precision: Precision) -> f64 {
+        self.rtol.unwrap_or(match precision {
+            Precision::F64 => 1e-12,
+            Precision::F32 => 2e-7,
+        })
+    }
+}
+
+/// Everything that defines a marginalized graph kernel computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelConfig {
+    /// Stopping probability q ∈ (0, 1).
+    pub q: f64,
+    /// Starting probability p > 0 (uniform).
+    pub p: f64,
+    /// κv terms.
+    pub node: Vec<FeatureKernel>,
+    /// How κv terms combine.
+    pub node_combine: Combine,
+    /// κe terms.
+    pub edge: Vec<FeatureKernel>,
+    /// How κe terms combine.
+    pub edge_combine: Combine,
+    /// Tolerances.
+    pub solver: SolverParams,
+    /// Hardware.
+    pub backend: Backend,
+    /// Precision.
+    pub precision: Precision,
+    /// Reorder nodes (RCM) before packing, to make fewer, denser octiles.
+    pub reorder: bool,
+}
+
+impl Default for KernelConfig {
+    fn default() -> Self {
+        KernelConfig {
+            q: 0.05,
+            p: 1.0,
+            node: Vec::new(),
+            node_combine: Combine::Product,
+            edge: Vec::new(),
+            edge_combine: Combine::Product,
+            solver: SolverParams::default(),
+            backend: Backend::Auto,
+            precision: Precision::F64,
+            reorder: true,
+        }
+    }
+}
+
+/// The paper's synthetic-set kernel: κv = KroneckerDelta(0.5) on `label`, κe =
+/// SquareExponential(1.0) on `length`, with stopping probability `q`.
+pub fn synthetic_kernel(q: f64) -> KernelConfig {
+    KernelConfig {
+        q,
+        node: vec![FeatureKernel { feature: "label".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.5 }, weight: 1.0 }],
+        edge: vec![FeatureKernel { feature: "length".into(), kernel: BaseKernelConfig::SquareExponential { length_scale: 1.0 }, weight: 1.0 }],
+        ..KernelConfig::default()
+    }
+}
+
+/// κv and κe resolved to feature positions: what the packer and the solvers use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedKernel {
+    /// κv over packed node feature rows.
+    pub node_spec: KernelSpec,
+    /// κe over packed edge feature rows.
+    pub edge_spec: KernelSpec,
+    /// Node features packed, in row order.
+    pub node_features: Vec<String>,
+    /// Edge features packed, in row order.
+    pub edge_features: Vec<String>,
+    /// Node features read by a Kronecker delta (must be exact integers).
+    pub categorical_node: Vec<bool>,
+    /// Edge features read by a Kronecker delta.
+    pub categorical_edge: Vec<bool>,
+}
+
+impl KernelConfig {
+    /// Check every hyperparameter; an error names the first bad one.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(OctileError::InvalidConfig(m));
+        if !(self.q > 0.0 && self.q < 1.0) {
+            return bad(format!("q = {} must be in (0, 1)", self.q));
+        }
+        if !(self.p.is_finite() && self.p > 0.0) {
+            return bad(format!("p = {} must be finite and > 0", self.p));
+        }
+        if let Some(r) = self.solver.rtol
+            && !(r.is_finite() && r > 0.0 && r < 1.0)
+        {
+            return bad(format!("rtol = {r} must be in (0, 1)"));
+        }
+        if self.solver.max_iterations == 0 {
+            return bad("max_iterations must be ≥ 1".into());
+        }
+        for (kind, terms, strict) in [("node", &self.node, true), ("edge", &self.edge, false)] {
+            if terms.len() > MAX_TERMS {
+                return bad(format!("{kind} kernel has {} terms; at most {MAX_TERMS}", terms.len()));
+            }
+            for t in terms {
+                let b = to_base(t, 0);
+                if !b.is_valid(strict) {
+                    let range = match t.kernel {
+                        BaseKernelConfig::Constant { .. } | BaseKernelConfig::KroneckerDelta { .. } if strict => "(0, 1]",
+                        BaseKernelConfig::Constant { .. } | BaseKernelConfig::KroneckerDelta { .. } => "[0, 1]",
+                        BaseKernelConfig::SquareExponential { .. } => "(0, ∞)",
+                    };
+                    return bad(format!("{kind} kernel on '{}': {:?} out of range {range}", t.feature, t.kernel));
+                }
+                if !(t.weight.is_finite() && t.weight > 0.0) {
+                    return bad(format!("{kind} kernel on '{}': weight {} must be > 0", t.feature, t.weight));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Map feature names to packed positions.
+    pub fn resolve(&self) -> Result<ResolvedKernel> {
+        self.validate()?;
+        let (node_spec, node_features, categorical_node) = resolve_terms(&self.node, self.node_combine);
+        let (edge_spec, edge_features, categorical_edge) = resolve_terms(&self.edge, self.edge_combine);
+        Ok(ResolvedKernel { node_spec, edge_spec, node_features, edge_features, categorical_node, categorical_edge })
+    }
+
+    /// Parse the TOML form (see the module docs).
+    pub fn from_toml(text: &str) -> Result<Self> {
+        let bad = |m: String| OctileError::InvalidConfig(m);
+        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        let mut cfg = KernelConfig::default();
+        const TOP: [&str; 9] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder"];
+        for (k, v) in &value {
+            match k.as_str() {
+                "q" => cfg.q = num(v, "q")?,
+                "p" => cfg.p = num(v, "p")?,
+                "rtol" => cfg.solver.rtol = Some(num(v, "rtol")?),
+                "max_iterations" => {
+                    cfg.solver.max_iterations = v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
+                }
+                "reorder" => cfg.reorder = v.as_bool().ok_or_else(|| bad("reorder must be true or false".into()))?,
+                "node_combine" => cfg.node_combine = combine(v)?,
+                "edge_combine" => cfg.edge_combine = combine(v)?,
+                "node" | "edge" => {
+                    let tbl = v.as_table().ok_or_else(|| bad(format!("[{k}] must be a table of per-feature tables")))?;
+                    let mut terms = Vec::new();
+                    for (feature, spec) in tbl {
+                        let spec = spec.as_table().ok_or_else(|| bad(format!("[{k}.{feature}] must be a table")))?;
+                        terms.push(parse_term(k, feature, spec)?);
+                    }
+                    if k == "node" {
+                        cfg.node = terms;
+                    } else {
+                        cfg.edge = terms;
+                    }
+                }
+                other => return Err(bad(format!("unknown key '{other}'; known keys: {}", TOP.join(", ")))),
+            }
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+fn num(v: &toml::Value, key: &str) -> Result<f64> {
+    v.as_float()
+        .or_else(|| v.as_integer().map(|i| i as f64))
+        .ok_or_else(|| OctileError::InvalidConfig(format!("'{key}' must be a number, got {v}")))
+}
+
+fn combine(v: &toml::Value) -> Result<Combine> {
+    match v.as_str() {
+        Some("product") => Ok(Combine::Product),
+        Some("additive") => Ok(Combine::Additive),
+        _ => Err(OctileError::InvalidConfig(format!("combine must be \"product\" or \"additive\", got {v}"))),
+    }
+}
+
+fn parse_term(kind: &str, feature: &str, spec: &toml::Table) -> Result<FeatureKernel> {
+    let bad = |m: String| OctileError::InvalidConfig(format!("[{kind}.{feature}]: {m}"));
+    let name = spec.get("kernel").and_then(|v| v.as_str()).ok_or_else(|| bad("missing kernel = \"constant\" | \"kronecker_delta\" | \"square_exponential\"".into()))?;
+    let (param_key, allowed): (&str, [&str; 3]) = match name {
+        "constant" => ("c", ["kernel", "c", "weight"]),
+        "kronecker_delta" => ("h", ["kernel", "h", "weight"]),
+        "square_exponential" => ("length_scale", ["kernel", "length_scale", "weight"]),
+        other => return Err(bad(format!("unknown kernel '{other}'; known: constant, kronecker_delta, square_exponential"))),
+    };
+    for k in spec.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(bad(format!("unknown key '{k}'; known keys: {}", allowed.join(", "))));
+        }
+    }
+    let param = num(spec.get(param_key).ok_or_else(|| bad(format!("missing {param_key}")))?, param_key).map_err(|e| bad(e.to_string()))?;
+    let weight = match spec.get("weight") {
+        Some(w) => num(w, "weight")?,
+        None => 1.0,
+    };
+    let kernel = match name {
+        "constant" => BaseKernelConfig::Constant { c: param },
+        "kronecker_delta" => BaseKernelConfig::KroneckerDelta { h: param },
+        _ => BaseKernelConfig::SquareExponential { length_scale: param },
+    };
+    Ok(FeatureKernel { feature: feature.to_string(), kernel, weight })
+}
+
+fn to_base(t: &FeatureKernel, feature: u32) -> BaseKernel {
+    let mut b = match t.kernel {
+        BaseKernelConfig::Constant { c } => BaseKernel { feature, ..BaseKernel::constant(c) },
+        BaseKernelConfig::KroneckerDelta { h } => BaseKernel::kronecker_delta(feature, h),
+        BaseKernelConfig::SquareExponential { length_scale } => BaseKernel::square_exponential(feature, length_scale),
+    };
+    b.weight = t.weight;
+    b
+}
+
+fn resolve_terms(terms: &[FeatureKernel], combine: Combine) -> (KernelSpec, Vec<String>, Vec<bool>) {
+    let mut spec = KernelSpec::unit();
+    spec.combine = combine as u32;
+    spec.n_terms = terms.len() as u32;
+    let mut names: Vec<String> = Vec::new();
+    let mut categorical: Vec<bool> = Vec::new();
+    let total_weight: f64 = terms.iter().map(|t| t.weight).sum();
+    for (k, t) in terms.iter().enumerate() {
+        let pos = match names.iter().position(|n| *n == t.feature) {
+            Some(p) => p,
+            None => {
+                names.push(t.feature.clone());
+                categorical.push(false);
+                names.len() - 1
+            }
+        };
+        if matches!(t.kernel, BaseKernelConfig::KroneckerDelta { .. }) {
+            categorical[pos] = true;
+        }
+        let mut b = to_base(t, pos as u32);
+        b.weight = if combine == Combine::Additive { t.weight / total_weight } else { 1.0 };
+        spec.terms[k] = b;
+    }
+    (spec, names, categorical)
+}

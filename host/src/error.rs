@@ -1,0 +1,81 @@
+//! The one error type of the `octile` library.
+use std::path::PathBuf;
+
+/// Everything that can go wrong in octile, typed.
+#[derive(Debug, thiserror::Error)]
+pub enum OctileError {
+    /// A graph is malformed (bad node index, weight, feature...).
+    #[error("graph {graph}: {what}")]
+    InvalidGraph {
+        /// Index of the graph in its list.
+        graph: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// A kernel configuration is invalid (out-of-range hyperparameter, unknown key, ...).
+    #[error("kernel configuration: {0}")]
+    InvalidConfig(String),
+    /// A kernel names a feature the graphs do not have.
+    #[error("{kind} feature '{feature}' is not in graph {graph}; it has: [{available}]")]
+    MissingFeature {
+        /// "node" or "edge".
+        kind: &'static str,
+        /// The feature asked for.
+        feature: String,
+        /// Graph index.
+        graph: usize,
+        /// The features the graph has, comma-separated.
+        available: String,
+    },
+    /// Input file problem: file, line (1-based, 0 when not applicable), and what is wrong.
+    #[error("{}:{line}: {what}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line (or record) number, 1-based.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// I/O failure on a path.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Some pairs did not converge; `partial` holds every value computed (non-converged ones
+    /// included, flagged in its per-pair info).
+    #[error("pair ({}, {}) did not converge: {iterations} iterations, relative residual {residual:.3e} ({n_failed} pair(s) failed in all)", pair.0, pair.1)]
+    NoConvergence {
+        /// The first failing pair (row, column) in the output matrix.
+        pair: (usize, usize),
+        /// Iterations it ran.
+        iterations: u32,
+        /// Its final relative residual.
+        residual: f64,
+        /// How many pairs failed.
+        n_failed: usize,
+        /// Everything computed.
+        partial: Box<crate::Gram>,
+    },
+    /// The CUDA backend was asked for but cannot be used.
+    #[error("CUDA backend unavailable: {0}")]
+    NoGpu(String),
+    /// A CUDA call failed.
+    #[error("CUDA: {0}")]
+    Cuda(String),
+    /// The run was cancelled (Ctrl-C); nothing was written as complete.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Result with [`OctileError`].
+pub type Result<T, E = OctileError> = std::result::Result<T, E>;
+
+impl From<cudarc::driver::DriverError> for OctileError {
+    fn from(e: cudarc::driver::DriverError) -> Self {
+        OctileError::Cuda(e.to_string())
+    }
+}

@@ -1,0 +1,170 @@
+//! Every `unsafe` kernel launch of octile, each behind a safe function that checks the contract
+//! (lengths, indices, offsets) on the host first.
+use super::GpuDevice;
+use crate::error::{OctileError, Result};
+use crate::pack::PackedGraphs;
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use octile_types::layout::MAX_NZ_STRIDE;
+use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS};
+use octile_types::tiling::scratch_len;
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real};
+
+/// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
+pub struct DeviceGraphs<T> {
+    descs_host: Vec<GraphDesc>,
+    descs: CudaSlice<GraphDesc>,
+    row_ptr: CudaSlice<u32>,
+    octiles: CudaSlice<Octile>,
+    edge_data: CudaSlice<T>,
+    node_data: CudaSlice<T>,
+    node_stride: usize,
+    nz_stride: usize,
+    /// Bytes on the device.
+    pub bytes: usize,
+}
+
+/// Upload a packed set. Empty arrays are padded to one element (CUDA has no zero-size buffers).
+pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>) -> Result<DeviceGraphs<T>> {
+    fn up<U: DeviceRepr + Copy + Default>(dev: &GpuDevice, v: &[U]) -> Result<CudaSlice<U>> {
+        if v.is_empty() { Ok(dev.stream.clone_htod(&[U::default()])?) } else { Ok(dev.stream.clone_htod(v)?) }
+    }
+    let up_t = |v: &[T]| -> Result<CudaSlice<T>> {
+        if v.is_empty() { Ok(dev.stream.clone_htod(&[T::ZERO])?) } else { Ok(dev.stream.clone_htod(v)?) }
+    };
+    let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * T::BYTES;
+    Ok(DeviceGraphs {
+        descs_host: set.descs.clone(),
+        descs: up(dev, &set.descs)?,
+        row_ptr: up(dev, &set.row_ptr)?,
+        octiles: up(dev, &set.octiles)?,
+        edge_data: up_t(&set.edge_data)?,
+        node_data: up_t(&set.node_data)?,
+        node_stride: set.node_stride,
+        nz_stride: set.nz_stride,
+        bytes,
+    })
+}
+
+/// Device buffers of one batch of jobs.
+pub struct BatchBuffers<T> {
+    /// Jobs.
+    pub jobs: CudaSlice<PairJob>,
+    /// One status per job.
+    pub status: CudaSlice<PairStatus>,
+    /// Scratch for all jobs.
+    pub scratch: CudaSlice<T>,
+    /// The dynamic-scheduling counter.
+    pub counter: CudaSlice<u32>,
+}
+
+/// Solve `jobs` (already uploaded in `buf`) with the MGK kernel for T.
+///
+/// Checks before launching: `params.n_jobs == jobs.len() == status.len()`; every job's graphs
+/// exist; every job's scratch range `[offset, offset + scratch_len(n, m))` lies inside `scratch`;
+/// the packed strides match `params`; feature indices of both kernels are inside the rows.
+pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
+    dev: &GpuDevice,
+    params: &MgkParams,
+    graphs: &DeviceGraphs<T>,
+    jobs: &[PairJob],
+    buf: &mut BatchBuffers<T>,
+    grid: u32,
+) -> Result<()> {
+    let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
+    if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
+        return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
+    }
+    if params.node_stride as usize != graphs.node_stride || params.nz_stride as usize != graphs.nz_stride {
+        return fail("strides of params and packed graphs differ".into());
+    }
+    if graphs.nz_stride > MAX_NZ_STRIDE {
+        return fail(format!("{} edge features; the GPU kernel stages at most {}", graphs.nz_stride - 1, MAX_NZ_STRIDE - 1));
+    }
+    for (spec, width) in [(&params.node_kernel, graphs.node_stride - 2), (&params.edge_kernel, graphs.nz_stride - 1)] {
+        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
+            return fail("kernel feature index outside the packed feature rows".into());
+        }
+    }
+    for j in jobs {
+        let (Some(a), Some(b)) = (graphs.descs_host.get(j.g1 as usize), graphs.descs_host.get(j.g2 as usize)) else {
+            return fail(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
+        };
+        let need = j.scratch_offset as usize + scratch_len(a.n_nodes as usize, b.n_nodes as usize);
+        if need > buf.scratch.len() {
+            return fail(format!("scratch of {} elements, job needs up to {need}", buf.scratch.len()));
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    dev.stream.memset_zeros(&mut buf.counter)?;
+    let f = dev.function(if T::BYTES == 4 { MGK_SOLVE_F32 } else { MGK_SOLVE_F64 })?;
+    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(params)
+        .arg(&graphs.descs)
+        .arg(&graphs.row_ptr)
+        .arg(&graphs.octiles)
+        .arg(&graphs.edge_data)
+        .arg(&graphs.node_data)
+        .arg(&buf.jobs)
+        .arg(&mut buf.status)
+        .arg(&mut buf.scratch)
+        .arg(&mut buf.counter);
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above: job count and
+    // status length agree with n_jobs, graph indices are in range, each job's scratch range lies in
+    // the scratch buffer (offsets are disjoint by construction in batch.rs), strides and feature
+    // indices match the packed rows, the counter is zeroed, and the block size is
+    // SOLVER_BLOCK_THREADS.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
+
+/// Blocks per SM the solver kernel for T can keep resident.
+pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice) -> u32 {
+    dev.function(if T::BYTES == 4 { MGK_SOLVE_F32 } else { MGK_SOLVE_F64 })
+        .ok()
+        .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(4)
+}
+
+/// What the smoke kernel returned.
+pub struct SmokeOutput {
+    /// 8 words per thread.
+    pub words: Vec<u32>,
+    /// Final atomic counter.
+    pub counter: u32,
+    /// Σ 1.0 over threads (f32 atomics).
+    pub acc_f32: f32,
+    /// Σ 0.5 over threads (f64 atomics).
+    pub acc_f64: f64,
+    /// Per block: Σ tid, Σ 1.
+    pub block_sums: Vec<f64>,
+}
+
+/// Run `smoke_intrinsics` on `blocks` blocks.
+pub fn smoke(dev: &GpuDevice, blocks: u32) -> Result<SmokeOutput> {
+    let threads = (blocks * SMOKE_BLOCK_THREADS) as usize;
+    let mut words = dev.stream.alloc_zeros::<u32>(threads * SMOKE_WORDS_PER_THREAD)?;
+    let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
+    let mut acc32 = dev.stream.alloc_zeros::<f32>(1)?;
+    let mut acc64 = dev.stream.alloc_zeros::<f64>(1)?;
+    let mut sums = dev.stream.alloc_zeros::<f64>(2 * blocks as usize)?;
+    let f = dev.function(SMOKE_INTRINSICS)?;
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (SMOKE_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(&mut words).arg(&mut counter).arg(&mut acc32).arg(&mut acc64).arg(&mut sums);
+    // SAFETY: words holds 8 u32 per launched thread, sums 2 f64 per block, the three scalars are
+    // single zeroed elements, and the block size is SMOKE_BLOCK_THREADS (= SOLVER_BLOCK_THREADS,
+    // as its block reduction requires).
+    unsafe { b.launch(cfg) }?;
+    dev.stream.synchronize()?;
+    Ok(SmokeOutput {
+        words: dev.stream.clone_dtoh(&words)?,
+        counter: dev.stream.clone_dtoh(&counter)?[0],
+        acc_f32: dev.stream.clone_dtoh(&acc32)?[0],
+        acc_f64: dev.stream.clone_dtoh(&acc64)?[0],
+        block_sums: dev.stream.clone_dtoh(&sums)?,
+    })
+}

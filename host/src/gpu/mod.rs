@@ -1,0 +1,108 @@
+//! The CUDA backend: one context, stream and module per process (loaded once, on first use), the
+//! launch wrappers, and the batched pair solver.
+//!
+//! Layers: cudarc's driver API (dynamically loaded: octile builds and runs without CUDA) is used
+//! only here; [`launch`] holds every `unsafe` kernel launch behind a safe function that checks
+//! lengths first; [`batch`] splits pair lists under a memory budget.
+pub mod batch;
+pub mod launch;
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
+use cudarc::nvrtc::Ptx;
+use std::sync::{Arc, OnceLock};
+
+/// The PTX built from `kernels-gpu` by `host/build.rs`.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/octile_kernels.ptx"));
+/// The SM the PTX was built for.
+pub const PTX_ARCH: &str = env!("OCTILE_CUDA_ARCH");
+
+/// A ready GPU: context, stream, the loaded module and what we know of the device.
+pub struct GpuDevice {
+    /// The context (device 0).
+    pub ctx: Arc<CudaContext>,
+    /// The stream every launch and copy goes through.
+    pub stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    /// Device name.
+    pub name: String,
+    /// Compute capability.
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// Total memory in bytes.
+    pub total_mem_bytes: usize,
+    /// Driver's CUDA version, e.g. 13000.
+    pub driver_version: i32,
+}
+
+impl std::fmt::Debug for GpuDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.describe())
+    }
+}
+
+impl GpuDevice {
+    /// One line: name, SM, memory, driver.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (sm_{}{}, {} SMs, {:.1} GiB, driver CUDA {}.{})",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.sm_count,
+            self.total_mem_bytes as f64 / (1u64 << 30) as f64,
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10
+        )
+    }
+    /// A kernel of the module by name (a name from `octile_types::names`).
+    pub fn function(&self, name: &str) -> Result<CudaFunction, crate::OctileError> {
+        self.module.load_function(name).map_err(|e| crate::OctileError::Cuda(format!("kernel {name}: {e}")))
+    }
+    /// Free device memory in bytes.
+    pub fn free_mem_bytes(&self) -> usize {
+        self.ctx.mem_get_info().map(|(f, _)| f).unwrap_or(0)
+    }
+}
+
+static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
+
+/// The GPU, or why there is none. Probed once per process; never panics.
+pub fn device() -> Result<Arc<GpuDevice>, String> {
+    DEVICE.get_or_init(|| std::panic::catch_unwind(init).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+}
+
+fn init() -> Result<Arc<GpuDevice>, String> {
+    if std::env::var_os("OCTILE_DISABLE_GPU").is_some() {
+        return Err("disabled by OCTILE_DISABLE_GPU".into());
+    }
+    // SAFETY: only checks whether libcuda.so can be dlopen'ed.
+    if !unsafe { sys::is_culib_present() } {
+        return Err("no CUDA driver (libcuda.so.1 not found)".into());
+    }
+    let mut driver_version = 0i32;
+    // SAFETY: plain driver-API calls with valid out-pointers; cuInit is idempotent.
+    unsafe {
+        sys::cuInit(0).result().map_err(|e| format!("cuInit: {e}"))?;
+        sys::cuDriverGetVersion(&mut driver_version).result().map_err(|e| format!("cuDriverGetVersion: {e}"))?;
+    }
+    let mut count = 0i32;
+    // SAFETY: valid out-pointer.
+    unsafe { sys::cuDeviceGetCount(&mut count).result().map_err(|e| format!("cuDeviceGetCount: {e}"))? };
+    if count == 0 {
+        return Err("CUDA driver present but no GPU visible".into());
+    }
+    let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
+    let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
+    let module = ctx.load_module(Ptx::from_src(PTX)).map_err(|e| {
+        format!(
+            "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
+            compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
+        )
+    })?;
+    let stream = ctx.default_stream();
+    let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| e.to_string())? as u32;
+    let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
+    let name = ctx.name().map_err(|e| e.to_string())?;
+    Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version }))
+}

@@ -1,0 +1,192 @@
+//! Packing graphs into the octile format of `octile_types::layout` — the only format every solver
+//! (CPU, GPU) reads.
+use crate::config::ResolvedKernel;
+use crate::error::{OctileError, Result};
+use crate::graph::{Graph, at_graph};
+use crate::reorder::rcm_order;
+use octile_types::kernel_spec::KernelSpec;
+use octile_types::layout::{NODE_FEATURES, NZ_FEATURES};
+use octile_types::tiling::{TILE, n_tiles};
+use octile_types::{GraphDesc, Octile, Real};
+
+/// A set of graphs in octile format, in precision `T`.
+#[derive(Clone, Debug)]
+pub struct PackedGraphs<T> {
+    /// One per graph.
+    pub descs: Vec<GraphDesc>,
+    /// CSR row pointers over tile rows (absolute octile indices).
+    pub row_ptr: Vec<u32>,
+    /// Non-empty tiles.
+    pub octiles: Vec<Octile>,
+    /// Per nonzero: weight, edge features.
+    pub edge_data: Vec<T>,
+    /// Per node: d, p, node features.
+    pub node_data: Vec<T>,
+    /// Values per node row.
+    pub node_stride: usize,
+    /// Values per nonzero row.
+    pub nz_stride: usize,
+}
+
+impl<T> PackedGraphs<T> {
+    /// Number of graphs.
+    pub fn len(&self) -> usize {
+        self.descs.len()
+    }
+    /// Whether there are no graphs.
+    pub fn is_empty(&self) -> bool {
+        self.descs.is_empty()
+    }
+    /// Nodes of graph `g`.
+    pub fn n_nodes(&self, g: usize) -> usize {
+        self.descs[g].n_nodes as usize
+    }
+    /// Octiles of tile-row `r` of graph `g` (index range into `octiles`).
+    #[inline]
+    pub fn row_octiles(&self, g: usize, r: usize) -> std::ops::Range<usize> {
+        let o = self.descs[g].row_ptr_offset as usize + r;
+        self.row_ptr[o] as usize..self.row_ptr[o + 1] as usize
+    }
+    /// Node row `i` of graph `g`.
+    #[inline]
+    pub fn node_row(&self, g: usize, i: usize) -> &[T] {
+        let s = (self.descs[g].node_offset as usize + i) * self.node_stride;
+        &self.node_data[s..s + self.node_stride]
+    }
+    /// Octiles of graph `g`.
+    pub fn n_octiles(&self, g: usize) -> usize {
+        let d = &self.descs[g];
+        (self.row_ptr[d.row_ptr_offset as usize + d.n_tile_rows as usize] - self.row_ptr[d.row_ptr_offset as usize]) as usize
+    }
+}
+
+/// What packing needs besides the graphs.
+#[derive(Clone, Debug)]
+pub struct PackOptions<'a> {
+    /// Features and kernels.
+    pub kernel: &'a ResolvedKernel,
+    /// Stopping probability.
+    pub q: f64,
+    /// Starting probability.
+    pub p: f64,
+    /// Apply RCM reordering per graph.
+    pub reorder: bool,
+}
+
+/// Pack `graphs` (all of them, in order) into one set.
+pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs<T>> {
+    let k = opt.kernel;
+    let node_stride = NODE_FEATURES + k.node_features.len();
+    let nz_stride = NZ_FEATURES + k.edge_features.len();
+    let mut out = PackedGraphs {
+        descs: Vec::with_capacity(graphs.len()),
+        row_ptr: Vec::new(),
+        octiles: Vec::new(),
+        edge_data: Vec::new(),
+        node_data: Vec::new(),
+        node_stride,
+        nz_stride,
+    };
+    let mut n_nodes_total = 0usize;
+    let mut nnz_total = 0usize;
+    for (gi, g0) in graphs.iter().enumerate() {
+        g0.validate().map_err(|e| at_graph(e, gi))?;
+        let node_idx = feature_indices("node", &k.node_features, g0.node_feature_names(), gi)?;
+        let edge_idx = feature_indices("edge", &k.edge_features, g0.edge_feature_names(), gi)?;
+        let reordered;
+        let g = if opt.reorder && g0.n_nodes() > TILE {
+            reordered = g0.permuted(&rcm_order(g0));
+            &reordered
+        } else {
+            g0
+        };
+        let n = g.n_nodes();
+        out.descs.push(GraphDesc {
+            n_nodes: n as u32,
+            n_tile_rows: n_tiles(n) as u32,
+            row_ptr_offset: out.row_ptr.len() as u32,
+            node_offset: n_nodes_total as u32,
+        });
+        // node rows
+        let deg = g.degrees();
+        for i in 0..n {
+            let d = if deg[i] > 0.0 { deg[i] } else { 1.0 } / (1.0 - opt.q);
+            out.node_data.push(T::from_f64(d));
+            out.node_data.push(T::from_f64(opt.p));
+            let f = g.node_features(i);
+            for (pos, &src) in node_idx.iter().enumerate() {
+                let v = f[src];
+                check_categorical(v, k.categorical_node[pos], gi, || format!("node {i}"), &k.node_features[pos])?;
+                out.node_data.push(T::from_f64(v));
+            }
+        }
+        // nonzeros of both triangles, keyed by (tile_row, tile_col, bit)
+        let mut entries: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(2 * g.n_edges());
+        for (e, edge) in g.edges().iter().enumerate() {
+            let f = g.edge_features(e);
+            for (pos, &src) in edge_idx.iter().enumerate() {
+                check_categorical(f[src], k.categorical_edge[pos], gi, || format!("edge ({}, {})", edge.i, edge.j), &k.edge_features[pos])?;
+            }
+            let (i, j) = (edge.i, edge.j);
+            entries.push((i / 8, j / 8, (i % 8) * 8 + j % 8, e));
+            if i != j {
+                entries.push((j / 8, i / 8, (j % 8) * 8 + i % 8, e));
+            }
+        }
+        entries.sort_unstable_by_key(|&(r, c, b, _)| (r, c, b));
+        let mut row = 0u32;
+        out.row_ptr.push(out.octiles.len() as u32);
+        let mut s = 0;
+        while s < entries.len() {
+            let (tr, tc) = (entries[s].0, entries[s].1);
+            while row < tr {
+                out.row_ptr.push(out.octiles.len() as u32);
+                row += 1;
+            }
+            let mut octile = Octile { nz_mask: 0, tile_row: tr, tile_col: tc, nz_offset: nnz_total as u32, _pad: 0 };
+            while s < entries.len() && entries[s].0 == tr && entries[s].1 == tc {
+                let (_, _, bit, e) = entries[s];
+                octile.nz_mask |= 1u64 << bit;
+                out.edge_data.push(T::from_f64(g.edges()[e].weight));
+                let f = g.edge_features(e);
+                out.edge_data.extend(edge_idx.iter().map(|&src| T::from_f64(f[src])));
+                nnz_total += 1;
+                s += 1;
+            }
+            out.octiles.push(octile);
+        }
+        while (row as usize) < n_tiles(n) {
+            out.row_ptr.push(out.octiles.len() as u32);
+            row += 1;
+        }
+        n_nodes_total += n;
+        if n_nodes_total >= u32::MAX as usize || nnz_total >= u32::MAX as usize || out.octiles.len() >= u32::MAX as usize {
+            return Err(OctileError::InvalidGraph { graph: gi, what: "graph set too large for 32-bit offsets; split it".into() });
+        }
+    }
+    Ok(out)
+}
+
+fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
+    wanted
+        .iter()
+        .map(|w| {
+            have.iter().position(|h| h == w).ok_or_else(|| OctileError::MissingFeature {
+                kind,
+                feature: w.clone(),
+                graph,
+                available: have.join(", "),
+            })
+        })
+        .collect()
+}
+
+fn check_categorical(v: f64, categorical: bool, graph: usize, what: impl Fn() -> String, feature: &str) -> Result<()> {
+    if categorical && !KernelSpec::categorical_ok(v) {
+        return Err(OctileError::InvalidGraph {
+            graph,
+            what: format!("{}: feature '{feature}' = {v} is read by a Kronecker delta and must be an integer with |v| < 2^24", what()),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! The marginalized graph kernel object: Gram matrices on the chosen backend.
+use crate::config::{Backend, KernelConfig, Precision, ResolvedKernel};
+use crate::cpu::{CpuParams, Workspace, solve_pair};
+use crate::error::{OctileError, Result};
+use crate::gpu::{self, GpuDevice};
+use crate::graph::Graph;
+use crate::pack::{PackOptions, PackedGraphs, pack};
+use octile_types::{MgkParams, PairStatus, Real};
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Per-pair diagnostics (the Info of Params / Info / Error).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairInfo {
+    /// CG iterations.
+    pub iterations: u32,
+    /// Final relative residual ‖r‖/‖b‖.
+    pub residual: f64,
+    /// Whether rtol was reached.
+    pub converged: bool,
+}
+
+/// A kernel matrix with its diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gram {
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Row-major values.
+    pub values: Vec<f64>,
+    /// Row-major per-entry diagnostics (a symmetric Gram mirrors the upper triangle).
+    pub info: Vec<PairInfo>,
+    /// Pairs actually solved.
+    pub pairs_solved: usize,
+    /// "cpu" or "cuda".
+    pub backend: String,
+    /// Device description.
+    pub device: String,
+    /// Wall-clock seconds of the solve.
+    pub seconds: f64,
+}
+
+impl Gram {
+    /// Entry (i, j).
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.values[i * self.cols + j]
+    }
+    /// Entries that did not converge, as (row, col, info).
+    pub fn failures(&self) -> Vec<(usize, usize, PairInfo)> {
+        self.info.iter().enumerate().filter(|(_, f)| !f.converged).map(|(k, f)| (k / self.cols, k % self.cols, *f)).collect()
+    }
+    /// (min, median, max) of iterations over all entries.
+    pub fn iteration_stats(&self) -> (u32, u32, u32) {
+        let mut it: Vec<u32> = self.info.iter().map(|f| f.iterations).collect();
+        if it.is_empty() {
+            return (0, 0, 0);
+        }
+        it.sort_unstable();
+        (it[0], it[it.len() / 2], it[it.len() - 1])
+    }
+}
+
+/// Progress reporting and cancellation for long runs.
+#[derive(Clone, Default)]
+pub struct RunControl {
+    /// Called with the number of pairs just finished.
+    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+    /// Set to stop early (the call returns `Cancelled`).
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RunControl {
+    /// Whether cancellation was requested.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+    /// Report finished pairs.
+    pub fn report(&self, n: usize) {
+        if let Some(p) = &self.progress {
+            p(n)
+        }
+    }
+}
+
+enum Engine {
+    Cpu,
+    Cuda(Arc<GpuDevice>),
+}
+
+/// The marginalized graph kernel, configured once and applied to many graph sets.
+pub struct MarginalizedGraphKernel {
+    config: KernelConfig,
+    resolved: ResolvedKernel,
+    engine: Engine,
+    control: RunControl,
+}
+
+impl MarginalizedGraphKernel {
+    /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
+    pub fn new(config: KernelConfig) -> Result<Self> {
+        let resolved = config.resolve()?;
+        let engine = match config.backend {
+            Backend::Cpu => Engine::Cpu,
+            Backend::Cuda => Engine::Cuda(gpu::device().map_err(OctileError::NoGpu)?),
+            Backend::Auto => match gpu::device() {
+                Ok(d) if resolved.edge_features.len() <= octile_types::layout::MAX_EDGE_FEATURES => Engine::Cuda(d),
+                _ => Engine::Cpu,
+            },
+        };
+        if let Engine::Cuda(_) = engine
+            && resolved.edge_features.len() > octile_types::layout::MAX_EDGE_FEATURES
+        {
+            return Err(OctileError::InvalidConfig(format!(
+                "the CUDA backend supports at most {} edge features, the edge kernel reads {}",
+                octile_types::layout::MAX_EDGE_FEATURES,
+                resolved.edge_features.len()
+            )));
+        }
+        Ok(MarginalizedGraphKernel { config, resolved, engine, control: RunControl::default() })
+    }
+
+    /// Attach progress reporting / cancellation.
+    pub fn with_control(mut self, control: RunControl) -> Self {
+        self.control = control;
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &KernelConfig {
+        &self.config
+    }
+
+    /// "cpu" or "cuda".
+    pub fn backend_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Cpu => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+
+    /// Human-readable device.
+    pub fn device_name(&self) -> String {
+        match &self.engine {
+            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
+            Engine::Cuda(d) => d.describe(),
+        }
+    }
+
+    /// K(X): the symmetric Gram matrix; only the upper triangle is solved.
+    pub fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
+        let n = graphs.len() as u32;
+        let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
+        let (status, secs) = self.solve(graphs, &pairs)?;
+        let mut g = self.empty(graphs.len(), graphs.len(), pairs.len(), secs);
+        for (&(i, j), s) in pairs.iter().zip(&status) {
+            for (r, c) in [(i, j), (j, i)] {
+                g.values[r as usize * g.cols + c as usize] = s.value;
+                g.info[r as usize * g.cols + c as usize] = info(s);
+            }
+        }
+        finish(g, &pairs, &status, |i, j| (i, j))
+    }
+
+    /// K(X, Y).
+    pub fn gram_between(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
+        let all: Vec<Graph> = x.iter().chain(y).cloned().collect();
+        let (nx, ny) = (x.len() as u32, y.len() as u32);
+        let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
+        let (status, secs) = self.solve(&all, &pairs)?;
+        let mut g = self.empty(x.len(), y.len(), pairs.len(), secs);
+        for (k, s) in status.iter().enumerate() {
+            g.values[k] = s.value;
+            g.info[k] = info(s);
+        }
+        finish(g, &pairs, &status, |i, j| (i, j - nx))
+    }
+
+    /// K(G, G) for each graph.
+    pub fn diag(&self, graphs: &[Graph]) -> Result<Vec<f64>> {
+        let n = graphs.len() as u32;
+        let pairs: Vec<(u32, u32)> = (0..n).map(|i| (i, i)).collect();
+        let (status, secs) = self.solve(graphs, &pairs)?;
+        let mut g = self.empty(graphs.len(), 1, pairs.len(), secs);
+        for (k, s) in status.iter().enumerate() {
+            g.values[k] = s.value;
+            g.info[k] = info(s);
+        }
+        Ok(finish(g, &pairs, &status, |i, _| (i, i))?.values)
+    }
+
+    /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
+    pub fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
+        let mut g = self.gram(graphs)?;
+        let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
+        normalize(&mut g, &d, &d);
+        Ok(g)
+    }
+
+    /// K(X, Y) normalized with diag(X) and diag(Y).
+    pub fn gram_between_normalized(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
+        let mut g = self.gram_between(x, y)?;
+        let (dx, dy) = (self.diag(x)?, self.diag(y)?);
+        normalize(&mut g, &dx, &dy);
+        Ok(g)
+    }
+
+    fn empty(&self, rows: usize, cols: usize, pairs_solved: usize, seconds: f64) -> Gram {
+        Gram {
+            rows,
+            cols,
+            values: vec![0.0; rows * cols],
+            info: vec![PairInfo::default(); rows * cols],
+            pairs_solved,
+            backend: self.backend_name().into(),
+            device: self.device_name(),
+            seconds,
+        }
+    }
+
+    /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order.
+    fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64)> {
+        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p, reorder: self.config.reorder };
+        let t = Instant::now();
+        let status = match self.config.precision {
+            Precision::F64 => self.solve_t(&pack::<f64>(graphs, &opt)?, pairs),
+            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, pairs),
+        }?;
+        Ok((status, t.elapsed().as_secs_f64()))
+    }
+
+    fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(&self, set: &PackedGraphs<T>, pairs: &[(u32, u32)]) -> Result<Vec<PairStatus>> {
+        let rtol = self.config.solver.rtol_for(self.config.precision);
+        let max_iterations = self.config.solver.max_iterations;
+        match &self.engine {
+            Engine::Cpu => {
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations };
+                let chunk = 256;
+                let mut out = Vec::with_capacity(pairs.len());
+                for block in pairs.chunks(chunk * rayon::current_num_threads().max(1)) {
+                    if self.control.cancelled() {
+                        return Err(OctileError::Cancelled);
+                    }
+                    let part: Vec<PairStatus> = block
+                        .par_iter()
+                        .map_init(Workspace::default, |ws, &(a, b)| solve_pair(set, a as usize, b as usize, &prm, ws))
+                        .collect();
+                    self.control.report(part.len());
+                    out.extend(part);
+                }
+                Ok(out)
+            }
+            Engine::Cuda(dev) => {
+                let params = MgkParams {
+                    node_kernel: self.resolved.node_spec,
+                    edge_kernel: self.resolved.edge_spec,
+                    rtol,
+                    n_jobs: 0,
+                    max_iterations,
+                    node_stride: set.node_stride as u32,
+                    nz_stride: set.nz_stride as u32,
+                };
+                gpu::batch::solve_pairs(dev, set, pairs, &params, &self.control)
+            }
+        }
+    }
+}
+
+fn info(s: &PairStatus) -> PairInfo {
+    PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 }
+}
+
+/// Turn per-pair failures into `NoConvergence` carrying the whole matrix.
+fn finish(g: Gram, pairs: &[(u32, u32)], status: &[PairStatus], at: impl Fn(u32, u32) -> (u32, u32)) -> Result<Gram> {
+    let failed: Vec<usize> = status.iter().enumerate().filter(|(_, s)| s.converged == 0).map(|(k, _)| k).collect();
+    if let Some(&k) = failed.first() {
+        let (i, j) = at(pairs[k].0, pairs[k].1);
+        return Err(OctileError::NoConvergence {
+            pair: (i as usize, j as usize),
+            iterations: status[k].iterations,
+            residual: status[k].residual,
+            n_failed: failed.len(),
+            partial: Box::new(g),
+        });
+    }
+    Ok(g)
+}
+
+fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64]) {
+    for i in 0..g.rows {
+        for j in 0..g.cols {
+            g.values[i * g.cols + j] /= (dx[i] * dy[j]).sqrt();
+        }
+    }
+}

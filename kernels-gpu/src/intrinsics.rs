@@ -1,0 +1,234 @@
+//! Thin wrappers over PTX special registers and instructions, one concept each.
+//!
+//! Every wrapper is `#[inline(always)]`. The warp-level ones take a member mask: all lanes named in
+//! it must execute the same instruction (converged) — the solver uses `FULL_MASK` only where the
+//! whole warp is known to be converged.
+use core::arch::asm;
+use core::arch::nvptx;
+
+/// All 32 lanes.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+/// Lanes per warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// `%tid.x`: thread index in the block.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+/// `%ntid.x`: threads per block.
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+/// `%ctaid.x`: block index in the grid.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+/// `%nctaid.x`: blocks in the grid.
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+/// Lane index within the warp (0..32), from `%laneid`.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let r: u32;
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(nostack, preserves_flags, pure, nomem)) };
+    r
+}
+/// Warp index within the block (assumes a 1-D block).
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    thread_idx_x() / WARP_SIZE
+}
+
+/// `bar.sync 0`: block-wide barrier; also orders shared and global memory accesses of the block.
+///
+/// # Safety
+/// Every thread of the block must reach the same barrier (no divergence around it), or the block
+/// deadlocks.
+#[inline(always)]
+pub unsafe fn sync_threads() {
+    // SAFETY: forwarded to the caller.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// `bar.warp.sync mask`: warp barrier, orders memory among the named lanes.
+///
+/// # Safety
+/// Every lane in `mask` must execute this same call.
+#[inline(always)]
+pub unsafe fn sync_warp(mask: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack, preserves_flags)) };
+}
+
+/// `shfl.sync.down.b32`: value of lane `lane + delta` (own value when out of range).
+///
+/// # Safety
+/// Every lane in `mask` must execute this call with the same `delta`.
+#[inline(always)]
+pub unsafe fn shfl_down_u32(mask: u32, v: u32, delta: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("shfl.sync.down.b32 {r}, {v}, {d}, 0x1f, {m};", r = out(reg32) r, v = in(reg32) v,
+             d = in(reg32) delta, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r
+}
+/// `shfl.sync.bfly.b32`: value of lane `lane ^ xor_mask`.
+///
+/// # Safety
+/// Every lane in `mask` must execute this call with the same `xor_mask`.
+#[inline(always)]
+pub unsafe fn shfl_xor_u32(mask: u32, v: u32, xor_mask: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("shfl.sync.bfly.b32 {r}, {v}, {d}, 0x1f, {m};", r = out(reg32) r, v = in(reg32) v,
+             d = in(reg32) xor_mask, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r
+}
+/// `shfl.sync.idx.b32`: value of lane `src`.
+///
+/// # Safety
+/// Every lane in `mask` must execute this call.
+#[inline(always)]
+pub unsafe fn shfl_idx_u32(mask: u32, v: u32, src: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("shfl.sync.idx.b32 {r}, {v}, {s}, 0x1f, {m};", r = out(reg32) r, v = in(reg32) v,
+             s = in(reg32) src, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r
+}
+/// Butterfly shuffle of an `f64` (two 32-bit shuffles).
+///
+/// # Safety
+/// As [`shfl_xor_u32`].
+#[inline(always)]
+pub unsafe fn shfl_xor_f64(mask: u32, v: f64, xor_mask: u32) -> f64 {
+    let bits = v.to_bits();
+    // SAFETY: forwarded to the caller.
+    let lo = unsafe { shfl_xor_u32(mask, bits as u32, xor_mask) };
+    // SAFETY: forwarded to the caller.
+    let hi = unsafe { shfl_xor_u32(mask, (bits >> 32) as u32, xor_mask) };
+    f64::from_bits(((hi as u64) << 32) | lo as u64)
+}
+
+/// `vote.sync.ballot.b32`: bit k set iff lane k (in `mask`) has `pred`.
+///
+/// # Safety
+/// Every lane in `mask` must execute this call.
+#[inline(always)]
+pub unsafe fn ballot(mask: u32, pred: bool) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r
+}
+/// `vote.sync.all.pred`: whether every lane in `mask` has `pred`.
+///
+/// # Safety
+/// Every lane in `mask` must execute this call.
+#[inline(always)]
+pub unsafe fn vote_all(mask: u32, pred: bool) -> bool {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; vote.sync.all.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
+             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r != 0
+}
+/// `vote.sync.any.pred`: whether some lane in `mask` has `pred`.
+///
+/// # Safety
+/// Every lane in `mask` must execute this call.
+#[inline(always)]
+pub unsafe fn vote_any(mask: u32, pred: bool) -> bool {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; vote.sync.any.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
+             r = out(reg32) r, x = in(reg32) pred as u32, m = in(reg32) mask, options(nostack, preserves_flags, nomem));
+    }
+    r != 0
+}
+
+/// `popc.b64`: number of set bits.
+#[inline(always)]
+pub fn popc64(v: u64) -> u32 {
+    v.count_ones()
+}
+/// `fns.b32`: position of the `n`-th (1-based) set bit of `mask` at or above bit `base`, or
+/// `0xffff_ffff` when there is none.
+#[inline(always)]
+pub fn fns(mask: u32, base: u32, n: i32) -> u32 {
+    let r: u32;
+    // SAFETY: a pure ALU instruction.
+    unsafe {
+        asm!("fns.b32 {r}, {m}, {b}, {n};", r = out(reg32) r, m = in(reg32) mask, b = in(reg32) base,
+             n = in(reg32) n, options(nostack, preserves_flags, pure, nomem));
+    }
+    r
+}
+
+/// `atom.global.add.u32`: adds `v` to `*p`, returns the old value.
+///
+/// # Safety
+/// `p` must point to a valid, 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.global.add.u32 {r}, [g], {v}; }}",
+             r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    r
+}
+/// `red.global.add.f32`: `*p += v`, no return value.
+///
+/// # Safety
+/// `p` must point to a valid, 4-byte aligned `f32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_f32(p: *mut f32, v: f32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; red.global.add.f32 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg32) v.to_bits(), options(nostack, preserves_flags));
+    }
+}
+/// `red.global.add.f64`: `*p += v`, no return value (sm_60+).
+///
+/// # Safety
+/// `p` must point to a valid, 8-byte aligned `f64` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_f64(p: *mut f64, v: f64) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; red.global.add.f64 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg64) v.to_bits(), options(nostack, preserves_flags));
+    }
+}
+
+/// `trap`: abort the kernel; the launch reports `CUDA_ERROR_LAUNCH_FAILED`.
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: `trap` never returns and touches no memory the program can observe afterwards.
+    unsafe { nvptx::trap() }
+}

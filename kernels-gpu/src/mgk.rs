@@ -1,0 +1,398 @@
+//! The marginalized-graph-kernel PCG solver: one launch, many pairs, one block per pair at a time.
+//!
+//! Blocks are persistent: each pulls the next job index from a global atomic counter (dynamic
+//! scheduling: a block that drew a small pair simply draws again), solves that pair with Jacobi-
+//! preconditioned CG entirely on the device, and writes one [`PairStatus`].
+//!
+//! The product matrix M = D×V×⁻¹ − A×⊙E× is never formed. Its off-diagonal product (the XMV) is
+//! computed tile pair by tile pair: the warp that owns output block (I, I') of the tiled vector
+//! (see `octile_types::tiling`) walks the octiles of tile-row I of G and tile-row I' of G', expands
+//! each into shared memory, stages the 8×8 block of p they multiply, and accumulates
+//!
+//! ```text
+//!   ap[(i,i')] -= Σ_{j,j'} A_ij · A'_i'j' · κe(e_ij, e'_i'j') · p[(j,j')]
+//! ```
+//!
+//! over the set bits of row i of the first tile and row i' of the second (lane ℓ owns rows
+//! (ℓ/8, ℓ%8) and (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, sync_threads, sync_warp, thread_idx_x, warp_id};
+use crate::reduce::{block_broadcast_u32, block_sum2};
+use crate::smem::{WARP_STAGE_BYTES, octile_smem};
+use octile_types::layout::{MAX_NZ_STRIDE, NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES, NZ_WEIGHT};
+use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
+use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
+use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Real};
+
+/// Raw inputs of one launch (what the kernel entry receives, minus the params).
+struct Inputs<T> {
+    graphs: *const GraphDesc,
+    row_ptr: *const u32,
+    octiles: *const Octile,
+    edge_data: *const T,
+    node_data: *const T,
+}
+
+/// A graph's rows as seen by the kernel.
+#[derive(Clone, Copy)]
+struct Graph {
+    desc: GraphDesc,
+}
+
+/// Solve every job, pulling job indices from `job_counter`.
+///
+/// # Safety
+/// Launched with `SOLVER_BLOCK_THREADS` threads per block; all pointers valid for the packed layout
+/// described in `octile_types::layout`; `scratch` holds `scratch_len(n, m)` elements at each job's
+/// `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn solve_all<T: Real>(
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    scratch: *mut T,
+    job_counter: *mut u32,
+) {
+    loop {
+        let mine = if thread_idx_x() == 0 {
+            // SAFETY: job_counter is a valid global u32 (caller's contract).
+            unsafe { atomic_add_u32(job_counter, 1) }
+        } else {
+            0
+        };
+        // SAFETY: every thread of the block reaches this call.
+        let job_idx = unsafe { block_broadcast_u32(mine) };
+        if job_idx >= params.n_jobs {
+            return;
+        }
+        // SAFETY: job_idx < n_jobs.
+        let job = unsafe { *jobs.add(job_idx as usize) };
+        // SAFETY: forwarded contract; the whole block calls it.
+        let st = unsafe { solve_pair(params, inputs, &job, scratch.add(job.scratch_offset as usize)) };
+        if thread_idx_x() == 0 {
+            // SAFETY: job_idx < n_jobs = length of status.
+            unsafe { *status.add(job_idx as usize) = st };
+        }
+    }
+}
+
+/// Node row `i` of a graph: `[d, p, features...]`.
+#[inline(always)]
+unsafe fn node_row<'a, T>(node_data: *const T, g: &Graph, i: usize, stride: usize) -> &'a [T] {
+    // SAFETY: i < n_nodes, node rows are `stride` long (caller's contract).
+    unsafe { core::slice::from_raw_parts(node_data.add((g.desc.node_offset as usize + i) * stride), stride) }
+}
+
+#[inline(always)]
+unsafe fn solve_pair<T: Real>(params: &MgkParams, inputs: &Inputs<T>, job: &PairJob, base: *mut T) -> PairStatus {
+    let tid = thread_idx_x() as usize;
+    let nthreads = SOLVER_BLOCK_THREADS as usize;
+    // SAFETY: graph indices were validated by the host.
+    let g1 = Graph { desc: unsafe { *inputs.graphs.add(job.g1 as usize) } };
+    let g2 = Graph { desc: unsafe { *inputs.graphs.add(job.g2 as usize) } };
+    let (n, m) = (g1.desc.n_nodes as usize, g2.desc.n_nodes as usize);
+    let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
+    let len = nt * mt * TILE_AREA;
+    let stride = params.node_stride as usize;
+    // five padded vectors, see octile_types::tiling::SCRATCH_VECTORS
+    let x = base;
+    let r = unsafe { base.add(len) };
+    let p = unsafe { base.add(2 * len) };
+    let ap = unsafe { base.add(3 * len) };
+    let diag = unsafe { base.add(4 * len) };
+
+    // ---- set-up: diag = d_i d'_i' / κv, b = d_i d'_i' (padding: diag 1, b 0), x = 0, r = b, p = z
+    let (mut rho, mut bb) = (0.0f64, 0.0f64);
+    let mut idx = tid;
+    while idx < len {
+        let (i, ip) = tiled_coords(idx, mt);
+        let (dg, b) = if i < n && ip < m {
+            // SAFETY: i < n, ip < m.
+            let (a1, a2) = unsafe { (node_row(inputs.node_data, &g1, i, stride), node_row(inputs.node_data, &g2, ip, stride)) };
+            let dd = a1[NODE_D] * a2[NODE_D];
+            let kv = params.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+            (dd / kv, dd)
+        } else {
+            (T::ONE, T::ZERO)
+        };
+        let z = b / dg;
+        // SAFETY: idx < len; each vector is len long inside this pair's scratch.
+        unsafe {
+            *diag.add(idx) = dg;
+            *x.add(idx) = T::ZERO;
+            *r.add(idx) = b;
+            *p.add(idx) = z;
+        }
+        rho += b.to_f64() * z.to_f64();
+        bb += b.to_f64() * b.to_f64();
+        idx += nthreads;
+    }
+    // SAFETY: the whole block calls it.
+    let (rho0, bb) = unsafe { block_sum2(rho, bb) };
+    let mut rho = rho0;
+    let tol2 = params.rtol * params.rtol * bb;
+    let mut rr = bb;
+    let mut iterations = 0u32;
+    let mut converged = rr <= tol2;
+
+    while !converged && iterations < params.max_iterations {
+        // ---- ap = M p, and p·ap
+        // SAFETY: the whole block calls it; p/diag/ap are this pair's vectors.
+        let pap_part = unsafe { xmv(params, inputs, &g1, &g2, p, diag, ap) };
+        let (pap, _) = unsafe { block_sum2(pap_part, 0.0) };
+        if !(pap > 0.0) {
+            break; // breakdown (cannot happen for SPD M and p ≠ 0): report non-convergence
+        }
+        let alpha = rho / pap;
+        let alpha_t = T::from_f64(alpha);
+        // ---- x += αp, r -= α·ap, z = r / diag, ρ' = r·z, rr = r·r
+        let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
+        let mut idx = tid;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe {
+                let pi = *p.add(idx);
+                *x.add(idx) += alpha_t * pi;
+                let ri = *r.add(idx) - alpha_t * *ap.add(idx);
+                *r.add(idx) = ri;
+                let zi = ri / *diag.add(idx);
+                rho_new += ri.to_f64() * zi.to_f64();
+                rr_part += ri.to_f64() * ri.to_f64();
+            }
+            idx += nthreads;
+        }
+        let (rho_new, rr_new) = unsafe { block_sum2(rho_new, rr_part) };
+        rr = rr_new;
+        iterations += 1;
+        if rr <= tol2 {
+            converged = true;
+            break;
+        }
+        let beta_t = T::from_f64(rho_new / rho);
+        rho = rho_new;
+        // ---- p = z + βp
+        let mut idx = tid;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe { *p.add(idx) = *r.add(idx) / *diag.add(idx) + beta_t * *p.add(idx) };
+            idx += nthreads;
+        }
+        // SAFETY: the whole block reaches it; the XMV reads p written by other threads.
+        unsafe { sync_threads() };
+    }
+
+    // ---- K = Σ p_i p'_i' x_ii'
+    let mut k = 0.0f64;
+    let mut idx = tid;
+    while idx < len {
+        let (i, ip) = tiled_coords(idx, mt);
+        if i < n && ip < m {
+            // SAFETY: i < n, ip < m, idx < len.
+            unsafe {
+                let (a1, a2) = (node_row(inputs.node_data, &g1, i, stride), node_row(inputs.node_data, &g2, ip, stride));
+                k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
+            }
+        }
+        idx += nthreads;
+    }
+    let (k, _) = unsafe { block_sum2(k, 0.0) };
+    PairStatus {
+        value: k,
+        residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 },
+        iterations,
+        converged: converged as u32,
+    }
+}
+
+/// Expand octile `t` into the warp's staging area `dst` (64 × `nz_stride` values; weight 0 where
+/// the bitmap is clear). Each lane fills entries `lane` and `lane + 32`.
+///
+/// # Safety
+/// `dst` has room for 64·nz_stride values; `edge_data` holds the tile's nonzeros.
+#[inline(always)]
+unsafe fn stage_tile<T: Real>(t: &Octile, edge_data: *const T, nz_stride: usize, dst: *mut T, lane: usize) {
+    for k in [lane, lane + 32] {
+        let out = unsafe { dst.add(k * nz_stride) };
+        if (t.nz_mask >> k) & 1 == 1 {
+            let src = unsafe { edge_data.add((t.nz_offset as usize + t.rank(k as u32) as usize) * nz_stride) };
+            for f in 0..nz_stride {
+                // SAFETY: f < nz_stride ≤ MAX_NZ_STRIDE.
+                unsafe { *out.add(f) = *src.add(f) };
+            }
+        } else {
+            // SAFETY: as above.
+            unsafe { *out.add(NZ_WEIGHT) = T::ZERO };
+        }
+    }
+}
+
+/// Σ over set bits j of row `ra` of tile A and j' of row `rb` of tile B of
+/// w_aj · w'_bj' · κe(e_aj, e'_bj') · p[(j, j')].
+///
+/// # Safety
+/// The staging pointers hold expanded tiles / a p block written before a warp barrier.
+#[inline(always)]
+unsafe fn row_pair<T: Real>(
+    edge_kernel: &KernelSpec,
+    mask_a: u32,
+    mask_b: u32,
+    ra: usize,
+    rb: usize,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    nz_stride: usize,
+) -> T {
+    let mut s = T::ZERO;
+    let mut ma = mask_a;
+    while ma != 0 {
+        let j = ma.trailing_zeros() as usize;
+        ma &= ma - 1;
+        // SAFETY: (ra·8 + j) < 64 entries of nz_stride values.
+        let ea = unsafe { core::slice::from_raw_parts(tile_a.add((ra * TILE + j) * nz_stride), nz_stride) };
+        let wa = ea[NZ_WEIGHT];
+        let mut row = T::ZERO;
+        let mut mb = mask_b;
+        while mb != 0 {
+            let jp = mb.trailing_zeros() as usize;
+            mb &= mb - 1;
+            // SAFETY: as above.
+            let eb = unsafe { core::slice::from_raw_parts(tile_b.add((rb * TILE + jp) * nz_stride), nz_stride) };
+            let ke = edge_kernel.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]);
+            // SAFETY: j·8 + jp < 64.
+            row += eb[NZ_WEIGHT] * ke * unsafe { *pblk.add(j * TILE + jp) };
+        }
+        s += wa * row;
+    }
+    s
+}
+
+/// ap = M·p for one pair; returns this thread's part of p·ap.
+///
+/// # Safety
+/// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
+/// a warp walks the same blocks and octiles).
+#[inline(always)]
+unsafe fn xmv<T: Real>(
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    g1: &Graph,
+    g2: &Graph,
+    p: *const T,
+    diag: *const T,
+    ap: *mut T,
+) -> f64 {
+    let nz_stride = params.nz_stride as usize;
+    let lane = lane_id() as usize;
+    let warp = warp_id() as usize;
+    let stage = unsafe { octile_smem().add(warp * WARP_STAGE_BYTES) } as *mut T;
+    let tile_a = stage;
+    let tile_b = unsafe { stage.add(TILE_AREA * MAX_NZ_STRIDE) };
+    let pblk = unsafe { stage.add(2 * TILE_AREA * MAX_NZ_STRIDE) };
+    let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
+    let (ra0, rb) = (lane / TILE, lane % TILE); // rows (ra0, rb) and (ra0 + 4, rb) of the block
+    let mut pap = 0.0f64;
+    let mut blk = warp;
+    while blk < nt * mt {
+        let (bi, bip) = (blk / mt, blk % mt);
+        let mut acc0 = T::ZERO;
+        let mut acc1 = T::ZERO;
+        // SAFETY: row_ptr has n_tile_rows + 1 entries per graph.
+        let (a_lo, a_hi) = unsafe {
+            let rp = inputs.row_ptr.add(g1.desc.row_ptr_offset as usize + bi);
+            (*rp, *rp.add(1))
+        };
+        let (b_lo, b_hi) = unsafe {
+            let rp = inputs.row_ptr.add(g2.desc.row_ptr_offset as usize + bip);
+            (*rp, *rp.add(1))
+        };
+        if b_lo < b_hi {
+            for oa in a_lo..a_hi {
+                // SAFETY: octile indices from row_ptr are in range.
+                let ta = unsafe { *inputs.octiles.add(oa as usize) };
+                unsafe { stage_tile(&ta, inputs.edge_data, nz_stride, tile_a, lane) };
+                for ob in b_lo..b_hi {
+                    let tb = unsafe { *inputs.octiles.add(ob as usize) };
+                    unsafe { stage_tile(&tb, inputs.edge_data, nz_stride, tile_b, lane) };
+                    let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
+                    // SAFETY: block (J, J') lies inside the padded p vector.
+                    unsafe {
+                        *pblk.add(lane) = *p.add(src + lane);
+                        *pblk.add(lane + 32) = *p.add(src + lane + 32);
+                        sync_warp(FULL_MASK);
+                    }
+                    let (mb_row, ma0, ma1) = (tb.row_mask(rb as u32), ta.row_mask(ra0 as u32), ta.row_mask(ra0 as u32 + 4));
+                    if mb_row != 0 {
+                        // SAFETY: staged above, ordered by the warp barrier.
+                        unsafe {
+                            acc0 += row_pair(&params.edge_kernel, ma0, mb_row, ra0, rb, tile_a, tile_b, pblk, nz_stride);
+                            acc1 += row_pair(&params.edge_kernel, ma1, mb_row, ra0 + 4, rb, tile_a, tile_b, pblk, nz_stride);
+                        }
+                    }
+                    // SAFETY: all lanes of the warp reach it; protects tile_b/pblk before restaging.
+                    unsafe { sync_warp(FULL_MASK) };
+                }
+            }
+        }
+        let base = blk * TILE_AREA;
+        for (row, acc) in [(ra0, acc0), (ra0 + 4, acc1)] {
+            let o = base + row * TILE + rb;
+            // SAFETY: o < len.
+            unsafe {
+                let pv = *p.add(o);
+                let v = *diag.add(o) * pv - acc;
+                *ap.add(o) = v;
+                pap += pv.to_f64() * v.to_f64();
+            }
+        }
+        blk += SOLVER_WARPS as usize;
+    }
+    pap
+}
+
+/// `f32` entry point: see [`solve_all`].
+///
+/// # Safety
+/// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn mgk_solve_f32(
+    params: MgkParams,
+    graphs: *const GraphDesc,
+    row_ptr: *const u32,
+    octiles: *const Octile,
+    edge_data: *const f32,
+    node_data: *const f32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    scratch: *mut f32,
+    job_counter: *mut u32,
+) {
+    let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+    // SAFETY: forwarded to the launcher's contract.
+    unsafe { solve_all::<f32>(&params, &inputs, jobs, status, scratch, job_counter) }
+}
+
+/// `f64` entry point: see [`solve_all`].
+///
+/// # Safety
+/// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn mgk_solve_f64(
+    params: MgkParams,
+    graphs: *const GraphDesc,
+    row_ptr: *const u32,
+    octiles: *const Octile,
+    edge_data: *const f64,
+    node_data: *const f64,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    scratch: *mut f64,
+    job_counter: *mut u32,
+) {
+    let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+    // SAFETY: forwarded to the launcher's contract.
+    unsafe { solve_all::<f64>(&params, &inputs, jobs, status, scratch, job_counter) }
+}

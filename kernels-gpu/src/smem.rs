@@ -1,0 +1,52 @@
+//! Static shared memory of the solver block.
+//!
+//! Rust has no `addrspace(3)` statics, so the arrays are declared in PTX with `global_asm!` and
+//! reached through their generic address (`cvta.shared`). Sizes come from `octile-types`.
+//!
+//! ```text
+//! octile_smem (SOLVER_WARPS × WARP_STAGE_BYTES, sized for f64)
+//!   warp w: [ tile A : 64 × MAX_NZ_STRIDE ][ tile B : 64 × MAX_NZ_STRIDE ][ p block : 64 ]
+//!            dense expansion of one octile of G and one of G' (weight, edge features per entry;
+//!            weight 0 where the bitmap is clear), and the 8×8 block of p the pair multiplies.
+//! reduce_smem (256 bytes)
+//!   [ per-warp partial sums: SOLVER_WARPS × 2 f64 ][ broadcast slot ]
+//! ```
+//! Why: the tile pair is expanded once per warp and then read 64× by the warp's lanes from shared
+//! memory instead of global memory; the p block is one coalesced 64-value load shared by all lanes.
+use core::arch::{asm, global_asm};
+use octile_types::layout::MAX_NZ_STRIDE;
+use octile_types::names::SOLVER_WARPS;
+use octile_types::tiling::TILE_AREA;
+
+/// Values of T staged per warp: two expanded tiles and one p block.
+pub const WARP_STAGE_ELEMS: usize = 2 * TILE_AREA * MAX_NZ_STRIDE + TILE_AREA;
+/// Bytes staged per warp (sized for f64, the widest T).
+pub const WARP_STAGE_BYTES: usize = WARP_STAGE_ELEMS * 8;
+/// Bytes of `octile_smem`.
+pub const OCTILE_SMEM_BYTES: usize = WARP_STAGE_BYTES * SOLVER_WARPS as usize;
+/// Bytes of `reduce_smem`.
+pub const REDUCE_SMEM_BYTES: usize = 256;
+
+global_asm!(".shared .align 16 .b8 octile_smem[{n}];", n = const OCTILE_SMEM_BYTES);
+global_asm!(".shared .align 16 .b8 reduce_smem[{n}];", n = const REDUCE_SMEM_BYTES);
+
+/// Generic address of `octile_smem`.
+#[inline(always)]
+pub fn octile_smem() -> *mut u8 {
+    let p: u64;
+    // SAFETY: takes the address of a module-scope shared array; no memory is accessed.
+    unsafe { asm!("cvta.shared.u64 {p}, octile_smem;", p = out(reg64) p, options(nostack, preserves_flags, pure, nomem)) };
+    p as *mut u8
+}
+
+/// Generic address of `reduce_smem`.
+#[inline(always)]
+pub fn reduce_smem() -> *mut u8 {
+    let p: u64;
+    // SAFETY: takes the address of a module-scope shared array; no memory is accessed.
+    unsafe { asm!("cvta.shared.u64 {p}, reduce_smem;", p = out(reg64) p, options(nostack, preserves_flags, pure, nomem)) };
+    p as *mut u8
+}
+
+const _: () = assert!(2 * (SOLVER_WARPS as usize) * 8 + 8 <= REDUCE_SMEM_BYTES);
+const _: () = assert!(OCTILE_SMEM_BYTES + REDUCE_SMEM_BYTES <= 48 * 1024);

@@ -1,0 +1,37 @@
+//! # octile-types — the one boundary between the host and the GPU kernels
+//!
+//! Everything that both sides must agree on lives here, once: the `#[repr(C)]` layouts that travel
+//! to the device ([`layout`]), the base-kernel descriptions and their pure math ([`kernel_spec`]),
+//! the tiled vector layout of the product system ([`tiling`]), the floating-point abstraction
+//! ([`real`]) and the PTX entry-point names ([`names`]). The crate is `no_std` and allocation-free so
+//! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
+//! `const` size/align assertion, so a layout drift fails the build on both sides.
+#![no_std]
+#![deny(missing_docs)]
+
+pub mod kernel_spec;
+pub mod layout;
+pub mod names;
+pub mod real;
+pub mod tiling;
+
+pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
+pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus};
+pub use real::Real;
+pub use tiling::{TILE, TILE_AREA};
+
+#[cfg(feature = "cudarc")]
+mod cudarc_impls {
+    use super::*;
+    // SAFETY: all of these are #[repr(C)], Copy, contain no pointers or padding-dependent
+    // invariants, and every bit pattern of zero is a valid value.
+    unsafe impl cudarc::driver::DeviceRepr for Octile {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for Octile {}
+    unsafe impl cudarc::driver::DeviceRepr for GraphDesc {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for GraphDesc {}
+    unsafe impl cudarc::driver::DeviceRepr for PairJob {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for PairJob {}
+    unsafe impl cudarc::driver::DeviceRepr for PairStatus {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
+    unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
+}

@@ -1,0 +1,23 @@
+//! PTX entry-point names. The kernels in `kernels-gpu` are `#[no_mangle]` functions with exactly
+//! these names; the host loads them by these constants, and a host test checks that the embedded
+//! PTX declares every one of them.
+
+/// PCG solver for many graph pairs, `f32` storage and arithmetic (reductions in `f64`).
+pub const MGK_SOLVE_F32: &str = "mgk_solve_f32";
+/// PCG solver for many graph pairs, `f64` throughout.
+pub const MGK_SOLVE_F64: &str = "mgk_solve_f64";
+/// Device self-test of the intrinsics (lane ids, shuffles, votes, popc/fns, atomics).
+pub const SMOKE_INTRINSICS: &str = "smoke_intrinsics";
+
+/// Every entry point the PTX module must export.
+pub const ALL_KERNELS: [&str; 3] = [MGK_SOLVE_F32, MGK_SOLVE_F64, SMOKE_INTRINSICS];
+
+/// Threads per block of the solver kernels (4 warps). The kernels' static shared memory is sized for
+/// exactly this many warps; the host launches with this block size and nothing else.
+pub const SOLVER_BLOCK_THREADS: u32 = 128;
+/// Warps per solver block.
+pub const SOLVER_WARPS: u32 = SOLVER_BLOCK_THREADS / 32;
+/// Threads per block of the smoke-test kernel.
+pub const SMOKE_BLOCK_THREADS: u32 = SOLVER_BLOCK_THREADS;
+/// Number of `u32` result words the smoke kernel writes per thread.
+pub const SMOKE_WORDS_PER_THREAD: usize = 8;

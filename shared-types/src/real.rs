@@ -1,0 +1,75 @@
+//! The floating-point abstraction the solvers are generic over (`f32` on the GPU, `f64` everywhere).
+//!
+//! `core` has no `exp`; [`libm`] provides a pure-Rust one that compiles for nvptx64 and x86-64 alike,
+//! so both sides evaluate base kernels with the same code.
+use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+/// A real scalar: `f32` or `f64`.
+pub trait Real:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + Send
+    + Sync
+    + 'static
+{
+    /// 0
+    const ZERO: Self;
+    /// 1
+    const ONE: Self;
+    /// Size in bytes.
+    const BYTES: usize;
+    /// Name used in kernel names and reports (`"f32"` / `"f64"`).
+    const NAME: &'static str;
+    /// Conversion from `f64` (rounding to nearest).
+    fn from_f64(v: f64) -> Self;
+    /// Conversion to `f64` (exact).
+    fn to_f64(self) -> f64;
+    /// e^self.
+    fn exp(self) -> Self;
+}
+
+impl Real for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    const BYTES: usize = 4;
+    const NAME: &'static str = "f32";
+    #[inline(always)]
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn exp(self) -> f32 {
+        libm::expf(self)
+    }
+}
+
+impl Real for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    const BYTES: usize = 8;
+    const NAME: &'static str = "f64";
+    #[inline(always)]
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        libm::exp(self)
+    }
+}

@@ -1,0 +1,155 @@
+//! Shared helpers of the integration tests: random labeled graphs with every edge case, the list
+//! of backends one test body runs on, and two-sided tolerance checks that name what failed.
+use octile::config::{BaseKernelConfig, FeatureKernel};
+use octile::{Backend, Graph, KernelConfig, Precision};
+use octile_types::kernel_spec::Combine;
+use rand::Rng;
+
+/// A backend a test body runs on, with the relative tolerance it must meet against f64.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// Name for messages.
+    pub name: &'static str,
+    /// Backend.
+    pub backend: Backend,
+    /// Precision.
+    pub precision: Precision,
+    /// Relative tolerance vs the dense f64 reference.
+    pub rtol: f64,
+}
+
+/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 and f64. Without a GPU,
+/// prints an explicit SKIP line (with the reason) for the CUDA targets; with
+/// `OCTILE_REQUIRE_GPU=1` a missing GPU is a failure instead.
+pub fn targets(test: &str) -> Vec<Target> {
+    let mut t = vec![
+        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9 },
+        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-4 },
+    ];
+    match octile::gpu::device() {
+        Ok(d) => {
+            eprintln!("{test}: GPU {}", d.describe());
+            t.push(Target { name: "cuda-f32", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5 });
+            t.push(Target { name: "cuda-f64", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9 });
+        }
+        Err(why) => {
+            if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
+            }
+            println!("SKIP {test} [cuda-f32, cuda-f64]: {why}");
+            eprintln!("SKIP {test} [cuda-f32, cuda-f64]: {why}");
+        }
+    }
+    t
+}
+
+/// Whether a GPU is usable (prints SKIP with the reason when not).
+pub fn gpu_or_skip(test: &str) -> bool {
+    match octile::gpu::device() {
+        Ok(_) => true,
+        Err(why) => {
+            if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
+            }
+            println!("SKIP {test}: {why}");
+            eprintln!("SKIP {test}: {why}");
+            false
+        }
+    }
+}
+
+/// |actual − expected| ≤ rtol·|expected| (plus a tiny absolute floor), or a message naming it.
+pub fn check_rel(what: &str, actual: f64, expected: f64, rtol: f64) -> Result<(), String> {
+    let err = (actual - expected).abs();
+    if err.is_finite() && err <= rtol * expected.abs() + 1e-300 {
+        Ok(())
+    } else {
+        Err(format!("{what}: actual {actual:.15e}, expected {expected:.15e}, |diff| {err:.3e} > rtol {rtol:.1e} · |expected|"))
+    }
+}
+
+/// Graph shapes the random generator covers.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Nodes.
+    pub n: usize,
+    /// Edge probability (0 = no edges, 1 = complete).
+    pub density: f64,
+    /// Probability of a self-loop per node.
+    pub self_loops: f64,
+    /// Split into two components with no edges between them.
+    pub disconnected: bool,
+    /// Random weights in [0.5, 2) instead of 1.
+    pub weighted: bool,
+}
+
+/// A random labeled graph: node features `label` (0..4) and `charge` (real), edge features
+/// `order` (1..4) and `length` (real).
+pub fn random_graph(rng: &mut impl Rng, s: Shape) -> Graph {
+    let mut g = Graph::new(s.n, &["label", "charge"], &["order", "length"]);
+    for i in 0..s.n {
+        g.set_node_features(i, &[rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)]).unwrap();
+    }
+    let half = s.n / 2;
+    for i in 0..s.n {
+        for j in i..s.n {
+            let p = if i == j { s.self_loops } else { s.density };
+            if s.disconnected && (i < half) != (j < half) {
+                continue;
+            }
+            if p > 0.0 && rng.r#gen::<f64>() < p {
+                let w = if s.weighted { rng.gen_range(0.5..2.0) } else { 1.0 };
+                g.add_edge(i, j, w, &[rng.gen_range(1..4) as f64, rng.gen_range(0.5..2.0)]).unwrap();
+            }
+        }
+    }
+    g
+}
+
+/// A random shape with n nodes.
+pub fn random_shape(rng: &mut impl Rng, n: usize) -> Shape {
+    let density = match rng.gen_range(0..6) {
+        0 => 0.0,
+        1 => 1.0,
+        2 => rng.gen_range(0.0..0.1),
+        _ => rng.gen_range(0.0..1.0),
+    };
+    Shape {
+        n,
+        density,
+        self_loops: if rng.gen_bool(0.3) { rng.gen_range(0.0..0.5) } else { 0.0 },
+        disconnected: rng.gen_bool(0.2),
+        weighted: rng.gen_bool(0.5),
+    }
+}
+
+/// A random kernel configuration over the features of [`random_graph`], q log-uniform in
+/// [0.0005, 0.9].
+pub fn random_config(rng: &mut impl Rng) -> KernelConfig {
+    let q = (rng.gen_range((0.0005f64).ln()..(0.9f64).ln())).exp();
+    let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
+    let node = match rng.gen_range(0..4) {
+        0 => vec![],
+        1 => vec![fk("label", BaseKernelConfig::KroneckerDelta { h: rng.gen_range(0.1..1.0) }, 1.0)],
+        2 => vec![
+            fk("label", BaseKernelConfig::KroneckerDelta { h: rng.gen_range(0.1..1.0) }, 1.0),
+            fk("charge", BaseKernelConfig::SquareExponential { length_scale: rng.gen_range(0.3..3.0) }, 1.0),
+        ],
+        _ => vec![
+            fk("label", BaseKernelConfig::KroneckerDelta { h: rng.gen_range(0.1..1.0) }, rng.gen_range(0.5..2.0)),
+            fk("charge", BaseKernelConfig::Constant { c: rng.gen_range(0.2..1.0) }, rng.gen_range(0.5..2.0)),
+        ],
+    };
+    let node_combine = if node.len() == 2 && rng.gen_bool(0.5) { Combine::Additive } else { Combine::Product };
+    let edge = match rng.gen_range(0..5) {
+        0 => vec![],
+        1 => vec![fk("length", BaseKernelConfig::SquareExponential { length_scale: rng.gen_range(0.3..3.0) }, 1.0)],
+        2 => vec![fk("order", BaseKernelConfig::KroneckerDelta { h: rng.gen_range(0.0..1.0) }, 1.0)],
+        3 => vec![
+            fk("order", BaseKernelConfig::KroneckerDelta { h: rng.gen_range(0.0..1.0) }, 1.0),
+            fk("length", BaseKernelConfig::SquareExponential { length_scale: rng.gen_range(0.3..3.0) }, 1.0),
+        ],
+        _ => vec![fk("length", BaseKernelConfig::Constant { c: rng.gen_range(0.0..1.0) }, 1.0)],
+    };
+    KernelConfig { q, node, node_combine, edge, reorder: rng.gen_bool(0.5), ..KernelConfig::default() }
+}
