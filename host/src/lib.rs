@@ -18,6 +18,7 @@ pub mod error;
 pub mod generators;
 pub mod gpu;
 pub mod graph;
+pub mod io;
 pub mod pack;
 pub mod reference;
 pub mod reorder;

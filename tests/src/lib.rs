@@ -36,11 +36,17 @@ pub fn targets(test: &str) -> Vec<Target> {
             if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
             }
-            println!("SKIP {test} [cuda-f32, cuda-f64]: {why}");
-            eprintln!("SKIP {test} [cuda-f32, cuda-f64]: {why}");
+            skip_line(&format!("SKIP {test} [cuda-f32, cuda-f64]: {why}"));
         }
     }
     t
+}
+
+/// Write a SKIP line straight to the process's stderr: the test harness captures `println!` and
+/// `eprintln!`, but not writes to the raw handle, so a skipped GPU test is always visible.
+pub fn skip_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Whether a GPU is usable (prints SKIP with the reason when not).
@@ -51,8 +57,7 @@ pub fn gpu_or_skip(test: &str) -> bool {
             if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
             }
-            println!("SKIP {test}: {why}");
-            eprintln!("SKIP {test}: {why}");
+            skip_line(&format!("SKIP {test}: {why}"));
             false
         }
     }

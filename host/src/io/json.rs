@@ -1,0 +1,116 @@
+//! networkx node-link JSON (`json_graph.node_link_data(G)`): one graph per line (JSON Lines) or a
+//! JSON array of graphs. Node attributes other than `id` become node features, link attributes
+//! other than `source`/`target`/`weight`/`key` become edge features, `weight` is the edge weight
+//! (default 1). Edges are read from `links` (older networkx) or `edges` (newer). Node ids may be any
+//! JSON scalars. Feature values: numbers as is, booleans as 0/1, strings as integer codes
+//! (consistent within a process, for Kronecker-delta kernels).
+use super::{Loaded, bad_record, parse_err, read_text};
+use crate::error::Result;
+use crate::graph::Graph;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+static CODES: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
+
+/// Integer code of a string label (first seen = 0, 1, ...).
+pub fn string_code(s: &str) -> f64 {
+    let mut g = CODES.lock().unwrap();
+    let m = g.get_or_insert_with(HashMap::new);
+    let n = m.len() as f64;
+    *m.entry(s.to_string()).or_insert(n)
+}
+
+fn feature_value(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(*b as u8 as f64),
+        Value::String(s) => Some(string_code(s)),
+        _ => None,
+    }
+}
+
+/// One node-link object to a graph.
+pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
+    let obj = v.as_object().ok_or("expected a JSON object with 'nodes' and 'links' (or 'edges')")?;
+    let nodes = obj.get("nodes").and_then(|n| n.as_array()).ok_or("missing 'nodes' array")?;
+    let links = obj.get("links").or_else(|| obj.get("edges")).and_then(|l| l.as_array()).ok_or("missing 'links' (or 'edges') array")?;
+    let mut node_names: Vec<String> = Vec::new();
+    for n in nodes {
+        for k in n.as_object().ok_or("a node is not an object")?.keys() {
+            if k != "id" && !node_names.contains(k) {
+                node_names.push(k.clone());
+            }
+        }
+    }
+    let mut edge_names: Vec<String> = Vec::new();
+    for l in links {
+        for k in l.as_object().ok_or("a link is not an object")?.keys() {
+            if !["source", "target", "weight", "key"].contains(&k.as_str()) && !edge_names.contains(k) {
+                edge_names.push(k.clone());
+            }
+        }
+    }
+    let mut g = Graph::with_names(nodes.len(), node_names.clone(), edge_names.clone());
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let o = n.as_object().unwrap();
+        let id = o.get("id").ok_or_else(|| format!("node {i} has no 'id'"))?;
+        if index.insert(id.to_string(), i).is_some() {
+            return Err(format!("duplicate node id {id}"));
+        }
+        let vals: Vec<f64> = node_names
+            .iter()
+            .map(|k| o.get(k).ok_or_else(|| format!("node {id} lacks feature '{k}'")).and_then(|v| feature_value(v).ok_or_else(|| format!("node {id}: feature '{k}' = {v} is not a number, bool or string"))))
+            .collect::<std::result::Result<_, _>>()?;
+        g.set_node_features(i, &vals).map_err(|e| e.to_string())?;
+    }
+    for (e, l) in links.iter().enumerate() {
+        let o = l.as_object().unwrap();
+        let end = |k: &str| -> std::result::Result<usize, String> {
+            let id = o.get(k).ok_or_else(|| format!("link {e} has no '{k}'"))?;
+            index.get(&id.to_string()).copied().ok_or_else(|| format!("link {e}: {k} {id} is not a node id"))
+        };
+        let (s, t) = (end("source")?, end("target")?);
+        let w = match o.get("weight") {
+            Some(v) => v.as_f64().ok_or_else(|| format!("link {e}: weight {v} is not a number"))?,
+            None => 1.0,
+        };
+        let vals: Vec<f64> = edge_names
+            .iter()
+            .map(|k| o.get(k).ok_or_else(|| format!("link {e} lacks feature '{k}'")).and_then(|v| feature_value(v).ok_or_else(|| format!("link {e}: feature '{k}' = {v} is not a number, bool or string"))))
+            .collect::<std::result::Result<_, _>>()?;
+        g.add_edge(s, t, w, &vals).map_err(|e| e.to_string().trim_start_matches("graph 18446744073709551615: ").to_string())?;
+    }
+    g.validate().map_err(|e| e.to_string().trim_start_matches("graph 18446744073709551615: ").to_string())?;
+    Ok(g)
+}
+
+/// Read a JSON Lines file or a JSON array file.
+pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
+    let text = read_text(path)?;
+    let mut out = Loaded::default();
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        let v: Value = serde_json::from_str(&text).map_err(|e| parse_err(path, e.line(), e.to_string()))?;
+        for (k, item) in v.as_array().unwrap().iter().enumerate() {
+            match graph_from_value(item) {
+                Ok(g) => out.graphs.push(g),
+                Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out.skipped)?,
+            }
+        }
+    } else {
+        for (ln, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let r = serde_json::from_str::<Value>(line).map_err(|e| e.to_string()).and_then(|v| graph_from_value(&v));
+            match r {
+                Ok(g) => out.graphs.push(g),
+                Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+            }
+        }
+    }
+    Ok(out)
+}

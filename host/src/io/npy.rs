@@ -1,0 +1,51 @@
+//! `.npy` (NumPy format 1.0, little-endian float64, C order) and `.csv` matrix writers. Files are
+//! written to `NAME.partial` and renamed when complete, so an interrupted run never leaves a file
+//! that looks finished.
+use crate::error::{OctileError, Result};
+use std::io::Write;
+use std::path::Path;
+
+fn io_err(path: &Path, source: std::io::Error) -> OctileError {
+    OctileError::Io { path: path.into(), source }
+}
+
+/// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).
+pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let unpadded = 10 + dict.len() + 1;
+    let pad = (64 - unpadded % 64) % 64;
+    let header = format!("{dict}{}\n", " ".repeat(pad));
+    let mut out = Vec::with_capacity(10 + header.len() + values.len() * 8);
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// Write `bytes` to `path` atomically (through `path.partial`).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
+    let mut f = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+    f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+/// Write a matrix as `.npy` or `.csv` (by extension).
+pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Result<()> {
+    let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let bytes = if csv {
+        let mut s = String::with_capacity(values.len() * 24);
+        for r in 0..rows {
+            let row: Vec<String> = values[r * cols..(r + 1) * cols].iter().map(|v| format!("{v:.17e}")).collect();
+            s.push_str(&row.join(","));
+            s.push('\n');
+        }
+        s.into_bytes()
+    } else {
+        npy_bytes(values, rows, cols)
+    };
+    write_atomic(path, &bytes)
+}

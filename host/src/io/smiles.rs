@@ -1,0 +1,131 @@
+//! SMILES (`.smi`: first token per line; `.csv`: the `smiles` column) through the purr parser.
+//! Nodes are heavy atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
+//! `hcount` (implicit + bracket hydrogens); edges are bonds with feature `order`: 1, 2, 3, 4 =
+//! aromatic, 5 = quadruple.
+use super::{Loaded, bad_record, parse_err, read_text};
+use crate::error::Result;
+use crate::graph::Graph;
+use purr::feature::{AtomKind, BondKind, BracketSymbol};
+use purr::graph::Builder;
+use std::path::Path;
+
+const ELEMENTS: [&str; 118] = [
+    "H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr",
+    "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os",
+    "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U", "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr", "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl",
+    "Mc", "Lv", "Ts", "Og",
+];
+
+/// Atomic number of an element symbol (case-insensitive first letter, for aromatic symbols).
+pub fn atomic_number(symbol: &str) -> Option<u32> {
+    let mut s = symbol.to_string();
+    if let Some(f) = s.get_mut(0..1) {
+        f.make_ascii_uppercase();
+    }
+    ELEMENTS.iter().position(|e| *e == s).map(|p| p as u32 + 1)
+}
+
+/// One SMILES string to a molecular graph.
+pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
+    let mut builder = Builder::new();
+    purr::read::read(smiles, &mut builder, None).map_err(|e| format!("bad SMILES '{smiles}': {e:?}"))?;
+    let atoms = builder.build().map_err(|e| format!("bad SMILES '{smiles}': {e:?}"))?;
+    if atoms.is_empty() {
+        return Err(format!("empty SMILES '{smiles}'"));
+    }
+    let mut g = Graph::new(atoms.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
+    for (i, atom) in atoms.iter().enumerate() {
+        let (symbol, charge, bracket_h) = match &atom.kind {
+            AtomKind::Star => return Err(format!("SMILES '{smiles}': wildcard atom '*' has no element")),
+            AtomKind::Aliphatic(a) => (a.to_string(), 0i8, 0u8),
+            AtomKind::Aromatic(a) => (a.to_string(), 0, 0),
+            AtomKind::Bracket { symbol, hcount, charge, .. } => {
+                let s = match symbol {
+                    BracketSymbol::Star => return Err(format!("SMILES '{smiles}': wildcard atom '*' has no element")),
+                    BracketSymbol::Element(e) => e.to_string(),
+                    BracketSymbol::Aromatic(a) => a.to_string(),
+                };
+                (s, charge.as_ref().map_or(0, |c| c.into()), hcount.as_ref().map_or(0, |h| h.into()))
+            }
+        };
+        let z = atomic_number(&symbol).ok_or_else(|| format!("SMILES '{smiles}': unknown element '{symbol}'"))?;
+        let h = bracket_h as f64 + if matches!(atom.kind, AtomKind::Bracket { .. }) { 0.0 } else { atom.suppressed_hydrogens() as f64 };
+        g.set_node_features(i, &[z as f64, atom.is_aromatic() as u8 as f64, charge as f64, h]).map_err(|e| e.to_string())?;
+    }
+    for (i, atom) in atoms.iter().enumerate() {
+        for b in &atom.bonds {
+            if b.tid <= i {
+                continue;
+            }
+            let order = match b.kind {
+                BondKind::Aromatic => 4.0,
+                BondKind::Elided if atom.is_aromatic() && atoms[b.tid].is_aromatic() => 4.0,
+                BondKind::Double => 2.0,
+                BondKind::Triple => 3.0,
+                BondKind::Quadruple => 5.0,
+                _ => 1.0,
+            };
+            g.add_edge(i, b.tid, 1.0, &[order]).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(g)
+}
+
+/// `.smi`: one SMILES per line (first token); empty lines and `#` comments are ignored.
+pub fn read_smi(path: &Path, skip_invalid: bool) -> Result<Loaded> {
+    let text = read_text(path)?;
+    let mut out = Loaded::default();
+    for (ln, line) in text.lines().enumerate() {
+        let tok = line.split_whitespace().next().unwrap_or("");
+        if tok.is_empty() || tok.starts_with('#') {
+            continue;
+        }
+        match parse(tok) {
+            Ok(g) => out.graphs.push(g),
+            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+        }
+    }
+    Ok(out)
+}
+
+/// CSV with a header naming a `smiles` column (case-insensitive); quoted fields are supported.
+pub fn read_csv(path: &Path, skip_invalid: bool) -> Result<Loaded> {
+    let text = read_text(path)?;
+    let mut lines = text.lines().enumerate();
+    let (_, header) = lines.next().ok_or_else(|| parse_err(path, 1, "empty file"))?;
+    let cols = split_csv(header);
+    let col = cols.iter().position(|c| c.trim().eq_ignore_ascii_case("smiles")).ok_or_else(|| parse_err(path, 1, format!("no 'smiles' column; columns: {}", cols.join(", "))))?;
+    let mut out = Loaded::default();
+    for (ln, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields = split_csv(line);
+        let r = fields.get(col).ok_or_else(|| format!("line has {} fields, the smiles column is {}", fields.len(), col + 1)).and_then(|s| parse(s.trim()));
+        match r {
+            Ok(g) => out.graphs.push(g),
+            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+        }
+    }
+    Ok(out)
+}
+
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}

@@ -1,0 +1,79 @@
+//! TU benchmark dataset folders (`DS_A.txt`, `DS_graph_indicator.txt`, optional
+//! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label`, edge feature `label` (0 when the
+//! files are absent). Edges are listed in both directions; each undirected edge is kept once.
+use super::{Loaded, parse_err, read_text};
+use crate::error::Result;
+use crate::graph::Graph;
+use std::path::{Path, PathBuf};
+
+fn find(dir: &Path, suffix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)))
+}
+
+fn ints(path: &Path) -> Result<Vec<Vec<i64>>> {
+    let text = read_text(path)?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(ln, l)| {
+            l.split(',').map(|t| t.trim().parse::<i64>().map_err(|_| parse_err(path, ln + 1, format!("expected integers, got '{}'", l.trim())))).collect()
+        })
+        .collect()
+}
+
+/// Read a TU dataset folder.
+pub fn read(dir: &Path) -> Result<Loaded> {
+    let a_path = find(dir, "_A.txt").ok_or_else(|| parse_err(dir, 0, "no *_A.txt in this folder (not a TU dataset)"))?;
+    let gi_path = find(dir, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, "no *_graph_indicator.txt"))?;
+    let indicator: Vec<i64> = ints(&gi_path)?.into_iter().map(|r| r[0]).collect();
+    let node_labels: Option<Vec<i64>> = find(dir, "_node_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let edge_labels: Option<Vec<i64>> = find(dir, "_edge_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let n_graphs = indicator.iter().copied().max().unwrap_or(0) as usize;
+    if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {
+        return Err(parse_err(&gi_path, k + 1, "graph ids are 1-based"));
+    }
+    if let Some(nl) = &node_labels
+        && nl.len() != indicator.len()
+    {
+        return Err(parse_err(dir, 0, format!("{} node labels for {} nodes", nl.len(), indicator.len())));
+    }
+    // node k (0-based, global) -> (graph, local index)
+    let mut local = vec![0usize; indicator.len()];
+    let mut sizes = vec![0usize; n_graphs];
+    for (k, &g) in indicator.iter().enumerate() {
+        local[k] = sizes[g as usize - 1];
+        sizes[g as usize - 1] += 1;
+    }
+    let mut graphs: Vec<Graph> = sizes.iter().map(|&n| Graph::new(n, &["label"], &["label"])).collect();
+    for (k, &g) in indicator.iter().enumerate() {
+        let lab = node_labels.as_ref().map_or(0, |v| v[k]) as f64;
+        graphs[g as usize - 1].set_node_features(local[k], &[lab]).map_err(|e| parse_err(dir, k + 1, e.to_string()))?;
+    }
+    let edges = ints(&a_path)?;
+    if let Some(el) = &edge_labels
+        && el.len() != edges.len()
+    {
+        return Err(parse_err(dir, 0, format!("{} edge labels for {} edges", el.len(), edges.len())));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (ln, e) in edges.iter().enumerate() {
+        if e.len() != 2 {
+            return Err(parse_err(&a_path, ln + 1, "expected 'i, j'"));
+        }
+        let (i, j) = (e[0], e[1]);
+        let n = indicator.len() as i64;
+        if i < 1 || j < 1 || i > n || j > n {
+            return Err(parse_err(&a_path, ln + 1, format!("node id out of range 1..={n}: ({i}, {j})")));
+        }
+        let (gi, gj) = (indicator[i as usize - 1], indicator[j as usize - 1]);
+        if gi != gj {
+            return Err(parse_err(&a_path, ln + 1, format!("edge ({i}, {j}) joins graphs {gi} and {gj}")));
+        }
+        if !seen.insert((i.min(j), i.max(j))) {
+            continue;
+        }
+        let lab = edge_labels.as_ref().map_or(0, |v| v[ln]) as f64;
+        graphs[gi as usize - 1].add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &[lab]).map_err(|e| parse_err(&a_path, ln + 1, e.to_string()))?;
+    }
+    Ok(Loaded { graphs, skipped: 0 })
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs inside .bundle/ on a GPU machine: every test binary with OCTILE_REQUIRE_GPU=1 (a missing GPU
+# fails instead of skipping), compute-sanitizer memcheck and racecheck on the GPU test binaries,
+# and `octile demo`; prints one summary line per step and exits non-zero if any failed.
+set -u
+cd "$(dirname "$0")"
+export OCTILE_REQUIRE_GPU=1
+declare -a summary
+fail=0
+step() { # name, command...
+  local name=$1; shift
+  local t0=$(date +%s.%N)
+  if "$@" > "log-$name.txt" 2>&1; then r=PASS; else r=FAIL; fail=1; fi
+  local dt=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')" 2>/dev/null || echo "?")
+  summary+=("$r  $name  (${dt}s)")
+  echo "---- $name: $r"; grep -E "^test |SKIP|PASS|FAIL|ERROR|GPU|q=|panicked|mismatch|=====|error" "log-$name.txt" | head -60
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+for t in tests/*; do
+  step "$(basename "$t")" "$t" --test-threads=1 --nocapture
+done
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    for t in gpu_smoke gpu_batching; do
+      step "$tool-$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "tests/$t" --test-threads=1
+    done
+  done
+else
+  summary+=("SKIP compute-sanitizer (not on PATH)")
+fi
+[ -x ./octile ] && step demo ./octile demo
+echo "==================== summary"
+printf '%s\n' "${summary[@]}"
+exit $fail

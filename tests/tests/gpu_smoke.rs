@@ -1,0 +1,49 @@
+//! The embedded PTX and the device intrinsics.
+use octile_types::names::{ALL_KERNELS, SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
+use octile_tests::gpu_or_skip;
+
+#[test]
+fn ptx_declares_every_kernel_for_the_configured_sm() {
+    let ptx = octile::gpu::PTX;
+    for name in ALL_KERNELS {
+        assert!(ptx.contains(&format!(".entry {name}(")), "PTX lacks kernel {name}");
+    }
+    let target = format!(".target {}", octile::gpu::PTX_ARCH);
+    assert!(ptx.lines().any(|l| l.trim() == target), "PTX is not built for {}", octile::gpu::PTX_ARCH);
+    assert!(!ptx.contains(".extern"), "PTX has unresolved .extern symbols");
+}
+
+#[test]
+fn gpu_intrinsics_smoke() {
+    if !gpu_or_skip("gpu_intrinsics_smoke") {
+        return;
+    }
+    let dev = octile::gpu::device().unwrap();
+    let blocks = 3u32;
+    let out = octile::gpu::launch::smoke(&dev, blocks).expect("smoke launch");
+    let threads = (blocks * SMOKE_BLOCK_THREADS) as usize;
+    let mut olds: Vec<u32> = Vec::with_capacity(threads);
+    for t in 0..threads {
+        let w = &out.words[t * SMOKE_WORDS_PER_THREAD..(t + 1) * SMOKE_WORDS_PER_THREAD];
+        let tid = t % SMOKE_BLOCK_THREADS as usize;
+        let lane = (tid % 32) as u32;
+        let expect_down = if lane < 31 { 3 * (lane + 1) } else { 3 * lane };
+        let expect_fns = [4u32, 5, 6, 7, 12, 13, 14, 15][(lane % 8) as usize];
+        let expected = [lane, (tid / 32) as u32, expect_down, 496, 0xAAAA_AAAA, 0b111, expect_fns];
+        for (k, (&got, &want)) in w.iter().zip(&expected).enumerate() {
+            assert_eq!(got, want, "thread {t} word {k}: actual {got:#x}, expected {want:#x}");
+        }
+        olds.push(w[7]);
+    }
+    olds.sort_unstable();
+    assert!(olds.iter().enumerate().all(|(k, &v)| v == k as u32), "atomic_add_u32 old values are not a permutation of 0..{threads}");
+    assert_eq!(out.counter, threads as u32, "counter");
+    assert!((out.acc_f32 - threads as f32).abs() == 0.0, "f32 atomics: actual {}, expected {threads}", out.acc_f32);
+    assert!((out.acc_f64 - 0.5 * threads as f64).abs() == 0.0, "f64 atomics: actual {}, expected {}", out.acc_f64, 0.5 * threads as f64);
+    let n = SMOKE_BLOCK_THREADS as f64;
+    for b in 0..blocks as usize {
+        assert!((out.block_sums[2 * b] - n * (n - 1.0) / 2.0).abs() == 0.0, "block {b} sum of tid: {}", out.block_sums[2 * b]);
+        assert!((out.block_sums[2 * b + 1] - n).abs() == 0.0, "block {b} count: {}", out.block_sums[2 * b + 1]);
+    }
+    println!("PASS gpu_intrinsics_smoke on {}", dev.describe());
+}

@@ -1,0 +1,70 @@
+//! Kernel properties on every backend: symmetry, invariance under node permutation, unit
+//! normalized diagonal, and non-convergence reported per pair.
+use octile::config::synthetic_kernel;
+use octile::generators::{ba_set, nws_set};
+use octile::{MarginalizedGraphKernel, OctileError};
+use octile_tests::{check_rel, targets};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+#[test]
+fn symmetric_permutation_invariant_and_normalized() {
+    let mut graphs = nws_set(3, 11);
+    graphs.extend(ba_set(3, 12));
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let permuted: Vec<_> = graphs
+        .iter()
+        .map(|g| {
+            let mut perm: Vec<usize> = (0..g.n_nodes()).collect();
+            perm.shuffle(&mut rng);
+            g.permuted(&perm)
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for t in targets("symmetric_permutation_invariant_and_normalized") {
+        for reorder in [false, true] {
+            let mut cfg = synthetic_kernel(0.05);
+            cfg.backend = t.backend;
+            cfg.precision = t.precision;
+            cfg.reorder = reorder;
+            let k = MarginalizedGraphKernel::new(cfg).unwrap();
+            let a = k.gram_between(&graphs, &graphs).unwrap();
+            let b = k.gram_between(&permuted, &graphs).unwrap();
+            let nk = k.gram_normalized(&graphs).unwrap();
+            let n = graphs.len();
+            for i in 0..n {
+                for j in 0..n {
+                    let tag = format!("{} reorder={reorder}", t.name);
+                    errors.extend(check_rel(&format!("{tag} symmetry K[{i},{j}] vs K[{j},{i}]"), a.get(i, j), a.get(j, i), t.rtol).err());
+                    errors.extend(check_rel(&format!("{tag} permutation K[π{i},{j}]"), b.get(i, j), a.get(i, j), t.rtol).err());
+                }
+                errors.extend(check_rel(&format!("{} normalized diag {i}", t.name), nk.get(i, i), 1.0, 1e-12).err());
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn non_convergence_is_reported_per_pair_with_partial_results() {
+    for t in targets("non_convergence_is_reported_per_pair_with_partial_results") {
+        let graphs = nws_set(3, 1);
+        let mut cfg = synthetic_kernel(0.0005);
+        cfg.backend = t.backend;
+        cfg.precision = t.precision;
+        cfg.solver.max_iterations = 2;
+        let err = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap_err();
+        match err {
+            OctileError::NoConvergence { pair, iterations, residual, n_failed, partial } => {
+                assert_eq!(pair, (0, 0), "{}: first failing pair", t.name);
+                assert_eq!(iterations, 2, "{}", t.name);
+                assert!(residual > 0.0 && residual.is_finite(), "{}: residual {residual}", t.name);
+                assert_eq!(n_failed, 6, "{}: all 6 upper-triangle pairs fail", t.name);
+                assert_eq!(partial.failures().len(), 9, "{}: failures flagged in the full matrix", t.name);
+                assert!(partial.values.iter().all(|v| v.is_finite() && *v > 0.0), "{}: partial values kept", t.name);
+            }
+            other => panic!("{}: expected NoConvergence, got {other}", t.name),
+        }
+    }
+}
