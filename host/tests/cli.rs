@@ -1,0 +1,99 @@
+//! The `octile` binary: its Gram matrix equals the library's, the .npy loads in numpy with the
+//! right shape and values, the JSON summary is complete, and bad input fails with a message.
+use octile::io::read;
+use octile::{Backend, KernelConfig, MarginalizedGraphKernel, Precision};
+use std::path::Path;
+use std::process::Command;
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_octile"))
+}
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// Parse our own .npy (float64, C order) back.
+fn load_npy(p: &Path) -> (Vec<usize>, Vec<f64>) {
+    let b = std::fs::read(p).unwrap();
+    assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
+    let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
+    let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
+    let shape = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
+    let dims: Vec<usize> = shape.split(',').filter(|s| !s.trim().is_empty()).map(|s| s.trim().parse().unwrap()).collect();
+    let vals = b[10 + hl..].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    (dims, vals)
+}
+
+#[test]
+fn cli_gram_equals_library_and_loads_in_numpy() {
+    let dir = std::env::temp_dir().join(format!("octile-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("K.npy");
+    let tiny = root().join("examples/tiny.jsonl");
+    let toml = root().join("examples/synthetic.toml");
+    let st = exe()
+        .args(["gram", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--quiet"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let (dims, vals) = load_npy(&out);
+    assert_eq!(dims, [3, 3]);
+    let mut cfg = KernelConfig::from_toml(&std::fs::read_to_string(&toml).unwrap()).unwrap();
+    cfg.backend = Backend::Cpu;
+    cfg.precision = Precision::F64;
+    let graphs = read(&tiny, None, false).unwrap().graphs;
+    let lib = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap();
+    for (k, (a, b)) in vals.iter().zip(&lib.values).enumerate() {
+        assert!((a - b).abs() <= 1e-12 * b.abs(), "entry {k}: cli {a}, library {b}");
+    }
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    assert_eq!(summary["pairs"], 6);
+    assert_eq!(summary["backend"], "cpu");
+    assert!(summary["iterations"]["max"].as_u64().unwrap() > 0);
+    assert_eq!(summary["non_converged"].as_array().unwrap().len(), 0);
+
+    // numpy, when present (scripts/setup installs it into .venv)
+    let py = [root().join(".venv/bin/python"), "python3".into()].into_iter().find(|p| Command::new(p).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success()));
+    match py {
+        Some(py) => {
+            let code = format!("import numpy as np; K = np.load({:?}); assert K.shape == (3, 3) and K.dtype == np.float64, K; print(repr(K.ravel().tolist()))", out.to_str().unwrap());
+            let o = Command::new(py).args(["-c", &code]).output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let s = String::from_utf8(o.stdout).unwrap();
+            let got: Vec<f64> = s.trim().trim_matches(['[', ']']).split(',').map(|v| v.trim().parse().unwrap()).collect();
+            assert_eq!(got, vals, "numpy sees other values");
+        }
+        None => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIP numpy load check: no python with numpy (run scripts/setup)");
+        }
+    }
+}
+
+#[test]
+fn cli_csv_normalized_and_against() {
+    let dir = std::env::temp_dir().join(format!("octile-cli2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("K.csv");
+    let st = exe().args(["gram", "nws:3:1", "--against", "ba:2:1", "--normalize", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).status().unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<Vec<f64>> = text.lines().map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!((rows.len(), rows[0].len()), (3, 2));
+    assert!(rows.iter().flatten().all(|&v| v > 0.0 && v <= 1.0 + 1e-12), "{rows:?}");
+}
+
+#[test]
+fn cli_bad_input_fails_with_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("octile-cli3-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.smi");
+    std::fs::write(&bad, "CC\nC(C\n").unwrap();
+    let out = dir.join("K.npy");
+    let o = exe().args(["gram", bad.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.smi:2:"), "{err}");
+    assert!(!out.exists(), "no output on failure");
+}
