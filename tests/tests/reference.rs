@@ -1,9 +1,8 @@
 //! Every solver path against the dense f64 reference (explicit Kronecker system, Cholesky solve),
-//! on ≥ 500 random labeled pairs (quickcheck-driven seeds) plus the named edge cases.
+//! on ≥ 500 random labeled pairs (fixed-seed, reproducible) plus the named edge cases.
 use octile::reference::mgk_dense;
 use octile::{Graph, MarginalizedGraphKernel};
 use octile_tests::{Shape, check_rel, random_config, random_graph, random_shape, targets};
-use quickcheck::{Arbitrary, Gen};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -34,12 +33,13 @@ fn check_all(label: &str, g1: &Graph, g2: &Graph, cfg: &octile::KernelConfig, ta
 #[test]
 fn random_pairs_match_dense_reference() {
     let targets = targets("random_pairs_match_dense_reference");
-    // seeds drawn by quickcheck's generator; each seed defines one pair and one configuration
-    let mut gen_ = Gen::new(1 << 20);
+    // seeds from a fixed-seed RNG (quickcheck's Gen draws from the thread RNG, which would make a
+    // failure unreproducible); each seed defines one pair and one configuration
+    let mut seeds = ChaCha8Rng::seed_from_u64(20261122);
     let mut f = Vec::new();
     let n = 520;
     for _ in 0..n {
-        let seed = u64::arbitrary(&mut gen_);
+        let seed: u64 = seeds.r#gen();
         let (g1, g2, cfg) = case(seed);
         if let Err(e) = check_all(&format!("seed {seed}"), &g1, &g2, &cfg, &targets) {
             f.push(e);

@@ -10,7 +10,7 @@ use octile::generators::{ba_set, nws_set};
 use octile::{Backend, Graph, MarginalizedGraphKernel, Precision};
 use octile_tests::{check_rel, gpu_or_skip};
 
-const CPU_GRAPHS: usize = 16;
+const CPU_GRAPHS: usize = 4;
 
 fn run(set: &str, graphs: &[Graph], q: f64) -> Vec<String> {
     let kernel = |b, p| {
