@@ -2,18 +2,22 @@
 # Runs inside .bundle/ on a GPU machine: every test binary with OCTILE_REQUIRE_GPU=1 (a missing GPU
 # fails instead of skipping), compute-sanitizer memcheck and racecheck on the GPU test binaries,
 # and `octile demo`; prints one summary line per step and exits non-zero if any failed.
+# Logs go to $LOG_DIR (default: the bundle folder); each step is limited to $STEP_TIMEOUT seconds.
 set -u
 cd "$(dirname "$0")"
+LOG_DIR=${LOG_DIR:-.}
+STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 export OCTILE_REQUIRE_GPU=1
 declare -a summary
 fail=0
 step() { # name, command...
   local name=$1; shift
   local t0=$(date +%s.%N)
-  if "$@" > "log-$name.txt" 2>&1; then r=PASS; else r=FAIL; fail=1; fi
+  local log="$LOG_DIR/log-$name.txt"
+  if timeout "$STEP_TIMEOUT" "$@" > "$log" 2>&1; then r=PASS; else r="FAIL(rc=$?)"; fail=1; fi
   local dt=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')" 2>/dev/null || echo "?")
   summary+=("$r  $name  (${dt}s)")
-  echo "---- $name: $r"; grep -E "^test |SKIP|PASS|FAIL|ERROR|GPU|q=|panicked|mismatch|=====|error" "log-$name.txt" | head -60
+  echo "---- $name: $r"; grep -E "^test |SKIP|PASS|FAIL|ERROR|q=|panicked|mismatch|pairs|iterations|ERROR SUMMARY|RACECHECK SUMMARY|error" "$log" | grep -v "GPU NVIDIA" | head -40
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 for t in tests/*; do

@@ -65,7 +65,8 @@ pub enum Backend {
 /// Floating-point precision of the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// f32 storage and arithmetic, f64 reductions (GPU default).
+    /// Mixed: f32 graph data and inner PCG (f64 reductions), refined to the f64 tolerance with
+    /// residuals computed in f64 (GPU default).
     F32,
     /// f64 throughout.
     #[default]
@@ -75,7 +76,8 @@ pub enum Precision {
 /// Solver parameters (the Params of the Params / Info / Error triple).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverParams {
-    /// Stop when ‖r‖ ≤ rtol·‖b‖. `None`: 1e-12 for f64, 2e-7 for f32.
+    /// Stop when ‖r‖ ≤ rtol·‖b‖ (the true residual, computed in f64, for both precisions).
+    /// `None`: 1e-12 for f64, 1e-9 for f32 (mixed precision with f64 refinement).
     pub rtol: Option<f64>,
     /// Iteration limit per pair.
     pub max_iterations: u32,
@@ -92,7 +94,7 @@ impl SolverParams {
     pub fn rtol_for(&self, precision: Precision) -> f64 {
         self.rtol.unwrap_or(match precision {
             Precision::F64 => 1e-12,
-            Precision::F32 => 2e-7,
+            Precision::F32 => 1e-9,
         })
     }
 }

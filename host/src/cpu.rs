@@ -32,38 +32,68 @@ pub struct CpuParams<'a> {
     pub max_iterations: u32,
 }
 
-/// Solve the pair (g1, g2) of `set`.
-pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>) -> PairStatus {
+/// Inner CG of the mixed-precision path stops at this relative residual (as on the GPU).
+const INNER_RTOL: f64 = 1e-5;
+/// Most refinement steps of the mixed-precision path.
+const MAX_REFINE: u32 = 40;
+
+/// Sizes of a pair: (n, m, mt, len).
+fn dims<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> (usize, usize, usize, usize) {
     let (n, m) = (set.n_nodes(g1), set.n_nodes(g2));
     let mt = n_tiles(m);
-    let len = n_tiles(n) * mt * TILE_AREA;
+    (n, m, mt, n_tiles(n) * mt * TILE_AREA)
+}
+
+/// (diagonal of M, right-hand side) of tiled entry `idx`; padding gets (1, 0).
+fn diag_rhs<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, node: &KernelSpec, idx: usize) -> (T, T) {
+    let (n, m, mt, _) = dims(set, g1, g2);
+    let (i, ip) = tiled_coords(idx, mt);
+    if i < n && ip < m {
+        let (a1, a2) = (set.node_row(g1, i), set.node_row(g2, ip));
+        let dd = a1[NODE_D] * a2[NODE_D];
+        (dd / node.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), dd)
+    } else {
+        (T::ONE, T::ZERO)
+    }
+}
+
+/// K = Σ p_i p'_i' x_ii'.
+fn kernel_value<T: Real, X: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, x: &[X]) -> f64 {
+    let (n, m, mt, len) = dims(set, g1, g2);
+    let mut k = 0.0f64;
+    for (idx, xv) in x.iter().enumerate().take(len) {
+        let (i, ip) = tiled_coords(idx, mt);
+        if i < n && ip < m {
+            k += set.node_row(g1, i)[NODE_P].to_f64() * set.node_row(g2, ip)[NODE_P].to_f64() * xv.to_f64();
+        }
+    }
+    k
+}
+
+fn resize<T: Real>(ws: &mut Workspace<T>, len: usize) {
     for v in [&mut ws.x, &mut ws.r, &mut ws.p, &mut ws.ap, &mut ws.diag] {
         v.clear();
         v.resize(len, T::ZERO);
     }
-    let (mut rho, mut bb) = (0.0f64, 0.0f64);
+}
+
+/// Jacobi-preconditioned CG on M·x = r₀ from x = 0: on entry `ws.r` holds r₀, `ws.x` zeros,
+/// `ws.diag` the diagonal. Returns (iterations, ‖r‖², ‖r₀‖², converged).
+pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSpec, ws: &mut Workspace<T>, rtol: f64, max_iterations: u32) -> (u32, f64, f64, bool) {
+    let len = ws.r.len();
+    let (mut rho, mut r0) = (0.0f64, 0.0f64);
     for idx in 0..len {
-        let (i, ip) = tiled_coords(idx, mt);
-        let (dg, b) = if i < n && ip < m {
-            let (a1, a2) = (set.node_row(g1, i), set.node_row(g2, ip));
-            let dd = a1[NODE_D] * a2[NODE_D];
-            (dd / prm.node.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), dd)
-        } else {
-            (T::ONE, T::ZERO)
-        };
-        let z = b / dg;
-        ws.diag[idx] = dg;
-        ws.r[idx] = b;
+        let z = ws.r[idx] / ws.diag[idx];
         ws.p[idx] = z;
-        rho += b.to_f64() * z.to_f64();
-        bb += b.to_f64() * b.to_f64();
+        rho += ws.r[idx].to_f64() * z.to_f64();
+        r0 += ws.r[idx].to_f64() * ws.r[idx].to_f64();
     }
-    let tol2 = prm.rtol * prm.rtol * bb;
-    let mut rr = bb;
+    let tol2 = rtol * rtol * r0;
+    let mut rr = r0;
     let mut iterations = 0;
     let mut converged = rr <= tol2;
-    while !converged && iterations < prm.max_iterations {
-        xmv(set, g1, g2, prm.edge, &ws.p, &ws.diag, &mut ws.ap);
+    while !converged && iterations < max_iterations {
+        xmv(set, g1, g2, edge, &ws.p, &ws.diag, &mut ws.ap);
         let pap: f64 = ws.p.iter().zip(&ws.ap).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
         if !(pap > 0.0) {
             break;
@@ -90,14 +120,83 @@ pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &Cp
             ws.p[idx] = ws.r[idx] / ws.diag[idx] + beta * ws.p[idx];
         }
     }
-    let mut k = 0.0f64;
+    (iterations, rr, r0, converged)
+}
+
+/// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path).
+pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>) -> PairStatus {
+    let (_, _, _, len) = dims(set, g1, g2);
+    resize(ws, len);
     for idx in 0..len {
-        let (i, ip) = tiled_coords(idx, mt);
-        if i < n && ip < m {
-            k += set.node_row(g1, i)[NODE_P].to_f64() * set.node_row(g2, ip)[NODE_P].to_f64() * ws.x[idx].to_f64();
+        let (dg, b) = diag_rhs(set, g1, g2, prm.node, idx);
+        ws.diag[idx] = dg;
+        ws.r[idx] = b;
+    }
+    let (iterations, rr, bb, converged) = pcg(set, g1, g2, prm.edge, ws, prm.rtol, prm.max_iterations);
+    PairStatus { value: kernel_value(set, g1, g2, &ws.x), residual: (rr / bb).sqrt(), iterations, converged: converged as u32 }
+}
+
+/// Per-thread vectors of the mixed-precision path.
+pub struct MixedWorkspace<T> {
+    inner: Workspace<T>,
+    x64: Vec<f64>,
+    r64: Vec<f64>,
+    ap64: Vec<f64>,
+    diag64: Vec<f64>,
+    b64: Vec<f64>,
+}
+
+impl<T> Default for MixedWorkspace<T> {
+    fn default() -> Self {
+        MixedWorkspace { inner: Workspace::default(), x64: Vec::new(), r64: Vec::new(), ap64: Vec::new(), diag64: Vec::new(), b64: Vec::new() }
+    }
+}
+
+/// Mixed precision (T = f32), as on the GPU: PCG in T on `set` as the inner solver of an
+/// iterative refinement whose residual b − M·x is computed in f64 from `set64` (the same graphs in
+/// f64), so the result meets the f64 tolerance instead of f32's cond(M)·ε.
+pub fn solve_pair_mixed<T: Real>(set: &PackedGraphs<T>, set64: &PackedGraphs<f64>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut MixedWorkspace<T>) -> PairStatus {
+    let (_, _, _, len) = dims(set, g1, g2);
+    resize(&mut ws.inner, len);
+    for v in [&mut ws.x64, &mut ws.r64, &mut ws.ap64, &mut ws.diag64, &mut ws.b64] {
+        v.clear();
+        v.resize(len, 0.0);
+    }
+    let mut bb = 0.0;
+    for idx in 0..len {
+        let (dg, b) = diag_rhs(set64, g1, g2, prm.node, idx);
+        ws.diag64[idx] = dg;
+        ws.inner.diag[idx] = T::from_f64(dg);
+        ws.b64[idx] = b;
+        ws.r64[idx] = b;
+        bb += b * b;
+    }
+    let tol2 = prm.rtol * prm.rtol * bb;
+    let (mut rr64, mut iterations, mut refinements) = (bb, 0u32, 0u32);
+    let mut converged = rr64 <= tol2;
+    while !converged && iterations < prm.max_iterations && refinements < MAX_REFINE {
+        for idx in 0..len {
+            ws.inner.r[idx] = T::from_f64(ws.r64[idx]);
+            ws.inner.x[idx] = T::ZERO;
+        }
+        let (it, _, _, _) = pcg(set, g1, g2, prm.edge, &mut ws.inner, INNER_RTOL.max(prm.rtol), prm.max_iterations - iterations);
+        iterations += it;
+        refinements += 1;
+        for idx in 0..len {
+            ws.x64[idx] += ws.inner.x[idx].to_f64();
+        }
+        xmv(set64, g1, g2, prm.edge, &ws.x64, &ws.diag64, &mut ws.ap64);
+        rr64 = 0.0;
+        for idx in 0..len {
+            ws.r64[idx] = ws.b64[idx] - ws.ap64[idx];
+            rr64 += ws.r64[idx] * ws.r64[idx];
+        }
+        converged = rr64 <= tol2;
+        if it == 0 {
+            break;
         }
     }
-    PairStatus { value: k, residual: (rr / bb).sqrt(), iterations, converged: converged as u32 }
+    PairStatus { value: kernel_value(set64, g1, g2, &ws.x64), residual: (rr64 / bb).sqrt(), iterations, converged: converged as u32 }
 }
 
 /// ap = M·p: diagonal, minus the off-diagonal product tile pair by tile pair, walking the set bits

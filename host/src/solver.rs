@@ -1,6 +1,6 @@
 //! The marginalized graph kernel object: Gram matrices on the chosen backend.
 use crate::config::{Backend, KernelConfig, Precision, ResolvedKernel};
-use crate::cpu::{CpuParams, Workspace, solve_pair};
+use crate::cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use crate::error::{OctileError, Result};
 use crate::gpu::{self, GpuDevice};
 use crate::graph::Graph;
@@ -224,14 +224,20 @@ impl MarginalizedGraphKernel {
     fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64)> {
         let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p, reorder: self.config.reorder };
         let t = Instant::now();
+        let set64 = pack::<f64>(graphs, &opt)?;
         let status = match self.config.precision {
-            Precision::F64 => self.solve_t(&pack::<f64>(graphs, &opt)?, pairs),
-            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, pairs),
+            Precision::F64 => self.solve_t(&set64, &set64, pairs),
+            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, &set64, pairs),
         }?;
         Ok((status, t.elapsed().as_secs_f64()))
     }
 
-    fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(&self, set: &PackedGraphs<T>, pairs: &[(u32, u32)]) -> Result<Vec<PairStatus>> {
+    fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        set: &PackedGraphs<T>,
+        set64: &PackedGraphs<f64>,
+        pairs: &[(u32, u32)],
+    ) -> Result<Vec<PairStatus>> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
@@ -243,10 +249,11 @@ impl MarginalizedGraphKernel {
                     if self.control.cancelled() {
                         return Err(OctileError::Cancelled);
                     }
-                    let part: Vec<PairStatus> = block
-                        .par_iter()
-                        .map_init(Workspace::default, |ws, &(a, b)| solve_pair(set, a as usize, b as usize, &prm, ws))
-                        .collect();
+                    let part: Vec<PairStatus> = if T::BYTES == 8 {
+                        block.par_iter().map_init(Workspace::default, |ws, &(a, b)| solve_pair(set64, a as usize, b as usize, &prm, ws)).collect()
+                    } else {
+                        block.par_iter().map_init(MixedWorkspace::default, |ws, &(a, b)| solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws)).collect()
+                    };
                     self.control.report(part.len());
                     out.extend(part);
                 }
@@ -262,7 +269,7 @@ impl MarginalizedGraphKernel {
                     node_stride: set.node_stride as u32,
                     nz_stride: set.nz_stride as u32,
                 };
-                gpu::batch::solve_pairs(dev, set, pairs, &params, &self.control)
+                gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)
             }
         }
     }

@@ -23,7 +23,8 @@ use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Real};
 
-/// Raw inputs of one launch (what the kernel entry receives, minus the params).
+/// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
+/// graph data in precision T.
 struct Inputs<T> {
     graphs: *const GraphDesc,
     row_ptr: *const u32,
@@ -38,20 +39,38 @@ struct Graph {
     desc: GraphDesc,
 }
 
+/// Inner CG of the mixed-precision path stops at this relative residual; the f64 refinement
+/// step then restores full accuracy.
+const INNER_RTOL: f64 = 1e-5;
+/// Most refinement steps of the mixed-precision path.
+const MAX_REFINE: u32 = 40;
+
 /// Solve every job, pulling job indices from `job_counter`.
+///
+/// T = f64: plain PCG in f64. T = f32: mixed precision — PCG in f32 on the f32 data as the inner
+/// solver of an iterative refinement whose residual b − M·x is computed in f64 from `inputs64`
+/// (the same graphs in f64), so the result is accurate to the f64 tolerance, not to f32's
+/// cond(M)·ε.
+///
+/// Scratch per job (in f64 elements, `scratch_len(n, m)` = 5·len):
+/// ```text
+/// T = f64: [ x | r | p | ap | diag ]                              5·len f64
+/// T = f32: [ x64 | r64 | x32 r32 p32 ap32 diag32 (f32, 2.5·len) ]  4.5·len f64
+/// ```
 ///
 /// # Safety
 /// Launched with `SOLVER_BLOCK_THREADS` threads per block; all pointers valid for the packed layout
-/// described in `octile_types::layout`; `scratch` holds `scratch_len(n, m)` elements at each job's
-/// `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
+/// described in `octile_types::layout`; `scratch` holds `scratch_len(n, m)` f64 elements at each
+/// job's `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn solve_all<T: Real>(
     params: &MgkParams,
     inputs: &Inputs<T>,
+    inputs64: &Inputs<f64>,
     jobs: *const PairJob,
     status: *mut PairStatus,
-    scratch: *mut T,
+    scratch: *mut f64,
     job_counter: *mut u32,
 ) {
     loop {
@@ -68,8 +87,15 @@ unsafe fn solve_all<T: Real>(
         }
         // SAFETY: job_idx < n_jobs.
         let job = unsafe { *jobs.add(job_idx as usize) };
-        // SAFETY: forwarded contract; the whole block calls it.
-        let st = unsafe { solve_pair(params, inputs, &job, scratch.add(job.scratch_offset as usize)) };
+        // SAFETY: the graph indices were validated by the host.
+        let g1 = Graph { desc: unsafe { *inputs.graphs.add(job.g1 as usize) } };
+        let g2 = Graph { desc: unsafe { *inputs.graphs.add(job.g2 as usize) } };
+        // SAFETY: the job's scratch range lies inside the buffer (checked by the host).
+        let base = unsafe { scratch.add(job.scratch_offset as usize) };
+        // SAFETY: forwarded contract; the whole block calls it. The branch is on a constant.
+        let st = unsafe {
+            if T::BYTES == 8 { solve_direct(params, inputs, &g1, &g2, base as *mut T) } else { solve_refined(params, inputs, inputs64, &g1, &g2, base) }
+        };
         if thread_idx_x() == 0 {
             // SAFETY: job_idx < n_jobs = length of status.
             unsafe { *status.add(job_idx as usize) = st };
@@ -84,76 +110,105 @@ unsafe fn node_row<'a, T>(node_data: *const T, g: &Graph, i: usize, stride: usiz
     unsafe { core::slice::from_raw_parts(node_data.add((g.desc.node_offset as usize + i) * stride), stride) }
 }
 
+/// (D×V×⁻¹ entry, D×·1 entry) of node pair (i, i'), from node rows in precision T.
 #[inline(always)]
-unsafe fn solve_pair<T: Real>(params: &MgkParams, inputs: &Inputs<T>, job: &PairJob, base: *mut T) -> PairStatus {
-    let tid = thread_idx_x() as usize;
-    let nthreads = SOLVER_BLOCK_THREADS as usize;
-    // SAFETY: graph indices were validated by the host.
-    let g1 = Graph { desc: unsafe { *inputs.graphs.add(job.g1 as usize) } };
-    let g2 = Graph { desc: unsafe { *inputs.graphs.add(job.g2 as usize) } };
+fn diag_and_rhs<T: Real>(params: &MgkParams, a1: &[T], a2: &[T]) -> (T, T) {
+    let dd = a1[NODE_D] * a2[NODE_D];
+    (dd / params.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), dd)
+}
+
+/// Sizes of a pair: (n, m, mt, len).
+#[inline(always)]
+fn pair_dims(g1: &Graph, g2: &Graph) -> (usize, usize, usize, usize) {
     let (n, m) = (g1.desc.n_nodes as usize, g2.desc.n_nodes as usize);
     let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
-    let len = nt * mt * TILE_AREA;
-    let stride = params.node_stride as usize;
-    // five padded vectors, see octile_types::tiling::SCRATCH_VECTORS
-    let x = base;
-    let r = unsafe { base.add(len) };
-    let p = unsafe { base.add(2 * len) };
-    let ap = unsafe { base.add(3 * len) };
-    let diag = unsafe { base.add(4 * len) };
+    (n, m, mt, nt * mt * TILE_AREA)
+}
 
-    // ---- set-up: diag = d_i d'_i' / κv, b = d_i d'_i' (padding: diag 1, b 0), x = 0, r = b, p = z
-    let (mut rho, mut bb) = (0.0f64, 0.0f64);
-    let mut idx = tid;
+/// K = Σ p_i p'_i' x_ii' over the valid entries of the tiled x (summed over the block).
+#[inline(always)]
+unsafe fn kernel_value<T: Real, X: Real>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
+    let (n, m, mt, len) = pair_dims(g1, g2);
+    let stride = params.node_stride as usize;
+    let mut k = 0.0f64;
+    let mut idx = thread_idx_x() as usize;
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
-        let (dg, b) = if i < n && ip < m {
-            // SAFETY: i < n, ip < m.
-            let (a1, a2) = unsafe { (node_row(inputs.node_data, &g1, i, stride), node_row(inputs.node_data, &g2, ip, stride)) };
-            let dd = a1[NODE_D] * a2[NODE_D];
-            let kv = params.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-            (dd / kv, dd)
-        } else {
-            (T::ONE, T::ZERO)
-        };
-        let z = b / dg;
-        // SAFETY: idx < len; each vector is len long inside this pair's scratch.
-        unsafe {
-            *diag.add(idx) = dg;
-            *x.add(idx) = T::ZERO;
-            *r.add(idx) = b;
-            *p.add(idx) = z;
+        if i < n && ip < m {
+            // SAFETY: i < n, ip < m, idx < len.
+            unsafe {
+                let (a1, a2) = (node_row(inputs.node_data, g1, i, stride), node_row(inputs.node_data, g2, ip, stride));
+                k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
+            }
         }
-        rho += b.to_f64() * z.to_f64();
-        bb += b.to_f64() * b.to_f64();
-        idx += nthreads;
+        idx += SOLVER_BLOCK_THREADS as usize;
     }
     // SAFETY: the whole block calls it.
-    let (rho0, bb) = unsafe { block_sum2(rho, bb) };
+    unsafe { block_sum2(k, 0.0).0 }
+}
+
+/// Jacobi-preconditioned CG on M·x = r₀ in precision T, starting from x = 0. On entry `r` holds
+/// r₀, `x` zeros and `diag` the diagonal of M; returns (iterations, ‖r‖², ‖r₀‖², converged).
+///
+/// # Safety
+/// Called by the whole block; the five vectors are this pair's, `len` long.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn pcg<T: Real>(
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    g1: &Graph,
+    g2: &Graph,
+    v: [*mut T; 5],
+    rtol: f64,
+    max_iterations: u32,
+) -> (u32, f64, f64, bool) {
+    let [x, r, p, ap, diag] = v;
+    let (_, _, _, len) = pair_dims(g1, g2);
+    let tid = thread_idx_x() as usize;
+    let nthreads = SOLVER_BLOCK_THREADS as usize;
+    let (mut rho, mut r0) = (0.0f64, 0.0f64);
+    let mut idx = tid;
+    while idx < len {
+        // SAFETY: idx < len.
+        unsafe {
+            let ri = *r.add(idx);
+            let zi = ri / *diag.add(idx);
+            *p.add(idx) = zi;
+            rho += ri.to_f64() * zi.to_f64();
+            r0 += ri.to_f64() * ri.to_f64();
+        }
+        idx += nthreads;
+    }
+    // SAFETY: the whole block calls it (also orders the p writes before the XMV reads them).
+    let (rho0, r0) = unsafe { block_sum2(rho, r0) };
     let mut rho = rho0;
-    let tol2 = params.rtol * params.rtol * bb;
-    let mut rr = bb;
+    let tol2 = rtol * rtol * r0;
+    let mut rr = r0;
     let mut iterations = 0u32;
     let mut converged = rr <= tol2;
-
-    while !converged && iterations < params.max_iterations {
+    while !converged && iterations < max_iterations {
         // ---- ap = M p, and p·ap
         // SAFETY: the whole block calls it; p/diag/ap are this pair's vectors.
-        let pap_part = unsafe { xmv(params, inputs, &g1, &g2, p, diag, ap) };
+        let pap_part = unsafe {
+            xmv(params, inputs, g1, g2, p, |o, pv, acc| {
+                let v = *diag.add(o) * pv - acc;
+                *ap.add(o) = v;
+                pv.to_f64() * v.to_f64()
+            })
+        };
         let (pap, _) = unsafe { block_sum2(pap_part, 0.0) };
         if !(pap > 0.0) {
             break; // breakdown (cannot happen for SPD M and p ≠ 0): report non-convergence
         }
-        let alpha = rho / pap;
-        let alpha_t = T::from_f64(alpha);
+        let alpha_t = T::from_f64(rho / pap);
         // ---- x += αp, r -= α·ap, z = r / diag, ρ' = r·z, rr = r·r
         let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
         let mut idx = tid;
         while idx < len {
             // SAFETY: idx < len.
             unsafe {
-                let pi = *p.add(idx);
-                *x.add(idx) += alpha_t * pi;
+                *x.add(idx) += alpha_t * *p.add(idx);
                 let ri = *r.add(idx) - alpha_t * *ap.add(idx);
                 *r.add(idx) = ri;
                 let zi = ri / *diag.add(idx);
@@ -181,28 +236,127 @@ unsafe fn solve_pair<T: Real>(params: &MgkParams, inputs: &Inputs<T>, job: &Pair
         // SAFETY: the whole block reaches it; the XMV reads p written by other threads.
         unsafe { sync_threads() };
     }
+    (iterations, rr, r0, converged)
+}
 
-    // ---- K = Σ p_i p'_i' x_ii'
-    let mut k = 0.0f64;
+/// The f64 path: PCG on M x = D×·1 directly.
+///
+/// # Safety
+/// See [`solve_all`].
+#[inline(always)]
+unsafe fn solve_direct<T: Real>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
+    let (n, m, mt, len) = pair_dims(g1, g2);
+    let stride = params.node_stride as usize;
+    // SAFETY: five len-long vectors inside this pair's scratch.
+    let v = unsafe { [base, base.add(len), base.add(2 * len), base.add(3 * len), base.add(4 * len)] };
+    let [x, r, _, _, diag] = v;
+    let mut idx = thread_idx_x() as usize;
+    while idx < len {
+        let (i, ip) = tiled_coords(idx, mt);
+        let (dg, b) = if i < n && ip < m {
+            // SAFETY: i < n, ip < m.
+            unsafe { diag_and_rhs(params, node_row(inputs.node_data, g1, i, stride), node_row(inputs.node_data, g2, ip, stride)) }
+        } else {
+            (T::ONE, T::ZERO) // padding: diagonal 1, right-hand side 0 → stays 0
+        };
+        // SAFETY: idx < len.
+        unsafe {
+            *diag.add(idx) = dg;
+            *x.add(idx) = T::ZERO;
+            *r.add(idx) = b;
+        }
+        idx += SOLVER_BLOCK_THREADS as usize;
+    }
+    // SAFETY: whole block; each thread reads back only its own entries before pcg's barrier.
+    let (iterations, rr, bb, converged) = unsafe { pcg(params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
+    let value = unsafe { kernel_value(params, inputs, g1, g2, x) };
+    PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 }, iterations, converged: converged as u32 }
+}
+
+/// The mixed-precision path (T = f32): iterative refinement, residuals in f64.
+///
+/// # Safety
+/// See [`solve_all`].
+#[inline(always)]
+unsafe fn solve_refined<T: Real>(params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
+    let (n, m, mt, len) = pair_dims(g1, g2);
+    let stride = params.node_stride as usize;
+    let tid = thread_idx_x() as usize;
+    let nthreads = SOLVER_BLOCK_THREADS as usize;
+    // SAFETY: 2·len f64 then 5·len T (T = f32: 2.5·len f64) inside the pair's 5·len f64 scratch.
+    let (x64, r64) = unsafe { (base, base.add(len)) };
+    let inner = unsafe { base.add(2 * len) } as *mut T;
+    let v = unsafe { [inner, inner.add(len), inner.add(2 * len), inner.add(3 * len), inner.add(4 * len)] };
+    let [x, r, _, _, diag] = v;
+    let mut bb = 0.0f64;
     let mut idx = tid;
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
-        if i < n && ip < m {
-            // SAFETY: i < n, ip < m, idx < len.
-            unsafe {
-                let (a1, a2) = (node_row(inputs.node_data, &g1, i, stride), node_row(inputs.node_data, &g2, ip, stride));
-                k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
-            }
+        let (dg, b) = if i < n && ip < m {
+            // SAFETY: i < n, ip < m.
+            unsafe { diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride)) }
+        } else {
+            (1.0, 0.0)
+        };
+        // SAFETY: idx < len.
+        unsafe {
+            *diag.add(idx) = T::from_f64(dg);
+            *x64.add(idx) = 0.0;
+            *r64.add(idx) = b;
         }
+        bb += b * b;
         idx += nthreads;
     }
-    let (k, _) = unsafe { block_sum2(k, 0.0) };
-    PairStatus {
-        value: k,
-        residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 },
-        iterations,
-        converged: converged as u32,
+    let (bb, _) = unsafe { block_sum2(bb, 0.0) };
+    let tol2 = params.rtol * params.rtol * bb;
+    let mut rr64 = bb;
+    let mut iterations = 0u32;
+    let mut refinements = 0u32;
+    let mut converged = rr64 <= tol2;
+    while !converged && iterations < params.max_iterations && refinements < MAX_REFINE {
+        // ---- inner solve M c = r64 in T
+        let mut idx = tid;
+        while idx < len {
+            // SAFETY: idx < len; each thread touches only its own entries here.
+            unsafe {
+                *r.add(idx) = T::from_f64(*r64.add(idx));
+                *x.add(idx) = T::ZERO;
+            }
+            idx += nthreads;
+        }
+        let (it, _, _, _) = unsafe { pcg(params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
+        iterations += it;
+        refinements += 1;
+        // ---- x64 += c, then r64 = b − M·x64 in f64 from the f64 graph data
+        let mut idx = tid;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe { *x64.add(idx) += (*x.add(idx)).to_f64() };
+            idx += nthreads;
+        }
+        // SAFETY: the whole block reaches it; the XMV reads x64 written by other threads.
+        unsafe { sync_threads() };
+        let rr_part = unsafe {
+            xmv(params, inputs64, g1, g2, x64, |o, xv, acc| {
+                let (i, ip) = tiled_coords(o, mt);
+                let res = if i < n && ip < m {
+                    let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
+                    b - (dg * xv - acc)
+                } else {
+                    0.0
+                };
+                *r64.add(o) = res;
+                res * res
+            })
+        };
+        rr64 = unsafe { block_sum2(rr_part, 0.0).0 };
+        converged = rr64 <= tol2;
+        if it == 0 {
+            break; // no inner progress possible
+        }
     }
+    let value = unsafe { kernel_value(params, inputs64, g1, g2, x64) };
+    PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr64 / bb) } else { 0.0 }, iterations, converged: converged as u32 }
 }
 
 /// Expand octile `t` into the warp's staging area `dst` (64 × `nz_stride` values; weight 0 where
@@ -268,21 +422,16 @@ unsafe fn row_pair<T: Real>(
     s
 }
 
-/// ap = M·p for one pair; returns this thread's part of p·ap.
+/// The product M·p for one pair, block (I, I') by block: for every output entry o the warp that
+/// owns its block calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
+/// off-diagonal part); `finish` applies the diagonal, stores, and returns this entry's share of a
+/// reduction, whose per-thread sum is returned.
 ///
 /// # Safety
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
-/// a warp walks the same blocks and octiles).
+/// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real>(
-    params: &MgkParams,
-    inputs: &Inputs<T>,
-    g1: &Graph,
-    g2: &Graph,
-    p: *const T,
-    diag: *const T,
-    ap: *mut T,
-) -> f64 {
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
     let nz_stride = params.nz_stride as usize;
     let lane = lane_id() as usize;
     let warp = warp_id() as usize;
@@ -292,7 +441,7 @@ unsafe fn xmv<T: Real>(
     let pblk = unsafe { stage.add(2 * TILE_AREA * MAX_NZ_STRIDE) };
     let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
     let (ra0, rb) = (lane / TILE, lane % TILE); // rows (ra0, rb) and (ra0 + 4, rb) of the block
-    let mut pap = 0.0f64;
+    let mut red = 0.0f64;
     let mut blk = warp;
     while blk < nt * mt {
         let (bi, bip) = (blk / mt, blk % mt);
@@ -339,19 +488,14 @@ unsafe fn xmv<T: Real>(
         for (row, acc) in [(ra0, acc0), (ra0 + 4, acc1)] {
             let o = base + row * TILE + rb;
             // SAFETY: o < len.
-            unsafe {
-                let pv = *p.add(o);
-                let v = *diag.add(o) * pv - acc;
-                *ap.add(o) = v;
-                pap += pv.to_f64() * v.to_f64();
-            }
+            red += finish(o, unsafe { *p.add(o) }, acc);
         }
         blk += SOLVER_WARPS as usize;
     }
-    pap
+    red
 }
 
-/// `f32` entry point: see [`solve_all`].
+/// `f32` entry point (mixed precision: f32 inner PCG, f64 refinement from `*_data64`): see [`solve_all`].
 ///
 /// # Safety
 /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
@@ -364,17 +508,20 @@ pub unsafe extern "ptx-kernel" fn mgk_solve_f32(
     octiles: *const Octile,
     edge_data: *const f32,
     node_data: *const f32,
+    edge_data64: *const f64,
+    node_data64: *const f64,
     jobs: *const PairJob,
     status: *mut PairStatus,
-    scratch: *mut f32,
+    scratch: *mut f64,
     job_counter: *mut u32,
 ) {
     let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+    let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
     // SAFETY: forwarded to the launcher's contract.
-    unsafe { solve_all::<f32>(&params, &inputs, jobs, status, scratch, job_counter) }
+    unsafe { solve_all::<f32>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
 }
 
-/// `f64` entry point: see [`solve_all`].
+/// `f64` entry point (`*_data64` are the same arrays as `*_data`): see [`solve_all`].
 ///
 /// # Safety
 /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
@@ -387,12 +534,15 @@ pub unsafe extern "ptx-kernel" fn mgk_solve_f64(
     octiles: *const Octile,
     edge_data: *const f64,
     node_data: *const f64,
+    edge_data64: *const f64,
+    node_data64: *const f64,
     jobs: *const PairJob,
     status: *mut PairStatus,
     scratch: *mut f64,
     job_counter: *mut u32,
 ) {
     let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+    let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
     // SAFETY: forwarded to the launcher's contract.
-    unsafe { solve_all::<f64>(&params, &inputs, jobs, status, scratch, job_counter) }
+    unsafe { solve_all::<f64>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
 }

@@ -24,7 +24,7 @@ pub struct Target {
 pub fn targets(test: &str) -> Vec<Target> {
     let mut t = vec![
         Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9 },
-        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-4 },
+        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5 },
     ];
     match octile::gpu::device() {
         Ok(d) => {

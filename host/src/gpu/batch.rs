@@ -1,6 +1,6 @@
 //! Streaming many pairs through the GPU under a memory budget.
 //!
-//! Each pair needs `scratch_len(n, m)` = 5 padded product vectors of scratch. Pairs are cut into
+//! Each pair needs `scratch_len(n, m)` = 5 padded product vectors of f64 scratch. Pairs are cut into
 //! consecutive batches whose scratch fits the budget; each batch is one launch of persistent blocks
 //! that pull jobs from an atomic counter, and its statuses are copied back before the next batch
 //! starts, so every pair's value is written exactly once, in order.
@@ -55,12 +55,13 @@ pub fn plan_batches(set_nodes: impl Fn(u32) -> usize, pairs: &[(u32, u32)], budg
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
+    set64: &PackedGraphs<f64>,
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
     ctl: &RunControl,
 ) -> Result<Vec<PairStatus>> {
-    let graphs = upload(dev, set)?;
-    let budget = scratch_budget_bytes(dev) / T::BYTES;
+    let graphs = upload(dev, set, set64)?;
+    let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
     let batches = plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let scratch_max = batches
         .iter()
@@ -68,7 +69,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut scratch = dev.stream.alloc_zeros::<T>(scratch_max)?;
+    let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
     let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev);
     let mut out = Vec::with_capacity(pairs.len());

@@ -17,21 +17,31 @@ pub struct DeviceGraphs<T> {
     octiles: CudaSlice<Octile>,
     edge_data: CudaSlice<T>,
     node_data: CudaSlice<T>,
+    edge_data64: CudaSlice<f64>,
+    node_data64: CudaSlice<f64>,
     node_stride: usize,
     nz_stride: usize,
     /// Bytes on the device.
     pub bytes: usize,
 }
 
-/// Upload a packed set. Empty arrays are padded to one element (CUDA has no zero-size buffers).
-pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>) -> Result<DeviceGraphs<T>> {
+/// Upload a packed set in precision T and the same set in f64 (`set64`: the f32 kernel computes its
+/// refinement residuals from it; for T = f64 pass the same set). Empty arrays are padded to one
+/// element (CUDA has no zero-size buffers).
+pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set64: &PackedGraphs<f64>) -> Result<DeviceGraphs<T>> {
+    if set64.octiles != set.octiles || set64.descs != set.descs || set64.node_stride != set.node_stride {
+        return Err(OctileError::Cuda("upload: the f64 copy of the graph set has another layout".into()));
+    }
     fn up<U: DeviceRepr + Copy + Default>(dev: &GpuDevice, v: &[U]) -> Result<CudaSlice<U>> {
         if v.is_empty() { Ok(dev.stream.clone_htod(&[U::default()])?) } else { Ok(dev.stream.clone_htod(v)?) }
     }
     let up_t = |v: &[T]| -> Result<CudaSlice<T>> {
         if v.is_empty() { Ok(dev.stream.clone_htod(&[T::ZERO])?) } else { Ok(dev.stream.clone_htod(v)?) }
     };
-    let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * T::BYTES;
+    let up64 = |v: &[f64]| -> Result<CudaSlice<f64>> {
+        if v.is_empty() { Ok(dev.stream.clone_htod(&[0.0])?) } else { Ok(dev.stream.clone_htod(v)?) }
+    };
+    let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * (T::BYTES + 8);
     Ok(DeviceGraphs {
         descs_host: set.descs.clone(),
         descs: up(dev, &set.descs)?,
@@ -39,6 +49,8 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>) -> R
         octiles: up(dev, &set.octiles)?,
         edge_data: up_t(&set.edge_data)?,
         node_data: up_t(&set.node_data)?,
+        edge_data64: up64(&set64.edge_data)?,
+        node_data64: up64(&set64.node_data)?,
         node_stride: set.node_stride,
         nz_stride: set.nz_stride,
         bytes,
@@ -46,13 +58,13 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>) -> R
 }
 
 /// Device buffers of one batch of jobs.
-pub struct BatchBuffers<T> {
+pub struct BatchBuffers {
     /// Jobs.
     pub jobs: CudaSlice<PairJob>,
     /// One status per job.
     pub status: CudaSlice<PairStatus>,
-    /// Scratch for all jobs.
-    pub scratch: CudaSlice<T>,
+    /// Scratch for all jobs (f64 elements; the f32 kernel carves its f32 vectors out of it).
+    pub scratch: CudaSlice<f64>,
     /// The dynamic-scheduling counter.
     pub counter: CudaSlice<u32>,
 }
@@ -67,7 +79,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     params: &MgkParams,
     graphs: &DeviceGraphs<T>,
     jobs: &[PairJob],
-    buf: &mut BatchBuffers<T>,
+    buf: &mut BatchBuffers,
     grid: u32,
 ) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
@@ -107,13 +119,16 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
         .arg(&graphs.octiles)
         .arg(&graphs.edge_data)
         .arg(&graphs.node_data)
+        .arg(&graphs.edge_data64)
+        .arg(&graphs.node_data64)
         .arg(&buf.jobs)
         .arg(&mut buf.status)
         .arg(&mut buf.scratch)
         .arg(&mut buf.counter);
     // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above: job count and
-    // status length agree with n_jobs, graph indices are in range, each job's scratch range lies in
-    // the scratch buffer (offsets are disjoint by construction in batch.rs), strides and feature
+    // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
+    // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
+    // f64 data mirror the T data (checked in `upload`), strides and feature
     // indices match the packed rows, the counter is zeroed, and the block size is
     // SOLVER_BLOCK_THREADS.
     unsafe { b.launch(cfg) }?;
