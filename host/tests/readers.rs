@@ -138,7 +138,7 @@ fn config_errors_list_what_exists() {
 fn real_datasets_when_fetched() {
     let data = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
     let mut found = 0;
-    for (p, min) in [("chembl_drugs.csv", 1900), ("first_5K.smi", 4900), ("MUTAG", 188)] {
+    for (p, min) in [("chembl_drugs.csv", 1935), ("first_5K.smi", 4999), ("MUTAG", 188), ("proteins/1A0J_A.pdb.gz", 1)] {
         let path = data.join(p);
         if !path.exists() {
             use std::io::Write;
@@ -150,4 +150,48 @@ fn real_datasets_when_fetched() {
         found += 1;
     }
     let _ = found;
+}
+
+const ETHANOL_SDF: &str = "ethanol\n  test\n\n  4  3  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n    2.0000    1.4000    0.0000 O   0  5  0  0  0  0  0  0  0  0  0  0\n    2.9000    1.4000    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0\n  1  2  1  0\n  2  3  2  0\n  3  4  1  0\nM  END\n$$$$\n";
+
+#[test]
+fn sdf_records_hydrogens_charges_and_errors() {
+    let p = tmp("m.sdf", &format!("{ETHANOL_SDF}{ETHANOL_SDF}"));
+    let l = read(&p, None, false).unwrap();
+    assert_eq!(l.graphs.len(), 2);
+    let g = &l.graphs[0];
+    assert_eq!((g.n_nodes(), g.n_edges()), (3, 2), "explicit H folded into hcount");
+    assert_eq!(g.node_features(2), [8.0, 0.0, -1.0, 1.0], "O, charge code 5 = -1, one H");
+    assert_eq!(g.edge_features(1), [2.0]);
+    let truncated = ETHANOL_SDF.lines().take(6).collect::<Vec<_>>().join("\n");
+    let (line, what) = parse_error(read(&tmp("t.sdf", &truncated), None, false));
+    assert!(what.contains("truncated"), "{what} (line {line})");
+    let bad = ETHANOL_SDF.replace("  3  4  1  0", "  3  9  1  0");
+    let (line, what) = parse_error(read(&tmp("b.sdf", &bad), None, false));
+    assert_eq!(line, 11, "{what}");
+    let unknown = ETHANOL_SDF.replace(" O   0  5", " Qq  0  5");
+    let (line, what) = parse_error(read(&tmp("u.sdf", &unknown), None, false));
+    assert_eq!(line, 7, "{what}");
+    assert!(what.contains("unknown element"), "{what}");
+}
+
+#[test]
+fn pdb_contact_graph_with_cutoff_and_smooth_weights() {
+    let atom = |serial: usize, name: &str, x: f64, el: &str| format!("ATOM  {serial:>5} {name:<4} ALA A   1    {x:>8.3}{:>8.3}{:>8.3}  1.00  0.00          {el:>2}\n", 0.0, 0.0);
+    let text = [atom(1, "N", 0.0, "N"), atom(2, "CA", 1.5, "C"), atom(3, "H", 2.0, "H"), atom(4, "C", 4.5, "C"), atom(5, "O", 12.0, "O"), "ENDMDL\n".into(), atom(6, "C", 1.0, "C")].concat();
+    let p = tmp("x.pdb", &text);
+    let l = read(&p, None, false).unwrap();
+    let g = &l.graphs[0];
+    assert_eq!(g.n_nodes(), 4, "H dropped, second model ignored");
+    assert_eq!(g.node_features(0), [7.0]);
+    // N–CA 1.5 Å, CA–C 3.0 Å, N–C 4.5 Å; O is 7.5 Å from C: no edge
+    assert_eq!(g.n_edges(), 3);
+    for (k, e) in g.edges().iter().enumerate() {
+        let r = g.edge_features(k)[0];
+        let want = (1.0 - (r / 5.0) * (r / 5.0)).powi(2);
+        assert!((e.weight - want).abs() <= 1e-12 && e.weight > 0.0, "edge {k}: weight {}, expected {want}", e.weight);
+    }
+    let bad = text.replace("   1.500", "   x.xxx");
+    let (line, what) = parse_error(read(&tmp("bad.pdb", &bad), None, false));
+    assert_eq!(line, 2, "{what}");
 }

@@ -4,6 +4,8 @@
 //! disappears: with `skip_invalid` it is skipped and counted in [`Loaded::skipped`].
 pub mod json;
 pub mod npy;
+pub mod pdb;
+pub mod sdf;
 pub mod smiles;
 pub mod tu;
 
@@ -22,6 +24,10 @@ pub enum Format {
     SmilesCsv,
     /// TU dataset folder (`*_A.txt`, `*_graph_indicator.txt`, ...).
     Tu,
+    /// SDF / MOL (V2000).
+    Sdf,
+    /// PDB structure (plain or .gz): one graph per file.
+    Pdb,
 }
 
 impl Format {
@@ -32,6 +38,8 @@ impl Format {
             "smi" | "smiles" => Some(Format::Smiles),
             "csv" => Some(Format::SmilesCsv),
             "tu" => Some(Format::Tu),
+            "sdf" | "mol" => Some(Format::Sdf),
+            "pdb" => Some(Format::Pdb),
             _ => None,
         }
     }
@@ -40,10 +48,14 @@ impl Format {
         if path.is_dir() {
             return Some(Format::Tu);
         }
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        match name.rsplit('.').next()? {
             "json" | "jsonl" | "ndjson" => Some(Format::Json),
             "smi" | "smiles" => Some(Format::Smiles),
             "csv" => Some(Format::SmilesCsv),
+            "sdf" | "sd" | "mol" => Some(Format::Sdf),
+            "pdb" | "ent" => Some(Format::Pdb),
             _ => None,
         }
     }
@@ -63,15 +75,23 @@ pub fn read(path: &Path, format: Option<Format>, skip_invalid: bool) -> Result<L
     let format = format.or_else(|| Format::infer(path)).ok_or_else(|| OctileError::Parse {
         path: path.into(),
         line: 0,
-        what: "cannot infer the format from the extension; use --format json|smi|csv|tu".into(),
+        what: "cannot infer the format from the extension; use --format json|smi|csv|tu|sdf|pdb".into(),
     })?;
     let loaded = match format {
         Format::Json => json::read(path, skip_invalid)?,
         Format::Smiles => smiles::read_smi(path, skip_invalid)?,
         Format::SmilesCsv => smiles::read_csv(path, skip_invalid)?,
         Format::Tu => tu::read(path)?,
+        Format::Sdf => sdf::read(path, skip_invalid)?,
+        Format::Pdb => match pdb::read(path, pdb::DEFAULT_CUTOFF) {
+            Err(e) if skip_invalid => {
+                eprintln!("warning: skipped: {e}");
+                Loaded { graphs: Vec::new(), skipped: 1 }
+            }
+            r => r?,
+        },
     };
-    if loaded.graphs.is_empty() {
+    if loaded.graphs.is_empty() && loaded.skipped == 0 {
         return Err(OctileError::Parse { path: path.into(), line: 0, what: "no graphs in input".into() });
     }
     Ok(loaded)

@@ -1,0 +1,129 @@
+//! SDF / MOL files (V2000 connection tables, records ended by `$$$$`): heavy atoms become nodes
+//! with the SMILES reader's features (`element`, `aromatic`, `charge`, `hcount` = attached explicit
+//! hydrogens), bonds become edges with `order` (1, 2, 3; 4 = aromatic).
+use super::smiles::atomic_number;
+use super::{Loaded, bad_record, parse_err, read_text};
+use crate::error::Result;
+use crate::graph::Graph;
+use std::path::Path;
+
+fn num<T: std::str::FromStr>(line: &str, a: usize, b: usize) -> Option<T> {
+    line.get(a..b.min(line.len()))?.trim().parse().ok()
+}
+
+/// One molfile record (its lines) to a graph; `first` is the 1-based line number of its header.
+fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, String)> {
+    let counts = lines.get(3).ok_or((first, "truncated record: no counts line".to_string()))?;
+    if counts.contains("V3000") {
+        return Err((first + 3, "V3000 molfiles are not supported".into()));
+    }
+    let na: usize = num(counts, 0, 3).ok_or((first + 3, format!("bad atom count in '{counts}'")))?;
+    let nb: usize = num(counts, 3, 6).ok_or((first + 3, format!("bad bond count in '{counts}'")))?;
+    if lines.len() < 4 + na + nb {
+        return Err((first + lines.len(), format!("truncated record: {na} atoms and {nb} bonds declared")));
+    }
+    let mut z = Vec::with_capacity(na);
+    let mut charge = vec![0.0; na];
+    for k in 0..na {
+        let l = lines[4 + k];
+        let sym = l.get(31..34).unwrap_or("").trim();
+        let e = atomic_number(&sym.to_ascii_lowercase()).ok_or((first + 4 + k, format!("unknown element '{sym}'")))?;
+        z.push(e);
+        charge[k] = match num::<i32>(l, 36, 39).unwrap_or(0) {
+            1 => 3.0,
+            2 => 2.0,
+            3 => 1.0,
+            5 => -1.0,
+            6 => -2.0,
+            7 => -3.0,
+            _ => 0.0,
+        };
+    }
+    let mut bonds = Vec::with_capacity(nb);
+    for k in 0..nb {
+        let l = lines[4 + na + k];
+        let (a, b, t): (usize, usize, u32) = match (num(l, 0, 3), num(l, 3, 6), num(l, 6, 9)) {
+            (Some(a), Some(b), Some(t)) => (a, b, t),
+            _ => return Err((first + 4 + na + k, format!("bad bond line '{l}'"))),
+        };
+        if a < 1 || b < 1 || a > na || b > na {
+            return Err((first + 4 + na + k, format!("bond ({a}, {b}) refers to an atom outside 1..={na}")));
+        }
+        bonds.push((a - 1, b - 1, t));
+    }
+    for (k, l) in lines[4 + na + nb..].iter().enumerate() {
+        if l.starts_with("M  CHG") {
+            let v: Vec<i64> = l[6..].split_whitespace().filter_map(|t| t.parse().ok()).collect();
+            for pair in v.get(1..).unwrap_or(&[]).chunks(2) {
+                if let [a, c] = pair {
+                    if *a < 1 || *a as usize > na {
+                        return Err((first + 4 + na + nb + k, format!("M  CHG atom {a} out of range")));
+                    }
+                    charge[*a as usize - 1] = *c as f64;
+                }
+            }
+        }
+        if l.starts_with("M  END") {
+            break;
+        }
+    }
+    // heavy atoms only; hydrogens become hcount of their neighbour
+    let heavy: Vec<usize> = (0..na).filter(|&k| z[k] != 1).collect();
+    if heavy.is_empty() {
+        return Err((first, "no heavy atoms".into()));
+    }
+    let mut index = vec![usize::MAX; na];
+    for (new, &old) in heavy.iter().enumerate() {
+        index[old] = new;
+    }
+    let mut hcount = vec![0.0; na];
+    let mut aromatic = vec![0.0; na];
+    for &(a, b, t) in &bonds {
+        if z[a] == 1 {
+            hcount[b] += 1.0;
+        }
+        if z[b] == 1 {
+            hcount[a] += 1.0;
+        }
+        if t == 4 {
+            aromatic[a] = 1.0;
+            aromatic[b] = 1.0;
+        }
+    }
+    let mut g = Graph::new(heavy.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
+    for (new, &old) in heavy.iter().enumerate() {
+        g.set_node_features(new, &[z[old] as f64, aromatic[old], charge[old], hcount[old]]).map_err(|e| (first, e.to_string()))?;
+    }
+    for &(a, b, t) in &bonds {
+        if z[a] == 1 || z[b] == 1 {
+            continue;
+        }
+        let order = match t {
+            1..=4 => t as f64,
+            _ => 1.0,
+        };
+        g.add_edge(index[a], index[b], 1.0, &[order]).map_err(|e| (first, e.to_string()))?;
+    }
+    g.validate().map_err(|e| (first, e.to_string()))?;
+    Ok(g)
+}
+
+/// Read an SDF (or single MOL) file.
+pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
+    let text = read_text(path)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Loaded::default();
+    let mut start = 0;
+    while start < lines.len() {
+        let end = (start..lines.len()).find(|&k| lines[k].starts_with("$$$$")).unwrap_or(lines.len());
+        let rec = &lines[start..end];
+        if rec.iter().any(|l| !l.trim().is_empty()) {
+            match record(rec, start + 1) {
+                Ok(g) => out.graphs.push(g),
+                Err((line, what)) => bad_record(parse_err(path, line, what), skip_invalid, &mut out.skipped)?,
+            }
+        }
+        start = end + 1;
+    }
+    Ok(out)
+}
