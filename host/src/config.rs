@@ -8,6 +8,7 @@
 //! max_iterations = 10000   # optional
 //! node_combine = "product" # optional: "product" (tensor product, default) or "additive"
 //! edge_combine = "product"
+//! reorder = "pbr"         # optional: node order for packing: "pbr" (default), "rcm", "none"
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
 //! h = 0.5
@@ -17,6 +18,7 @@
 //! ```
 //! `kernel = "constant"` takes `c`; every table may take `weight` (additive combinations).
 use crate::error::{OctileError, Result};
+use crate::reorder::Reordering;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec, MAX_TERMS};
 
 /// A base kernel with its hyperparameter.
@@ -120,8 +122,8 @@ pub struct KernelConfig {
     pub backend: Backend,
     /// Precision.
     pub precision: Precision,
-    /// Reorder nodes (RCM) before packing, to make fewer, denser octiles.
-    pub reorder: bool,
+    /// Node order used for packing (fewer, denser octiles); kernel values do not depend on it.
+    pub reorder: Reordering,
 }
 
 impl Default for KernelConfig {
@@ -136,7 +138,7 @@ impl Default for KernelConfig {
             solver: SolverParams::default(),
             backend: Backend::Auto,
             precision: Precision::F64,
-            reorder: true,
+            reorder: Reordering::default(),
         }
     }
 }
@@ -231,7 +233,14 @@ impl KernelConfig {
                 "max_iterations" => {
                     cfg.solver.max_iterations = v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
                 }
-                "reorder" => cfg.reorder = v.as_bool().ok_or_else(|| bad("reorder must be true or false".into()))?,
+                "reorder" => {
+                    cfg.reorder = match v.as_str() {
+                        Some("none") | Some("natural") => Reordering::Natural,
+                        Some("rcm") => Reordering::Rcm,
+                        Some("pbr") => Reordering::Pbr,
+                        _ => return Err(bad(format!("reorder must be \"pbr\", \"rcm\" or \"none\", got {v}"))),
+                    }
+                }
                 "node_combine" => cfg.node_combine = combine(v)?,
                 "edge_combine" => cfg.edge_combine = combine(v)?,
                 "node" | "edge" => {

@@ -27,4 +27,5 @@ pub mod solver;
 pub use config::{Backend, KernelConfig, Precision, SolverParams};
 pub use error::{OctileError, Result};
 pub use graph::Graph;
+pub use reorder::Reordering;
 pub use solver::{Gram, MarginalizedGraphKernel, PairInfo, RunControl};

@@ -3,7 +3,7 @@
 use crate::config::ResolvedKernel;
 use crate::error::{OctileError, Result};
 use crate::graph::{Graph, at_graph};
-use crate::reorder::rcm_order;
+use crate::reorder::Reordering;
 use octile_types::kernel_spec::KernelSpec;
 use octile_types::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::tiling::{TILE, n_tiles};
@@ -69,8 +69,8 @@ pub struct PackOptions<'a> {
     pub q: f64,
     /// Starting probability.
     pub p: f64,
-    /// Apply RCM reordering per graph.
-    pub reorder: bool,
+    /// Node order per graph.
+    pub reorder: Reordering,
 }
 
 /// Pack `graphs` (all of them, in order) into one set.
@@ -94,8 +94,8 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         let node_idx = feature_indices("node", &k.node_features, g0.node_feature_names(), gi)?;
         let edge_idx = feature_indices("edge", &k.edge_features, g0.edge_feature_names(), gi)?;
         let reordered;
-        let g = if opt.reorder && g0.n_nodes() > TILE {
-            reordered = g0.permuted(&rcm_order(g0));
+        let g = if opt.reorder != Reordering::Natural && g0.n_nodes() > TILE {
+            reordered = g0.permuted(&opt.reorder.order(g0));
             &reordered
         } else {
             g0

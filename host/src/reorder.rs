@@ -96,3 +96,224 @@ pub fn rcm_order(g: &Graph) -> Vec<usize> {
     }
     perm
 }
+
+/// Which node order packing uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reordering {
+    /// The input order.
+    Natural,
+    /// Reverse Cuthill–McKee.
+    Rcm,
+    /// Partition-based: recursive balanced bisection into parts of 8 (the octiles), each cut
+    /// minimised by Kernighan–Lin swaps that keep the sizes exact.
+    #[default]
+    Pbr,
+}
+
+impl Reordering {
+    /// `perm[old] = new` for `g`.
+    pub fn order(self, g: &Graph) -> Vec<usize> {
+        match self {
+            Reordering::Natural => (0..g.n_nodes()).collect(),
+            Reordering::Rcm => rcm_order(g),
+            Reordering::Pbr => pbr_order(g),
+        }
+    }
+}
+
+/// Number of non-empty 8×8 tiles of the adjacency matrix of `g` under `perm` (both triangles).
+pub fn count_octiles(g: &Graph, perm: &[usize]) -> usize {
+    let mut tiles: Vec<(usize, usize)> = Vec::with_capacity(2 * g.n_edges());
+    for e in g.edges() {
+        let (i, j) = (perm[e.i as usize] / 8, perm[e.j as usize] / 8);
+        tiles.push((i, j));
+        tiles.push((j, i));
+    }
+    tiles.sort_unstable();
+    tiles.dedup();
+    tiles.len()
+}
+
+/// Partition-based reordering: parts of 8 nodes become tile rows. Recursive balanced bisection
+/// (Kernighan–Lin swaps at exact balance) gives a first partition; the best of it, the natural
+/// and the RCM order is then refined by node swaps between parts that lower the number of
+/// non-empty octiles directly (the objective, not a proxy of it). Never worse than natural or RCM.
+pub fn pbr_order(g: &Graph) -> Vec<usize> {
+    let candidates = [bisection_order(g), rcm_order(g), (0..g.n_nodes()).collect()];
+    let best = candidates.into_iter().min_by_key(|p| count_octiles(g, p)).unwrap();
+    refine_tiles(g, best)
+}
+
+/// Swap nodes between parts (tile rows) while that lowers the number of non-empty octiles.
+///
+/// `links[(P, Q)]` counts edges between parts P and Q (both orders); the octile count is the
+/// number of nonzero entries. A swap of a ∈ A and b ∈ B moves each one's edges between rows.
+fn refine_tiles(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
+    use std::collections::HashMap;
+    let n = g.n_nodes();
+    let adj = neighbours(g);
+    let self_loop: Vec<bool> = {
+        let mut s = vec![false; n];
+        for e in g.edges() {
+            if e.i == e.j {
+                s[e.i as usize] = true;
+            }
+        }
+        s
+    };
+    let mut links: HashMap<(usize, usize), i64> = HashMap::new();
+    let part = |perm: &[usize], v: usize| perm[v] / 8;
+    for v in 0..n {
+        for &u in &adj[v] {
+            *links.entry((part(&perm, v), part(&perm, u))).or_default() += 1;
+        }
+        if self_loop[v] {
+            *links.entry((part(&perm, v), part(&perm, v))).or_default() += 1;
+        }
+    }
+    // members of each part, by position
+    let mut at = vec![0usize; n];
+    for v in 0..n {
+        at[perm[v]] = v;
+    }
+    // change of the octile count if the entries in `delta` are added to `links`
+    fn apply(links: &mut HashMap<(usize, usize), i64>, delta: &HashMap<(usize, usize), i64>, commit: bool) -> i64 {
+        let mut change = 0;
+        for (&k, &d) in delta {
+            if d == 0 {
+                continue;
+            }
+            let old = *links.get(&k).unwrap_or(&0);
+            let new = old + d;
+            change += (new > 0) as i64 - (old > 0) as i64;
+            if commit {
+                if new == 0 { links.remove(&k); } else { links.insert(k, new); }
+            }
+        }
+        change
+    }
+    // links touched by the edges of a and b, counted under the part function `p`, times `sign`
+    let contrib = |p: &dyn Fn(usize) -> usize, a: usize, b: usize, sign: i64, delta: &mut HashMap<(usize, usize), i64>| {
+        for v in [a, b] {
+            for &u in &adj[v] {
+                *delta.entry((p(v), p(u))).or_default() += sign;
+                if u != a && u != b {
+                    *delta.entry((p(u), p(v))).or_default() += sign;
+                }
+            }
+            if self_loop[v] {
+                *delta.entry((p(v), p(v))).or_default() += sign;
+            }
+        }
+    };
+    for _sweep in 0..4 {
+        let mut improved = false;
+        for a in 0..n {
+            let pa = part(&perm, a);
+            let mut cand: Vec<usize> = adj[a].iter().map(|&u| part(&perm, u)).filter(|&p| p != pa).collect();
+            cand.sort_unstable();
+            cand.dedup();
+            let mut best: Option<(i64, usize)> = None;
+            for &pb in &cand {
+                for slot in pb * 8..((pb + 1) * 8).min(n) {
+                    let b = at[slot];
+                    let mut delta = HashMap::new();
+                    contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
+                    contrib(&|v| if v == a { pb } else if v == b { pa } else { part(&perm, v) }, a, b, 1, &mut delta);
+                    let change = apply(&mut links, &delta, false);
+                    if change < 0 && best.is_none_or(|(c, _)| change < c) {
+                        best = Some((change, b));
+                    }
+                }
+            }
+            if let Some((_, b)) = best {
+                let mut delta = HashMap::new();
+                contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
+                perm.swap(a, b);
+                at[perm[a]] = a;
+                at[perm[b]] = b;
+                contrib(&|v| part(&perm, v), a, b, 1, &mut delta);
+                apply(&mut links, &delta, true);
+                improved = true;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    perm
+}
+
+/// Recursive balanced bisection into parts of 8 (`perm[old] = new`).
+fn bisection_order(g: &Graph) -> Vec<usize> {
+    let n = g.n_nodes();
+    let adj = neighbours(g);
+    let mut order = Vec::with_capacity(n);
+    // start from the RCM order: bisection then only has to improve a locality-aware split
+    let rcm = rcm_order(g);
+    let mut nodes = vec![0; n];
+    for (old, &new) in rcm.iter().enumerate() {
+        nodes[new] = old;
+    }
+    let mut side = vec![0u8; n];
+    let mut stamp = vec![u32::MAX; n];
+    bisect(&adj, nodes, &mut order, &mut side, &mut stamp, &mut 0);
+    let mut perm = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        perm[old] = new;
+    }
+    perm
+}
+
+/// Split `nodes` (in a locality-preserving order) into a left part of 8·⌊k/2⌋ nodes and a right
+/// part (k = ⌈len/8⌉ tiles), improve the cut with exact-balance swaps, recurse.
+fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &mut [u8], stamp: &mut [u32], next: &mut u32) {
+    if nodes.len() <= 8 {
+        order.extend(nodes);
+        return;
+    }
+    let k = nodes.len().div_ceil(8);
+    let left_len = 8 * (k / 2);
+    *next += 1;
+    let me = *next;
+    for (p, &v) in nodes.iter().enumerate() {
+        stamp[v] = me;
+        side[v] = (p >= left_len) as u8;
+    }
+    // gain of moving v to the other side = (edges to the other side) − (edges to its own side)
+    let gain = |v: usize, side: &[u8], stamp: &[u32]| -> i64 {
+        let mut g = 0i64;
+        for &u in &adj[v] {
+            if stamp[u] == me {
+                g += if side[u] != side[v] { 1 } else { -1 };
+            }
+        }
+        g
+    };
+    for _pass in 0..8 {
+        let mut improved = false;
+        let mut locked = std::collections::HashSet::new();
+        loop {
+            let best = |s: u8, side: &[u8], locked: &std::collections::HashSet<usize>| {
+                nodes.iter().filter(|&&v| side[v] == s && !locked.contains(&v)).map(|&v| (gain(v, side, stamp), v)).max()
+            };
+            let (Some((ga, a)), Some((gb, b))) = (best(0, side, &locked), best(1, side, &locked)) else { break };
+            let w_ab = adj[a].iter().filter(|&&u| u == b).count() as i64;
+            let total = ga + gb - 2 * w_ab;
+            if total <= 0 {
+                break;
+            }
+            side[a] = 1;
+            side[b] = 0;
+            locked.insert(a);
+            locked.insert(b);
+            improved = true;
+        }
+        if !improved {
+            break;
+        }
+    }
+    let (left, right): (Vec<usize>, Vec<usize>) = nodes.iter().partition(|&&v| side[v] == 0);
+    bisect(adj, left, order, side, stamp, next);
+    bisect(adj, right, order, side, stamp, next);
+}

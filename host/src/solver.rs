@@ -5,6 +5,7 @@ use crate::error::{OctileError, Result};
 use crate::gpu::{self, GpuDevice};
 use crate::graph::Graph;
 use crate::pack::{PackOptions, PackedGraphs, pack};
+use crate::reorder::Reordering;
 use octile_types::{MgkParams, PairStatus, Real};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -222,8 +223,16 @@ impl MarginalizedGraphKernel {
 
     /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order.
     fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64)> {
-        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p, reorder: self.config.reorder };
         let t = Instant::now();
+        // reorder once (in parallel), then pack both precisions in that order
+        let ordered: Vec<Graph>;
+        let graphs = if self.config.reorder == Reordering::Natural {
+            graphs
+        } else {
+            ordered = graphs.par_iter().map(|g| if g.n_nodes() > 8 { g.permuted(&self.config.reorder.order(g)) } else { g.clone() }).collect();
+            &ordered
+        };
+        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p, reorder: Reordering::Natural };
         let set64 = pack::<f64>(graphs, &opt)?;
         let status = match self.config.precision {
             Precision::F64 => self.solve_t(&set64, &set64, pairs),

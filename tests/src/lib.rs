@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests: random labeled graphs with every edge case, the list
 //! of backends one test body runs on, and two-sided tolerance checks that name what failed.
 use octile::config::{BaseKernelConfig, FeatureKernel};
+use octile::reorder::Reordering;
 use octile::{Backend, Graph, KernelConfig, Precision};
 use octile_types::kernel_spec::Combine;
 use rand::Rng;
@@ -156,5 +157,5 @@ pub fn random_config(rng: &mut impl Rng) -> KernelConfig {
         ],
         _ => vec![fk("length", BaseKernelConfig::Constant { c: rng.gen_range(0.0..1.0) }, 1.0)],
     };
-    KernelConfig { q, node, node_combine, edge, reorder: rng.gen_bool(0.5), ..KernelConfig::default() }
+    KernelConfig { q, node, node_combine, edge, reorder: [Reordering::Natural, Reordering::Rcm, Reordering::Pbr][rng.gen_range(0..3)], ..KernelConfig::default() }
 }

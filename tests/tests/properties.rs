@@ -2,6 +2,7 @@
 //! normalized diagonal, and non-convergence reported per pair.
 use octile::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
+use octile::reorder::Reordering;
 use octile::{MarginalizedGraphKernel, OctileError};
 use octile_tests::{check_rel, targets};
 use rand::SeedableRng;
@@ -23,7 +24,7 @@ fn symmetric_permutation_invariant_and_normalized() {
         .collect();
     let mut errors = Vec::new();
     for t in targets("symmetric_permutation_invariant_and_normalized") {
-        for reorder in [false, true] {
+        for reorder in [Reordering::Natural, Reordering::Rcm, Reordering::Pbr] {
             let mut cfg = synthetic_kernel(0.05);
             cfg.backend = t.backend;
             cfg.precision = t.precision;
@@ -35,7 +36,7 @@ fn symmetric_permutation_invariant_and_normalized() {
             let n = graphs.len();
             for i in 0..n {
                 for j in 0..n {
-                    let tag = format!("{} reorder={reorder}", t.name);
+                    let tag = format!("{} reorder={reorder:?}", t.name);
                     errors.extend(check_rel(&format!("{tag} symmetry K[{i},{j}] vs K[{j},{i}]"), a.get(i, j), a.get(j, i), t.rtol).err());
                     errors.extend(check_rel(&format!("{tag} permutation K[π{i},{j}]"), b.get(i, j), a.get(i, j), t.rtol).err());
                 }

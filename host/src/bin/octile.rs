@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use octile::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
 use octile::io::{Format, npy};
+use octile::reorder::{Reordering, count_octiles};
 use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,23 @@ enum BackendArg {
     Auto,
     Cpu,
     Cuda,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReorderArg {
+    Pbr,
+    Rcm,
+    None,
+}
+
+impl From<ReorderArg> for Reordering {
+    fn from(r: ReorderArg) -> Self {
+        match r {
+            ReorderArg::Pbr => Reordering::Pbr,
+            ReorderArg::Rcm => Reordering::Rcm,
+            ReorderArg::None => Reordering::Natural,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -50,6 +68,15 @@ enum Cmd {
     },
     /// Which devices and backends are available, and why not if not.
     Info,
+    /// Non-empty octiles of each input under the natural, RCM and partition-based orders (like
+    /// the paper's Fig. 7), with the time each reordering takes.
+    Octiles {
+        /// Inputs, as for `gram` (each is one row of the table).
+        #[arg(required = true)]
+        inputs: Vec<String>,
+        #[arg(long)]
+        format: Option<String>,
+    },
     /// Gram matrix K(X) or K(X, Y) of graph files.
     Gram {
         /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), a TU folder, or a
@@ -79,9 +106,9 @@ enum Cmd {
         /// Skip records that cannot be read (each is reported) instead of failing.
         #[arg(long)]
         skip_invalid: bool,
-        /// Keep the input node order (no RCM reordering).
-        #[arg(long)]
-        no_reorder: bool,
+        /// Node order for packing: pbr (partition-based), rcm, none. Default: the kernel file's, else pbr.
+        #[arg(long, value_enum)]
+        reorder: Option<ReorderArg>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -92,9 +119,10 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Info => info(),
+        Cmd::Octiles { inputs, format } => octiles(&inputs, format.as_deref()),
         Cmd::Demo { backend, precision, graphs, out } => demo(backend, precision, graphs, out),
-        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, no_reorder, quiet } => {
-            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, no_reorder, quiet })
+        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, quiet } => {
+            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, quiet })
         }
     };
     if let Err(e) = r {
@@ -115,6 +143,38 @@ fn info() -> Result<()> {
     match octile::gpu::device() {
         Ok(d) => println!("cuda backend: available: {}", d.describe()),
         Err(why) => println!("cuda backend: unavailable: {why}"),
+    }
+    Ok(())
+}
+
+fn octiles(inputs: &[String], format: Option<&str>) -> Result<()> {
+    let format = format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}"))).transpose()?;
+    println!("| input | graphs | nodes (mean) | nonzeros | octiles natural | RCM | PBR | nnz/octile natural → PBR | RCM s | PBR s |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for inp in inputs {
+        let (graphs, _) = load(std::slice::from_ref(inp), format, true)?;
+        let nodes: usize = graphs.iter().map(|g| g.n_nodes()).sum();
+        let nnz: usize = graphs.iter().map(|g| g.edges().iter().map(|e| if e.i == e.j { 1 } else { 2 }).sum::<usize>()).sum();
+        let mut counts = Vec::new();
+        let mut secs = Vec::new();
+        for r in [Reordering::Natural, Reordering::Rcm, Reordering::Pbr] {
+            let t = std::time::Instant::now();
+            let c: usize = graphs.iter().map(|g| count_octiles(g, &r.order(g))).sum();
+            secs.push(t.elapsed().as_secs_f64());
+            counts.push(c);
+        }
+        println!(
+            "| {inp} | {} | {:.1} | {nnz} | {} | {} | {} | {:.2} → {:.2} | {:.3} | {:.3} |",
+            graphs.len(),
+            nodes as f64 / graphs.len() as f64,
+            counts[0],
+            counts[1],
+            counts[2],
+            nnz as f64 / counts[0].max(1) as f64,
+            nnz as f64 / counts[2].max(1) as f64,
+            secs[1],
+            secs[2]
+        );
     }
     Ok(())
 }
@@ -190,7 +250,7 @@ struct GramArgs {
     precision: Option<PrecisionArg>,
     format: Option<String>,
     skip_invalid: bool,
-    no_reorder: bool,
+    reorder: Option<ReorderArg>,
     quiet: bool,
 }
 
@@ -222,8 +282,8 @@ fn gram(a: GramArgs) -> Result<()> {
         None => synthetic_kernel(0.05),
     };
     apply(&mut cfg, a.backend, a.precision);
-    if a.no_reorder {
-        cfg.reorder = false;
+    if let Some(r) = a.reorder {
+        cfg.reorder = r.into();
     }
     let (x, skipped_x) = load(&a.inputs, format, a.skip_invalid)?;
     let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, format, a.skip_invalid)? };

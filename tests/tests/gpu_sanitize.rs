@@ -1,0 +1,45 @@
+//! A small GPU workload for compute-sanitizer (memcheck, racecheck): a few labeled graphs of
+//! 1–21 nodes, both precisions, checked against the CPU.
+use octile::config::synthetic_kernel;
+use octile::{Backend, MarginalizedGraphKernel, Precision};
+use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+#[test]
+fn gpu_small_gram_matches_cpu() {
+    if !gpu_or_skip("gpu_small_gram_matches_cpu") {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let graphs: Vec<_> = [1usize, 7, 13, 21]
+        .iter()
+        .map(|&n| {
+            let mut g = random_graph(&mut rng, Shape { n, density: 0.3, self_loops: 0.2, disconnected: false, weighted: true });
+            // the synthetic kernel reads `label` and `length`: rename by rebuilding
+            let mut h = octile::Graph::new(n, &["label"], &["length"]);
+            for i in 0..n {
+                h.set_node_features(i, &[g.node_features(i)[0]]).unwrap();
+            }
+            for (k, e) in g.edges().iter().enumerate() {
+                h.add_edge(e.i as usize, e.j as usize, e.weight, &[g.edge_features(k)[1]]).unwrap();
+            }
+            g = h;
+            g
+        })
+        .collect();
+    let mut cfg = synthetic_kernel(0.05);
+    cfg.backend = Backend::Cpu;
+    let cpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+    let mut errors = Vec::new();
+    for p in [Precision::F32, Precision::F64] {
+        cfg.backend = Backend::Cuda;
+        cfg.precision = p;
+        let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+        for k in 0..gpu.values.len() {
+            let tol = if p == Precision::F32 { 1e-6 } else { 1e-9 };
+            errors.extend(check_rel(&format!("{p:?} entry {k}"), gpu.values[k], cpu.values[k], tol).err());
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
