@@ -16,5 +16,5 @@ run() { # name, args...
 run mutag data/MUTAG --kernel examples/tu-labels.toml
 run chembl data/chembl_drugs.csv --kernel examples/molecules.toml
 run nci data/first_5K.smi --kernel examples/molecules.toml --skip-invalid
-run nci-f64 data/first_5K.smi --kernel examples/molecules.toml --skip-invalid --precision f64
-run proteins3 data/proteins/*.pdb.gz --kernel examples/proteins.toml
+prot=(data/proteins/*.pdb.gz)
+run proteins-pair "${prot[0]}" --against "${prot[1]}" --kernel examples/proteins.toml

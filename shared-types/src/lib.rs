@@ -7,6 +7,7 @@
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![deny(missing_docs)]
 
 pub mod kernel_spec;
