@@ -215,21 +215,11 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSp
                 for tb in &set.octiles[set.row_octiles(g2, bip)] {
                     let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
                     let pb = &p[src..src + TILE_AREA];
-                    let mut ma = ta.nz_mask;
-                    let mut ka = ta.nz_offset as usize;
-                    while ma != 0 {
-                        let bit_a = ma.trailing_zeros() as usize;
-                        ma &= ma - 1;
+                    for (bit_a, ka) in ta.nonzeros() {
                         let ea = &set.edge_data[ka * s..(ka + 1) * s];
-                        ka += 1;
                         let (ra, j) = (bit_a / 8, bit_a % 8);
-                        let mut mb = tb.nz_mask;
-                        let mut kb = tb.nz_offset as usize;
-                        while mb != 0 {
-                            let bit_b = mb.trailing_zeros() as usize;
-                            mb &= mb - 1;
+                        for (bit_b, kb) in tb.nonzeros() {
                             let eb = &set.edge_data[kb * s..(kb + 1) * s];
-                            kb += 1;
                             let (rb, jp) = (bit_b / 8, bit_b % 8);
                             let ke = edge.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]);
                             out[ra * 8 + rb] -= ea[NZ_WEIGHT] * eb[NZ_WEIGHT] * ke * pb[j * 8 + jp];

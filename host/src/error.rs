@@ -5,10 +5,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum OctileError {
     /// A graph is malformed (bad node index, weight, feature...).
-    #[error("graph {graph}: {what}")]
+    #[error("{}{what}", graph.map(|g| format!("graph {g}: ")).unwrap_or_default())]
     InvalidGraph {
-        /// Index of the graph in its list.
-        graph: usize,
+        /// Index of the graph in its list (`None` when raised by a [`crate::Graph`] method).
+        graph: Option<usize>,
         /// What is wrong.
         what: String,
     },

@@ -172,13 +172,13 @@ impl Graph {
 }
 
 fn invalid(what: String) -> OctileError {
-    OctileError::InvalidGraph { graph: usize::MAX, what }
+    OctileError::InvalidGraph { graph: None, what }
 }
 
 /// Attach a graph index to an [`OctileError::InvalidGraph`] raised by a method of [`Graph`].
 pub(crate) fn at_graph(e: OctileError, graph: usize) -> OctileError {
     match e {
-        OctileError::InvalidGraph { what, .. } => OctileError::InvalidGraph { graph, what },
+        OctileError::InvalidGraph { what, .. } => OctileError::InvalidGraph { graph: Some(graph), what },
         other => other,
     }
 }

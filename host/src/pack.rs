@@ -161,7 +161,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         }
         n_nodes_total += n;
         if n_nodes_total >= u32::MAX as usize || nnz_total >= u32::MAX as usize || out.octiles.len() >= u32::MAX as usize {
-            return Err(OctileError::InvalidGraph { graph: gi, what: "graph set too large for 32-bit offsets; split it".into() });
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what: "graph set too large for 32-bit offsets; split it".into() });
         }
     }
     Ok(out)
@@ -184,7 +184,7 @@ fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph
 fn check_categorical(v: f64, categorical: bool, graph: usize, what: impl Fn() -> String, feature: &str) -> Result<()> {
     if categorical && !KernelSpec::categorical_ok(v) {
         return Err(OctileError::InvalidGraph {
-            graph,
+            graph: Some(graph),
             what: format!("{}: feature '{feature}' = {v} is read by a Kronecker delta and must be an integer with |v| < 2^24", what()),
         });
     }

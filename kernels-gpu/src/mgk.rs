@@ -495,54 +495,44 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64>(params: &MgkParams, inputs:
     red
 }
 
-/// `f32` entry point (mixed precision: f32 inner PCG, f64 refinement from `*_data64`): see [`solve_all`].
-///
-/// # Safety
-/// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn mgk_solve_f32(
-    params: MgkParams,
-    graphs: *const GraphDesc,
-    row_ptr: *const u32,
-    octiles: *const Octile,
-    edge_data: *const f32,
-    node_data: *const f32,
-    edge_data64: *const f64,
-    node_data64: *const f64,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    scratch: *mut f64,
-    job_counter: *mut u32,
-) {
-    let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
-    let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
-    // SAFETY: forwarded to the launcher's contract.
-    unsafe { solve_all::<f32>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+/// Defines one `#[no_mangle]` entry point per precision over [`solve_all`].
+macro_rules! mgk_entry {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            params: MgkParams,
+            graphs: *const GraphDesc,
+            row_ptr: *const u32,
+            octiles: *const Octile,
+            edge_data: *const $t,
+            node_data: *const $t,
+            edge_data64: *const f64,
+            node_data64: *const f64,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            scratch: *mut f64,
+            job_counter: *mut u32,
+        ) {
+            let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+            let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
+            // SAFETY: forwarded to the launcher's contract.
+            unsafe { solve_all::<$t>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+        }
+    };
 }
 
-/// `f64` entry point (`*_data64` are the same arrays as `*_data`): see [`solve_all`].
-///
-/// # Safety
-/// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn mgk_solve_f64(
-    params: MgkParams,
-    graphs: *const GraphDesc,
-    row_ptr: *const u32,
-    octiles: *const Octile,
-    edge_data: *const f64,
-    node_data: *const f64,
-    edge_data64: *const f64,
-    node_data64: *const f64,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    scratch: *mut f64,
-    job_counter: *mut u32,
-) {
-    let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
-    let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
-    // SAFETY: forwarded to the launcher's contract.
-    unsafe { solve_all::<f64>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
-}
+mgk_entry!(
+    /// `f32` entry point (mixed precision: f32 inner PCG, f64 refinement from `*_data64`).
+    mgk_solve_f32,
+    f32
+);
+mgk_entry!(
+    /// `f64` entry point (`*_data64` are the same arrays as `*_data`).
+    mgk_solve_f64,
+    f64
+);

@@ -55,6 +55,21 @@ impl Octile {
     pub fn rank(&self, pos: u32) -> u32 {
         (self.nz_mask & ((1u64 << pos) - 1)).count_ones()
     }
+    /// Its nonzeros in storage order: (bit position r·8 + c, index into the compact nonzeros).
+    #[inline(always)]
+    pub fn nonzeros(&self) -> impl Iterator<Item = (usize, usize)> {
+        let mut mask = self.nz_mask;
+        let mut k = self.nz_offset as usize;
+        core::iter::from_fn(move || {
+            if mask == 0 {
+                return None;
+            }
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            k += 1;
+            Some((bit, k - 1))
+        })
+    }
     /// The 8-bit mask of row `r` (0..8) of the tile.
     #[inline(always)]
     pub fn row_mask(&self, r: u32) -> u32 {

@@ -81,9 +81,9 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
             .iter()
             .map(|k| o.get(k).ok_or_else(|| format!("link {e} lacks feature '{k}'")).and_then(|v| feature_value(v).ok_or_else(|| format!("link {e}: feature '{k}' = {v} is not a number, bool or string"))))
             .collect::<std::result::Result<_, _>>()?;
-        g.add_edge(s, t, w, &vals).map_err(|e| e.to_string().trim_start_matches("graph 18446744073709551615: ").to_string())?;
+        g.add_edge(s, t, w, &vals).map_err(|e| e.to_string())?;
     }
-    g.validate().map_err(|e| e.to_string().trim_start_matches("graph 18446744073709551615: ").to_string())?;
+    g.validate().map_err(|e| e.to_string())?;
     Ok(g)
 }
 
