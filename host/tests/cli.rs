@@ -97,3 +97,19 @@ fn cli_bad_input_fails_with_file_and_line() {
     assert!(err.contains("bad.smi:2:"), "{err}");
     assert!(!out.exists(), "no output on failure");
 }
+
+#[test]
+fn ctrl_c_stops_without_a_file_that_looks_complete() {
+    let dir = std::env::temp_dir().join(format!("octile-cli4-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("K.npy");
+    let mut child = exe().args(["gram", "nws:300:5", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(st.success(), "could not send SIGINT");
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(130), "exit code after Ctrl-C");
+    assert!(!out.exists() && !dir.join("K.json").exists(), "no output after Ctrl-C");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert!(leftovers.is_empty(), "files left behind: {leftovers:?}");
+}
