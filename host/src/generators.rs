@@ -6,7 +6,6 @@ use std::collections::HashSet;
 
 /// Undirected simple-graph edge set under construction.
 struct EdgeSet {
-    n: usize,
     set: HashSet<(usize, usize)>,
     list: Vec<(usize, usize)>,
     deg: Vec<usize>,
@@ -14,7 +13,7 @@ struct EdgeSet {
 
 impl EdgeSet {
     fn new(n: usize) -> Self {
-        EdgeSet { n, set: HashSet::new(), list: Vec::new(), deg: vec![0; n] }
+        EdgeSet { set: HashSet::new(), list: Vec::new(), deg: vec![0; n] }
     }
     fn has(&self, u: usize, v: usize) -> bool {
         self.set.contains(&(u.min(v), u.max(v)))
@@ -80,7 +79,6 @@ pub fn barabasi_albert(n: usize, m: usize, rng: &mut impl Rng) -> Vec<(usize, us
         repeated.extend(&targets);
         repeated.extend(std::iter::repeat_n(source, m));
     }
-    let _ = g.n;
     g.list
 }
 

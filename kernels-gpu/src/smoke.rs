@@ -57,7 +57,5 @@ pub unsafe extern "ptx-kernel" fn smoke_intrinsics(
             *block_sums.add(2 * block_idx_x() as usize) = a;
             *block_sums.add(2 * block_idx_x() as usize + 1) = b;
         }
-        let _ = popc64(0);
-        let _ = grid_dim_x();
     }
 }
