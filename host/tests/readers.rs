@@ -191,6 +191,10 @@ fn pdb_contact_graph_with_cutoff_and_smooth_weights() {
         let want = (1.0 - (r / 5.0) * (r / 5.0)).powi(2);
         assert!((e.weight - want).abs() <= 1e-12 && e.weight > 0.0, "edge {k}: weight {}, expected {want}", e.weight);
     }
+    let short = octile::io::read_with(&p, &octile::io::ReadOptions { pdb_cutoff: 2.0, ..Default::default() }).unwrap();
+    assert_eq!(short.graphs[0].n_edges(), 1, "2 Å cutoff keeps only N–CA");
+    let e = octile::io::read_with(&p, &octile::io::ReadOptions { pdb_cutoff: -1.0, ..Default::default() }).unwrap_err().to_string();
+    assert!(e.contains("cutoff"), "{e}");
     let bad = text.replace("   1.500", "   x.xxx");
     let (line, what) = parse_error(read(&tmp("bad.pdb", &bad), None, false));
     assert_eq!(line, 2, "{what}");

@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
-use octile::io::{Format, npy};
+use octile::io::{Format, ReadOptions, npy};
 use octile::reorder::{Reordering, count_octiles};
 use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use serde_json::json;
@@ -76,6 +76,9 @@ enum Cmd {
         inputs: Vec<String>,
         #[arg(long)]
         format: Option<String>,
+        /// Contact cutoff of the PDB reader, in Å.
+        #[arg(long, default_value_t = octile::io::pdb::DEFAULT_CUTOFF)]
+        pdb_cutoff: f64,
     },
     /// Gram matrix K(X) or K(X, Y) of graph files.
     Gram {
@@ -109,6 +112,9 @@ enum Cmd {
         /// Node order for packing: pbr (partition-based), rcm, none. Default: the kernel file's, else pbr.
         #[arg(long, value_enum)]
         reorder: Option<ReorderArg>,
+        /// Contact cutoff of the PDB reader, in Å.
+        #[arg(long, default_value_t = octile::io::pdb::DEFAULT_CUTOFF)]
+        pdb_cutoff: f64,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -119,10 +125,10 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Info => info(),
-        Cmd::Octiles { inputs, format } => octiles(&inputs, format.as_deref()),
+        Cmd::Octiles { inputs, format, pdb_cutoff } => octiles(&inputs, format.as_deref(), pdb_cutoff),
         Cmd::Demo { backend, precision, graphs, out } => demo(backend, precision, graphs, out),
-        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, quiet } => {
-            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, quiet })
+        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, quiet } => {
+            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, quiet })
         }
     };
     if let Err(e) = r {
@@ -147,12 +153,12 @@ fn info() -> Result<()> {
     Ok(())
 }
 
-fn octiles(inputs: &[String], format: Option<&str>) -> Result<()> {
+fn octiles(inputs: &[String], format: Option<&str>, pdb_cutoff: f64) -> Result<()> {
     let format = format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}"))).transpose()?;
     println!("| input | graphs | nodes (mean) | nonzeros | octiles natural | RCM | PBR | nnz/octile natural → PBR | RCM s | PBR s |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for inp in inputs {
-        let (graphs, _) = load(std::slice::from_ref(inp), format, true)?;
+        let (graphs, _) = load(std::slice::from_ref(inp), &ReadOptions { format, skip_invalid: true, pdb_cutoff })?;
         let nodes: usize = graphs.iter().map(|g| g.n_nodes()).sum();
         let nnz: usize = graphs.iter().map(|g| g.edges().iter().map(|e| if e.i == e.j { 1 } else { 2 }).sum::<usize>()).sum();
         let mut counts = Vec::new();
@@ -251,10 +257,11 @@ struct GramArgs {
     format: Option<String>,
     skip_invalid: bool,
     reorder: Option<ReorderArg>,
+    pdb_cutoff: f64,
     quiet: bool,
 }
 
-fn load(inputs: &[String], format: Option<Format>, skip_invalid: bool) -> Result<(Vec<Graph>, usize)> {
+fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)> {
     let mut graphs = Vec::new();
     let mut skipped = 0;
     for inp in inputs {
@@ -265,7 +272,7 @@ fn load(inputs: &[String], format: Option<Format>, skip_invalid: bool) -> Result
             graphs.extend(if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) });
             continue;
         }
-        let l = octile::io::read(Path::new(inp), format, skip_invalid)?;
+        let l = octile::io::read_with(Path::new(inp), opt)?;
         skipped += l.skipped;
         graphs.extend(l.graphs);
     }
@@ -285,8 +292,9 @@ fn gram(a: GramArgs) -> Result<()> {
     if let Some(r) = a.reorder {
         cfg.reorder = r.into();
     }
-    let (x, skipped_x) = load(&a.inputs, format, a.skip_invalid)?;
-    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, format, a.skip_invalid)? };
+    let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
+    let (x, skipped_x) = load(&a.inputs, &ropt)?;
+    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt)? };
     if skipped_x + skipped_y > 0 {
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }

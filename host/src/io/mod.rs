@@ -70,9 +70,35 @@ pub struct Loaded {
     pub skipped: usize,
 }
 
-/// Read one input.
+/// How to read an input.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// The format; `None`: inferred from the path.
+    pub format: Option<Format>,
+    /// Skip (and count) bad records instead of failing.
+    pub skip_invalid: bool,
+    /// Contact cutoff of the PDB reader in Å.
+    pub pdb_cutoff: f64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { format: None, skip_invalid: false, pdb_cutoff: pdb::DEFAULT_CUTOFF }
+    }
+}
+
+/// Read one input with default options but `format` and `skip_invalid`.
 pub fn read(path: &Path, format: Option<Format>, skip_invalid: bool) -> Result<Loaded> {
-    let format = format.or_else(|| Format::infer(path)).ok_or_else(|| OctileError::Parse {
+    read_with(path, &ReadOptions { format, skip_invalid, ..ReadOptions::default() })
+}
+
+/// Read one input.
+pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
+    let skip_invalid = opt.skip_invalid;
+    if !(opt.pdb_cutoff.is_finite() && opt.pdb_cutoff > 0.0) {
+        return Err(OctileError::InvalidConfig(format!("PDB cutoff {} must be a positive number of Å", opt.pdb_cutoff)));
+    }
+    let format = opt.format.or_else(|| Format::infer(path)).ok_or_else(|| OctileError::Parse {
         path: path.into(),
         line: 0,
         what: "cannot infer the format from the extension; use --format json|smi|csv|tu|sdf|pdb".into(),
@@ -83,13 +109,10 @@ pub fn read(path: &Path, format: Option<Format>, skip_invalid: bool) -> Result<L
         Format::SmilesCsv => smiles::read_csv(path, skip_invalid)?,
         Format::Tu => tu::read(path)?,
         Format::Sdf => sdf::read(path, skip_invalid)?,
-        Format::Pdb => match pdb::read(path, pdb::DEFAULT_CUTOFF) {
-            Err(e) if skip_invalid => {
-                eprintln!("warning: skipped: {e}");
-                Loaded { graphs: Vec::new(), skipped: 1 }
-            }
-            r => r?,
-        },
+        Format::Pdb => pdb::read(path, opt.pdb_cutoff).or_else(|e| {
+            let mut l = Loaded::default();
+            bad_record(e, skip_invalid, &mut l.skipped).map(|_| l)
+        })?,
     };
     if loaded.graphs.is_empty() && loaded.skipped == 0 {
         return Err(OctileError::Parse { path: path.into(), line: 0, what: "no graphs in input".into() });
