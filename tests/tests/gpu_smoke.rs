@@ -11,6 +11,10 @@ fn ptx_declares_every_kernel_for_the_configured_sm() {
     let target = format!(".target {}", octile::gpu::PTX_ARCH);
     assert!(ptx.lines().any(|l| l.trim() == target), "PTX is not built for {}", octile::gpu::PTX_ARCH);
     assert!(!ptx.contains(".extern"), "PTX has unresolved .extern symbols");
+    // the launch bounds added by host/build.rs must match the block size the host launches with
+    for l in ptx.lines().filter(|l| l.starts_with(".maxntid")) {
+        assert_eq!(l.trim(), format!(".maxntid {}, 1, 1", octile_types::names::SOLVER_BLOCK_THREADS), "launch bounds vs SOLVER_BLOCK_THREADS");
+    }
 }
 
 #[test]

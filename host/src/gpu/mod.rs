@@ -94,7 +94,12 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     }
     let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
     let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
-    let module = ctx.load_module(Ptx::from_src(PTX)).map_err(|e| {
+    // OCTILE_PTX_FILE: load another PTX at run time (experiments with variants of the same kernels)
+    let ptx = match std::env::var_os("OCTILE_PTX_FILE") {
+        Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", std::path::Path::new(&p).display()))?,
+        None => PTX.to_string(),
+    };
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
         format!(
             "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
             compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
