@@ -113,3 +113,21 @@ fn ctrl_c_stops_without_a_file_that_looks_complete() {
     let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert!(leftovers.is_empty(), "files left behind: {leftovers:?}");
 }
+
+#[test]
+fn non_convergence_writes_values_lists_pairs_and_exits_3() {
+    let dir = std::env::temp_dir().join(format!("octile-cli5-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = dir.join("k.toml");
+    std::fs::write(&toml, "q = 0.001\nmax_iterations = 1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
+    let out = dir.join("K.npy");
+    let o = exe().args(["gram", "nws:2:1", "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("did not converge"));
+    let (dims, vals) = load_npy(&out);
+    assert_eq!(dims, [2, 2]);
+    assert!(vals.iter().all(|v| v.is_finite() && *v > 0.0), "{vals:?}");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    assert_eq!(summary["non_converged"].as_array().unwrap().len(), 4, "every entry of the 2x2 matrix is listed");
+    assert_eq!(summary["non_converged"][0]["iterations"], 1);
+}

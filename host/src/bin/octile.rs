@@ -1,5 +1,5 @@
 //! The `octile` command: Gram matrices of marginalized graph kernels from graph files.
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::config::synthetic_kernel;
@@ -136,6 +136,7 @@ fn main() {
         let code = match e.downcast_ref::<OctileError>() {
             Some(OctileError::Cancelled) => 130,
             Some(OctileError::NoConvergence { .. }) => 3,
+            _ if e.downcast_ref::<NotConverged>().is_some() => 3,
             _ => 1,
         };
         std::process::exit(code);
@@ -246,6 +247,18 @@ fn demo(backend: BackendArg, precision: Option<PrecisionArg>, n: usize, out: Opt
     Ok(())
 }
 
+/// Some pairs did not converge; the values were still written (exit code 3).
+#[derive(Debug)]
+struct NotConverged(String);
+
+impl std::fmt::Display for NotConverged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotConverged {}
+
 struct GramArgs {
     inputs: Vec<String>,
     against: Vec<String>,
@@ -348,7 +361,7 @@ fn gram(a: GramArgs) -> Result<()> {
         eprintln!("wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)", a.out.display(), g.rows, g.cols, summary_path.display(), g.pairs_solved, secs, g.pairs_solved as f64 / secs);
     }
     if let Some(f) = failure {
-        bail!("{f}; values written with the failures listed in {}", summary_path.display());
+        return Err(NotConverged(format!("{f}; values written with the failures listed in {}", summary_path.display())).into());
     }
     Ok(())
 }
