@@ -10,6 +10,10 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![deny(missing_docs)]
 
+// host builds may enable `std` for the platform libm (faster `exp` than the pure-Rust one)
+#[cfg(feature = "std")]
+extern crate std;
+
 pub mod kernel_spec;
 pub mod layout;
 pub mod names;

@@ -63,7 +63,11 @@ impl Real for f32 {
             unsafe { core::arch::asm!("ex2.approx.ftz.f32 {r}, {a};", r = out(reg32) r, a = in(reg32) y, options(pure, nomem, nostack, preserves_flags)) };
             r
         }
-        #[cfg(not(target_arch = "nvptx64"))]
+        #[cfg(all(not(target_arch = "nvptx64"), feature = "std"))]
+        {
+            f32::exp(self)
+        }
+        #[cfg(all(not(target_arch = "nvptx64"), not(feature = "std")))]
         {
             libm::expf(self)
         }
@@ -83,8 +87,16 @@ impl Real for f64 {
     fn to_f64(self) -> f64 {
         self
     }
+    /// With the `std` feature (host builds): the platform's `exp`; else libm's.
     #[inline(always)]
     fn exp(self) -> f64 {
-        libm::exp(self)
+        #[cfg(feature = "std")]
+        {
+            f64::exp(self)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            libm::exp(self)
+        }
     }
 }
