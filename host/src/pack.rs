@@ -3,10 +3,9 @@
 use crate::config::ResolvedKernel;
 use crate::error::{OctileError, Result};
 use crate::graph::{Graph, at_graph};
-use crate::reorder::Reordering;
 use octile_types::kernel_spec::KernelSpec;
 use octile_types::layout::{NODE_FEATURES, NZ_FEATURES};
-use octile_types::tiling::{TILE, n_tiles};
+use octile_types::tiling::n_tiles;
 use octile_types::{GraphDesc, Octile, Real};
 
 /// A set of graphs in octile format, in precision `T`.
@@ -69,11 +68,10 @@ pub struct PackOptions<'a> {
     pub q: f64,
     /// Starting probability.
     pub p: f64,
-    /// Node order per graph.
-    pub reorder: Reordering,
 }
 
-/// Pack `graphs` (all of them, in order) into one set.
+/// Pack `graphs` (all of them, in order, each in its own node order: reordering is done before, by
+/// the solver) into one set.
 pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs<T>> {
     let k = opt.kernel;
     let node_stride = NODE_FEATURES + k.node_features.len();
@@ -89,17 +87,10 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
     };
     let mut n_nodes_total = 0usize;
     let mut nnz_total = 0usize;
-    for (gi, g0) in graphs.iter().enumerate() {
-        g0.validate().map_err(|e| at_graph(e, gi))?;
-        let node_idx = feature_indices("node", &k.node_features, g0.node_feature_names(), gi)?;
-        let edge_idx = feature_indices("edge", &k.edge_features, g0.edge_feature_names(), gi)?;
-        let reordered;
-        let g = if opt.reorder != Reordering::Natural && g0.n_nodes() > TILE {
-            reordered = g0.permuted(&opt.reorder.order(g0));
-            &reordered
-        } else {
-            g0
-        };
+    for (gi, g) in graphs.iter().enumerate() {
+        g.validate().map_err(|e| at_graph(e, gi))?;
+        let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
+        let edge_idx = feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)?;
         let n = g.n_nodes();
         out.descs.push(GraphDesc {
             n_nodes: n as u32,
@@ -167,7 +158,8 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
     Ok(out)
 }
 
-fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
+/// Positions of the `wanted` features among a graph's feature names, or `MissingFeature`.
+pub(crate) fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
     wanted
         .iter()
         .map(|w| {

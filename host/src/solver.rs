@@ -6,6 +6,7 @@ use crate::gpu::{self, GpuDevice};
 use crate::graph::Graph;
 use crate::pack::{PackOptions, PackedGraphs, pack};
 use crate::reorder::Reordering;
+use octile_types::tiling::TILE;
 use octile_types::{MgkParams, PairStatus, Real};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -229,10 +230,10 @@ impl MarginalizedGraphKernel {
         let graphs = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
-            ordered = graphs.par_iter().map(|g| if g.n_nodes() > 8 { g.permuted(&self.config.reorder.order(g)) } else { g.clone() }).collect();
+            ordered = graphs.par_iter().map(|g| if g.n_nodes() > TILE { g.permuted(&self.config.reorder.order(g)) } else { g.clone() }).collect();
             &ordered
         };
-        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p, reorder: Reordering::Natural };
+        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p };
         let set64 = pack::<f64>(graphs, &opt)?;
         let status = match self.config.precision {
             Precision::F64 => self.solve_t(&set64, &set64, pairs),
