@@ -139,7 +139,8 @@ pub fn count_octiles(g: &Graph, perm: &[usize]) -> usize {
 /// and the RCM order is then refined by node swaps between parts that lower the number of
 /// non-empty octiles directly (the objective, not a proxy of it). Never worse than natural or RCM.
 pub fn pbr_order(g: &Graph) -> Vec<usize> {
-    let candidates = [bisection_order(g), rcm_order(g), (0..g.n_nodes()).collect()];
+    let rcm = rcm_order(g);
+    let candidates = [bisection_order(g, &rcm), rcm, (0..g.n_nodes()).collect()];
     let best = candidates.into_iter().min_by_key(|p| count_octiles(g, p)).unwrap();
     refine_tiles(g, best)
 }
@@ -244,13 +245,12 @@ fn refine_tiles(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
     perm
 }
 
-/// Recursive balanced bisection into parts of 8 (`perm[old] = new`).
-fn bisection_order(g: &Graph) -> Vec<usize> {
+/// Recursive balanced bisection into parts of 8 (`perm[old] = new`), starting from the RCM order
+/// `rcm`: bisection then only has to improve a locality-aware split.
+fn bisection_order(g: &Graph, rcm: &[usize]) -> Vec<usize> {
     let n = g.n_nodes();
     let adj = neighbours(g);
     let mut order = Vec::with_capacity(n);
-    // start from the RCM order: bisection then only has to improve a locality-aware split
-    let rcm = rcm_order(g);
     let mut nodes = vec![0; n];
     for (old, &new) in rcm.iter().enumerate() {
         nodes[new] = old;
