@@ -32,25 +32,20 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set6
     if set64.octiles != set.octiles || set64.descs != set.descs || set64.node_stride != set.node_stride {
         return Err(OctileError::Cuda("upload: the f64 copy of the graph set has another layout".into()));
     }
-    fn up<U: DeviceRepr + Copy + Default>(dev: &GpuDevice, v: &[U]) -> Result<CudaSlice<U>> {
-        if v.is_empty() { Ok(dev.stream.clone_htod(&[U::default()])?) } else { Ok(dev.stream.clone_htod(v)?) }
+    /// `v` on the device; an empty `v` becomes the one element `pad`.
+    fn up<U: DeviceRepr + Copy>(dev: &GpuDevice, v: &[U], pad: U) -> Result<CudaSlice<U>> {
+        Ok(dev.stream.clone_htod(if v.is_empty() { std::slice::from_ref(&pad) } else { v })?)
     }
-    let up_t = |v: &[T]| -> Result<CudaSlice<T>> {
-        if v.is_empty() { Ok(dev.stream.clone_htod(&[T::ZERO])?) } else { Ok(dev.stream.clone_htod(v)?) }
-    };
-    let up64 = |v: &[f64]| -> Result<CudaSlice<f64>> {
-        if v.is_empty() { Ok(dev.stream.clone_htod(&[0.0])?) } else { Ok(dev.stream.clone_htod(v)?) }
-    };
     let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * (T::BYTES + 8);
     Ok(DeviceGraphs {
         descs_host: set.descs.clone(),
-        descs: up(dev, &set.descs)?,
-        row_ptr: up(dev, &set.row_ptr)?,
-        octiles: up(dev, &set.octiles)?,
-        edge_data: up_t(&set.edge_data)?,
-        node_data: up_t(&set.node_data)?,
-        edge_data64: up64(&set64.edge_data)?,
-        node_data64: up64(&set64.node_data)?,
+        descs: up(dev, &set.descs, GraphDesc::default())?,
+        row_ptr: up(dev, &set.row_ptr, 0)?,
+        octiles: up(dev, &set.octiles, Octile::default())?,
+        edge_data: up(dev, &set.edge_data, T::ZERO)?,
+        node_data: up(dev, &set.node_data, T::ZERO)?,
+        edge_data64: up(dev, &set64.edge_data, 0.0)?,
+        node_data64: up(dev, &set64.node_data, 0.0)?,
         node_stride: set.node_stride,
         nz_stride: set.nz_stride,
         bytes,
