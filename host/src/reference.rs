@@ -3,13 +3,11 @@
 use crate::config::KernelConfig;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
+use crate::pack::feature_indices;
 
-/// Feature rows of a graph, in the resolved order.
-fn rows(names: &[String], have: &[String], values: impl Fn(usize) -> Vec<f64>, count: usize, kind: &'static str, graph: usize) -> Result<Vec<Vec<f64>>> {
-    let idx: Vec<usize> = names
-        .iter()
-        .map(|w| have.iter().position(|h| h == w).ok_or_else(|| OctileError::MissingFeature { kind, feature: w.clone(), graph, available: have.join(", ") }))
-        .collect::<Result<_>>()?;
+/// Feature rows of a graph (`count` rows from `values`), in the resolved order.
+fn rows<'a>(names: &[String], have: &[String], values: impl Fn(usize) -> &'a [f64], count: usize, kind: &'static str, graph: usize) -> Result<Vec<Vec<f64>>> {
+    let idx = feature_indices(kind, names, have, graph)?;
     Ok((0..count).map(|k| { let v = values(k); idx.iter().map(|&i| v[i]).collect() }).collect())
 }
 
@@ -19,10 +17,10 @@ pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<f64> {
     let k = cfg.resolve()?;
     let (n, m) = (g1.n_nodes(), g2.n_nodes());
     let big = n * m;
-    let nf1 = rows(&k.node_features, g1.node_feature_names(), |i| g1.node_features(i).to_vec(), n, "node", 0)?;
-    let nf2 = rows(&k.node_features, g2.node_feature_names(), |i| g2.node_features(i).to_vec(), m, "node", 1)?;
-    let ef1 = rows(&k.edge_features, g1.edge_feature_names(), |e| g1.edge_features(e).to_vec(), g1.n_edges(), "edge", 0)?;
-    let ef2 = rows(&k.edge_features, g2.edge_feature_names(), |e| g2.edge_features(e).to_vec(), g2.n_edges(), "edge", 1)?;
+    let nf1 = rows(&k.node_features, g1.node_feature_names(), |i| g1.node_features(i), n, "node", 0)?;
+    let nf2 = rows(&k.node_features, g2.node_feature_names(), |i| g2.node_features(i), m, "node", 1)?;
+    let ef1 = rows(&k.edge_features, g1.edge_feature_names(), |e| g1.edge_features(e), g1.n_edges(), "edge", 0)?;
+    let ef2 = rows(&k.edge_features, g2.edge_feature_names(), |e| g2.edge_features(e), g2.n_edges(), "edge", 1)?;
     let d = |g: &Graph| -> Vec<f64> { g.degrees().into_iter().map(|x| if x > 0.0 { x } else { 1.0 } / (1.0 - cfg.q)).collect() };
     let (d1, d2) = (d(g1), d(g2));
     // directed nonzeros (both triangles; self-loop once)

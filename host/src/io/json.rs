@@ -31,6 +31,17 @@ fn feature_value(v: &Value) -> Option<f64> {
     }
 }
 
+/// The values of `names` in a node or link object (`what` names it in errors).
+fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str) -> std::result::Result<Vec<f64>, String> {
+    names
+        .iter()
+        .map(|k| {
+            let v = o.get(k).ok_or_else(|| format!("{what} lacks feature '{k}'"))?;
+            feature_value(v).ok_or_else(|| format!("{what}: feature '{k}' = {v} is not a number, bool or string"))
+        })
+        .collect()
+}
+
 /// One node-link object to a graph.
 pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
     let obj = v.as_object().ok_or("expected a JSON object with 'nodes' and 'links' (or 'edges')")?;
@@ -60,10 +71,7 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
         if index.insert(id.to_string(), i).is_some() {
             return Err(format!("duplicate node id {id}"));
         }
-        let vals: Vec<f64> = node_names
-            .iter()
-            .map(|k| o.get(k).ok_or_else(|| format!("node {id} lacks feature '{k}'")).and_then(|v| feature_value(v).ok_or_else(|| format!("node {id}: feature '{k}' = {v} is not a number, bool or string"))))
-            .collect::<std::result::Result<_, _>>()?;
+        let vals = features(o, &node_names, &format!("node {id}"))?;
         g.set_node_features(i, &vals).map_err(|e| e.to_string())?;
     }
     for (e, l) in links.iter().enumerate() {
@@ -77,10 +85,7 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
             Some(v) => v.as_f64().ok_or_else(|| format!("link {e}: weight {v} is not a number"))?,
             None => 1.0,
         };
-        let vals: Vec<f64> = edge_names
-            .iter()
-            .map(|k| o.get(k).ok_or_else(|| format!("link {e} lacks feature '{k}'")).and_then(|v| feature_value(v).ok_or_else(|| format!("link {e}: feature '{k}' = {v} is not a number, bool or string"))))
-            .collect::<std::result::Result<_, _>>()?;
+        let vals = features(o, &edge_names, &format!("link {e}"))?;
         g.add_edge(s, t, w, &vals).map_err(|e| e.to_string())?;
     }
     g.validate().map_err(|e| e.to_string())?;
