@@ -13,6 +13,13 @@ fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
+/// A fresh per-process temporary folder for one test.
+fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("octile-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Parse our own .npy (float64, C order) back.
 fn load_npy(p: &Path) -> (Vec<usize>, Vec<f64>) {
     let b = std::fs::read(p).unwrap();
@@ -27,8 +34,7 @@ fn load_npy(p: &Path) -> (Vec<usize>, Vec<f64>) {
 
 #[test]
 fn cli_gram_equals_library_and_loads_in_numpy() {
-    let dir = std::env::temp_dir().join(format!("octile-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cli");
     let out = dir.join("K.npy");
     let tiny = root().join("examples/tiny.jsonl");
     let toml = root().join("examples/synthetic.toml");
@@ -73,8 +79,7 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
 
 #[test]
 fn cli_csv_normalized_and_against() {
-    let dir = std::env::temp_dir().join(format!("octile-cli2-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cli2");
     let out = dir.join("K.csv");
     let st = exe().args(["gram", "nws:3:1", "--against", "ba:2:1", "--normalize", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).status().unwrap();
     assert!(st.success());
@@ -86,8 +91,7 @@ fn cli_csv_normalized_and_against() {
 
 #[test]
 fn cli_bad_input_fails_with_file_and_line() {
-    let dir = std::env::temp_dir().join(format!("octile-cli3-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cli3");
     let bad = dir.join("bad.smi");
     std::fs::write(&bad, "CC\nC(C\n").unwrap();
     let out = dir.join("K.npy");
@@ -100,8 +104,7 @@ fn cli_bad_input_fails_with_file_and_line() {
 
 #[test]
 fn ctrl_c_stops_without_a_file_that_looks_complete() {
-    let dir = std::env::temp_dir().join(format!("octile-cli4-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cli4");
     let out = dir.join("K.npy");
     let mut child = exe().args(["gram", "nws:300:5", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -116,8 +119,7 @@ fn ctrl_c_stops_without_a_file_that_looks_complete() {
 
 #[test]
 fn non_convergence_writes_values_lists_pairs_and_exits_3() {
-    let dir = std::env::temp_dir().join(format!("octile-cli5-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cli5");
     let toml = dir.join("k.toml");
     std::fs::write(&toml, "q = 0.001\nmax_iterations = 1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
     let out = dir.join("K.npy");
