@@ -9,6 +9,11 @@
 //! node_combine = "product" # optional: "product" (tensor product, default) or "additive"
 //! edge_combine = "product"
 //! reorder = "pbr"         # optional: node order for packing: "pbr" (default), "rcm", "none"
+//! primitive = "adaptive"   # optional: tile-pair primitive: "adaptive" (default: tuned profile),
+//!                          #   "dense-dense", "dense-sparse", "sparse-dense", "sparse-sparse"
+//! profile = "my.json"      # optional: tuning profile file written by `octile tune`
+//! tile_storage = "compact" # optional: "compact" (default) or "dense" (ablation only)
+//! skip_empty_tiles = true  # optional: false stores all ⌈n/8⌉² tiles (ablation only)
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
 //! h = 0.5
@@ -20,6 +25,70 @@
 use crate::error::{OctileError, Result};
 use crate::reorder::Reordering;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec, MAX_TERMS};
+use octile_types::primitives::Primitive;
+use std::path::PathBuf;
+
+/// Which tile-pair primitive the XMV uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PrimitiveChoice {
+    /// Per tile pair, from the tuning profile of the device and precision (see `profile`).
+    #[default]
+    Adaptive,
+    /// Always this one.
+    Fixed(Primitive),
+}
+
+impl PrimitiveChoice {
+    /// Parse "adaptive", "dense-dense", "dense-sparse", "sparse-dense", "sparse-sparse".
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "adaptive" => PrimitiveChoice::Adaptive,
+            "dense-dense" => PrimitiveChoice::Fixed(Primitive::DenseDense),
+            "dense-sparse" => PrimitiveChoice::Fixed(Primitive::DenseSparse),
+            "sparse-dense" => PrimitiveChoice::Fixed(Primitive::SparseDense),
+            "sparse-sparse" => PrimitiveChoice::Fixed(Primitive::SparseSparse),
+            _ => return None,
+        })
+    }
+    /// The name `parse` accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrimitiveChoice::Adaptive => "adaptive",
+            PrimitiveChoice::Fixed(p) => primitive_name(p),
+        }
+    }
+}
+
+/// "dense-dense", "dense-sparse", "sparse-dense" or "sparse-sparse".
+pub fn primitive_name(p: Primitive) -> &'static str {
+    match p {
+        Primitive::DenseDense => "dense-dense",
+        Primitive::DenseSparse => "dense-sparse",
+        Primitive::SparseDense => "sparse-dense",
+        Primitive::SparseSparse => "sparse-sparse",
+    }
+}
+
+/// How octiles are stored and multiplied. The defaults are the fast choices; the others exist to
+/// measure what each technique gains (the ablation benchmark) and to test every path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileOptions {
+    /// Tile-pair primitive.
+    pub primitive: PrimitiveChoice,
+    /// Tuning profile file (`octile tune` output); `None`: `$OCTILE_PROFILE`, then the user
+    /// profile store, then the profiles shipped with octile.
+    pub profile: Option<PathBuf>,
+    /// Compact nonzeros (true, default) or all 64 entries per octile.
+    pub compact: bool,
+    /// Store only non-empty octiles (true, default) or every tile of the ⌈n/8⌉² grid.
+    pub skip_empty: bool,
+}
+
+impl Default for TileOptions {
+    fn default() -> Self {
+        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true }
+    }
+}
 
 /// A base kernel with its hyperparameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,6 +193,8 @@ pub struct KernelConfig {
     pub precision: Precision,
     /// Node order used for packing (fewer, denser octiles); kernel values do not depend on it.
     pub reorder: Reordering,
+    /// Octile storage and tile-pair primitives; kernel values do not depend on them.
+    pub tiles: TileOptions,
 }
 
 impl Default for KernelConfig {
@@ -139,6 +210,7 @@ impl Default for KernelConfig {
             backend: Backend::Auto,
             precision: Precision::F64,
             reorder: Reordering::default(),
+            tiles: TileOptions::default(),
         }
     }
 }
@@ -224,7 +296,7 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 9] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder"];
+        const TOP: [&str; 13] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles"];
         for (k, v) in &value {
             match k.as_str() {
                 "q" => cfg.q = num(v, "q")?,
@@ -241,6 +313,20 @@ impl KernelConfig {
                         _ => return Err(bad(format!("reorder must be \"pbr\", \"rcm\" or \"none\", got {v}"))),
                     }
                 }
+                "primitive" => {
+                    cfg.tiles.primitive = v.as_str().and_then(PrimitiveChoice::parse).ok_or_else(|| {
+                        bad(format!("primitive must be \"adaptive\", \"dense-dense\", \"dense-sparse\", \"sparse-dense\" or \"sparse-sparse\", got {v}"))
+                    })?
+                }
+                "profile" => cfg.tiles.profile = Some(PathBuf::from(v.as_str().ok_or_else(|| bad(format!("profile must be a file path string, got {v}")))?)),
+                "tile_storage" => {
+                    cfg.tiles.compact = match v.as_str() {
+                        Some("compact") => true,
+                        Some("dense") => false,
+                        _ => return Err(bad(format!("tile_storage must be \"compact\" or \"dense\", got {v}"))),
+                    }
+                }
+                "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,
                 "node_combine" => cfg.node_combine = combine(v)?,
                 "edge_combine" => cfg.edge_combine = combine(v)?,
                 "node" | "edge" => {

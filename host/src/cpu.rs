@@ -1,9 +1,12 @@
 //! CPU solver: Jacobi-preconditioned CG with the on-the-fly octile XMV, generic over f32/f64, one
-//! pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel.
+//! pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
+//! multiplies tile pairs with the same primitives (`octile_types::primitives`), chosen per tile
+//! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::pack::PackedGraphs;
-use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES, NZ_WEIGHT};
-use octile_types::tiling::{TILE_AREA, n_tiles, tiled_coords};
-use octile_types::{KernelSpec, PairStatus, Real};
+use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::primitives::{Primitive, PrimitiveMap, row_pair};
+use octile_types::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
+use octile_types::{KernelSpec, Octile, PairStatus, Real};
 
 /// Reusable per-thread vectors.
 pub struct Workspace<T> {
@@ -12,11 +15,13 @@ pub struct Workspace<T> {
     p: Vec<T>,
     ap: Vec<T>,
     diag: Vec<T>,
+    /// Expanded octiles of the pair's two graphs.
+    tiles: [Vec<T>; 2],
 }
 
 impl<T> Default for Workspace<T> {
     fn default() -> Self {
-        Workspace { x: Vec::new(), r: Vec::new(), p: Vec::new(), ap: Vec::new(), diag: Vec::new() }
+        Workspace { x: Vec::new(), r: Vec::new(), p: Vec::new(), ap: Vec::new(), diag: Vec::new(), tiles: [Vec::new(), Vec::new()] }
     }
 }
 
@@ -30,6 +35,8 @@ pub struct CpuParams<'a> {
     pub rtol: f64,
     /// Iteration limit.
     pub max_iterations: u32,
+    /// Tile-pair primitive by nonzero counts.
+    pub primitives: &'a PrimitiveMap,
 }
 
 /// Inner CG of the mixed-precision path stops at this relative residual (as on the GPU).
@@ -79,7 +86,7 @@ fn resize<T: Real>(ws: &mut Workspace<T>, len: usize) {
 
 /// Jacobi-preconditioned CG on M·x = r₀ from x = 0: on entry `ws.r` holds r₀, `ws.x` zeros,
 /// `ws.diag` the diagonal. Returns (iterations, ‖r‖², ‖r₀‖², converged).
-pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSpec, ws: &mut Workspace<T>, rtol: f64, max_iterations: u32) -> (u32, f64, f64, bool) {
+pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rtol: f64, max_iterations: u32) -> (u32, f64, f64, bool) {
     let len = ws.r.len();
     let (mut rho, mut r0) = (0.0f64, 0.0f64);
     for idx in 0..len {
@@ -93,7 +100,7 @@ pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSp
     let mut iterations = 0;
     let mut converged = rr <= tol2;
     while !converged && iterations < max_iterations {
-        xmv(set, g1, g2, edge, &ws.p, &ws.diag, &mut ws.ap);
+        xmv(set, g1, g2, prm, [&ws.tiles[0], &ws.tiles[1]], &ws.p, &ws.diag, &mut ws.ap);
         let pap: f64 = ws.p.iter().zip(&ws.ap).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
         if !(pap > 0.0) {
             break;
@@ -127,12 +134,14 @@ pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSp
 pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>) -> PairStatus {
     let (_, _, _, len) = dims(set, g1, g2);
     resize(ws, len);
+    set.expand_graph(g1, &mut ws.tiles[0]);
+    set.expand_graph(g2, &mut ws.tiles[1]);
     for idx in 0..len {
         let (dg, b) = diag_rhs(set, g1, g2, prm.node, idx);
         ws.diag[idx] = dg;
         ws.r[idx] = b;
     }
-    let (iterations, rr, bb, converged) = pcg(set, g1, g2, prm.edge, ws, prm.rtol, prm.max_iterations);
+    let (iterations, rr, bb, converged) = pcg(set, g1, g2, prm, ws, prm.rtol, prm.max_iterations);
     PairStatus { value: kernel_value(set, g1, g2, &ws.x), residual: (rr / bb).sqrt(), iterations, converged: converged as u32 }
 }
 
@@ -144,11 +153,12 @@ pub struct MixedWorkspace<T> {
     ap64: Vec<f64>,
     diag64: Vec<f64>,
     b64: Vec<f64>,
+    tiles64: [Vec<f64>; 2],
 }
 
 impl<T> Default for MixedWorkspace<T> {
     fn default() -> Self {
-        MixedWorkspace { inner: Workspace::default(), x64: Vec::new(), r64: Vec::new(), ap64: Vec::new(), diag64: Vec::new(), b64: Vec::new() }
+        MixedWorkspace { inner: Workspace::default(), x64: Vec::new(), r64: Vec::new(), ap64: Vec::new(), diag64: Vec::new(), b64: Vec::new(), tiles64: [Vec::new(), Vec::new()] }
     }
 }
 
@@ -162,6 +172,10 @@ pub fn solve_pair_mixed<T: Real>(set: &PackedGraphs<T>, set64: &PackedGraphs<f64
         v.clear();
         v.resize(len, 0.0);
     }
+    set.expand_graph(g1, &mut ws.inner.tiles[0]);
+    set.expand_graph(g2, &mut ws.inner.tiles[1]);
+    set64.expand_graph(g1, &mut ws.tiles64[0]);
+    set64.expand_graph(g2, &mut ws.tiles64[1]);
     let mut bb = 0.0;
     for idx in 0..len {
         let (dg, b) = diag_rhs(set64, g1, g2, prm.node, idx);
@@ -179,13 +193,13 @@ pub fn solve_pair_mixed<T: Real>(set: &PackedGraphs<T>, set64: &PackedGraphs<f64
             ws.inner.r[idx] = T::from_f64(ws.r64[idx]);
             ws.inner.x[idx] = T::ZERO;
         }
-        let (it, _, _, _) = pcg(set, g1, g2, prm.edge, &mut ws.inner, INNER_RTOL.max(prm.rtol), prm.max_iterations - iterations);
+        let (it, _, _, _) = pcg(set, g1, g2, prm, &mut ws.inner, INNER_RTOL.max(prm.rtol), prm.max_iterations - iterations);
         iterations += it;
         refinements += 1;
         for idx in 0..len {
             ws.x64[idx] += ws.inner.x[idx].to_f64();
         }
-        xmv(set64, g1, g2, prm.edge, &ws.x64, &ws.diag64, &mut ws.ap64);
+        xmv(set64, g1, g2, prm, [&ws.tiles64[0], &ws.tiles64[1]], &ws.x64, &ws.diag64, &mut ws.ap64);
         rr64 = 0.0;
         for idx in 0..len {
             ws.r64[idx] = ws.b64[idx] - ws.ap64[idx];
@@ -199,11 +213,15 @@ pub fn solve_pair_mixed<T: Real>(set: &PackedGraphs<T>, set64: &PackedGraphs<f64
     PairStatus { value: kernel_value(set64, g1, g2, &ws.x64), residual: (rr64 / bb).sqrt(), iterations, converged: converged as u32 }
 }
 
-/// ap = M·p: diagonal, minus the off-diagonal product tile pair by tile pair, walking the set bits
-/// of both octiles (sparse × sparse) over their compact nonzeros.
-pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSpec, p: &[T], diag: &[T], ap: &mut [T]) {
+/// ap = M·p: diagonal, minus the off-diagonal product tile pair by tile pair, each with the
+/// primitive `prm.primitives` picks for the two tiles' nonzero counts. `tiles` are the two graphs'
+/// octiles expanded by [`PackedGraphs::expand_graph`].
+#[allow(clippy::too_many_arguments)]
+pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, tiles: [&[T]; 2], p: &[T], diag: &[T], ap: &mut [T]) {
     let (nt, mt) = (n_tiles(set.n_nodes(g1)), n_tiles(set.n_nodes(g2)));
     let s = set.nz_stride;
+    let (first1, first2) = (set.graph_octiles(g1).start, set.graph_octiles(g2).start);
+    let expanded = |which: usize, o: usize, first: usize| &tiles[which][(o - first) * TILE_AREA * s..(o - first + 1) * TILE_AREA * s];
     for bi in 0..nt {
         for bip in 0..mt {
             let base = (bi * mt + bip) * TILE_AREA;
@@ -211,22 +229,48 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, edge: &KernelSp
             for k in 0..TILE_AREA {
                 out[k] = diag[base + k] * p[base + k];
             }
-            for ta in &set.octiles[set.row_octiles(g1, bi)] {
-                for tb in &set.octiles[set.row_octiles(g2, bip)] {
+            for oa in set.row_octiles(g1, bi) {
+                let ta = &set.octiles[oa];
+                for ob in set.row_octiles(g2, bip) {
+                    let tb = &set.octiles[ob];
                     let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
-                    let pb = &p[src..src + TILE_AREA];
-                    for (bit_a, ka) in ta.nonzeros() {
-                        let ea = &set.edge_data[ka * s..(ka + 1) * s];
-                        let (ra, j) = (bit_a / 8, bit_a % 8);
-                        for (bit_b, kb) in tb.nonzeros() {
-                            let eb = &set.edge_data[kb * s..(kb + 1) * s];
-                            let (rb, jp) = (bit_b / 8, bit_b % 8);
-                            let ke = edge.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]);
-                            out[ra * 8 + rb] -= ea[NZ_WEIGHT] * eb[NZ_WEIGHT] * ke * pb[j * 8 + jp];
-                        }
-                    }
+                    let prim = prm.primitives.choose(ta.nnz(), tb.nnz());
+                    tile_pair_sub(prim, prm.edge, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
                 }
             }
+        }
+    }
+}
+
+/// out[ra·8 + rb] −= the tile pair's product, for all 64 outputs, with primitive `prim`.
+/// `ea`/`eb` are expanded tiles (64·stride values), `pb` the 64-value p block.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+    match prim {
+        Primitive::DenseDense => tile_pair_g::<T, true, true>(edge, ta, tb, ea, eb, pb, stride, out),
+        Primitive::DenseSparse => tile_pair_g::<T, true, false>(edge, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseDense => tile_pair_g::<T, false, true>(edge, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseSparse => tile_pair_g::<T, false, false>(edge, ta, tb, ea, eb, pb, stride, out),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(edge: &KernelSpec, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+    assert!(stride >= 1 && ea.len() >= TILE_AREA * stride && eb.len() >= TILE_AREA * stride && pb.len() >= TILE_AREA && out.len() >= TILE_AREA);
+    for ra in 0..TILE {
+        let ma = ta.row_mask(ra as u32);
+        if !DA && ma == 0 {
+            continue;
+        }
+        for rb in 0..TILE {
+            let mb = tb.row_mask(rb as u32);
+            if !DB && mb == 0 {
+                continue;
+            }
+            // SAFETY: lengths asserted above; ra, rb < 8; masks are the rows' masks.
+            out[ra * TILE + rb] -= unsafe { row_pair::<T, DA, DB>(edge, ea.as_ptr(), eb.as_ptr(), pb.as_ptr(), stride, ra, rb, ma, mb) };
         }
     }
 }

@@ -20,9 +20,12 @@ pub mod gpu;
 pub mod graph;
 pub mod io;
 pub mod pack;
+pub mod profile;
 pub mod reference;
 pub mod reorder;
 pub mod solver;
+pub mod tiles;
+pub mod tune;
 
 pub use config::{Backend, KernelConfig, Precision, SolverParams};
 pub use error::{OctileError, Result};

@@ -25,6 +25,8 @@ pub struct PackedGraphs<T> {
     pub node_stride: usize,
     /// Values per nonzero row.
     pub nz_stride: usize,
+    /// Compact storage (nnz rows per octile) or dense (64 rows per octile).
+    pub compact: bool,
 }
 
 impl<T> PackedGraphs<T> {
@@ -52,6 +54,35 @@ impl<T> PackedGraphs<T> {
         let s = (self.descs[g].node_offset as usize + i) * self.node_stride;
         &self.node_data[s..s + self.node_stride]
     }
+    /// All octiles of graph `g` (index range into `octiles`).
+    pub fn graph_octiles(&self, g: usize) -> std::ops::Range<usize> {
+        let d = &self.descs[g];
+        self.row_ptr[d.row_ptr_offset as usize] as usize..self.row_ptr[d.row_ptr_offset as usize + d.n_tile_rows as usize] as usize
+    }
+    /// Expand the octiles of graph `g` into `out`: 64 entries of `nz_stride` values per octile, in
+    /// octile order (the layout of `octile_types::primitives`; zeros where the bitmap is clear).
+    pub fn expand_graph(&self, g: usize, out: &mut Vec<T>)
+    where
+        T: Real,
+    {
+        let s = self.nz_stride;
+        let range = self.graph_octiles(g);
+        out.clear();
+        out.resize(range.len() * 64 * s, T::ZERO);
+        for (k, t) in self.octiles[range].iter().enumerate() {
+            let dst = &mut out[k * 64 * s..(k + 1) * 64 * s];
+            if self.compact {
+                for (bit, idx) in t.nonzeros() {
+                    dst[bit * s..(bit + 1) * s].copy_from_slice(&self.edge_data[idx * s..(idx + 1) * s]);
+                }
+            } else {
+                let base = t.nz_offset as usize * s;
+                for (bit, _) in t.nonzeros() {
+                    dst[bit * s..(bit + 1) * s].copy_from_slice(&self.edge_data[base + bit * s..base + (bit + 1) * s]);
+                }
+            }
+        }
+    }
     /// Octiles of graph `g`.
     pub fn n_octiles(&self, g: usize) -> usize {
         let d = &self.descs[g];
@@ -68,10 +99,23 @@ pub struct PackOptions<'a> {
     pub q: f64,
     /// Starting probability.
     pub p: f64,
+    /// Compact nonzeros (`TILE_STORAGE_COMPACT`) or all 64 entries per tile (`TILE_STORAGE_DENSE`).
+    pub compact: bool,
+    /// Only non-empty tiles, or every tile of the ⌈n/8⌉² grid.
+    pub skip_empty: bool,
+}
+
+impl<'a> PackOptions<'a> {
+    /// The fast defaults: compact storage, non-empty tiles only.
+    pub fn new(kernel: &'a ResolvedKernel, q: f64, p: f64) -> Self {
+        PackOptions { kernel, q, p, compact: true, skip_empty: true }
+    }
 }
 
 /// Pack `graphs` (all of them, in order, each in its own node order: reordering is done before, by
-/// the solver) into one set.
+/// the solver) into one set. With `compact = false` every octile's `nz_offset` indexes a block of
+/// 64 entries (`TILE_STORAGE_DENSE`); with `skip_empty = false` every tile of each graph's grid is
+/// stored, empty ones with `nz_mask = 0`.
 pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs<T>> {
     let k = opt.kernel;
     let node_stride = NODE_FEATURES + k.node_features.len();
@@ -84,6 +128,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         node_data: Vec::new(),
         node_stride,
         nz_stride,
+        compact: opt.compact,
     };
     let mut n_nodes_total = 0usize;
     let mut nnz_total = 0usize;
@@ -125,31 +170,53 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
             }
         }
         entries.sort_unstable_by_key(|&(r, c, b, _)| (r, c, b));
-        let mut row = 0u32;
-        out.row_ptr.push(out.octiles.len() as u32);
+        let nt = n_tiles(n) as u32;
         let mut s = 0;
-        while s < entries.len() {
-            let (tr, tc) = (entries[s].0, entries[s].1);
-            while row < tr {
-                out.row_ptr.push(out.octiles.len() as u32);
-                row += 1;
-            }
-            let mut octile = Octile { nz_mask: 0, tile_row: tr, tile_col: tc, nz_offset: nnz_total as u32, _pad: 0 };
-            while s < entries.len() && entries[s].0 == tr && entries[s].1 == tc {
-                let (_, _, bit, e) = entries[s];
-                octile.nz_mask |= 1u64 << bit;
-                out.edge_data.push(T::from_f64(g.edges()[e].weight));
-                let f = g.edge_features(e);
-                out.edge_data.extend(edge_idx.iter().map(|&src| T::from_f64(f[src])));
-                nnz_total += 1;
-                s += 1;
-            }
-            out.octiles.push(octile);
-        }
-        while (row as usize) < n_tiles(n) {
+        for tr in 0..nt {
             out.row_ptr.push(out.octiles.len() as u32);
-            row += 1;
+            let mut next_col = 0u32; // with skip_empty = false: the next tile column to emit
+            loop {
+                let here = s < entries.len() && entries[s].0 == tr;
+                // the next tile to emit: the next stored one, or (dense grid) the next column
+                let tc = match (here, opt.skip_empty) {
+                    (true, true) => entries[s].1,
+                    (true, false) => next_col.min(entries[s].1),
+                    (false, false) if next_col < nt => next_col,
+                    _ => break,
+                };
+                next_col = tc + 1;
+                let mut octile = Octile { nz_mask: 0, tile_row: tr, tile_col: tc, nz_offset: nnz_total as u32, _pad: 0 };
+                let start = s;
+                while s < entries.len() && entries[s].0 == tr && entries[s].1 == tc {
+                    octile.nz_mask |= 1u64 << entries[s].2;
+                    s += 1;
+                }
+                let row_of = |e: usize, data: &mut Vec<T>| {
+                    data.push(T::from_f64(g.edges()[e].weight));
+                    let f = g.edge_features(e);
+                    data.extend(edge_idx.iter().map(|&src| T::from_f64(f[src])));
+                };
+                if opt.compact {
+                    for &(_, _, _, e) in &entries[start..s] {
+                        row_of(e, &mut out.edge_data);
+                    }
+                    nnz_total += s - start;
+                } else {
+                    let mut k = start;
+                    for bit in 0..64u32 {
+                        if k < s && entries[k].2 == bit {
+                            row_of(entries[k].3, &mut out.edge_data);
+                            k += 1;
+                        } else {
+                            out.edge_data.extend(std::iter::repeat_n(T::ZERO, nz_stride));
+                        }
+                    }
+                    nnz_total += 64;
+                }
+                out.octiles.push(octile);
+            }
         }
+        out.row_ptr.push(out.octiles.len() as u32);
         n_nodes_total += n;
         if n_nodes_total >= u32::MAX as usize || nnz_total >= u32::MAX as usize || out.octiles.len() >= u32::MAX as usize {
             return Err(OctileError::InvalidGraph { graph: Some(gi), what: "graph set too large for 32-bit offsets; split it".into() });

@@ -5,9 +5,11 @@ use crate::error::{OctileError, Result};
 use crate::gpu::{self, GpuDevice};
 use crate::graph::Graph;
 use crate::pack::{PackOptions, PackedGraphs, pack};
+use crate::profile::{self, MapSource};
 use crate::reorder::Reordering;
+use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::tiling::TILE;
-use octile_types::{MgkParams, PairStatus, Real};
+use octile_types::{MgkParams, PairStatus, PrimitiveMap, Real};
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +45,8 @@ pub struct Gram {
     pub device: String,
     /// Wall-clock seconds of the solve.
     pub seconds: f64,
+    /// Which tile-pair primitives were used and where the map came from.
+    pub primitives: String,
 }
 
 impl Gram {
@@ -155,8 +159,8 @@ impl MarginalizedGraphKernel {
     pub fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
-        let (status, secs) = self.solve(graphs, &pairs)?;
-        let mut g = self.empty(graphs.len(), graphs.len(), pairs.len(), secs);
+        let (status, secs, prims) = self.solve(graphs, &pairs)?;
+        let mut g = self.empty(graphs.len(), graphs.len(), pairs.len(), secs, prims);
         for (&(i, j), s) in pairs.iter().zip(&status) {
             for (r, c) in [(i, j), (j, i)] {
                 g.values[r as usize * g.cols + c as usize] = s.value;
@@ -171,8 +175,8 @@ impl MarginalizedGraphKernel {
         let all: Vec<Graph> = x.iter().chain(y).cloned().collect();
         let (nx, ny) = (x.len() as u32, y.len() as u32);
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
-        let (status, secs) = self.solve(&all, &pairs)?;
-        let mut g = self.empty(x.len(), y.len(), pairs.len(), secs);
+        let (status, secs, prims) = self.solve(&all, &pairs)?;
+        let mut g = self.empty(x.len(), y.len(), pairs.len(), secs, prims);
         for (k, s) in status.iter().enumerate() {
             g.values[k] = s.value;
             g.info[k] = info(s);
@@ -184,8 +188,8 @@ impl MarginalizedGraphKernel {
     pub fn diag(&self, graphs: &[Graph]) -> Result<Vec<f64>> {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).map(|i| (i, i)).collect();
-        let (status, secs) = self.solve(graphs, &pairs)?;
-        let mut g = self.empty(graphs.len(), 1, pairs.len(), secs);
+        let (status, secs, prims) = self.solve(graphs, &pairs)?;
+        let mut g = self.empty(graphs.len(), 1, pairs.len(), secs, prims);
         for (k, s) in status.iter().enumerate() {
             g.values[k] = s.value;
             g.info[k] = info(s);
@@ -209,7 +213,7 @@ impl MarginalizedGraphKernel {
         Ok(g)
     }
 
-    fn empty(&self, rows: usize, cols: usize, pairs_solved: usize, seconds: f64) -> Gram {
+    fn empty(&self, rows: usize, cols: usize, pairs_solved: usize, seconds: f64, primitives: String) -> Gram {
         Gram {
             rows,
             cols,
@@ -219,11 +223,27 @@ impl MarginalizedGraphKernel {
             backend: self.backend_name().into(),
             device: self.device_name(),
             seconds,
+            primitives,
         }
     }
 
-    /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order.
-    fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64)> {
+    /// The tile-pair primitive map this kernel uses on its engine (adaptive: from the profile of
+    /// the device and precision; see `crate::profile`).
+    pub fn primitive_map(&self) -> Result<MapSource> {
+        let labeled = self.resolved.edge_spec.terms().iter().any(|t| t.kind != 0);
+        let precision = match self.config.precision {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        };
+        match &self.engine {
+            Engine::Cpu => profile::resolve(&self.config.tiles, "cpu", &profile::cpu_model(), std::env::consts::ARCH, precision, labeled),
+            Engine::Cuda(d) => profile::resolve(&self.config.tiles, "cuda", &d.name, &d.arch(), precision, labeled),
+        }
+    }
+
+    /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order, the
+    /// seconds taken and the primitive map's description.
+    fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64, String)> {
         let t = Instant::now();
         // reorder once (in parallel), then pack both precisions in that order
         let ordered: Vec<Graph>;
@@ -233,13 +253,14 @@ impl MarginalizedGraphKernel {
             ordered = graphs.par_iter().map(|g| if g.n_nodes() > TILE { g.permuted(&self.config.reorder.order(g)) } else { g.clone() }).collect();
             &ordered
         };
-        let opt = PackOptions { kernel: &self.resolved, q: self.config.q, p: self.config.p };
+        let map = self.primitive_map()?;
+        let opt = PackOptions { compact: self.config.tiles.compact, skip_empty: self.config.tiles.skip_empty, ..PackOptions::new(&self.resolved, self.config.q, self.config.p) };
         let set64 = pack::<f64>(graphs, &opt)?;
         let status = match self.config.precision {
-            Precision::F64 => self.solve_t(&set64, &set64, pairs),
-            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, &set64, pairs),
+            Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map),
+            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, &set64, pairs, &map.map),
         }?;
-        Ok((status, t.elapsed().as_secs_f64()))
+        Ok((status, t.elapsed().as_secs_f64(), map.describe))
     }
 
     fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -247,12 +268,13 @@ impl MarginalizedGraphKernel {
         set: &PackedGraphs<T>,
         set64: &PackedGraphs<f64>,
         pairs: &[(u32, u32)],
+        primitives: &PrimitiveMap,
     ) -> Result<Vec<PairStatus>> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
             Engine::Cpu => {
-                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations };
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives };
                 let chunk = 256;
                 let mut out = Vec::with_capacity(pairs.len());
                 for block in pairs.chunks(chunk * rayon::current_num_threads().max(1)) {
@@ -278,6 +300,9 @@ impl MarginalizedGraphKernel {
                     max_iterations,
                     node_stride: set.node_stride as u32,
                     nz_stride: set.nz_stride as u32,
+                    primitives: *primitives,
+                    tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
+                    _pad: 0,
                 };
                 gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)
             }

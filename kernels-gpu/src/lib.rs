@@ -16,6 +16,8 @@ pub mod mgk;
 pub mod reduce;
 pub mod smem;
 pub mod smoke;
+pub mod stage;
+pub mod tile_bench;
 
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo) -> ! {

@@ -13,15 +13,17 @@
 //!   ap[(i,i')] -= Σ_{j,j'} A_ij · A'_i'j' · κe(e_ij, e'_i'j') · p[(j,j')]
 //! ```
 //!
-//! over the set bits of row i of the first tile and row i' of the second (lane ℓ owns rows
-//! (ℓ/8, ℓ%8) and (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
+//! with the tile-pair primitive (dense/sparse walk of each tile, `octile_types::primitives`) that
+//! `params.primitives` picks from the two tiles' nonzero counts (lane ℓ owns rows (ℓ/8, ℓ%8) and
+//! (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
 use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, sync_threads, sync_warp, thread_idx_x, warp_id};
 use crate::reduce::{block_broadcast_u32, block_sum2};
-use crate::smem::{WARP_STAGE_BYTES, octile_smem};
-use octile_types::layout::{MAX_NZ_STRIDE, NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES, NZ_WEIGHT};
+use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
+use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::primitives::row_pair_with;
 use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
-use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Real};
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real};
 
 /// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
 /// graph data in precision T.
@@ -359,69 +361,6 @@ unsafe fn solve_refined<T: Real>(params: &MgkParams, inputs: &Inputs<T>, inputs6
     PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr64 / bb) } else { 0.0 }, iterations, converged: converged as u32 }
 }
 
-/// Expand octile `t` into the warp's staging area `dst` (64 × `nz_stride` values; weight 0 where
-/// the bitmap is clear). Each lane fills entries `lane` and `lane + 32`.
-///
-/// # Safety
-/// `dst` has room for 64·nz_stride values; `edge_data` holds the tile's nonzeros.
-#[inline(always)]
-unsafe fn stage_tile<T: Real>(t: &Octile, edge_data: *const T, nz_stride: usize, dst: *mut T, lane: usize) {
-    for k in [lane, lane + 32] {
-        let out = unsafe { dst.add(k * nz_stride) };
-        if (t.nz_mask >> k) & 1 == 1 {
-            let src = unsafe { edge_data.add((t.nz_offset as usize + t.rank(k as u32) as usize) * nz_stride) };
-            for f in 0..nz_stride {
-                // SAFETY: f < nz_stride ≤ MAX_NZ_STRIDE.
-                unsafe { *out.add(f) = *src.add(f) };
-            }
-        } else {
-            // SAFETY: as above.
-            unsafe { *out.add(NZ_WEIGHT) = T::ZERO };
-        }
-    }
-}
-
-/// Σ over set bits j of row `ra` of tile A and j' of row `rb` of tile B of
-/// w_aj · w'_bj' · κe(e_aj, e'_bj') · p[(j, j')].
-///
-/// # Safety
-/// The staging pointers hold expanded tiles / a p block written before a warp barrier.
-#[inline(always)]
-unsafe fn row_pair<T: Real>(
-    edge_kernel: &KernelSpec,
-    mask_a: u32,
-    mask_b: u32,
-    ra: usize,
-    rb: usize,
-    tile_a: *const T,
-    tile_b: *const T,
-    pblk: *const T,
-    nz_stride: usize,
-) -> T {
-    let mut s = T::ZERO;
-    let mut ma = mask_a;
-    while ma != 0 {
-        let j = ma.trailing_zeros() as usize;
-        ma &= ma - 1;
-        // SAFETY: (ra·8 + j) < 64 entries of nz_stride values.
-        let ea = unsafe { core::slice::from_raw_parts(tile_a.add((ra * TILE + j) * nz_stride), nz_stride) };
-        let wa = ea[NZ_WEIGHT];
-        let mut row = T::ZERO;
-        let mut mb = mask_b;
-        while mb != 0 {
-            let jp = mb.trailing_zeros() as usize;
-            mb &= mb - 1;
-            // SAFETY: as above.
-            let eb = unsafe { core::slice::from_raw_parts(tile_b.add((rb * TILE + jp) * nz_stride), nz_stride) };
-            let ke = edge_kernel.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]);
-            // SAFETY: j·8 + jp < 64.
-            row += eb[NZ_WEIGHT] * ke * unsafe { *pblk.add(j * TILE + jp) };
-        }
-        s += wa * row;
-    }
-    s
-}
-
 /// The product M·p for one pair, block (I, I') by block: for every output entry o the warp that
 /// owns its block calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
 /// off-diagonal part); `finish` applies the diagonal, stores, and returns this entry's share of a
@@ -433,16 +372,13 @@ unsafe fn row_pair<T: Real>(
 #[inline(always)]
 unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
     let nz_stride = params.nz_stride as usize;
+    let storage = params.tile_storage;
     let lane = lane_id() as usize;
-    let warp = warp_id() as usize;
-    let stage = unsafe { octile_smem().add(warp * WARP_STAGE_BYTES) } as *mut T;
-    let tile_a = stage;
-    let tile_b = unsafe { stage.add(TILE_AREA * MAX_NZ_STRIDE) };
-    let pblk = unsafe { stage.add(2 * TILE_AREA * MAX_NZ_STRIDE) };
+    let st = WarpStage::<T>::of_warp(warp_id() as usize);
     let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
     let (ra0, rb) = (lane / TILE, lane % TILE); // rows (ra0, rb) and (ra0 + 4, rb) of the block
     let mut red = 0.0f64;
-    let mut blk = warp;
+    let mut blk = warp_id() as usize;
     while blk < nt * mt {
         let (bi, bip) = (blk / mt, blk % mt);
         let mut acc0 = T::ZERO;
@@ -460,24 +396,22 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64>(params: &MgkParams, inputs:
             for oa in a_lo..a_hi {
                 // SAFETY: octile indices from row_ptr are in range.
                 let ta = unsafe { *inputs.octiles.add(oa as usize) };
-                unsafe { stage_tile(&ta, inputs.edge_data, nz_stride, tile_a, lane) };
+                // SAFETY: the previous tile pair ended with a warp barrier; ta's entries exist.
+                unsafe { stage_tile(&ta, inputs.edge_data, nz_stride, storage, st.tile_a, lane) };
+                let (ma0, ma1) = (ta.row_mask(ra0 as u32), ta.row_mask(ra0 as u32 + 4));
+                let nnz_a = ta.nnz();
                 for ob in b_lo..b_hi {
                     let tb = unsafe { *inputs.octiles.add(ob as usize) };
-                    unsafe { stage_tile(&tb, inputs.edge_data, nz_stride, tile_b, lane) };
                     let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
-                    // SAFETY: block (J, J') lies inside the padded p vector.
+                    // SAFETY: all lanes stage (warp-uniform loop); block (J, J') lies inside p.
+                    unsafe { stage_b_and_p(&st, &tb, inputs.edge_data, nz_stride, storage, p.add(src), lane) };
+                    // warp-uniform choice: both tiles are the same for every lane
+                    let prim = params.primitives.choose(nnz_a, tb.nnz());
+                    let mb_row = tb.row_mask(rb as u32);
+                    // SAFETY: staged above, ordered by the warp barrier.
                     unsafe {
-                        *pblk.add(lane) = *p.add(src + lane);
-                        *pblk.add(lane + 32) = *p.add(src + lane + 32);
-                        sync_warp(FULL_MASK);
-                    }
-                    let (mb_row, ma0, ma1) = (tb.row_mask(rb as u32), ta.row_mask(ra0 as u32), ta.row_mask(ra0 as u32 + 4));
-                    if mb_row != 0 {
-                        // SAFETY: staged above, ordered by the warp barrier.
-                        unsafe {
-                            acc0 += row_pair(&params.edge_kernel, ma0, mb_row, ra0, rb, tile_a, tile_b, pblk, nz_stride);
-                            acc1 += row_pair(&params.edge_kernel, ma1, mb_row, ra0 + 4, rb, tile_a, tile_b, pblk, nz_stride);
-                        }
+                        acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
+                        acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
                     }
                     // SAFETY: all lanes of the warp reach it; protects tile_b/pblk before restaging.
                     unsafe { sync_warp(FULL_MASK) };

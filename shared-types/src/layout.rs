@@ -27,6 +27,7 @@
 //! stored, so a tile pair's product needs no transposition logic. Node degree d already includes the
 //! 1/(1 − q) factor; p is the starting probability.
 use crate::kernel_spec::KernelSpec;
+use crate::primitives::PrimitiveMap;
 
 /// One non-empty 8×8 tile of a graph's adjacency matrix.
 #[repr(C)]
@@ -135,6 +136,35 @@ pub struct MgkParams {
     pub node_stride: u32,
     /// Values per nonzero in `edge_data` (1 + edge features).
     pub nz_stride: u32,
+    /// Which tile-pair primitive to use, by the two tiles' nonzero counts.
+    pub primitives: PrimitiveMap,
+    /// [`TILE_STORAGE_COMPACT`] or [`TILE_STORAGE_DENSE`].
+    pub tile_storage: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// `edge_data` holds only the nonzeros of each octile, in bit order: entry k of a tile is at
+/// `nz_offset + rank(k)` (the default).
+pub const TILE_STORAGE_COMPACT: u32 = 0;
+/// `edge_data` holds all 64 entries of each octile (zeros included): entry k is at `nz_offset + k`.
+/// Only for measuring what compact storage gains (the ablation benchmark).
+pub const TILE_STORAGE_DENSE: u32 = 1;
+
+/// Parameters of the tile-pair microbenchmark / primitive check kernel, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileBenchParams {
+    /// κe.
+    pub edge_kernel: KernelSpec,
+    /// Tile pairs (octiles 2k and 2k+1, p block k).
+    pub n_pairs: u32,
+    /// Times each warp repeats each of its pairs (outputs are summed over repeats).
+    pub reps: u32,
+    /// Values per nonzero in `edge_data`.
+    pub nz_stride: u32,
+    /// [`crate::primitives::Primitive`] code.
+    pub primitive: u32,
 }
 
 /// Offset of the degree d in a node row.
@@ -156,5 +186,6 @@ const _: () = assert!(core::mem::size_of::<Octile>() == 24 && core::mem::align_o
 const _: () = assert!(core::mem::size_of::<GraphDesc>() == 16 && core::mem::align_of::<GraphDesc>() == 4);
 const _: () = assert!(core::mem::size_of::<PairJob>() == 16 && core::mem::align_of::<PairJob>() == 8);
 const _: () = assert!(core::mem::size_of::<PairStatus>() == 24 && core::mem::align_of::<PairStatus>() == 8);
-const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16);
+const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 296 + 8);
+const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 && core::mem::align_of::<TileBenchParams>() == 8);
 const _: () = assert!(core::mem::align_of::<MgkParams>() == 8);

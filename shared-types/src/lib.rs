@@ -2,7 +2,8 @@
 //!
 //! Everything that both sides must agree on lives here, once: the `#[repr(C)]` layouts that travel
 //! to the device ([`layout`]), the base-kernel descriptions and their pure math ([`kernel_spec`]),
-//! the tiled vector layout of the product system ([`tiling`]), the floating-point abstraction
+//! the tiled vector layout of the product system ([`tiling`]), the tile-pair XMV primitives and
+//! the map choosing between them ([`primitives`]), the floating-point abstraction
 //! ([`real`]) and the PTX entry-point names ([`names`]). The crate is `no_std` and allocation-free so
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
@@ -17,11 +18,13 @@ extern crate std;
 pub mod kernel_spec;
 pub mod layout;
 pub mod names;
+pub mod primitives;
 pub mod real;
 pub mod tiling;
 
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
-pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus};
+pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, TileBenchParams};
+pub use primitives::{Primitive, PrimitiveMap};
 pub use real::Real;
 pub use tiling::{TILE, TILE_AREA};
 
@@ -39,4 +42,5 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for PairStatus {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
+    unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}
 }

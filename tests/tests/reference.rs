@@ -76,3 +76,36 @@ fn edge_cases_match_dense_reference() {
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
+
+/// Every tile-pair primitive (fixed for the whole solve), dense tile storage and the all-tiles grid
+/// give the reference values too: kernel values must not depend on how tiles are stored or
+/// multiplied.
+#[test]
+fn every_tile_mode_matches_dense_reference() {
+    use octile::config::{PrimitiveChoice, TileOptions};
+    use octile_types::Primitive;
+    let targets = targets("every_tile_mode_matches_dense_reference");
+    let modes: Vec<(&str, TileOptions)> = vec![
+        ("dense-dense", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), ..TileOptions::default() }),
+        ("dense-sparse", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseSparse), ..TileOptions::default() }),
+        ("sparse-dense", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), ..TileOptions::default() }),
+        ("sparse-sparse", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseSparse), ..TileOptions::default() }),
+        ("adaptive+dense-storage", TileOptions { compact: false, ..TileOptions::default() }),
+        ("dense-dense+all-tiles+dense-storage", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), compact: false, skip_empty: false, ..TileOptions::default() }),
+        ("adaptive+all-tiles", TileOptions { skip_empty: false, ..TileOptions::default() }),
+    ];
+    let mut seeds = ChaCha8Rng::seed_from_u64(4242);
+    let mut f = Vec::new();
+    let n = 60;
+    for _ in 0..n {
+        let seed: u64 = seeds.r#gen();
+        let (g1, g2, cfg) = case(seed);
+        for (name, tiles) in &modes {
+            let c = octile::KernelConfig { tiles: tiles.clone(), ..cfg.clone() };
+            if let Err(e) = check_all(&format!("seed {seed} {name}"), &g1, &g2, &c, &targets) {
+                f.push(e);
+            }
+        }
+    }
+    assert!(f.is_empty(), "{} of {} solves failed:\n{}", f.len(), n * modes.len(), f.join("\n"));
+}

@@ -2,7 +2,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use octile::config::synthetic_kernel;
+use octile::config::{PrimitiveChoice, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{Format, ReadOptions, npy};
 use octile::reorder::{Reordering, count_octiles};
@@ -115,10 +115,43 @@ enum Cmd {
         /// Contact cutoff of the PDB reader, in Å.
         #[arg(long, default_value_t = octile::io::pdb::DEFAULT_CUTOFF)]
         pdb_cutoff: f64,
+        /// Tile-pair primitive: adaptive (default: the tuned profile), dense-dense, dense-sparse,
+        /// sparse-dense, sparse-sparse.
+        #[arg(long)]
+        primitive: Option<String>,
+        /// Tuning profile (JSON written by `octile tune`). Default: $OCTILE_PROFILE, the user store, the shipped one.
+        #[arg(long)]
+        profile: Option<PathBuf>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
     },
+    /// Time the four tile-pair primitives over the (nonzeros A, nonzeros B) grid on this GPU (or
+    /// CPU), print the winner map, save it as SVG and write the profile the solver then uses.
+    Tune {
+        /// cuda: the GPU; cpu: this CPU; auto: the GPU if present.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+        /// Precision(s) to tune.
+        #[arg(long, value_enum, default_value = "both")]
+        precision: TunePrecisionArg,
+        /// Profile file to create or update. Default: the user store (~/.config/octile/profiles.json), which the solver reads.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Winner-map plot (one SVG per precision; "-f32"/"-f64" is appended to the stem).
+        #[arg(long, default_value = "octile-tune.svg")]
+        svg: PathBuf,
+        /// Fewer repeats: quick but noisy.
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TunePrecisionArg {
+    F32,
+    F64,
+    Both,
 }
 
 fn main() {
@@ -127,9 +160,10 @@ fn main() {
         Cmd::Info => info(),
         Cmd::Octiles { inputs, format, pdb_cutoff } => octiles(&inputs, format.as_deref(), pdb_cutoff),
         Cmd::Demo { backend, precision, graphs, out } => demo(backend, precision, graphs, out),
-        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, quiet } => {
-            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, quiet })
+        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, quiet } => {
+            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, quiet })
         }
+        Cmd::Tune { backend, precision, out, svg, quick } => tune(backend, precision, out, svg, quick),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");
@@ -271,6 +305,8 @@ struct GramArgs {
     skip_invalid: bool,
     reorder: Option<ReorderArg>,
     pdb_cutoff: f64,
+    primitive: Option<String>,
+    profile: Option<PathBuf>,
     quiet: bool,
 }
 
@@ -304,6 +340,12 @@ fn gram(a: GramArgs) -> Result<()> {
     apply(&mut cfg, a.backend, a.precision);
     if let Some(r) = a.reorder {
         cfg.reorder = r.into();
+    }
+    if let Some(p) = &a.primitive {
+        cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
+    }
+    if let Some(p) = &a.profile {
+        cfg.tiles.profile = Some(p.clone());
     }
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let (x, skipped_x) = load(&a.inputs, &ropt)?;
@@ -352,6 +394,8 @@ fn gram(a: GramArgs) -> Result<()> {
         "device": k.device_name(),
         "normalized": a.normalize,
         "q": cfg.q,
+        "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
+        "primitives": g.primitives,
         "iterations": {"min": lo, "median": med, "max": hi},
         "non_converged": failures,
     });
@@ -363,5 +407,59 @@ fn gram(a: GramArgs) -> Result<()> {
     if let Some(f) = failure {
         return Err(NotConverged(format!("{f}; values written with the failures listed in {}", summary_path.display())).into());
     }
+    Ok(())
+}
+
+fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, svg: PathBuf, quick: bool) -> Result<()> {
+    use octile::profile::{ProfileFile, user_store};
+    use octile::tune::{TuneOptions, TuneTarget, winner_svg, winner_table};
+    let target = match backend {
+        BackendArg::Cpu => TuneTarget::Cpu,
+        BackendArg::Cuda => {
+            octile::gpu::device().map_err(OctileError::NoGpu)?;
+            TuneTarget::Cuda
+        }
+        BackendArg::Auto => {
+            if octile::gpu::device().is_ok() {
+                TuneTarget::Cuda
+            } else {
+                TuneTarget::Cpu
+            }
+        }
+    };
+    let out = match out {
+        Some(p) => p,
+        None => user_store().context("no HOME or XDG_CONFIG_HOME to place the profile store in; pass --out FILE")?,
+    };
+    let mut file = if out.is_file() { ProfileFile::read(&out)? } else { ProfileFile { version: 1, profiles: Vec::new() } };
+    let precisions: &[Precision] = match precision {
+        TunePrecisionArg::F32 => &[Precision::F32],
+        TunePrecisionArg::F64 => &[Precision::F64],
+        TunePrecisionArg::Both => &[Precision::F32, Precision::F64],
+    };
+    for &prec in precisions {
+        let bar = ProgressBar::new(0);
+        bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} cells  ETA {eta}").unwrap());
+        let b2 = bar.clone();
+        let t = std::time::Instant::now();
+        let profile = octile::tune::tune(&TuneOptions { target, precision: prec, quick }, &move |done, total| {
+            b2.set_length(total as u64);
+            b2.set_position(done as u64);
+        })?;
+        bar.finish_and_clear();
+        println!("tuned {} {} ({}) {} in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, t.elapsed().as_secs_f64());
+        print!("{}", winner_table("unlabeled (κe ≡ 1)", &profile.unlabeled));
+        print!("{}", winner_table("labeled (κe = delta × square exponential)", &profile.labeled));
+        let stem = svg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "octile-tune".into());
+        let svg_path = svg.with_file_name(format!("{stem}-{}.svg", profile.precision));
+        npy::write_atomic(&svg_path, winner_svg(&profile).as_bytes())?;
+        println!("winner map plot: {}", svg_path.display());
+        file.upsert(profile);
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    npy::write_atomic(&out, serde_json::to_string_pretty(&file)?.as_bytes())?;
+    println!("profile written: {} (the solver reads it for this device from now on)", out.display());
     Ok(())
 }

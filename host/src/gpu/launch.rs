@@ -3,11 +3,11 @@
 use super::GpuDevice;
 use crate::error::{OctileError, Result};
 use crate::pack::PackedGraphs;
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
-use octile_types::layout::MAX_NZ_STRIDE;
-use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS};
-use octile_types::tiling::scratch_len;
-use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
+use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_DENSE};
+use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
+use octile_types::tiling::{TILE_AREA, scratch_len};
+use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TileBenchParams};
 
 /// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
 pub struct DeviceGraphs<T> {
@@ -21,6 +21,10 @@ pub struct DeviceGraphs<T> {
     node_data64: CudaSlice<f64>,
     node_stride: usize,
     nz_stride: usize,
+    /// Nonzero rows stored in edge_data.
+    n_nz: usize,
+    /// Largest nz_offset + nnz (compact reads) and nz_offset + 64 (dense-storage reads) over tiles.
+    nz_end: [usize; 2],
     /// Bytes on the device.
     pub bytes: usize,
 }
@@ -48,6 +52,11 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set6
         node_data64: up(dev, &set64.node_data, 0.0)?,
         node_stride: set.node_stride,
         nz_stride: set.nz_stride,
+        n_nz: set.edge_data.len() / set.nz_stride.max(1),
+        nz_end: [
+            set.octiles.iter().map(|t| t.nz_offset as usize + t.nnz() as usize).max().unwrap_or(0),
+            set.octiles.iter().map(|t| t.nz_offset as usize + TILE_AREA).max().unwrap_or(0),
+        ],
         bytes,
     })
 }
@@ -83,6 +92,10 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     if params.node_stride as usize != graphs.node_stride || params.nz_stride as usize != graphs.nz_stride {
         return fail("strides of params and packed graphs differ".into());
+    }
+    let nz_end = graphs.nz_end[(params.tile_storage == TILE_STORAGE_DENSE) as usize];
+    if params.tile_storage > TILE_STORAGE_DENSE || nz_end > graphs.n_nz {
+        return fail(format!("tile storage {} reads up to nonzero row {nz_end}, {} stored", params.tile_storage, graphs.n_nz));
     }
     if graphs.nz_stride > MAX_NZ_STRIDE {
         return fail(format!("{} edge features; the GPU kernel stages at most {}", graphs.nz_stride - 1, MAX_NZ_STRIDE - 1));
@@ -120,7 +133,8 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
         .arg(&mut buf.status)
         .arg(&mut buf.scratch)
         .arg(&mut buf.counter);
-    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above: job count and
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above: every tile's
+    // entries in the chosen storage lie inside edge_data, job count and
     // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
     // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
     // f64 data mirror the T data (checked in `upload`), strides and feature
@@ -177,4 +191,73 @@ pub fn smoke(dev: &GpuDevice, blocks: u32) -> Result<SmokeOutput> {
         acc_f64: dev.stream.clone_dtoh(&acc64)?[0],
         block_sums: dev.stream.clone_dtoh(&sums)?,
     })
+}
+
+/// Tile pairs resident on the device (see `crate::tiles::TilePairs`).
+pub struct DeviceTilePairs<T> {
+    n_pairs: usize,
+    nz_stride: usize,
+    octiles: CudaSlice<Octile>,
+    edge_data: CudaSlice<T>,
+    pblocks: CudaSlice<T>,
+    out: CudaSlice<T>,
+}
+
+/// Upload tile pairs (checks that every compact tile's nonzeros lie inside `edge_data`).
+pub fn upload_tile_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(dev: &GpuDevice, pairs: &crate::tiles::TilePairs<T>) -> Result<DeviceTilePairs<T>> {
+    let fail = |m: String| Err(OctileError::Cuda(format!("tile pairs: {m}")));
+    let n = pairs.len();
+    if n == 0 || pairs.octiles.len() != 2 * n || pairs.pblocks.len() != TILE_AREA * n {
+        return fail(format!("{} octiles / {} p values for {n} pairs", pairs.octiles.len(), pairs.pblocks.len()));
+    }
+    if pairs.nz_stride == 0 || pairs.nz_stride > MAX_NZ_STRIDE {
+        return fail(format!("nz_stride {} outside 1..={MAX_NZ_STRIDE}", pairs.nz_stride));
+    }
+    let n_nz = pairs.edge_data.len() / pairs.nz_stride;
+    if let Some(t) = pairs.octiles.iter().find(|t| t.nz_offset as usize + t.nnz() as usize > n_nz) {
+        return fail(format!("a tile's nonzeros {}..{} exceed the {n_nz} stored", t.nz_offset, t.nz_offset + t.nnz()));
+    }
+    let edge: Vec<T> = if pairs.edge_data.is_empty() { vec![T::ZERO] } else { pairs.edge_data.clone() };
+    Ok(DeviceTilePairs {
+        n_pairs: n,
+        nz_stride: pairs.nz_stride,
+        octiles: dev.stream.clone_htod(&pairs.octiles)?,
+        edge_data: dev.stream.clone_htod(&edge)?,
+        pblocks: dev.stream.clone_htod(&pairs.pblocks)?,
+        out: dev.stream.alloc_zeros::<T>(TILE_AREA * n)?,
+    })
+}
+
+/// Run the tile-pair kernel with one primitive: returns the 64 outputs per pair (summed over
+/// `reps`) and, when `timed`, the launch's event-measured milliseconds. `grid` defaults to one
+/// warp per pair (at most the resident blocks).
+pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
+    dev: &GpuDevice,
+    up: &DeviceTilePairs<T>,
+    edge: &KernelSpec,
+    prim: Primitive,
+    reps: u32,
+    grid: Option<u32>,
+) -> Result<(Vec<T>, f32)> {
+    let width = up.nz_stride - 1;
+    if edge.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
+        return Err(OctileError::Cuda("tile bench: kernel feature index outside the feature rows".into()));
+    }
+    let name = if T::BYTES == 4 { TILE_BENCH_F32 } else { TILE_BENCH_F64 };
+    let f = dev.function(name)?;
+    let warps_per_block = SOLVER_BLOCK_THREADS / 32;
+    let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);
+    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32 };
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut out = up.out.clone();
+    let start = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(&params).arg(&up.octiles).arg(&up.edge_data).arg(&up.pblocks).arg(&mut out);
+    // SAFETY: octiles holds 2·n_pairs tiles whose compact nonzeros lie inside edge_data (checked
+    // in upload_tile_pairs), pblocks and out hold 64·n_pairs values, nz_stride ≤ MAX_NZ_STRIDE,
+    // kernel feature indices are inside the rows (checked above), block size SOLVER_BLOCK_THREADS.
+    unsafe { b.launch(cfg) }?;
+    let stop = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let ms = start.elapsed_ms(&stop)?;
+    Ok((dev.stream.clone_dtoh(&out)?, ms))
 }

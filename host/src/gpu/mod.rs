@@ -55,6 +55,10 @@ impl GpuDevice {
             (self.driver_version % 1000) / 10
         )
     }
+    /// "sm_XY" of the device.
+    pub fn arch(&self) -> String {
+        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+    }
     /// A kernel of the module by name (a name from `octile_types::names`).
     pub fn function(&self, name: &str) -> Result<CudaFunction, crate::OctileError> {
         self.module.load_function(name).map_err(|e| crate::OctileError::Cuda(format!("kernel {name}: {e}")))

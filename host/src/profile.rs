@@ -1,0 +1,223 @@
+//! Tuning profiles: which tile-pair primitive wins for each (nnz_A, nnz_B) bin pair, measured per
+//! device and precision by `octile tune`, and how the solver finds the one that applies.
+//!
+//! File format (JSON; `octile tune` writes it, users may edit it):
+//! ```text
+//! { "version": 1,
+//!   "profiles": [
+//!     { "backend": "cuda", "device": "NVIDIA H200", "arch": "sm_90", "precision": "f32",
+//!       "unlabeled": ["SSSS…", … 17 rows of 17 letters …],   row = bin of nnz(A), column = bin of nnz(B)
+//!       "labeled":   [ … ],                                   bin = nnz / 4 (bin 16 = 64 nonzeros)
+//!       "timings_ns": { "unlabeled": { "D": [289 numbers], "L": …, "R": …, "S": … }, "labeled": … } } ] }
+//! ```
+//! Letters: `D` dense×dense, `L` dense×sparse (A dense), `R` sparse×dense (B dense), `S`
+//! sparse×sparse. The `labeled` map is used when κe reads an edge feature, `unlabeled` otherwise.
+//!
+//! Lookup order for a run: the file named in the config (`profile = …`), else `$OCTILE_PROFILE`,
+//! else the user store (`$XDG_CONFIG_HOME/octile/profiles.json` or `~/.config/octile/profiles.json`,
+//! where `octile tune` writes by default), else the profiles shipped with octile
+//! (`host/profiles/default.json`, measured on an H200 and on the CI CPU). In each file the entry
+//! for this backend, precision and device name wins; else one for the same arch. If nothing
+//! matches, the paper's rule applies (sparse×sparse while both tiles hold at most 11 nonzeros,
+//! 19 when labeled; dense×dense beyond).
+use crate::config::{PrimitiveChoice, TileOptions};
+use crate::error::{OctileError, Result};
+use octile_types::primitives::{NNZ_BINS, Primitive, PrimitiveMap};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The profiles shipped with octile.
+pub const SHIPPED: &str = include_str!("../profiles/default.json");
+
+/// Measured time per tile pair (ns), per primitive letter, 289 values each (bin_A·17 + bin_B).
+pub type Timings = BTreeMap<String, Vec<f64>>;
+
+/// One device × precision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// "cuda" or "cpu".
+    pub backend: String,
+    /// GPU name (e.g. "NVIDIA H200") or CPU model.
+    pub device: String,
+    /// "sm_90", or the CPU architecture ("x86_64").
+    pub arch: String,
+    /// "f32" or "f64".
+    pub precision: String,
+    /// Map for κe ≡ const (17 strings of 17 letters).
+    pub unlabeled: Vec<String>,
+    /// Map for κe reading edge features.
+    pub labeled: Vec<String>,
+    /// Optional: the measurements the maps were made from ("unlabeled"/"labeled" → letter → ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings_ns: Option<BTreeMap<String, Timings>>,
+}
+
+/// A profile file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProfileFile {
+    /// Format version (1).
+    pub version: u32,
+    /// The profiles.
+    pub profiles: Vec<Profile>,
+}
+
+/// Where the solver's map came from (for summaries and logs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapSource {
+    /// The map.
+    pub map: PrimitiveMap,
+    /// Human-readable origin, e.g. `adaptive: /home/u/.config/octile/profiles.json [NVIDIA H200 f32 labeled]`.
+    pub describe: String,
+}
+
+/// Parse 17 strings of 17 letters into a map.
+pub fn map_from_rows(rows: &[String]) -> std::result::Result<PrimitiveMap, String> {
+    if rows.len() != NNZ_BINS {
+        return Err(format!("a map has {NNZ_BINS} rows, found {}", rows.len()));
+    }
+    let mut m = PrimitiveMap::uniform(Primitive::DenseDense);
+    for (a, row) in rows.iter().enumerate() {
+        let letters: Vec<char> = row.chars().collect();
+        if letters.len() != NNZ_BINS {
+            return Err(format!("row {a} has {} letters, expected {NNZ_BINS}", letters.len()));
+        }
+        for (b, c) in letters.into_iter().enumerate() {
+            m.set(a, b, Primitive::from_letter(c).ok_or_else(|| format!("row {a}, column {b}: '{c}' is not one of D, L, R, S"))?);
+        }
+    }
+    Ok(m)
+}
+
+/// The 17 rows of letters of a map.
+pub fn map_to_rows(m: &PrimitiveMap) -> Vec<String> {
+    (0..NNZ_BINS).map(|a| (0..NNZ_BINS).map(|b| Primitive::from_code(m.codes[a * NNZ_BINS + b]).letter()).collect()).collect()
+}
+
+/// The paper's rule when no profile applies.
+pub fn fallback_map(labeled: bool) -> PrimitiveMap {
+    PrimitiveMap::threshold(if labeled { 4 } else { 2 })
+}
+
+impl ProfileFile {
+    /// Parse; errors name the file.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let f: ProfileFile = serde_json::from_str(text).map_err(|e| OctileError::Parse { path: path.to_path_buf(), line: e.line(), what: format!("profile file: {e}") })?;
+        if f.version != 1 {
+            return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile version {} (this octile reads version 1)", f.version) });
+        }
+        for p in &f.profiles {
+            for rows in [&p.unlabeled, &p.labeled] {
+                map_from_rows(rows).map_err(|what| OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: {what}", p.backend, p.device, p.precision) })?;
+            }
+        }
+        Ok(f)
+    }
+
+    /// Read a file.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| OctileError::Io { path: path.to_path_buf(), source: e })?;
+        Self::parse(&text, path)
+    }
+
+    /// The shipped profiles.
+    pub fn shipped() -> Self {
+        Self::parse(SHIPPED, Path::new("host/profiles/default.json")).expect("shipped profiles parse (tested)")
+    }
+
+    /// Best entry: same backend and precision, same device name, else same arch.
+    pub fn find(&self, backend: &str, device: &str, arch: &str, precision: &str) -> Option<&Profile> {
+        let cands = || self.profiles.iter().filter(|p| p.backend == backend && p.precision == precision);
+        cands().find(|p| p.device == device).or_else(|| cands().find(|p| p.arch == arch))
+    }
+
+    /// Insert `p`, replacing an entry with the same backend, device and precision.
+    pub fn upsert(&mut self, p: Profile) {
+        self.profiles.retain(|q| !(q.backend == p.backend && q.device == p.device && q.precision == p.precision));
+        self.profiles.push(p);
+    }
+}
+
+/// The user profile store: `$XDG_CONFIG_HOME/octile/profiles.json` or `~/.config/octile/profiles.json`.
+pub fn user_store() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("octile").join("profiles.json"))
+}
+
+/// The map the solver uses for these tile options on this backend/device/precision.
+pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, precision: &str, labeled: bool) -> Result<MapSource> {
+    if let PrimitiveChoice::Fixed(p) = tiles.primitive {
+        return Ok(MapSource { map: PrimitiveMap::uniform(p), describe: format!("fixed: {}", crate::config::primitive_name(p)) });
+    }
+    let kind = if labeled { "labeled" } else { "unlabeled" };
+    let pick = |p: &Profile, origin: &str| -> MapSource {
+        let rows = if labeled { &p.labeled } else { &p.unlabeled };
+        MapSource { map: map_from_rows(rows).expect("validated on parse"), describe: format!("adaptive: {origin} [{} {} {kind}]", p.device, p.precision) }
+    };
+    // an explicitly named file must exist and parse; the user store is optional
+    let explicit = tiles.profile.clone().or_else(|| std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from));
+    let mut files: Vec<(ProfileFile, String)> = Vec::new();
+    if let Some(path) = explicit {
+        files.push((ProfileFile::read(&path)?, path.display().to_string()));
+    } else if let Some(path) = user_store().filter(|p| p.is_file()) {
+        files.push((ProfileFile::read(&path)?, path.display().to_string()));
+    }
+    files.push((ProfileFile::shipped(), "shipped profile".into()));
+    for (f, origin) in &files {
+        if let Some(p) = f.find(backend, device, arch, precision) {
+            return Ok(pick(p, origin));
+        }
+    }
+    Ok(MapSource { map: fallback_map(labeled), describe: format!("adaptive: built-in rule (no profile for {backend} {device} {precision}) [{kind}]") })
+}
+
+/// The CPU's model name (from /proc/cpuinfo), or the architecture.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()))
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_profiles_parse_and_cover_sm90_and_cpu() {
+        let f = ProfileFile::shipped();
+        for prec in ["f32", "f64"] {
+            assert!(f.find("cuda", "any H100/H200", "sm_90", prec).is_some(), "no sm_90 {prec} profile shipped");
+            assert!(f.find("cpu", "any CPU", std::env::consts::ARCH, prec).is_some(), "no cpu {prec} profile shipped");
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_and_bad_letters_are_errors() {
+        let m = fallback_map(true);
+        assert_eq!(map_from_rows(&map_to_rows(&m)).unwrap(), m);
+        let mut rows = map_to_rows(&m);
+        rows[3] = rows[3].replacen('S', "X", 1);
+        let e = map_from_rows(&rows).unwrap_err();
+        assert!(e.contains("row 3") && e.contains("'X'"), "{e}");
+        assert!(map_from_rows(&rows[..5]).unwrap_err().contains("17 rows"));
+    }
+
+    #[test]
+    fn bad_profile_file_is_a_parse_error_naming_the_file() {
+        let e = ProfileFile::parse("{\"version\": 1, \"profiles\": [", Path::new("x.json")).unwrap_err();
+        assert!(matches!(e, OctileError::Parse { .. }) && e.to_string().contains("x.json"), "{e}");
+        let e = ProfileFile::parse("{\"version\": 7, \"profiles\": []}", Path::new("y.json")).unwrap_err();
+        assert!(e.to_string().contains("version 7"), "{e}");
+    }
+
+    #[test]
+    fn upsert_replaces_same_key() {
+        let mut f = ProfileFile { version: 1, profiles: vec![] };
+        let rows = map_to_rows(&fallback_map(false));
+        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, timings_ns: None };
+        f.upsert(p.clone());
+        f.upsert(p);
+        assert_eq!(f.profiles.len(), 1);
+    }
+}

@@ -1,0 +1,193 @@
+//! `octile tune`: time the four tile-pair primitives over the (nnz_A, nnz_B) grid on the GPU or the
+//! CPU, pick the winner per cell, and produce the profile the solver's adaptive switch reads, a
+//! text table of the winner map (like the paper's Fig. 8) and an SVG plot of it.
+use crate::config::Precision;
+use crate::error::Result;
+use crate::profile::{Profile, Timings, map_to_rows};
+use crate::tiles::{TilePairs, cpu_time_ns, labeled_edge_kernel, random_pairs};
+use octile_types::primitives::{NNZ_BIN_WIDTH, NNZ_BINS, Primitive, PrimitiveMap};
+use octile_types::{KernelSpec, Real};
+use std::collections::BTreeMap;
+
+/// Where to tune.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TuneTarget {
+    /// This machine's CPU (one thread; the solver runs one pair per thread).
+    Cpu,
+    /// The GPU.
+    Cuda,
+}
+
+/// Tuning options.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    /// CPU or GPU.
+    pub target: TuneTarget,
+    /// Precision of the primitives.
+    pub precision: Precision,
+    /// Fewer repeats (for tests / a first look); the map is noisier.
+    pub quick: bool,
+}
+
+/// The nonzero count representing bin `b` in the measurements (the bin's middle; 64 for bin 16).
+pub fn bin_nnz(b: usize) -> u32 {
+    if b + 1 >= NNZ_BINS { 64 } else { b as u32 * NNZ_BIN_WIDTH + NNZ_BIN_WIDTH / 2 }
+}
+
+/// Time every primitive on every cell, for the unlabeled (κe ≡ 1) and labeled kernels; returns the
+/// profile (maps = per-cell winners, with the timings). `progress(done, total)` is called per cell.
+pub fn tune(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profile> {
+    match opt.precision {
+        Precision::F32 => tune_t::<f32>(opt, progress),
+        Precision::F64 => tune_t::<f64>(opt, progress),
+    }
+}
+
+fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profile> {
+    let kinds: [(&str, bool, KernelSpec); 2] = [("unlabeled", false, KernelSpec::unit()), ("labeled", true, labeled_edge_kernel())];
+    let total = 2 * NNZ_BINS * NNZ_BINS;
+    let mut done = 0;
+    let mut maps: BTreeMap<&str, PrimitiveMap> = BTreeMap::new();
+    let mut timings: BTreeMap<String, Timings> = BTreeMap::new();
+    let (backend, device, arch) = match opt.target {
+        TuneTarget::Cpu => ("cpu", crate::profile::cpu_model(), std::env::consts::ARCH.to_string()),
+        TuneTarget::Cuda => {
+            let d = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
+            ("cuda", d.name.clone(), d.arch())
+        }
+    };
+    for (kind, labeled, edge) in kinds {
+        let mut map = PrimitiveMap::uniform(Primitive::DenseDense);
+        let mut t: Timings = Primitive::ALL.iter().map(|p| (p.letter().to_string(), vec![0.0; NNZ_BINS * NNZ_BINS])).collect();
+        for a in 0..NNZ_BINS {
+            for b in 0..NNZ_BINS {
+                let distinct = random_pairs(bin_nnz(a), bin_nnz(b), if opt.quick { 4 } else { 16 }, labeled, 0x7u64 ^ (a * NNZ_BINS + b) as u64);
+                let ns = match opt.target {
+                    TuneTarget::Cpu => time_cpu::<T>(&distinct, &edge, opt.quick),
+                    TuneTarget::Cuda => time_gpu::<T>(&distinct, &edge, opt.quick)?,
+                };
+                let mut best = (f64::INFINITY, Primitive::DenseDense);
+                for (p, v) in Primitive::ALL.iter().zip(ns) {
+                    t.get_mut(&p.letter().to_string()).unwrap()[a * NNZ_BINS + b] = v;
+                    if v < best.0 {
+                        best = (v, *p);
+                    }
+                }
+                map.set(a, b, best.1);
+                done += 1;
+                progress(done, total);
+            }
+        }
+        maps.insert(kind, map);
+        timings.insert(kind.to_string(), t);
+    }
+    Ok(Profile {
+        backend: backend.into(),
+        device,
+        arch,
+        precision: if T::BYTES == 4 { "f32".into() } else { "f64".into() },
+        unlabeled: map_to_rows(&maps["unlabeled"]),
+        labeled: map_to_rows(&maps["labeled"]),
+        timings_ns: Some(timings),
+    })
+}
+
+/// ns per tile pair of each primitive on the CPU.
+fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> [f64; 4] {
+    let p = pairs.to::<T>();
+    let (reps, samples) = if quick { (1, 1) } else { (8, 3) };
+    Primitive::ALL.map(|prim| cpu_time_ns(&p, edge, prim, reps, samples))
+}
+
+/// ns per tile pair of each primitive on the GPU: one warp per pair over every resident warp
+/// slot, each pair repeated `reps` times in the kernel; median of 3 event-timed launches.
+fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> Result<[f64; 4]> {
+    use crate::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
+    let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
+    let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev);
+    let n_warps = (blocks * 4) as usize;
+    // fill every warp slot by cycling the distinct pairs (they share their nonzero rows)
+    let base = pairs.to::<T>();
+    let mut full = TilePairs { octiles: Vec::with_capacity(2 * n_warps), edge_data: base.edge_data.clone(), pblocks: Vec::with_capacity(64 * n_warps), nz_stride: base.nz_stride };
+    for k in 0..n_warps {
+        let j = k % base.len();
+        full.octiles.extend_from_slice(&base.octiles[2 * j..2 * j + 2]);
+        full.pblocks.extend_from_slice(&base.pblocks[64 * j..64 * (j + 1)]);
+    }
+    let up = upload_tile_pairs(&dev, &full)?;
+    let (reps, samples) = if quick { (4, 1) } else { (32, 3) };
+    let mut out = [0.0; 4];
+    for (slot, prim) in Primitive::ALL.into_iter().enumerate() {
+        tile_bench(&dev, &up, edge, prim, 1, Some(blocks))?; // warm-up
+        let mut ms: Vec<f64> = (0..samples).map(|_| tile_bench(&dev, &up, edge, prim, reps, Some(blocks)).map(|r| r.1 as f64)).collect::<Result<_>>()?;
+        ms.sort_by(f64::total_cmp);
+        out[slot] = ms[ms.len() / 2] * 1e6 / (n_warps as f64 * reps as f64);
+    }
+    Ok(out)
+}
+
+/// Text table of one map: rows = nnz(A) bins, columns = nnz(B) bins, one letter per cell.
+pub fn winner_table(title: &str, rows: &[String]) -> String {
+    let mut s = format!("{title}  (row: nonzeros of tile A, column: nonzeros of tile B; D dense×dense, L dense×sparse, R sparse×dense, S sparse×sparse)\n");
+    s += "  nnz A\\B ";
+    for b in 0..NNZ_BINS {
+        s += &format!("{:>3}", bin_label_short(b));
+    }
+    s += "\n";
+    for (a, row) in rows.iter().enumerate() {
+        s += &format!("  {:>7} ", bin_label(a));
+        for c in row.chars() {
+            s += &format!("{c:>3}");
+        }
+        s += "\n";
+    }
+    s
+}
+
+fn bin_label(b: usize) -> String {
+    if b + 1 >= NNZ_BINS { "64".into() } else { format!("{}-{}", b as u32 * NNZ_BIN_WIDTH, b as u32 * NNZ_BIN_WIDTH + NNZ_BIN_WIDTH - 1) }
+}
+
+fn bin_label_short(b: usize) -> String {
+    format!("{}", if b + 1 >= NNZ_BINS { 64 } else { b as u32 * NNZ_BIN_WIDTH })
+}
+
+/// SVG of both maps of a profile (two 17×17 panels, one colour per primitive, with a legend).
+pub fn winner_svg(p: &Profile) -> String {
+    let cell = 18;
+    let (left, top, gap) = (60, 50, 70);
+    let panel = cell * NNZ_BINS as i32;
+    let width = left + 2 * panel + gap + 20;
+    let height = top + panel + 90;
+    let colour = |c: char| match c {
+        'D' => "#1f77b4",
+        'L' => "#2ca02c",
+        'R' => "#98df8a",
+        _ => "#ff7f0e",
+    };
+    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n");
+    s += &format!("<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {})</text>\n", p.backend, p.device, p.arch, p.precision);
+    for (k, (name, rows)) in [("unlabeled", &p.unlabeled), ("labeled", &p.labeled)].into_iter().enumerate() {
+        let x0 = left + k as i32 * (panel + gap);
+        s += &format!("<text x=\"{}\" y=\"{}\" font-size=\"12\">{name}</text>\n", x0, top - 18);
+        for (a, row) in rows.iter().enumerate() {
+            for (b, c) in row.chars().enumerate() {
+                let (x, y) = (x0 + b as i32 * cell, top + (NNZ_BINS - 1 - a) as i32 * cell);
+                s += &format!("<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{}\" stroke=\"white\" stroke-width=\"0.5\"><title>nnz A {} / nnz B {}: {c}</title></rect>\n", colour(c), bin_label(a), bin_label(b));
+            }
+        }
+        for b in (0..NNZ_BINS).step_by(4) {
+            s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + b as i32 * cell + cell / 2, top + panel + 14, bin_label_short(b));
+            s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", x0 - 4, top + (NNZ_BINS - 1 - b) as i32 * cell + cell / 2 + 4, bin_label_short(b));
+        }
+        s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">nonzeros of tile B</text>\n", x0 + panel / 2, top + panel + 30);
+        s += &format!("<text transform=\"translate({},{}) rotate(-90)\" text-anchor=\"middle\">nonzeros of tile A</text>\n", x0 - 36, top + panel / 2);
+    }
+    for (k, (c, label)) in [('D', "dense×dense"), ('L', "dense×sparse"), ('R', "sparse×dense"), ('S', "sparse×sparse")].into_iter().enumerate() {
+        let x = left + k as i32 * 120;
+        let y = top + panel + 50;
+        s += &format!("<rect x=\"{x}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{label}</text>\n", colour(c), x + 16, y + 10);
+    }
+    s += "</svg>\n";
+    s
+}

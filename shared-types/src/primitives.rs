@@ -1,0 +1,229 @@
+//! The tile-pair XMV primitives and the map that chooses between them — one implementation, used by
+//! the GPU kernel (on tiles expanded in shared memory) and the CPU solver (on tiles expanded in a
+//! per-pair workspace).
+//!
+//! For one pair of octiles A (of G) and B (of G') and the 8×8 block of p they multiply, the output
+//! entry (ra, rb) of the 64-entry output block is
+//!
+//! ```text
+//!   Σ_j Σ_j'  w_A[ra][j] · w_B[rb][j'] · κe(e_A[ra][j], e_B[rb][j']) · p[j][j']
+//! ```
+//!
+//! Each side is walked either **dense** (all 8 columns, a fixed-trip unrolled loop: no branches, no
+//! divergence, but κe is evaluated for every one of the 64 column pairs) or **sparse** (only the
+//! set bits of the row's 8-bit mask: `trailing_zeros` + clear-lowest-bit, so κe is evaluated
+//! only where both entries are nonzero, at the cost of a data-dependent loop). That gives four
+//! primitives; which one is fastest depends on the two tiles' nonzero counts, the cost of κe and
+//! the hardware, hence the [`PrimitiveMap`], measured by `octile tune`.
+//!
+//! Expanded tile layout (what both the GPU's shared-memory staging and the CPU's workspace hold):
+//!
+//! ```text
+//! entry k = r·8 + c, k in 0..64, `stride` values each:  [ weight | edge features ... ]
+//! absent entries: weight 0 and features 0 (finite, so a dense walk adds exact zeros)
+//! ```
+use crate::kernel_spec::KernelSpec;
+use crate::layout::{NZ_FEATURES, NZ_WEIGHT};
+use crate::real::Real;
+use crate::tiling::TILE;
+
+/// One tile-pair primitive. The discriminant is the code stored in a [`PrimitiveMap`].
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// Both tiles walked dense.
+    DenseDense = 0,
+    /// Tile A (of G) dense, tile B (of G') sparse.
+    DenseSparse = 1,
+    /// Tile A sparse, tile B dense.
+    SparseDense = 2,
+    /// Both tiles walked by their set bits.
+    SparseSparse = 3,
+}
+
+impl Primitive {
+    /// All four, in code order.
+    pub const ALL: [Primitive; 4] = [Primitive::DenseDense, Primitive::DenseSparse, Primitive::SparseDense, Primitive::SparseSparse];
+
+    /// From a map code (codes above 3 read as sparse × sparse).
+    #[inline(always)]
+    pub const fn from_code(c: u8) -> Primitive {
+        match c {
+            0 => Primitive::DenseDense,
+            1 => Primitive::DenseSparse,
+            2 => Primitive::SparseDense,
+            _ => Primitive::SparseSparse,
+        }
+    }
+
+    /// One-letter name used in profiles and tables: `D`, `L` (dense left), `R` (dense right), `S`.
+    pub const fn letter(self) -> char {
+        match self {
+            Primitive::DenseDense => 'D',
+            Primitive::DenseSparse => 'L',
+            Primitive::SparseDense => 'R',
+            Primitive::SparseSparse => 'S',
+        }
+    }
+
+    /// Inverse of [`Primitive::letter`].
+    pub const fn from_letter(c: char) -> Option<Primitive> {
+        match c {
+            'D' => Some(Primitive::DenseDense),
+            'L' => Some(Primitive::DenseSparse),
+            'R' => Some(Primitive::SparseDense),
+            'S' => Some(Primitive::SparseSparse),
+            _ => None,
+        }
+    }
+}
+
+/// Nonzero counts are grouped into bins of this width: bin(nnz) = nnz / 4, so bin 16 is exactly 64.
+pub const NNZ_BIN_WIDTH: u32 = 4;
+/// Bins per axis (nnz 0..=64).
+pub const NNZ_BINS: usize = 17;
+
+/// Bin of a nonzero count.
+#[inline(always)]
+pub const fn nnz_bin(nnz: u32) -> usize {
+    let b = (nnz / NNZ_BIN_WIDTH) as usize;
+    if b < NNZ_BINS { b } else { NNZ_BINS - 1 }
+}
+
+/// Which primitive to use for a tile pair, by (bin of nnz(A), bin of nnz(B)): 17 × 17 codes,
+/// row-major in the bin of A.
+///
+/// ```text
+/// codes[bin(nnz_A) · 17 + bin(nnz_B)]   one Primitive code (u8) each; 289 bytes + 7 padding
+/// ```
+/// It travels inside [`crate::MgkParams`] by value (no extra pointer, no extra upload), so the
+/// per-tile-pair choice costs one popcount pair and one byte load from the constant bank.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrimitiveMap {
+    /// The codes.
+    pub codes: [u8; NNZ_BINS * NNZ_BINS],
+    /// Padding to a multiple of 8 bytes.
+    pub _pad: [u8; 7],
+}
+
+impl PrimitiveMap {
+    /// Every tile pair uses `p`.
+    pub const fn uniform(p: Primitive) -> Self {
+        PrimitiveMap { codes: [p as u8; NNZ_BINS * NNZ_BINS], _pad: [0; 7] }
+    }
+
+    /// Sparse × sparse while both bins are at most `sparse_max_bin`, dense × dense otherwise —
+    /// the paper's production rule, used when no measured profile is available.
+    pub const fn threshold(sparse_max_bin: usize) -> Self {
+        let mut m = Self::uniform(Primitive::DenseDense);
+        let mut a = 0;
+        while a < NNZ_BINS {
+            let mut b = 0;
+            while b < NNZ_BINS {
+                if a <= sparse_max_bin && b <= sparse_max_bin {
+                    m.codes[a * NNZ_BINS + b] = Primitive::SparseSparse as u8;
+                }
+                b += 1;
+            }
+            a += 1;
+        }
+        m
+    }
+
+    /// The primitive for a pair of tiles with these nonzero counts.
+    #[inline(always)]
+    pub fn choose(&self, nnz_a: u32, nnz_b: u32) -> Primitive {
+        Primitive::from_code(self.codes[nnz_bin(nnz_a) * NNZ_BINS + nnz_bin(nnz_b)])
+    }
+
+    /// Set the code of bin pair (a, b).
+    pub fn set(&mut self, bin_a: usize, bin_b: usize, p: Primitive) {
+        self.codes[bin_a * NNZ_BINS + bin_b] = p as u8;
+    }
+}
+
+/// Calls `f(j)` for the columns of one tile row: all 8 when `DENSE`, else the set bits of `mask`.
+#[inline(always)]
+fn for_cols<const DENSE: bool>(mask: u32, mut f: impl FnMut(usize)) {
+    if DENSE {
+        for j in 0..TILE {
+            f(j);
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize;
+            m &= m - 1;
+            f(j);
+        }
+    }
+}
+
+/// Output entry (ra, rb) of one tile pair, with A walked dense iff `DA` and B dense iff `DB`.
+///
+/// # Safety
+/// `tile_a` and `tile_b` point to expanded tiles (64 × `stride` values, layout above), `pblk` to 64
+/// values (p[j·8 + j']); `stride ≥ 1`; `ra, rb < 8`; `mask_a`/`mask_b` are the 8-bit masks of row
+/// ra of A / rb of B (only read by sparse walks).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn row_pair<T: Real, const DA: bool, const DB: bool>(
+    edge_kernel: &KernelSpec,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    stride: usize,
+    ra: usize,
+    rb: usize,
+    mask_a: u32,
+    mask_b: u32,
+) -> T {
+    let mut s = T::ZERO;
+    for_cols::<DA>(mask_a, |j| {
+        // SAFETY: ra·8 + j < 64 entries of `stride` values (caller's contract).
+        let ea = unsafe { core::slice::from_raw_parts(tile_a.add((ra * TILE + j) * stride), stride) };
+        let mut row = T::ZERO;
+        for_cols::<DB>(mask_b, |jp| {
+            // SAFETY: as above.
+            let eb = unsafe { core::slice::from_raw_parts(tile_b.add((rb * TILE + jp) * stride), stride) };
+            let ke = edge_kernel.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]);
+            // SAFETY: j·8 + jp < 64.
+            row += eb[NZ_WEIGHT] * ke * unsafe { *pblk.add(j * TILE + jp) };
+        });
+        s += ea[NZ_WEIGHT] * row;
+    });
+    s
+}
+
+/// [`row_pair`] with the primitive chosen at run time.
+///
+/// # Safety
+/// See [`row_pair`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn row_pair_with<T: Real>(
+    prim: Primitive,
+    edge_kernel: &KernelSpec,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    stride: usize,
+    ra: usize,
+    rb: usize,
+    mask_a: u32,
+    mask_b: u32,
+) -> T {
+    // SAFETY: forwarded.
+    unsafe {
+        match prim {
+            Primitive::DenseDense => row_pair::<T, true, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::DenseSparse => row_pair::<T, true, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::SparseDense => row_pair::<T, false, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::SparseSparse => row_pair::<T, false, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+        }
+    }
+}
+
+const _: () = assert!(core::mem::size_of::<PrimitiveMap>() == 296 && core::mem::align_of::<PrimitiveMap>() == 1);
+const _: () = assert!(NNZ_BINS == 64 / NNZ_BIN_WIDTH as usize + 1);
