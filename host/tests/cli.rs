@@ -133,3 +133,54 @@ fn non_convergence_writes_values_lists_pairs_and_exits_3() {
     assert_eq!(summary["non_converged"].as_array().unwrap().len(), 4, "every entry of the 2x2 matrix is listed");
     assert_eq!(summary["non_converged"][0]["iterations"], 1);
 }
+
+/// `octile tune` writes a profile (and the winner-map SVG); `octile gram --profile` then uses that
+/// profile's map, as the summary says; a hand-edited profile is used verbatim by the library.
+#[test]
+fn tune_writes_a_profile_the_solver_uses() {
+    let dir = scratch_dir("tune");
+    let prof = dir.join("profiles.json");
+    let svg = dir.join("winners.svg");
+    let o = exe()
+        .args(["tune", "--backend", "cpu", "--precision", "f64", "--quick", "--out", prof.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "tune failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("nnz A\\B") && stdout.contains("labeled"), "no winner table in:\n{stdout}");
+    let svg_text = std::fs::read_to_string(dir.join("winners-f64.svg")).unwrap();
+    assert!(svg_text.starts_with("<svg") && svg_text.matches("<rect").count() >= 2 * 289, "bad svg");
+    let file = octile::profile::ProfileFile::read(&prof).unwrap();
+    assert_eq!(file.profiles.len(), 1);
+    let p = &file.profiles[0];
+    assert_eq!((p.backend.as_str(), p.precision.as_str()), ("cpu", "f64"));
+    assert_eq!(p.timings_ns.as_ref().unwrap()["labeled"]["S"].len(), 289);
+
+    // the CLI run names the profile it used
+    let out = dir.join("K.npy");
+    let st = exe()
+        .args(["gram", "nws:3", "--backend", "cpu", "--precision", "f64", "--profile", prof.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    let used = summary["primitives"].as_str().unwrap();
+    assert!(used.starts_with("adaptive: ") && used.contains("profiles.json") && used.contains("labeled"), "{used}");
+
+    // a hand-edited profile (every cell R) is the map the library uses
+    let mut edited = file.clone();
+    edited.profiles[0].labeled = vec!["R".repeat(17); 17];
+    let edited_path = dir.join("edited.json");
+    std::fs::write(&edited_path, serde_json::to_string(&edited).unwrap()).unwrap();
+    let mut cfg = octile::config::synthetic_kernel(0.05);
+    cfg.backend = Backend::Cpu;
+    cfg.tiles.profile = Some(edited_path);
+    let map = MarginalizedGraphKernel::new(cfg).unwrap().primitive_map().unwrap();
+    assert_eq!(map.map, octile_types::PrimitiveMap::uniform(octile_types::Primitive::SparseDense));
+
+    // a broken profile is a typed error naming the file, not a panic
+    std::fs::write(dir.join("bad.json"), "{\"version\": 1, \"profiles\": [{\"backend\": 3}]}").unwrap();
+    let o = exe().args(["gram", "nws:2", "--backend", "cpu", "--profile", dir.join("bad.json").to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.json"), "{}", String::from_utf8_lossy(&o.stderr));
+}

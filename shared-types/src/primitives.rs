@@ -227,3 +227,39 @@ pub unsafe fn row_pair_with<T: Real>(
 
 const _: () = assert!(core::mem::size_of::<PrimitiveMap>() == 296 && core::mem::align_of::<PrimitiveMap>() == 1);
 const _: () = assert!(NNZ_BINS == 64 / NNZ_BIN_WIDTH as usize + 1);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_cover_0_to_64() {
+        assert_eq!(nnz_bin(0), 0);
+        assert_eq!(nnz_bin(3), 0);
+        assert_eq!(nnz_bin(4), 1);
+        assert_eq!(nnz_bin(63), 15);
+        assert_eq!(nnz_bin(64), 16);
+        assert_eq!(nnz_bin(1000), 16);
+    }
+
+    #[test]
+    fn threshold_map_is_sparse_below_and_dense_above() {
+        let m = PrimitiveMap::threshold(2);
+        assert_eq!(m.choose(11, 11), Primitive::SparseSparse);
+        assert_eq!(m.choose(12, 3), Primitive::DenseDense);
+        assert_eq!(m.choose(3, 64), Primitive::DenseDense);
+        let mut u = PrimitiveMap::uniform(Primitive::DenseSparse);
+        u.set(16, 0, Primitive::SparseDense);
+        assert_eq!(u.choose(64, 1), Primitive::SparseDense);
+        assert_eq!(u.choose(1, 64), Primitive::DenseSparse);
+    }
+
+    #[test]
+    fn letters_and_codes_round_trip() {
+        for p in Primitive::ALL {
+            assert_eq!(Primitive::from_letter(p.letter()), Some(p));
+            assert_eq!(Primitive::from_code(p as u8), p);
+        }
+        assert_eq!(Primitive::from_letter('x'), None);
+    }
+}
