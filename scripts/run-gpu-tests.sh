@@ -25,7 +25,7 @@ for t in tests/*; do
 done
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
-    for t in gpu_smoke gpu_sanitize; do
+    for t in gpu_smoke gpu_sanitize primitives; do
       step "$tool-$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "tests/$t" --test-threads=1
     done
   done

@@ -89,7 +89,7 @@ fn datasets(small: bool) -> Vec<(String, Vec<Graph>, KernelConfig)> {
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("proteins")).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().ends_with(".pdb.gz")).collect()).unwrap_or_default();
     files.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX));
-    let prot: Vec<Graph> = files.iter().take(if small { 2 } else { 16 }).filter_map(|p| octile::io::read(p, None, false).ok()).flat_map(|l| l.graphs).map(|g| fragment(&g, if small { FRAGMENT_CPU } else { FRAGMENT })).collect();
+    let prot: Vec<Graph> = files.iter().take(if small { 2 } else { 16 }).filter_map(|p| octile::io::read(p, None, false).map_err(|e| eprintln!("SKIP protein {}: {e}", p.display())).ok()).flat_map(|l| l.graphs).map(|g| fragment(&g, if small { FRAGMENT_CPU } else { FRAGMENT })).collect();
     if prot.is_empty() {
         eprintln!("SKIP ablation proteins: no readable data/proteins/*.pdb.gz");
     } else {
@@ -143,8 +143,10 @@ fn main() {
             });
         }
         group.finish();
+        // write the tables after every dataset: a run cut short still leaves what it measured
+        report(&sets[..=pairs_of.len() - 1], &pairs_of, &device, &maps, backend, precision, false);
     }
-    report(&sets, &pairs_of, &device, &maps, backend, precision);
+    report(&sets, &pairs_of, &device, &maps, backend, precision, true);
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -153,7 +155,7 @@ fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn report(sets: &[(String, Vec<Graph>, KernelConfig)], pairs_of: &BTreeMap<String, usize>, device: &str, maps: &BTreeMap<String, String>, backend: Backend, precision: Precision) {
+fn report(sets: &[(String, Vec<Graph>, KernelConfig)], pairs_of: &BTreeMap<String, usize>, device: &str, maps: &BTreeMap<String, String>, backend: Backend, precision: Precision, last: bool) {
     let times = TIMES.lock().unwrap();
     let names: Vec<&str> = steps().iter().map(|s| s.0).collect();
     let mut md = format!("Ablation on {device} ({backend:?}, {precision:?}); median of the criterion samples per step; ratio = speed-up over the Dense step of the same dataset, same run.\n\n");
@@ -183,13 +185,16 @@ fn report(sets: &[(String, Vec<Graph>, KernelConfig)], pairs_of: &BTreeMap<Strin
         let (nat, rcm, pbr) = (count(Reordering::Natural), count(Reordering::Rcm), count(Reordering::Pbr));
         md += &format!("| {name} | {} | {nnz} | {nat} | {rcm} | {pbr} | {:.1} |\n", graphs.len(), nnz as f64 / pbr.max(1) as f64);
     }
-    println!("\n{md}");
+    if last {
+        println!("\n{md}");
+    }
     let dir = std::env::var_os("OCTILE_BENCH_OUT").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     let _ = std::fs::create_dir_all(&dir);
     for (file, text) in [("ablation.md", md), ("ablation.json", serde_json::to_string_pretty(&json).unwrap())] {
         let p: &Path = &dir.join(file);
         match std::fs::write(p, text) {
-            Ok(()) => println!("wrote {}", p.display()),
+            Ok(()) if last => println!("wrote {}", p.display()),
+            Ok(()) => {}
             Err(e) => eprintln!("could not write {}: {e}", p.display()),
         }
     }

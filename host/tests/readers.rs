@@ -199,3 +199,17 @@ fn pdb_contact_graph_with_cutoff_and_smooth_weights() {
     let (line, what) = parse_error(read(&tmp("bad.pdb", &bad), None, false));
     assert_eq!(line, 2, "{what}");
 }
+
+#[test]
+fn pdb_pre_v2_format_takes_elements_from_atom_names() {
+    // ASTRAL/SCOP domain files: columns 73-80 hold "1CRJ 161" instead of an element symbol
+    let text = "ATOM      1  N   THR    -5       4.672  12.789  -8.872  1.00 54.19      1CRJ 161\n\
+                ATOM      2  CA  THR    -5       4.740  11.740  -7.813  1.00 51.90      1CRJ 162\n\
+                ATOM      3  OG1 THR    -5       5.528  13.652  -6.444  1.00 49.50      1CRJ 166\n\
+                ATOM      4 1HG2 THR    -5       6.993  11.607  -6.529  1.00 46.61      1CRJ 167\n";
+    let l = read(&tmp("old.pdb", text), None, false).unwrap();
+    let g = &l.graphs[0];
+    assert_eq!(g.n_nodes(), 3, "the hydrogen 1HG2 is dropped");
+    let z: Vec<f64> = (0..3).map(|i| g.node_features(i)[0]).collect();
+    assert_eq!(z, [7.0, 6.0, 8.0]);
+}

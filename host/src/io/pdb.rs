@@ -34,8 +34,10 @@ pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
             return Err(parse_err(path, ln + 1, "non-finite coordinate"));
         }
         let mut el = field(line, 76, 78).to_string();
-        if el.is_empty() {
-            // element from the atom name (columns 13-16): first letters that are not digits
+        // pre-2.0 files (e.g. ASTRAL/SCOP domains) have no element columns: 73-80 hold a segment id
+        // and line number ("1CRJ 161"); then the element comes from the atom name (columns 13-16):
+        // its first letter that follows any digits
+        if el.is_empty() || !el.chars().all(|c| c.is_ascii_alphabetic()) || atomic_number(&el.to_ascii_lowercase()).is_none() && field(line, 72, 80).len() > 2 {
             el = field(line, 12, 16).chars().skip_while(|c| c.is_ascii_digit()).take_while(|c| c.is_ascii_alphabetic()).take(1).collect();
         }
         if el.eq_ignore_ascii_case("H") || el.eq_ignore_ascii_case("D") {
