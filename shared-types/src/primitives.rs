@@ -179,9 +179,6 @@ pub unsafe fn row_pair<T: Real, const DA: bool, const DB: bool>(
     mask_a: u32,
     mask_b: u32,
 ) -> T {
-    if (!DA && mask_a == 0) || (!DB && mask_b == 0) {
-        return T::ZERO; // a sparse walk over an empty row: nothing to add (and no κe to evaluate)
-    }
     let mut s = T::ZERO;
     for_cols::<DA>(mask_a, |j| {
         // SAFETY: ra·8 + j < 64 entries of `stride` values (caller's contract).
