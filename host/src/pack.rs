@@ -137,6 +137,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
         let edge_idx = feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)?;
         let n = g.n_nodes();
+        let (edge_start, node_start) = (out.edge_data.len(), out.node_data.len());
         out.descs.push(GraphDesc {
             n_nodes: n as u32,
             n_tile_rows: n_tiles(n) as u32,
@@ -217,6 +218,11 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
             }
         }
         out.row_ptr.push(out.octiles.len() as u32);
+        // f32 packing: a value beyond f32's range would become ±inf (and κe NaN); the GPU's
+        // staging also relies on every stored value being finite in T
+        if let Some(v) = out.edge_data[edge_start..].iter().chain(&out.node_data[node_start..]).find(|v| !v.to_f64().is_finite()) {
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", v.to_f64()) });
+        }
         n_nodes_total += n;
         if n_nodes_total >= u32::MAX as usize || nnz_total >= u32::MAX as usize || out.octiles.len() >= u32::MAX as usize {
             return Err(OctileError::InvalidGraph { graph: Some(gi), what: "graph set too large for 32-bit offsets; split it".into() });

@@ -69,3 +69,19 @@ fn non_convergence_is_reported_per_pair_with_partial_results() {
         }
     }
 }
+
+#[test]
+fn values_beyond_f32_range_are_an_error_in_f32_only() {
+    let mut g = octile::Graph::new(2, &["label"], &["length"]);
+    g.set_node_features(0, &[1.0]).unwrap();
+    g.set_node_features(1, &[1.0]).unwrap();
+    g.add_edge(0, 1, 1.0, &[1e300]).unwrap();
+    let mut cfg = octile::config::synthetic_kernel(0.05);
+    cfg.backend = octile::Backend::Cpu;
+    cfg.precision = octile::Precision::F32;
+    let e = octile::MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(std::slice::from_ref(&g)).unwrap_err();
+    assert!(matches!(e, octile::OctileError::InvalidGraph { graph: Some(0), .. }) && e.to_string().contains("f32 range"), "{e}");
+    cfg.precision = octile::Precision::F64;
+    let k = octile::MarginalizedGraphKernel::new(cfg).unwrap().gram(&[g]).unwrap();
+    assert!(k.get(0, 0).is_finite() && k.get(0, 0) > 0.0);
+}
