@@ -75,11 +75,6 @@ unsafe fn solve_all<T: Real>(
     scratch: *mut f64,
     job_counter: *mut u32,
 ) {
-    // SAFETY: each warp zeroes its own stages, once, before any staging.
-    unsafe {
-        WarpStage::<T>::of_warp(warp_id() as usize).zero(lane_id() as usize);
-        WarpStage::<f64>::of_warp(warp_id() as usize).zero(lane_id() as usize);
-    }
     loop {
         let mine = if thread_idx_x() == 0 {
             // SAFETY: job_counter is a valid global u32 (caller's contract).

@@ -20,10 +20,8 @@ use octile_types::tiling::TILE_AREA;
 
 /// Values of T staged per warp: two expanded tiles and one p block.
 pub const WARP_STAGE_ELEMS: usize = 2 * TILE_AREA * MAX_NZ_STRIDE + TILE_AREA;
-/// Bytes of the f64 stage of a warp (the f32 stage follows it).
-pub const F64_STAGE_BYTES: usize = WARP_STAGE_ELEMS * 8;
-/// Bytes staged per warp: an f64 and an f32 stage.
-pub const WARP_STAGE_BYTES: usize = WARP_STAGE_ELEMS * (8 + 4);
+/// Bytes staged per warp (sized for f64, the widest T).
+pub const WARP_STAGE_BYTES: usize = WARP_STAGE_ELEMS * 8;
 /// Bytes of `octile_smem`.
 pub const OCTILE_SMEM_BYTES: usize = WARP_STAGE_BYTES * SOLVER_WARPS as usize;
 /// Bytes of `reduce_smem`.

@@ -9,7 +9,7 @@
 //! (a dense walk needs every entry; a sparse walk finds entries by bit position without a rank
 //! computation per access). Compact storage keeps the *global* traffic at nnz entries per tile.
 use crate::intrinsics::{FULL_MASK, sync_warp};
-use crate::smem::{F64_STAGE_BYTES, WARP_STAGE_BYTES, octile_smem};
+use crate::smem::{WARP_STAGE_BYTES, octile_smem};
 use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_DENSE};
 use octile_types::tiling::TILE_AREA;
 use octile_types::{Octile, Real};
@@ -29,36 +29,15 @@ impl<T: Real> WarpStage<T> {
     /// The staging area of warp `warp` of this block.
     #[inline(always)]
     pub fn of_warp(warp: usize) -> Self {
-        // SAFETY: warp < SOLVER_WARPS; the area lies inside octile_smem (size asserted in smem.rs);
-        // f32 (and narrower) values use the warp's f32 stage, f64 its f64 stage.
-        let stage = unsafe { octile_smem().add(warp * WARP_STAGE_BYTES + if T::BYTES == 8 { 0 } else { F64_STAGE_BYTES }) } as *mut T;
+        // SAFETY: warp < SOLVER_WARPS; the area lies inside octile_smem (size asserted in smem.rs).
+        let stage = unsafe { octile_smem().add(warp * WARP_STAGE_BYTES) } as *mut T;
         // SAFETY: as above; 2·64·MAX_NZ_STRIDE + 64 values of at most 8 bytes fit WARP_STAGE_BYTES.
         unsafe { WarpStage { tile_a: stage, tile_b: stage.add(TILE_AREA * MAX_NZ_STRIDE), pblk: stage.add(2 * TILE_AREA * MAX_NZ_STRIDE) } }
     }
 }
 
-impl<T: Real> WarpStage<T> {
-    /// Zero both tile areas (once per launch, before the first `stage_tile`): afterwards every
-    /// feature slot holds 0 or a finite feature of an earlier tile (the host rejects graphs whose
-    /// values are not finite in T). All 32 lanes call it; ends with a warp barrier.
-    ///
-    /// # Safety
-    /// Called by all lanes of the warp owning this stage.
-    #[inline(always)]
-    pub unsafe fn zero(&self, lane: usize) {
-        let mut k = lane;
-        while k < 2 * TILE_AREA * MAX_NZ_STRIDE {
-            // SAFETY: tile_a and tile_b are contiguous, 64·MAX_NZ_STRIDE values each.
-            unsafe { *self.tile_a.add(k) = T::ZERO };
-            k += 32;
-        }
-        // SAFETY: all lanes reach it.
-        unsafe { sync_warp(FULL_MASK) };
-    }
-}
-
-/// Expand octile `t` into `dst` (64 × `nz_stride` values; weight 0 where the bitmap is clear, the
-/// features there finite — see [`WarpStage::zero`] — so dense walks add exact zeros). Lane ℓ fills entries ℓ and ℓ + 32.
+/// Expand octile `t` into `dst` (64 × `nz_stride` values; weight and features 0 where the bitmap is
+/// clear, so dense walks read finite zeros). Lane ℓ fills entries ℓ and ℓ + 32.
 ///
 /// # Safety
 /// `dst` has room for 64·nz_stride values; `edge_data` holds the tile's entries in `storage`
@@ -85,10 +64,10 @@ pub unsafe fn stage_tile<T: Real>(t: &Octile, edge_data: *const T, nz_stride: us
                 unsafe { *out.add(f) = *src.add(f) };
             }
         } else {
-            // weight 0 only: the features still hold zeros (from `zero`) or an earlier tile's
-            // finite features of the same type, so a dense walk adds 0 · κe(finite) = 0
-            // SAFETY: entry k has nz_stride ≥ 1 values.
-            unsafe { *out = T::ZERO };
+            for f in 0..nz_stride {
+                // SAFETY: f < nz_stride.
+                unsafe { *out.add(f) = T::ZERO };
+            }
         }
     }
 }

@@ -27,8 +27,6 @@ unsafe fn bench<T: Real>(params: &TileBenchParams, octiles: *const Octile, edge_
     let prim = Primitive::from_code(params.primitive as u8);
     let (ra0, rb) = (lane / TILE, lane % TILE);
     let n_warps = (grid_dim_x() * SOLVER_WARPS) as usize;
-    // SAFETY: the whole warp calls it before any staging.
-    unsafe { st.zero(lane) };
     let mut k = (block_idx_x() * SOLVER_WARPS + warp_id()) as usize;
     while k < params.n_pairs as usize {
         // SAFETY: k < n_pairs, so octiles 2k and 2k+1 exist.
