@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside .bundle/ on a GPU machine: `octile tune` on this GPU (writes $LOG_DIR/profiles.json
 # and the winner-map SVGs; SKIP_TUNE=1 to use the shipped profile), then the criterion benches with
-# that profile: the ablation (tables to $LOG_DIR/ablation.md/.json) and the synthetic throughput.
+# that profile: the ablation (tables to $LOG_DIR/ablation.md/.json), the synthetic throughput and the
+# tile-pair primitive microbenchmark.
 # Extra arguments go to criterion (e.g. a filter).
 set -u
 cd "$(dirname "$0")"
@@ -12,7 +13,7 @@ if [ "${SKIP_TUNE:-0}" != 1 ]; then
   ./octile tune --backend cuda --out "$LOG_DIR/profiles.json" --svg "$LOG_DIR/octile-tune.svg" || exit 1
   export OCTILE_PROFILE="$LOG_DIR/profiles.json"
 fi
-for b in ${BENCHES:-bench-ablation bench-synthetic}; do
+for b in ${BENCHES:-bench-ablation bench-synthetic bench-primitives}; do
   echo "==== $b"
   "./$b" --bench "$@"
 done

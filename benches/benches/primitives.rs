@@ -1,0 +1,53 @@
+//! Microbenchmark of the four tile-pair primitives (criterion): time per tile pair at a few
+//! (nnz_A, nnz_B) cells — sparse/sparse, sparse/dense, dense/dense — for the unlabeled and the
+//! labeled edge kernel, on the CPU (one thread, f64) and, when present, the GPU (f32, the
+//! `tile_bench_f32` kernel, one warp per pair over every resident warp slot; every sample ends with
+//! an event synchronize and the copy-back). `octile tune` runs the same measurement over the whole
+//! 17 × 17 grid and writes the profile; this bench is for tracking the primitives over time.
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use octile::tiles::{TilePairs, cpu_products, labeled_edge_kernel, random_pairs};
+use octile_types::{KernelSpec, Primitive};
+
+const CELLS: [(u32, u32); 4] = [(6, 6), (6, 40), (24, 24), (64, 64)];
+
+fn bench(c: &mut Criterion) {
+    let gpu = octile::gpu::device().ok();
+    if gpu.is_none() {
+        eprintln!("SKIP GPU primitive benches: {}", octile::gpu::device().unwrap_err());
+    }
+    for (kind, labeled, edge) in [("unlabeled", false, KernelSpec::unit()), ("labeled", true, labeled_edge_kernel())] {
+        let mut group = c.benchmark_group(format!("primitives-{kind}"));
+        group.sample_size(10);
+        for (a, b) in CELLS {
+            let pairs = random_pairs(a, b, 16, labeled, 5);
+            let p64: TilePairs<f64> = pairs.to::<f64>();
+            group.throughput(Throughput::Elements(p64.len() as u64));
+            for prim in Primitive::ALL {
+                group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| bch.iter(|| cpu_products(p, &edge, prim, 1)));
+            }
+            if let Some(dev) = &gpu {
+                use octile::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
+                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev);
+                let n = (blocks * 4) as usize;
+                let base = pairs.to::<f32>();
+                let mut full = TilePairs { octiles: Vec::new(), edge_data: base.edge_data.clone(), pblocks: Vec::new(), nz_stride: base.nz_stride };
+                for k in 0..n {
+                    let j = k % base.len();
+                    full.octiles.extend_from_slice(&base.octiles[2 * j..2 * j + 2]);
+                    full.pblocks.extend_from_slice(&base.pblocks[64 * j..64 * (j + 1)]);
+                }
+                let up = upload_tile_pairs(dev, &full).unwrap();
+                let reps = 32;
+                group.throughput(Throughput::Elements((n * reps as usize) as u64));
+                for prim in Primitive::ALL {
+                    group.bench_function(BenchmarkId::new(format!("cuda-f32-{}", prim.letter()), format!("{a}x{b}")), |bch| bch.iter(|| tile_bench(dev, &up, &edge, prim, reps, Some(blocks)).unwrap()));
+                }
+                group.throughput(Throughput::Elements(p64.len() as u64));
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
