@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
             }
             if let Some(dev) = &gpu {
                 use octile::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
-                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev);
+                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev, false);
                 let n = (blocks * 4) as usize;
                 let base = pairs.to::<f32>();
                 let mut full = TilePairs { octiles: Vec::new(), edge_data: base.edge_data.clone(), pblocks: Vec::new(), nz_stride: base.nz_stride };

@@ -104,7 +104,7 @@ fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> 
 fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> Result<[f64; 4]> {
     use crate::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
     let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
-    let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev);
+    let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev, false);
     let n_warps = (blocks * 4) as usize;
     // fill every warp slot by cycling the distinct pairs (they share their nonzero rows)
     let base = pairs.to::<T>();

@@ -39,11 +39,30 @@ impl<T: Real> WarpStage<T> {
 /// Expand octile `t` into `dst` (64 × `nz_stride` values; weight and features 0 where the bitmap is
 /// clear, so dense walks read finite zeros). Lane ℓ fills entries ℓ and ℓ + 32.
 ///
+/// With `SPARSE` (the sparse-only kernel) only the set entries are written: sparse walks never read
+/// the others.
+///
 /// # Safety
 /// `dst` has room for 64·nz_stride values; `edge_data` holds the tile's entries in `storage`
-/// layout (`TILE_STORAGE_*`); `nz_stride ≤ MAX_NZ_STRIDE`.
+/// layout (`TILE_STORAGE_*`; compact when `SPARSE`); `nz_stride ≤ MAX_NZ_STRIDE`.
 #[inline(always)]
-pub unsafe fn stage_tile<T: Real>(t: &Octile, edge_data: *const T, nz_stride: usize, storage: u32, dst: *mut T, lane: usize) {
+pub unsafe fn stage_tile<T: Real, const SPARSE: bool>(t: &Octile, edge_data: *const T, nz_stride: usize, storage: u32, dst: *mut T, lane: usize) {
+    if SPARSE {
+        // sparse walks read only entries whose bit is set: copy those, compact storage only
+        for k in [lane, lane + 32] {
+            if (t.nz_mask >> k) & 1 == 1 {
+                // SAFETY: k < 64; the tile's nnz entries start at nz_offset; rank(k) < nnz.
+                unsafe {
+                    let out = dst.add(k * nz_stride);
+                    let src = edge_data.add((t.nz_offset as usize + t.rank(k as u32) as usize) * nz_stride);
+                    for f in 0..nz_stride {
+                        *out.add(f) = *src.add(f);
+                    }
+                }
+            }
+        }
+        return;
+    }
     for k in [lane, lane + 32] {
         // SAFETY: k < 64 (caller's contract on dst).
         let out = unsafe { dst.add(k * nz_stride) };
@@ -79,10 +98,10 @@ pub unsafe fn stage_tile<T: Real>(t: &Octile, edge_data: *const T, nz_stride: us
 /// Called by all 32 lanes of the warp; see [`stage_tile`]; `p_src` has 64 readable values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn stage_b_and_p<T: Real>(st: &WarpStage<T>, tb: &Octile, edge_data: *const T, nz_stride: usize, storage: u32, p_src: *const T, lane: usize) {
+pub unsafe fn stage_b_and_p<T: Real, const SPARSE: bool>(st: &WarpStage<T>, tb: &Octile, edge_data: *const T, nz_stride: usize, storage: u32, p_src: *const T, lane: usize) {
     // SAFETY: forwarded contract.
     unsafe {
-        stage_tile(tb, edge_data, nz_stride, storage, st.tile_b, lane);
+        stage_tile::<T, SPARSE>(tb, edge_data, nz_stride, storage, st.tile_b, lane);
         *st.pblk.add(lane) = *p_src.add(lane);
         *st.pblk.add(lane + 32) = *p_src.add(lane + 32);
         sync_warp(FULL_MASK);

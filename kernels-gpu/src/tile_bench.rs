@@ -32,12 +32,12 @@ unsafe fn bench<T: Real>(params: &TileBenchParams, octiles: *const Octile, edge_
         // SAFETY: k < n_pairs, so octiles 2k and 2k+1 exist.
         let (ta, tb) = unsafe { (*octiles.add(2 * k), *octiles.add(2 * k + 1)) };
         // SAFETY: the previous pair ended with a warp barrier.
-        unsafe { stage_tile(&ta, edge_data, nz_stride, TILE_STORAGE_COMPACT, st.tile_a, lane) };
+        unsafe { stage_tile::<T, false>(&ta, edge_data, nz_stride, TILE_STORAGE_COMPACT, st.tile_a, lane) };
         let (ma0, ma1, mb) = (ta.row_mask(ra0 as u32), ta.row_mask(ra0 as u32 + 4), tb.row_mask(rb as u32));
         let (mut acc0, mut acc1) = (T::ZERO, T::ZERO);
         for _ in 0..params.reps {
             // SAFETY: whole warp; p block k has 64 values.
-            unsafe { stage_b_and_p(&st, &tb, edge_data, nz_stride, TILE_STORAGE_COMPACT, pblocks.add(k * TILE_AREA), lane) };
+            unsafe { stage_b_and_p::<T, false>(&st, &tb, edge_data, nz_stride, TILE_STORAGE_COMPACT, pblocks.add(k * TILE_AREA), lane) };
             // SAFETY: staged above, ordered by the barrier.
             unsafe {
                 acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb);

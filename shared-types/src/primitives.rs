@@ -137,6 +137,13 @@ impl PrimitiveMap {
         Primitive::from_code(self.codes[nnz_bin(nnz_a) * NNZ_BINS + nnz_bin(nnz_b)])
     }
 
+    /// Whether every pair of bins present in `bins` (bit b set: some tile has a nonzero count in bin
+    /// b) maps to sparse × sparse — then a launch can use the sparse-only kernel and make exactly
+    /// the choices this map would.
+    pub fn all_sparse_over(&self, bins: u32) -> bool {
+        (0..NNZ_BINS).filter(|a| bins >> a & 1 == 1).all(|a| (0..NNZ_BINS).filter(|b| bins >> b & 1 == 1).all(|b| self.codes[a * NNZ_BINS + b] == Primitive::SparseSparse as u8))
+    }
+
     /// Set the code of bin pair (a, b).
     pub fn set(&mut self, bin_a: usize, bin_b: usize, p: Primitive) {
         self.codes[bin_a * NNZ_BINS + bin_b] = p as u8;
@@ -252,6 +259,17 @@ mod tests {
         u.set(16, 0, Primitive::SparseDense);
         assert_eq!(u.choose(64, 1), Primitive::SparseDense);
         assert_eq!(u.choose(1, 64), Primitive::DenseSparse);
+    }
+
+    #[test]
+    fn all_sparse_over_present_bins_only() {
+        let mut m = PrimitiveMap::threshold(2);
+        assert!(m.all_sparse_over(0b111));
+        assert!(!m.all_sparse_over(0b1001));
+        m.set(0, 2, Primitive::SparseDense);
+        assert!(!m.all_sparse_over(0b101));
+        assert!(m.all_sparse_over(0b011));
+        assert!(m.all_sparse_over(0));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 use super::GpuDevice;
 use super::launch::{BatchBuffers, mgk_solve, solver_blocks_per_sm, upload};
 use crate::error::{OctileError, Result};
+use octile_types::layout::TILE_STORAGE_COMPACT;
+use octile_types::primitives::nnz_bin;
 use crate::pack::PackedGraphs;
 use crate::solver::RunControl;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -71,7 +73,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         .max(1);
     let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
-    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev);
+    // the sparse-only kernel when the map picks sparse × sparse for every pair of nonzero-count
+    // bins present in the set (same choices, without the switch's cost)
+    let bins = set.octiles.iter().fold(0u32, |m, t| m | 1 << nnz_bin(t.nnz()));
+    let sparse_only = base_params.tile_storage == TILE_STORAGE_COMPACT && base_params.primitives.all_sparse_over(bins);
+    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, sparse_only);
     let mut out = Vec::with_capacity(pairs.len());
     for range in batches {
         if ctl.cancelled() {
@@ -95,7 +101,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
             counter,
         };
         let grid = resident.min(jobs.len() as u32);
-        mgk_solve(dev, &params, &graphs, &jobs, &mut buf, grid)?;
+        mgk_solve(dev, &params, &graphs, &jobs, &mut buf, grid, sparse_only)?;
         dev.stream.synchronize()?;
         out.extend(dev.stream.clone_dtoh(&buf.status)?);
         ctl.report(jobs.len());

@@ -4,8 +4,8 @@ use super::GpuDevice;
 use crate::error::{OctileError, Result};
 use crate::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
-use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_DENSE};
-use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
+use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
+use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
 use octile_types::tiling::{TILE_AREA, scratch_len};
 use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TileBenchParams};
 
@@ -85,6 +85,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     jobs: &[PairJob],
     buf: &mut BatchBuffers,
     grid: u32,
+    sparse_only: bool,
 ) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
@@ -92,6 +93,9 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     if params.node_stride as usize != graphs.node_stride || params.nz_stride as usize != graphs.nz_stride {
         return fail("strides of params and packed graphs differ".into());
+    }
+    if sparse_only && params.tile_storage != TILE_STORAGE_COMPACT {
+        return fail("the sparse-only kernel reads compact tile storage only".into());
     }
     let nz_end = graphs.nz_end[(params.tile_storage == TILE_STORAGE_DENSE) as usize];
     if params.tile_storage > TILE_STORAGE_DENSE || nz_end > graphs.n_nz {
@@ -118,7 +122,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
         return Ok(());
     }
     dev.stream.memset_zeros(&mut buf.counter)?;
-    let f = dev.function(if T::BYTES == 4 { MGK_SOLVE_F32 } else { MGK_SOLVE_F64 })?;
+    let f = dev.function(solver_name::<T>(sparse_only))?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     b.arg(params)
@@ -133,7 +137,8 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
         .arg(&mut buf.status)
         .arg(&mut buf.scratch)
         .arg(&mut buf.counter);
-    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above: every tile's
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above (the
+    // sparse-only entry additionally gets compact storage, checked above): every tile's
     // entries in the chosen storage lie inside edge_data, job count and
     // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
     // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
@@ -144,9 +149,19 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     Ok(())
 }
 
-/// Blocks per SM the solver kernel for T can keep resident.
-pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice) -> u32 {
-    dev.function(if T::BYTES == 4 { MGK_SOLVE_F32 } else { MGK_SOLVE_F64 })
+/// The solver entry for T: adaptive, or sparse-only.
+fn solver_name<T: Real>(sparse_only: bool) -> &'static str {
+    match (T::BYTES == 4, sparse_only) {
+        (true, false) => MGK_SOLVE_F32,
+        (false, false) => MGK_SOLVE_F64,
+        (true, true) => MGK_SOLVE_SPARSE_F32,
+        (false, true) => MGK_SOLVE_SPARSE_F64,
+    }
+}
+
+/// Blocks per SM the solver kernel for T (adaptive or sparse-only) can keep resident.
+pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice, sparse_only: bool) -> u32 {
+    dev.function(solver_name::<T>(sparse_only))
         .ok()
         .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
         .filter(|&b| b > 0)
