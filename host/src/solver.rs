@@ -256,11 +256,15 @@ impl MarginalizedGraphKernel {
         let map = self.primitive_map()?;
         let opt = PackOptions { compact: self.config.tiles.compact, skip_empty: self.config.tiles.skip_empty, ..PackOptions::new(&self.resolved, self.config.q, self.config.p) };
         let set64 = pack::<f64>(graphs, &opt)?;
-        let status = match self.config.precision {
+        let (status, entry) = match self.config.precision {
             Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map),
             Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, &set64, pairs, &map.map),
         }?;
-        Ok((status, t.elapsed().as_secs_f64(), map.describe))
+        let describe = match entry {
+            Some(e) => format!("{}; GPU solver entry: {e}", map.describe),
+            None => map.describe,
+        };
+        Ok((status, t.elapsed().as_secs_f64(), describe))
     }
 
     fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -269,7 +273,7 @@ impl MarginalizedGraphKernel {
         set64: &PackedGraphs<f64>,
         pairs: &[(u32, u32)],
         primitives: &PrimitiveMap,
-    ) -> Result<Vec<PairStatus>> {
+    ) -> Result<(Vec<PairStatus>, Option<&'static str>)> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
@@ -289,7 +293,7 @@ impl MarginalizedGraphKernel {
                     self.control.report(part.len());
                     out.extend(part);
                 }
-                Ok(out)
+                Ok((out, None))
             }
             Engine::Cuda(dev) => {
                 let params = MgkParams {
@@ -304,7 +308,8 @@ impl MarginalizedGraphKernel {
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
                     _pad: 0,
                 };
-                gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)
+                let entry = if gpu::batch::uses_sparse_entry(&set.octiles, &params) { "sparse-only" } else { "adaptive" };
+                Ok((gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)?, Some(entry)))
             }
         }
     }

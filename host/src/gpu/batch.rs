@@ -53,6 +53,14 @@ pub fn plan_batches(set_nodes: impl Fn(u32) -> usize, pairs: &[(u32, u32)], budg
     Ok(out)
 }
 
+/// Whether a launch over these octiles uses the sparse-only solver entry: compact storage and the
+/// map picks sparse × sparse for every pair of nonzero-count bins present (the same choices the
+/// adaptive entry would make, without the per-tile-pair switch).
+pub fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> bool {
+    let bins = octiles.iter().fold(0u32, |m, t| m | 1 << nnz_bin(t.nnz()));
+    params.tile_storage == TILE_STORAGE_COMPACT && params.primitives.all_sparse_over(bins)
+}
+
 /// Solve `pairs` (indices into `set`) on the GPU.
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -73,10 +81,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         .max(1);
     let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
-    // the sparse-only kernel when the map picks sparse × sparse for every pair of nonzero-count
-    // bins present in the set (same choices, without the switch's cost)
-    let bins = set.octiles.iter().fold(0u32, |m, t| m | 1 << nnz_bin(t.nnz()));
-    let sparse_only = base_params.tile_storage == TILE_STORAGE_COMPACT && base_params.primitives.all_sparse_over(bins);
+    let sparse_only = uses_sparse_entry(&set.octiles, base_params);
     let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, sparse_only);
     let mut out = Vec::with_capacity(pairs.len());
     for range in batches {
@@ -109,4 +114,29 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         counter = buf.counter;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::uses_sparse_entry;
+    use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
+    use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
+
+    fn params(map: PrimitiveMap, storage: u32) -> MgkParams {
+        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, _pad: 0 }
+    }
+
+    fn tile(nnz: u32) -> Octile {
+        Octile { nz_mask: if nnz == 64 { u64::MAX } else { (1u64 << nnz) - 1 }, ..Octile::default() }
+    }
+
+    #[test]
+    fn sparse_entry_only_when_every_present_bin_pair_is_sparse_and_storage_compact() {
+        let sparse_tiles = [tile(3), tile(6), tile(11)];
+        assert!(uses_sparse_entry(&sparse_tiles, &params(PrimitiveMap::threshold(2), TILE_STORAGE_COMPACT)));
+        assert!(!uses_sparse_entry(&sparse_tiles, &params(PrimitiveMap::threshold(2), TILE_STORAGE_DENSE)));
+        assert!(!uses_sparse_entry(&[tile(3), tile(64)], &params(PrimitiveMap::threshold(2), TILE_STORAGE_COMPACT)));
+        assert!(!uses_sparse_entry(&sparse_tiles, &params(PrimitiveMap::uniform(Primitive::DenseDense), TILE_STORAGE_COMPACT)));
+        assert!(uses_sparse_entry(&[tile(64)], &params(PrimitiveMap::uniform(Primitive::SparseSparse), TILE_STORAGE_COMPACT)));
+    }
 }
