@@ -82,7 +82,7 @@ fn datasets(small: bool) -> Vec<(String, Vec<Graph>, KernelConfig)> {
         eprintln!("SKIP ablation ChEMBL, proteins: no data/ folder (run scripts/fetch-datasets, or set OCTILE_DATA)");
         return out;
     };
-    let molecules = "q = 0.05\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.3\n[node.aromatic]\nkernel = \"kronecker_delta\"\nh = 0.7\n[node.charge]\nkernel = \"kronecker_delta\"\nh = 0.8\n[edge.order]\nkernel = \"kronecker_delta\"\nh = 0.5\n";
+    let molecules = include_str!("../../examples/molecules.toml");
     match octile::io::read(&dir.join("chembl_drugs.csv"), None, true) {
         Ok(l) => out.push(("ChEMBL".into(), l.graphs.into_iter().take(if small { 12 } else { 200 }).collect(), toml_kernel(molecules))),
         Err(e) => eprintln!("SKIP ablation ChEMBL: {e}"),
@@ -93,7 +93,7 @@ fn datasets(small: bool) -> Vec<(String, Vec<Graph>, KernelConfig)> {
     if prot.is_empty() {
         eprintln!("SKIP ablation proteins: no readable data/proteins/*.pdb.gz");
     } else {
-        let proteins = "q = 0.05\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.5\n[edge.length]\nkernel = \"square_exponential\"\nlength_scale = 1.0\n";
+        let proteins = include_str!("../../examples/proteins.toml");
         out.push((format!("Proteins ({} × {} atoms)", prot.len(), prot[0].n_nodes()), prot, toml_kernel(proteins)));
     }
     out

@@ -70,23 +70,24 @@ impl<T> PackedGraphs<T> {
         out.clear();
         out.resize(range.len() * 64 * s, T::ZERO);
         for (k, t) in self.octiles[range].iter().enumerate() {
-            let dst = &mut out[k * 64 * s..(k + 1) * 64 * s];
-            if self.compact {
-                for (bit, idx) in t.nonzeros() {
-                    dst[bit * s..(bit + 1) * s].copy_from_slice(&self.edge_data[idx * s..(idx + 1) * s]);
-                }
-            } else {
-                let base = t.nz_offset as usize * s;
-                for (bit, _) in t.nonzeros() {
-                    dst[bit * s..(bit + 1) * s].copy_from_slice(&self.edge_data[base + bit * s..base + (bit + 1) * s]);
-                }
-            }
+            expand_octile(t, &self.edge_data, s, self.compact, &mut out[k * 64 * s..(k + 1) * 64 * s]);
         }
     }
     /// Octiles of graph `g`.
     pub fn n_octiles(&self, g: usize) -> usize {
         let d = &self.descs[g];
         (self.row_ptr[d.row_ptr_offset as usize + d.n_tile_rows as usize] - self.row_ptr[d.row_ptr_offset as usize]) as usize
+    }
+}
+
+/// Expand octile `t` into `dst` (64·stride values, the layout of `octile_types::primitives`):
+/// its nonzeros copied from `edge_data` (compact: in bit order from `nz_offset`; dense storage:
+/// entry k at `nz_offset + k`), zeros elsewhere.
+pub fn expand_octile<T: Real>(t: &Octile, edge_data: &[T], stride: usize, compact: bool, dst: &mut [T]) {
+    dst.fill(T::ZERO);
+    for (bit, idx) in t.nonzeros() {
+        let src = if compact { idx } else { t.nz_offset as usize + bit };
+        dst[bit * stride..(bit + 1) * stride].copy_from_slice(&edge_data[src * stride..(src + 1) * stride]);
     }
 }
 

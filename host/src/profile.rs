@@ -120,9 +120,10 @@ impl ProfileFile {
         Self::parse(&text, path)
     }
 
-    /// The shipped profiles.
-    pub fn shipped() -> Self {
-        Self::parse(SHIPPED, Path::new("host/profiles/default.json")).expect("shipped profiles parse (tested)")
+    /// The shipped profiles (parsed once per process).
+    pub fn shipped() -> &'static Self {
+        static SHIPPED_FILE: std::sync::OnceLock<ProfileFile> = std::sync::OnceLock::new();
+        SHIPPED_FILE.get_or_init(|| Self::parse(SHIPPED, Path::new("host/profiles/default.json")).expect("shipped profiles parse (tested)"))
     }
 
     /// Best entry: same backend and precision, same device name, else same arch.
@@ -156,17 +157,13 @@ pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, pre
     };
     // an explicitly named file must exist and parse; the user store is optional
     let explicit = tiles.profile.clone().or_else(|| std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from));
-    let mut files: Vec<(ProfileFile, String)> = Vec::new();
-    if let Some(path) = explicit {
-        files.push((ProfileFile::read(&path)?, path.display().to_string()));
-    } else if let Some(path) = user_store().filter(|p| p.is_file()) {
-        files.push((ProfileFile::read(&path)?, path.display().to_string()));
+    if let Some(path) = explicit.or_else(|| user_store().filter(|p| p.is_file()))
+        && let Some(p) = ProfileFile::read(&path)?.find(backend, device, arch, precision)
+    {
+        return Ok(pick(p, &path.display().to_string()));
     }
-    files.push((ProfileFile::shipped(), "shipped profile".into()));
-    for (f, origin) in &files {
-        if let Some(p) = f.find(backend, device, arch, precision) {
-            return Ok(pick(p, origin));
-        }
+    if let Some(p) = ProfileFile::shipped().find(backend, device, arch, precision) {
+        return Ok(pick(p, "shipped profile"));
     }
     Ok(MapSource { map: fallback_map(labeled), describe: format!("adaptive: built-in rule (no profile for {backend} {device} {precision}) [{kind}]") })
 }

@@ -308,8 +308,8 @@ impl MarginalizedGraphKernel {
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
                     _pad: 0,
                 };
-                let entry = if gpu::batch::uses_sparse_entry(&set.octiles, &params) { "sparse-only" } else { "adaptive" };
-                Ok((gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)?, Some(entry)))
+                let (status, sparse_only) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)?;
+                Ok((status, Some(if sparse_only { "sparse-only" } else { "adaptive" })))
             }
         }
     }

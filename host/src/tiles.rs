@@ -2,6 +2,7 @@
 //! what `octile tune` times and what the primitive tests check against a dense f64 reference.
 use crate::cpu::tile_pair_sub;
 use crate::error::Result;
+use crate::pack::expand_octile;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec};
 use octile_types::layout::NZ_FEATURES;
 use octile_types::primitives::Primitive;
@@ -32,6 +33,20 @@ impl<T> TilePairs<T> {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.octiles.is_empty()
+    }
+}
+
+impl<T: Copy> TilePairs<T> {
+    /// `n` pairs cycling through these (sharing their nonzero rows): fills every warp slot of a
+    /// GPU with a few distinct pairs.
+    pub fn cycled(&self, n: usize) -> TilePairs<T> {
+        let mut full = TilePairs { octiles: Vec::with_capacity(2 * n), edge_data: self.edge_data.clone(), pblocks: Vec::with_capacity(TILE_AREA * n), nz_stride: self.nz_stride };
+        for k in 0..n {
+            let j = k % self.len();
+            full.octiles.extend_from_slice(&self.octiles[2 * j..2 * j + 2]);
+            full.pblocks.extend_from_slice(&self.pblocks[TILE_AREA * j..TILE_AREA * (j + 1)]);
+        }
+        full
     }
 }
 
@@ -90,14 +105,6 @@ pub fn random_pairs(nnz_a: u32, nnz_b: u32, count: usize, labeled: bool, seed: u
     out
 }
 
-/// Expand octile `t` (compact) into 64·stride values.
-fn expand<T: Real>(t: &Octile, edge_data: &[T], stride: usize, dst: &mut [T]) {
-    dst.fill(T::ZERO);
-    for (bit, idx) in t.nonzeros() {
-        dst[bit * stride..(bit + 1) * stride].copy_from_slice(&edge_data[idx * stride..(idx + 1) * stride]);
-    }
-}
-
 /// The product of every pair with `prim` on the CPU, summed over `reps` repeats (64 values per
 /// pair, output entry ra·8 + rb).
 pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, reps: u32) -> Vec<T> {
@@ -106,8 +113,8 @@ pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Prim
     let mut out = vec![T::ZERO; TILE_AREA * pairs.len()];
     for k in 0..pairs.len() {
         let (ta, tb) = (&pairs.octiles[2 * k], &pairs.octiles[2 * k + 1]);
-        expand(ta, &pairs.edge_data, s, &mut ea);
-        expand(tb, &pairs.edge_data, s, &mut eb);
+        expand_octile(ta, &pairs.edge_data, s, true, &mut ea);
+        expand_octile(tb, &pairs.edge_data, s, true, &mut eb);
         let pb = &pairs.pblocks[k * TILE_AREA..(k + 1) * TILE_AREA];
         let o = &mut out[k * TILE_AREA..(k + 1) * TILE_AREA];
         for _ in 0..reps {

@@ -56,12 +56,13 @@ pub fn plan_batches(set_nodes: impl Fn(u32) -> usize, pairs: &[(u32, u32)], budg
 /// Whether a launch over these octiles uses the sparse-only solver entry: compact storage and the
 /// map picks sparse × sparse for every pair of nonzero-count bins present (the same choices the
 /// adaptive entry would make, without the per-tile-pair switch).
-pub fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> bool {
+fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> bool {
     let bins = octiles.iter().fold(0u32, |m, t| m | 1 << nnz_bin(t.nnz()));
     params.tile_storage == TILE_STORAGE_COMPACT && params.primitives.all_sparse_over(bins)
 }
 
-/// Solve `pairs` (indices into `set`) on the GPU.
+/// Solve `pairs` (indices into `set`) on the GPU; also returns whether the sparse-only solver entry
+/// ran (see [`uses_sparse_entry`]).
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
@@ -69,7 +70,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
     ctl: &RunControl,
-) -> Result<Vec<PairStatus>> {
+) -> Result<(Vec<PairStatus>, bool)> {
     let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
     let batches = plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
@@ -113,7 +114,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         scratch = buf.scratch;
         counter = buf.counter;
     }
-    Ok(out)
+    Ok((out, sparse_only))
 }
 
 #[cfg(test)]
