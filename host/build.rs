@@ -95,7 +95,7 @@ fn main() {
         fail("the PTX declares .extern symbols: some function was not linked into the module");
     }
     let min_blocks: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
-    let text = if min_blocks > 0 { add_launch_bounds(&text, &["mgk_solve_f32", "mgk_solve_f64", "mgk_solve_sparse_f32", "mgk_solve_sparse_f64", "tile_bench_f32", "tile_bench_f64"], min_blocks) } else { text };
+    let text = if min_blocks > 0 { add_launch_bounds(&text, &["mgk_solve_f32", "mgk_solve_f64", "mgk_solve_sparse_f32", "mgk_solve_sparse_f64", "mgk_solve_team_f32", "mgk_solve_team_f64", "tile_bench_f32", "tile_bench_f64"], min_blocks) } else { text };
     std::fs::write(&dest, text).unwrap();
 }
 

@@ -11,17 +11,21 @@
 //!
 //! (+Block and +DynSched — tile sharing in a block, dynamic pair scheduling — are always on.)
 //! Datasets: NWS and BA synthetic sets (96 nodes), ChEMBL approved drugs (`data/chembl_drugs.csv`),
-//! and protein fragments: the first `FRAGMENT` (128) heavy atoms of the 16 smallest chains
-//! in `data/proteins/` (5 Å contacts; whole chains make the Dense step run for hours: it multiplies
-//! all ⌈n/8⌉⁴ tile pairs per XMV). Missing data is
-//! reported as SKIP; `OCTILE_ABLATION_SETS=ChEMBL,NWS` runs a subset. Runs on the GPU (f32) when present, else the CPU (f64, smaller sets).
+//! and the `PROTEINS` smallest whole protein chains in `data/proteins/` (5 Å contacts, 800–1,000
+//! heavy atoms). The protein set's Dense step is projected (the paper's Fig. 9 asterisk): it
+//! multiplies all ⌈n/8⌉⁴ tile pairs per XMV (~35 s per pair on an H100), so it runs once on one
+//! pair of the set, the Sparse step runs once on the same pair, and Dense(set) = Sparse(set) ×
+//! Dense(pair) / Sparse(pair) — a ratio of two runs in the same configuration. Every other step
+//! is measured on the whole set. Missing data is reported as SKIP; `OCTILE_ABLATION_SETS=ChEMBL,NWS`
+//! runs a subset. Runs on the GPU (f32) when present, else the CPU (f64, smaller sets; protein
+//! fragments of `FRAGMENT_CPU` atoms, Dense measured).
 //!
 //! Each step is a criterion benchmark (throughput = pairs/s; every sample ends after the results
 //! are copied back, i.e. after a stream synchronize). After criterion, a table of the median time
 //! and pairs/s per step, with the ratio to the Dense step of the same dataset measured in the same
 //! run, is printed and written to `ablation.md` / `ablation.json` (in `$OCTILE_BENCH_OUT` or the
 //! current directory), followed by the non-empty octile counts per order (the paper's Fig. 7).
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use octile::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::reorder::{Reordering, count_octiles};
@@ -32,20 +36,31 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Atoms kept per protein chain.
-const FRAGMENT: usize = 128;
-/// Atoms kept per protein chain on the CPU.
+/// Atoms kept per protein chain on the CPU (the GPU takes whole chains).
 const FRAGMENT_CPU: usize = 64;
+/// Whole protein chains in the GPU set (the smallest by file size).
+const PROTEINS: usize = 5;
+
+/// One dataset of the ablation.
+struct Dataset {
+    name: String,
+    graphs: Vec<Graph>,
+    kernel: KernelConfig,
+    /// Project the Dense step from this one pair (see the module docs).
+    dense_pair: Option<(usize, usize)>,
+}
 
 static TIMES: Mutex<BTreeMap<(String, usize), Vec<f64>>> = Mutex::new(BTreeMap::new());
+/// Per dataset with a projected Dense step: how it was projected.
+static PROJECTED: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
 
 fn steps() -> Vec<(&'static str, Reordering, TileOptions)> {
     let dd = PrimitiveChoice::Fixed(Primitive::DenseDense);
     vec![
-        ("Dense", Reordering::Natural, TileOptions { primitive: dd, compact: false, skip_empty: false, profile: None }),
-        ("Sparse", Reordering::Natural, TileOptions { primitive: dd, compact: false, skip_empty: true, profile: None }),
-        ("+Reorder", Reordering::Pbr, TileOptions { primitive: dd, compact: false, skip_empty: true, profile: None }),
-        ("+Adaptive", Reordering::Pbr, TileOptions { primitive: PrimitiveChoice::Adaptive, compact: false, skip_empty: true, profile: None }),
+        ("Dense", Reordering::Natural, TileOptions { primitive: dd, compact: false, skip_empty: false, ..TileOptions::default() }),
+        ("Sparse", Reordering::Natural, TileOptions { primitive: dd, compact: false, skip_empty: true, ..TileOptions::default() }),
+        ("+Reorder", Reordering::Pbr, TileOptions { primitive: dd, compact: false, skip_empty: true, ..TileOptions::default() }),
+        ("+Adaptive", Reordering::Pbr, TileOptions { primitive: PrimitiveChoice::Adaptive, compact: false, skip_empty: true, ..TileOptions::default() }),
         ("+Compact", Reordering::Pbr, TileOptions::default()),
     ]
 }
@@ -72,29 +87,39 @@ fn toml_kernel(text: &str) -> KernelConfig {
     KernelConfig::from_toml(text).unwrap()
 }
 
-/// (name, graphs, kernel) per dataset; `small` for the CPU.
-fn datasets(small: bool) -> Vec<(String, Vec<Graph>, KernelConfig)> {
-    let mut out = vec![
-        ("NWS".to_string(), nws_set(if small { 2 } else { 32 }, 7), synthetic_kernel(0.05)),
-        ("BA".to_string(), ba_set(if small { 2 } else { 24 }, 7), synthetic_kernel(0.05)),
-    ];
+/// The datasets; `small` for the CPU.
+fn datasets(small: bool) -> Vec<Dataset> {
+    let plain = |name: &str, graphs: Vec<Graph>, kernel: KernelConfig| Dataset { name: name.into(), graphs, kernel, dense_pair: None };
+    let mut out = vec![plain("NWS", nws_set(if small { 2 } else { 32 }, 7), synthetic_kernel(0.05)), plain("BA", ba_set(if small { 2 } else { 24 }, 7), synthetic_kernel(0.05))];
     let Some(dir) = data_dir() else {
         eprintln!("SKIP ablation ChEMBL, proteins: no data/ folder (run scripts/fetch-datasets, or set OCTILE_DATA)");
         return out;
     };
     let molecules = include_str!("../../examples/molecules.toml");
     match octile::io::read(&dir.join("chembl_drugs.csv"), None, true) {
-        Ok(l) => out.push(("ChEMBL".into(), l.graphs.into_iter().take(if small { 12 } else { 200 }).collect(), toml_kernel(molecules))),
+        Ok(l) => out.push(plain("ChEMBL", l.graphs.into_iter().take(if small { 12 } else { 200 }).collect(), toml_kernel(molecules))),
         Err(e) => eprintln!("SKIP ablation ChEMBL: {e}"),
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("proteins")).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().ends_with(".pdb.gz")).collect()).unwrap_or_default();
     files.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX));
-    let prot: Vec<Graph> = files.iter().take(if small { 2 } else { 16 }).filter_map(|p| octile::io::read(p, None, false).map_err(|e| eprintln!("SKIP protein {}: {e}", p.display())).ok()).flat_map(|l| l.graphs).map(|g| fragment(&g, if small { FRAGMENT_CPU } else { FRAGMENT })).collect();
+    let prot: Vec<Graph> = files
+        .iter()
+        .take(if small { 2 } else { PROTEINS })
+        .filter_map(|p| octile::io::read(p, None, false).map_err(|e| eprintln!("SKIP protein {}: {e}", p.display())).ok())
+        .flat_map(|l| l.graphs)
+        .map(|g| if small { fragment(&g, FRAGMENT_CPU) } else { g })
+        .collect();
     if prot.is_empty() {
         eprintln!("SKIP ablation proteins: no readable data/proteins/*.pdb.gz");
     } else {
-        let proteins = include_str!("../../examples/proteins.toml");
-        out.push((format!("Proteins ({} × {} atoms)", prot.len(), prot[0].n_nodes()), prot, toml_kernel(proteins)));
+        let proteins = toml_kernel(include_str!("../../examples/proteins.toml"));
+        let (lo, hi) = (prot.iter().map(|g| g.n_nodes()).min().unwrap(), prot.iter().map(|g| g.n_nodes()).max().unwrap());
+        if small {
+            out.push(plain(&format!("Proteins ({} × {FRAGMENT_CPU}-atom fragments)", prot.len()), prot, proteins));
+        } else {
+            let pair = (0, prot.len() - 1);
+            out.push(Dataset { name: format!("Proteins ({} whole chains, {lo}–{hi} atoms)", prot.len()), graphs: prot, kernel: proteins, dense_pair: Some(pair) });
+        }
     }
     out
 }
@@ -109,24 +134,44 @@ fn main() {
     let mut sets = datasets(!gpu);
     if let Ok(only) = std::env::var("OCTILE_ABLATION_SETS") {
         // e.g. OCTILE_ABLATION_SETS=ChEMBL,NWS: a subset (names are matched by prefix)
-        sets.retain(|(name, _, _)| only.split(',').any(|o| !o.is_empty() && name.starts_with(o)));
+        sets.retain(|d| only.split(',').any(|o| !o.is_empty() && d.name.starts_with(o)));
     }
     let mut pairs_of = BTreeMap::new();
     let mut device = String::new();
     let mut maps = BTreeMap::new();
-    for (name, graphs, base) in &sets {
+    for set in &sets {
+        let (name, graphs, base) = (&set.name, &set.graphs, &set.kernel);
         let mut group = c.benchmark_group(format!("ablation/{name}"));
         let pairs = graphs.len() * (graphs.len() + 1) / 2;
         pairs_of.insert(name.clone(), pairs);
         group.throughput(Throughput::Elements(pairs as u64));
-        for (k, (step, reorder, tiles)) in steps().into_iter().enumerate() {
-            let cfg = KernelConfig { backend, precision, reorder, tiles, ..base.clone() };
-            let kernel = MarginalizedGraphKernel::new(cfg).unwrap();
+        if set.dense_pair.is_some() {
+            group.sampling_mode(SamplingMode::Flat); // seconds per sample
+        }
+        let kernel_of = |k: usize| {
+            let (_, reorder, tiles) = steps().swap_remove(k);
+            MarginalizedGraphKernel::new(KernelConfig { backend, precision, reorder, tiles, ..base.clone() }).unwrap()
+        };
+        let mut dense_over_sparse = None;
+        for (k, (step, _, _)) in steps().into_iter().enumerate() {
+            let kernel = kernel_of(k);
             device = kernel.device_name();
             if k == 3 {
                 maps.insert(name.clone(), kernel.primitive_map().unwrap().describe);
             }
             let key = (name.clone(), k);
+            if let (0, Some(pair)) = (k, set.dense_pair) {
+                // projected Dense: Dense and Sparse once each on the same pair
+                let time = |kern: &MarginalizedGraphKernel| {
+                    let t = Instant::now();
+                    std::hint::black_box(kern.pairs(graphs, &[pair]).expect("ablation solve"));
+                    t.elapsed().as_secs_f64()
+                };
+                let (d, s) = (time(&kernel), time(&kernel_of(1)));
+                eprintln!("ablation/{name}: pair {pair:?}: Dense {d:.3} s, Sparse {s:.3} s (one run each): Dense = Sparse × {:.2}", d / s);
+                dense_over_sparse = Some((pair, d, s));
+                continue;
+            }
             group.bench_with_input(BenchmarkId::new(format!("{}-{step}", k + 1), format!("{pairs}pairs")), graphs, |b, g| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
@@ -142,6 +187,12 @@ fn main() {
                 })
             });
         }
+        if let Some((pair, d, s)) = dense_over_sparse {
+            let mut t = TIMES.lock().unwrap();
+            let sparse = median(&t[&(name.clone(), 1)]);
+            t.insert((name.clone(), 0), vec![sparse * d / s]);
+            PROJECTED.lock().unwrap().insert(name.clone(), format!("{name}: Dense projected = Sparse (median, whole set) × Dense / Sparse on pair {pair:?} = × {d:.3} s / {s:.3} s (one run each)."));
+        }
         group.finish();
         // write the tables after every dataset: a run cut short still leaves what it measured
         report(&sets[..=pairs_of.len() - 1], &pairs_of, &device, &maps, backend, precision, false);
@@ -155,13 +206,18 @@ fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn report(sets: &[(String, Vec<Graph>, KernelConfig)], pairs_of: &BTreeMap<String, usize>, device: &str, maps: &BTreeMap<String, String>, backend: Backend, precision: Precision, last: bool) {
+fn report(sets: &[Dataset], pairs_of: &BTreeMap<String, usize>, device: &str, maps: &BTreeMap<String, String>, backend: Backend, precision: Precision, last: bool) {
     let times = TIMES.lock().unwrap();
     let names: Vec<&str> = steps().iter().map(|s| s.0).collect();
-    let mut md = format!("Ablation on {device} ({backend:?}, {precision:?}); median of the criterion samples per step; ratio = speed-up over the Dense step of the same dataset, same run.\n\n");
+    let mut md = format!("Ablation on {device} ({backend:?}, {precision:?}); median of the criterion samples per step; ratio = speed-up over the Dense step of the same dataset, same run.\n");
+    for line in PROJECTED.lock().unwrap().values() {
+        md += &format!("{line}\n");
+    }
+    md += "\n";
     md += "| dataset | pairs | step | median s | pairs/s | vs Dense | vs previous |\n|---|---:|---|---:|---:|---:|---:|\n";
     let mut json = Vec::new();
-    for (name, _, _) in sets {
+    for set in sets {
+        let name = &set.name;
         let pairs = pairs_of[name];
         let mut first = None;
         let mut prev: Option<f64> = None;
@@ -179,7 +235,8 @@ fn report(sets: &[(String, Vec<Graph>, KernelConfig)], pairs_of: &BTreeMap<Strin
         md += &format!("- {name}: {m}\n");
     }
     md += "\nNon-empty octiles (sum over the dataset) per node order, and mean nonzeros per octile:\n\n| dataset | graphs | nonzeros | natural | RCM | PBR | nnz/octile (PBR) |\n|---|---:|---:|---:|---:|---:|---:|\n";
-    for (name, graphs, _) in sets {
+    for set in sets {
+        let (name, graphs) = (&set.name, &set.graphs);
         let count = |r: Reordering| graphs.iter().map(|g| count_octiles(g, &r.order(g))).sum::<usize>();
         let nnz: usize = graphs.iter().map(|g| g.edges().iter().map(|e| if e.i == e.j { 1 } else { 2 }).sum::<usize>()).sum();
         let (nat, rcm, pbr) = (count(Reordering::Natural), count(Reordering::Rcm), count(Reordering::Pbr));

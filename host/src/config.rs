@@ -14,6 +14,7 @@
 //! profile = "my.json"      # optional: tuning profile file written by `octile tune`
 //! tile_storage = "compact" # optional: "compact" (default) or "dense" (ablation only)
 //! skip_empty_tiles = true  # optional: false stores all ⌈n/8⌉² tiles (ablation only)
+//! blocks_per_pair = "auto" # optional: GPU blocks per pair: "auto" (default), 1, or N ≥ 2 (teams)
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
 //! h = 0.5
@@ -82,11 +83,15 @@ pub struct TileOptions {
     pub compact: bool,
     /// Store only non-empty octiles (true, default) or every tile of the ⌈n/8⌉² grid.
     pub skip_empty: bool,
+    /// GPU blocks that solve one pair together: 0 (default) = automatic (one block per pair for
+    /// small graphs, teams of blocks for large ones, see `gpu::batch::team_blocks_for`), 1 = always
+    /// one block per pair, N ≥ 2 = every pair by a team of N blocks.
+    pub blocks_per_pair: u32,
 }
 
 impl Default for TileOptions {
     fn default() -> Self {
-        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true }
+        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0 }
     }
 }
 
@@ -296,7 +301,7 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 13] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles"];
+        const TOP: [&str; 14] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair"];
         for (k, v) in &value {
             match k.as_str() {
                 "q" => cfg.q = num(v, "q")?,
@@ -324,6 +329,13 @@ impl KernelConfig {
                         Some("compact") => true,
                         Some("dense") => false,
                         _ => return Err(bad(format!("tile_storage must be \"compact\" or \"dense\", got {v}"))),
+                    }
+                }
+                "blocks_per_pair" => {
+                    cfg.tiles.blocks_per_pair = match (v.as_str(), v.as_integer()) {
+                        (Some("auto"), _) => 0,
+                        (_, Some(n)) if (1..=65536).contains(&n) => n as u32,
+                        _ => return Err(bad(format!("blocks_per_pair must be \"auto\" or an integer in 1..=65536, got {v}"))),
                     }
                 }
                 "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,

@@ -197,6 +197,23 @@ impl MarginalizedGraphKernel {
         Ok(finish(g, &pairs, &status, |i, _| (i, i))?.values)
     }
 
+    /// K(graphs[i], graphs[j]) for the listed index pairs only (e.g. a sample of a Gram matrix, or
+    /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
+    /// `graphs` is an `InvalidConfig` error naming it.
+    pub fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
+        if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
+            return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
+        }
+        let list: Vec<(u32, u32)> = pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect();
+        let (status, secs, prims) = self.solve(graphs, &list)?;
+        let mut g = self.empty(pairs.len(), 1, pairs.len(), secs, prims);
+        for (k, s) in status.iter().enumerate() {
+            g.values[k] = s.value;
+            g.info[k] = info(s);
+        }
+        finish(g, &list, &status, |i, j| (i, j))
+    }
+
     /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
     pub fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
         let mut g = self.gram(graphs)?;
@@ -273,7 +290,7 @@ impl MarginalizedGraphKernel {
         set64: &PackedGraphs<f64>,
         pairs: &[(u32, u32)],
         primitives: &PrimitiveMap,
-    ) -> Result<(Vec<PairStatus>, Option<&'static str>)> {
+    ) -> Result<(Vec<PairStatus>, Option<String>)> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
@@ -306,10 +323,10 @@ impl MarginalizedGraphKernel {
                     nz_stride: set.nz_stride as u32,
                     primitives: *primitives,
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
-                    _pad: 0,
+                    team_blocks: 1,
                 };
-                let (status, sparse_only) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, &self.control)?;
-                Ok((status, Some(if sparse_only { "sparse-only" } else { "adaptive" })))
+                let (status, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, &self.control)?;
+                Ok((status, Some(entries)))
             }
         }
     }

@@ -135,6 +135,17 @@ fn config_errors_list_what_exists() {
 }
 
 #[test]
+fn blocks_per_pair_key() {
+    assert_eq!(KernelConfig::from_toml("blocks_per_pair = \"auto\"\n").unwrap().tiles.blocks_per_pair, 0);
+    assert_eq!(KernelConfig::from_toml("blocks_per_pair = 12\n").unwrap().tiles.blocks_per_pair, 12);
+    assert_eq!(KernelConfig::from_toml("q = 0.1\n").unwrap().tiles.blocks_per_pair, 0);
+    for bad in ["0", "-3", "\"many\"", "1.5"] {
+        let e = KernelConfig::from_toml(&format!("blocks_per_pair = {bad}\n")).unwrap_err().to_string();
+        assert!(e.contains("blocks_per_pair must be"), "{bad}: {e}");
+    }
+}
+
+#[test]
 fn real_datasets_when_fetched() {
     let data = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
     let mut found = 0;

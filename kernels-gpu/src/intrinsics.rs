@@ -226,6 +226,83 @@ pub unsafe fn atomic_add_f64(p: *mut f64, v: f64) {
     }
 }
 
+/// `atom.global.exch.b32`: stores `v` into `*p`, returns the old value.
+///
+/// # Safety
+/// `p` must point to a valid, 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_exch_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.global.exch.b32 {r}, [g], {v}; }}",
+             r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    r
+}
+
+/// `ld.acquire.gpu.global.u32`: a load that sees the latest value at GPU scope (never a stale L1
+/// copy) and orders this thread's later accesses after it (sm_70+).
+///
+/// # Safety
+/// `p` must point to a valid, 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.acquire.gpu.global.u32 {r}, [g]; }}",
+             r = out(reg32) r, p = in(reg64) p, options(nostack, preserves_flags));
+    }
+    r
+}
+
+/// `ld.relaxed.gpu.global.f64`: a load coherent at GPU scope (reads L2, not a stale L1 copy).
+///
+/// # Safety
+/// `p` must point to a valid, 8-byte aligned `f64` in global memory.
+#[inline(always)]
+pub unsafe fn load_relaxed_f64(p: *const f64) -> f64 {
+    let r: u64;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.relaxed.gpu.global.b64 {r}, [g]; }}",
+             r = out(reg64) r, p = in(reg64) p, options(nostack, preserves_flags));
+    }
+    f64::from_bits(r)
+}
+
+/// `st.relaxed.gpu.global.f64`: a store coherent at GPU scope.
+///
+/// # Safety
+/// `p` must point to a valid, 8-byte aligned `f64` in global memory.
+#[inline(always)]
+pub unsafe fn store_relaxed_f64(p: *mut f64, v: f64) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.relaxed.gpu.global.b64 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg64) v.to_bits(), options(nostack, preserves_flags));
+    }
+}
+
+/// `fence.acq_rel.gpu`: this thread's memory accesses before it are ordered before those after it,
+/// at GPU scope (with a barrier, makes one block's writes visible to another block).
+///
+/// # Safety
+/// None beyond executing on the device; `unsafe` only because it is inline PTX.
+#[inline(always)]
+pub unsafe fn fence_gpu() {
+    // SAFETY: a fence touches no memory.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags)) };
+}
+
+/// `nanosleep.u32`: suspend this thread for about `ns` nanoseconds (sm_70+); used while spinning.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: sleeping has no preconditions.
+    unsafe { asm!("nanosleep.u32 {n};", n = in(reg32) ns, options(nostack, preserves_flags, nomem)) };
+}
+
 /// `trap`: abort the kernel; the launch reports `CUDA_ERROR_LAUNCH_FAILED`.
 #[inline(always)]
 pub fn trap() -> ! {

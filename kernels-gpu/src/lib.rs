@@ -17,6 +17,7 @@ pub mod reduce;
 pub mod smem;
 pub mod smoke;
 pub mod stage;
+pub mod team;
 pub mod tile_bench;
 
 #[panic_handler]

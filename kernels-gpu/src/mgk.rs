@@ -1,8 +1,9 @@
-//! The marginalized-graph-kernel PCG solver: one launch, many pairs, one block per pair at a time.
+//! The marginalized-graph-kernel PCG solver: one launch, many pairs, one block — or, for pairs of
+//! large graphs, one team of blocks (`crate::team`) — per pair at a time.
 //!
-//! Blocks are persistent: each pulls the next job index from a global atomic counter (dynamic
-//! scheduling: a block that drew a small pair simply draws again), solves that pair with Jacobi-
-//! preconditioned CG entirely on the device, and writes one [`PairStatus`].
+//! Blocks (teams) are persistent: each pulls the next job index from a global atomic counter
+//! (dynamic scheduling: a block that drew a small pair simply draws again), solves that pair with
+//! Jacobi-preconditioned CG entirely on the device, and writes one [`PairStatus`].
 //!
 //! The product matrix M = D×V×⁻¹ − A×⊙E× is never formed. Its off-diagonal product (the XMV) is
 //! computed tile pair by tile pair: the warp that owns output block (I, I') of the tiled vector
@@ -16,14 +17,13 @@
 //! with the tile-pair primitive (dense/sparse walk of each tile, `octile_types::primitives`) that
 //! `params.primitives` picks from the two tiles' nonzero counts (lane ℓ owns rows (ℓ/8, ℓ%8) and
 //! (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
-use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, sync_threads, sync_warp, thread_idx_x, warp_id};
-use crate::reduce::{block_broadcast_u32, block_sum2};
+use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
+use crate::team::{BlockTeam, GridTeam, Team};
 use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
 use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::primitives::{row_pair, row_pair_with};
-use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
-use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real};
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
 /// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
 /// graph data in precision T.
@@ -66,7 +66,8 @@ const MAX_REFINE: u32 = 40;
 /// job's `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn solve_all<T: Real, const SPARSE: bool>(
+unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool>(
+    team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
     inputs64: &Inputs<f64>,
@@ -76,14 +77,9 @@ unsafe fn solve_all<T: Real, const SPARSE: bool>(
     job_counter: *mut u32,
 ) {
     loop {
-        let mine = if thread_idx_x() == 0 {
-            // SAFETY: job_counter is a valid global u32 (caller's contract).
-            unsafe { atomic_add_u32(job_counter, 1) }
-        } else {
-            0
-        };
-        // SAFETY: every thread of the block reaches this call.
-        let job_idx = unsafe { block_broadcast_u32(mine) };
+        // SAFETY: job_counter is a valid global u32 (caller's contract); every thread of the team
+        // reaches this call.
+        let job_idx = unsafe { team.next_job(job_counter) };
         if job_idx >= params.n_jobs {
             return;
         }
@@ -96,9 +92,9 @@ unsafe fn solve_all<T: Real, const SPARSE: bool>(
         let base = unsafe { scratch.add(job.scratch_offset as usize) };
         // SAFETY: forwarded contract; the whole block calls it. The branch is on a constant.
         let st = unsafe {
-            if T::BYTES == 8 { solve_direct::<T, SPARSE>(params, inputs, &g1, &g2, base as *mut T) } else { solve_refined::<T, SPARSE>(params, inputs, inputs64, &g1, &g2, base) }
+            if T::BYTES == 8 { solve_direct::<T, Tm, SPARSE>(team, params, inputs, &g1, &g2, base as *mut T) } else { solve_refined::<T, Tm, SPARSE>(team, params, inputs, inputs64, &g1, &g2, base) }
         };
-        if thread_idx_x() == 0 {
+        if team.leader() {
             // SAFETY: job_idx < n_jobs = length of status.
             unsafe { *status.add(job_idx as usize) = st };
         }
@@ -129,11 +125,11 @@ fn pair_dims(g1: &Graph, g2: &Graph) -> (usize, usize, usize, usize) {
 
 /// K = Σ p_i p'_i' x_ii' over the valid entries of the tiled x (summed over the block).
 #[inline(always)]
-unsafe fn kernel_value<T: Real, X: Real>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
+unsafe fn kernel_value<T: Real, X: Real, Tm: Team>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     let mut k = 0.0f64;
-    let mut idx = thread_idx_x() as usize;
+    let mut idx = team.thread();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         if i < n && ip < m {
@@ -143,10 +139,10 @@ unsafe fn kernel_value<T: Real, X: Real>(params: &MgkParams, inputs: &Inputs<T>,
                 k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
             }
         }
-        idx += SOLVER_BLOCK_THREADS as usize;
+        idx += team.threads();
     }
-    // SAFETY: the whole block calls it.
-    unsafe { block_sum2(k, 0.0).0 }
+    // SAFETY: the whole team calls it.
+    unsafe { team.sum2(k, 0.0).0 }
 }
 
 /// Jacobi-preconditioned CG on M·x = r₀ in precision T, starting from x = 0. On entry `r` holds
@@ -156,7 +152,8 @@ unsafe fn kernel_value<T: Real, X: Real>(params: &MgkParams, inputs: &Inputs<T>,
 /// Called by the whole block; the five vectors are this pair's, `len` long.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn pcg<T: Real, const SPARSE: bool>(
+unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool>(
+    team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
     g1: &Graph,
@@ -167,8 +164,8 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
 ) -> (u32, f64, f64, bool) {
     let [x, r, p, ap, diag] = v;
     let (_, _, _, len) = pair_dims(g1, g2);
-    let tid = thread_idx_x() as usize;
-    let nthreads = SOLVER_BLOCK_THREADS as usize;
+    let tid = team.thread();
+    let nthreads = team.threads();
     let (mut rho, mut r0) = (0.0f64, 0.0f64);
     let mut idx = tid;
     while idx < len {
@@ -182,8 +179,8 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
         }
         idx += nthreads;
     }
-    // SAFETY: the whole block calls it (also orders the p writes before the XMV reads them).
-    let (rho0, r0) = unsafe { block_sum2(rho, r0) };
+    // SAFETY: the whole team calls it (also orders the p writes before the XMV reads them).
+    let (rho0, r0) = unsafe { team.sum2(rho, r0) };
     let mut rho = rho0;
     let tol2 = rtol * rtol * r0;
     let mut rr = r0;
@@ -193,13 +190,13 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
         // ---- ap = M p, and p·ap
         // SAFETY: the whole block calls it; p/diag/ap are this pair's vectors.
         let pap_part = unsafe {
-            xmv::<T, _, SPARSE>(params, inputs, g1, g2, p, |o, pv, acc| {
+            xmv::<T, _, Tm, SPARSE>(team, params, inputs, g1, g2, p, |o, pv, acc| {
                 let v = *diag.add(o) * pv - acc;
                 *ap.add(o) = v;
                 pv.to_f64() * v.to_f64()
             })
         };
-        let (pap, _) = unsafe { block_sum2(pap_part, 0.0) };
+        let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
         if !(pap > 0.0) {
             break; // breakdown (cannot happen for SPD M and p ≠ 0): report non-convergence
         }
@@ -219,7 +216,7 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
             }
             idx += nthreads;
         }
-        let (rho_new, rr_new) = unsafe { block_sum2(rho_new, rr_part) };
+        let (rho_new, rr_new) = unsafe { team.sum2(rho_new, rr_part) };
         rr = rr_new;
         iterations += 1;
         if rr <= tol2 {
@@ -235,8 +232,8 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
             unsafe { *p.add(idx) = *r.add(idx) / *diag.add(idx) + beta_t * *p.add(idx) };
             idx += nthreads;
         }
-        // SAFETY: the whole block reaches it; the XMV reads p written by other threads.
-        unsafe { sync_threads() };
+        // SAFETY: the whole team reaches it; the XMV reads p written by other threads.
+        unsafe { team.barrier() };
     }
     (iterations, rr, r0, converged)
 }
@@ -246,13 +243,13 @@ unsafe fn pcg<T: Real, const SPARSE: bool>(
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_direct<T: Real, const SPARSE: bool>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
+unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     // SAFETY: five len-long vectors inside this pair's scratch.
     let v = unsafe { [base, base.add(len), base.add(2 * len), base.add(3 * len), base.add(4 * len)] };
     let [x, r, _, _, diag] = v;
-    let mut idx = thread_idx_x() as usize;
+    let mut idx = team.thread();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         let (dg, b) = if i < n && ip < m {
@@ -267,11 +264,11 @@ unsafe fn solve_direct<T: Real, const SPARSE: bool>(params: &MgkParams, inputs: 
             *x.add(idx) = T::ZERO;
             *r.add(idx) = b;
         }
-        idx += SOLVER_BLOCK_THREADS as usize;
+        idx += team.threads();
     }
     // SAFETY: whole block; each thread reads back only its own entries before pcg's barrier.
-    let (iterations, rr, bb, converged) = unsafe { pcg::<T, SPARSE>(params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
-    let value = unsafe { kernel_value(params, inputs, g1, g2, x) };
+    let (iterations, rr, bb, converged) = unsafe { pcg::<T, Tm, SPARSE>(team, params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
+    let value = unsafe { kernel_value(team, params, inputs, g1, g2, x) };
     PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 }, iterations, converged: converged as u32 }
 }
 
@@ -280,11 +277,11 @@ unsafe fn solve_direct<T: Real, const SPARSE: bool>(params: &MgkParams, inputs: 
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
+unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
-    let tid = thread_idx_x() as usize;
-    let nthreads = SOLVER_BLOCK_THREADS as usize;
+    let tid = team.thread();
+    let nthreads = team.threads();
     // SAFETY: 2·len f64 then 5·len T (T = f32: 2.5·len f64) inside the pair's 5·len f64 scratch.
     let (x64, r64) = unsafe { (base, base.add(len)) };
     let inner = unsafe { base.add(2 * len) } as *mut T;
@@ -309,7 +306,7 @@ unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs:
         bb += b * b;
         idx += nthreads;
     }
-    let (bb, _) = unsafe { block_sum2(bb, 0.0) };
+    let (bb, _) = unsafe { team.sum2(bb, 0.0) };
     let tol2 = params.rtol * params.rtol * bb;
     let mut rr64 = bb;
     let mut iterations = 0u32;
@@ -326,7 +323,7 @@ unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs:
             }
             idx += nthreads;
         }
-        let (it, _, _, _) = unsafe { pcg::<T, SPARSE>(params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
+        let (it, _, _, _) = unsafe { pcg::<T, Tm, SPARSE>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
         iterations += it;
         refinements += 1;
         // ---- x64 += c, then r64 = b − M·x64 in f64 from the f64 graph data
@@ -336,10 +333,10 @@ unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs:
             unsafe { *x64.add(idx) += (*x.add(idx)).to_f64() };
             idx += nthreads;
         }
-        // SAFETY: the whole block reaches it; the XMV reads x64 written by other threads.
-        unsafe { sync_threads() };
+        // SAFETY: the whole team reaches it; the XMV reads x64 written by other threads.
+        unsafe { team.barrier() };
         let rr_part = unsafe {
-            xmv::<f64, _, SPARSE>(params, inputs64, g1, g2, x64, |o, xv, acc| {
+            xmv::<f64, _, Tm, SPARSE>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
                 let (i, ip) = tiled_coords(o, mt);
                 let res = if i < n && ip < m {
                     let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
@@ -351,13 +348,13 @@ unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs:
                 res * res
             })
         };
-        rr64 = unsafe { block_sum2(rr_part, 0.0).0 };
+        rr64 = unsafe { team.sum2(rr_part, 0.0).0 };
         converged = rr64 <= tol2;
         if it == 0 {
             break; // no inner progress possible
         }
     }
-    let value = unsafe { kernel_value(params, inputs64, g1, g2, x64) };
+    let value = unsafe { kernel_value(team, params, inputs64, g1, g2, x64) };
     PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr64 / bb) } else { 0.0 }, iterations, converged: converged as u32 }
 }
 
@@ -370,7 +367,7 @@ unsafe fn solve_refined<T: Real, const SPARSE: bool>(params: &MgkParams, inputs:
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, const SPARSE: bool>(params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool>(team: &Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
     let nz_stride = params.nz_stride as usize;
     let storage = params.tile_storage;
     let lane = lane_id() as usize;
@@ -378,7 +375,7 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, const SPARSE: bool>(params:
     let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
     let (ra0, rb) = (lane / TILE, lane % TILE); // rows (ra0, rb) and (ra0 + 4, rb) of the block
     let mut red = 0.0f64;
-    let mut blk = warp_id() as usize;
+    let mut blk = team.warp();
     while blk < nt * mt {
         let (bi, bip) = (blk / mt, blk % mt);
         let mut acc0 = T::ZERO;
@@ -436,12 +433,14 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, const SPARSE: bool>(params:
             // SAFETY: o < len.
             red += finish(o, unsafe { *p.add(o) }, acc);
         }
-        blk += SOLVER_WARPS as usize;
+        blk += team.warps();
     }
     red
 }
 
-/// Defines one `#[no_mangle]` entry point over [`solve_all`] per precision and variant.
+/// Defines one `#[no_mangle]` entry point over [`solve_all`] per precision and variant: one block
+/// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
+/// `team_sync` argument, one zeroed [`TeamSync`] per team).
 macro_rules! mgk_entry {
     ($(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr) => {
         $(#[$doc])*
@@ -467,7 +466,41 @@ macro_rules! mgk_entry {
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded to the launcher's contract.
-            unsafe { solve_all::<$t, { $sparse }>(&params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+            unsafe { solve_all::<$t, BlockTeam, { $sparse }>(&mut BlockTeam, &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+        }
+    };
+    ($(#[$doc:meta])* team $name:ident, $t:ty) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// See [`solve_all`]; launched cooperatively (every block resident) with
+        /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
+        /// `team_sync` holds one zeroed [`TeamSync`] per team.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            params: MgkParams,
+            graphs: *const GraphDesc,
+            row_ptr: *const u32,
+            octiles: *const Octile,
+            edge_data: *const $t,
+            node_data: *const $t,
+            edge_data64: *const f64,
+            node_data64: *const f64,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            scratch: *mut f64,
+            job_counter: *mut u32,
+            team_sync: *mut TeamSync,
+        ) {
+            let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+            let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
+            // SAFETY: forwarded to the launcher's contract (team_blocks divides the grid, one
+            // TeamSync per team, cooperative launch).
+            unsafe {
+                let mut team = GridTeam::of_block(params.team_blocks, team_sync);
+                solve_all::<$t, GridTeam, false>(&mut team, &params, &inputs, &inputs64, jobs, status, scratch, job_counter)
+            }
         }
     };
 }
@@ -497,4 +530,14 @@ mgk_entry!(
     mgk_solve_sparse_f64,
     f64,
     true
+);
+mgk_entry!(
+    /// `f32` team entry point: several blocks per pair (pairs of large graphs), adaptive primitives.
+    team mgk_solve_team_f32,
+    f32
+);
+mgk_entry!(
+    /// `f64` team entry point: several blocks per pair, adaptive primitives.
+    team mgk_solve_team_f64,
+    f64
 );

@@ -140,8 +140,38 @@ pub struct MgkParams {
     pub primitives: PrimitiveMap,
     /// [`TILE_STORAGE_COMPACT`] or [`TILE_STORAGE_DENSE`].
     pub tile_storage: u32,
+    /// Blocks that solve one pair together (the team entries `mgk_solve_team_*`; the grid is a
+    /// whole number of teams). 1 for the one-block-per-pair entries.
+    pub team_blocks: u32,
+}
+
+/// Synchronization state of one team of blocks that solves one pair together (team entries only),
+/// in global memory, zeroed by the host before the launch.
+///
+/// ```text
+///  arrive      u32   blocks arrived at the current barrier (reset by the last one)
+///  generation  u32   barriers completed (the waiting blocks spin until it changes)
+///  job         u32   the job the team's leader drew, read by the other blocks after a barrier
+///  _pad        u32
+///  sums        [f64; 6]   three slots of two sums: reduction i adds into slot i mod 3 and, after
+///                          its barrier, the leader zeroes slot (i + 2) mod 3 — last read before
+///                          that barrier, next written after the following one
+/// ```
+/// Why three slots: one barrier per reduction suffices (a slot is never reset while a block may
+/// still read it, nor read before its reset is ordered by a barrier).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TeamSync {
+    /// Blocks arrived at the current barrier.
+    pub arrive: u32,
+    /// Completed barriers.
+    pub generation: u32,
+    /// Current job of the team.
+    pub job: u32,
     /// Padding.
     pub _pad: u32,
+    /// Reduction slots.
+    pub sums: [f64; 6],
 }
 
 /// `edge_data` holds only the nonzeros of each octile, in bit order: entry k of a tile is at
@@ -189,3 +219,4 @@ const _: () = assert!(core::mem::size_of::<PairStatus>() == 24 && core::mem::ali
 const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 296 + 8);
 const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 && core::mem::align_of::<TileBenchParams>() == 8);
 const _: () = assert!(core::mem::align_of::<MgkParams>() == 8);
+const _: () = assert!(core::mem::size_of::<TeamSync>() == 64 && core::mem::align_of::<TeamSync>() == 8);

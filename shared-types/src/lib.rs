@@ -23,7 +23,7 @@ pub mod real;
 pub mod tiling;
 
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
-pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, TileBenchParams};
+pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, TeamSync, TileBenchParams};
 pub use primitives::{Primitive, PrimitiveMap};
 pub use real::Real;
 pub use tiling::{TILE, TILE_AREA};
@@ -43,4 +43,6 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}
+    unsafe impl cudarc::driver::DeviceRepr for TeamSync {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for TeamSync {}
 }

@@ -10,6 +10,12 @@ pub const MGK_SOLVE_F64: &str = "mgk_solve_f64";
 pub const MGK_SOLVE_SPARSE_F32: &str = "mgk_solve_sparse_f32";
 /// Sparse-only variant of [`MGK_SOLVE_F64`].
 pub const MGK_SOLVE_SPARSE_F64: &str = "mgk_solve_sparse_f64";
+/// Team variant of [`MGK_SOLVE_F32`]: several blocks solve one pair together (large graphs), the
+/// grid's blocks grouped into teams of `MgkParams::team_blocks`, synchronized through a
+/// `TeamSync` per team (cooperative launch: every block resident).
+pub const MGK_SOLVE_TEAM_F32: &str = "mgk_solve_team_f32";
+/// Team variant of [`MGK_SOLVE_F64`].
+pub const MGK_SOLVE_TEAM_F64: &str = "mgk_solve_team_f64";
 /// Device self-test of the intrinsics (lane ids, shuffles, votes, popc/fns, atomics).
 pub const SMOKE_INTRINSICS: &str = "smoke_intrinsics";
 
@@ -19,7 +25,7 @@ pub const TILE_BENCH_F32: &str = "tile_bench_f32";
 pub const TILE_BENCH_F64: &str = "tile_bench_f64";
 
 /// Every entry point the PTX module must export.
-pub const ALL_KERNELS: [&str; 7] = [MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, SMOKE_INTRINSICS, TILE_BENCH_F32, TILE_BENCH_F64];
+pub const ALL_KERNELS: [&str; 9] = [MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_INTRINSICS, TILE_BENCH_F32, TILE_BENCH_F64];
 
 /// Threads per block of the solver kernels (4 warps). The kernels' static shared memory is sized for
 /// exactly this many warps; the host launches with this block size and nothing else.

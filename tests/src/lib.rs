@@ -17,27 +17,42 @@ pub struct Target {
     pub precision: Precision,
     /// Relative tolerance vs the dense f64 reference.
     pub rtol: f64,
+    /// GPU blocks per pair (`TileOptions::blocks_per_pair`: 0 automatic, N ≥ 2 teams of N blocks).
+    pub blocks_per_pair: u32,
 }
 
-/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 and f64. Without a GPU,
+impl Target {
+    /// Set this target's backend, precision and blocks per pair on `cfg`.
+    pub fn apply(&self, cfg: &mut KernelConfig) {
+        cfg.backend = self.backend;
+        cfg.precision = self.precision;
+        cfg.tiles.blocks_per_pair = self.blocks_per_pair;
+    }
+}
+
+/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 and f64, each also with
+/// every pair solved by a team of blocks (`cuda-*-team`: 3 blocks per pair in f32, 2 in f64, so the
+/// cross-block barriers and reductions run on every test case). Without a GPU,
 /// prints an explicit SKIP line (with the reason) for the CUDA targets; with
 /// `OCTILE_REQUIRE_GPU=1` a missing GPU is a failure instead.
 pub fn targets(test: &str) -> Vec<Target> {
     let mut t = vec![
-        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9 },
-        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5 },
+        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0 },
+        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0 },
     ];
     match octile::gpu::device() {
         Ok(d) => {
             eprintln!("{test}: GPU {}", d.describe());
-            t.push(Target { name: "cuda-f32", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5 });
-            t.push(Target { name: "cuda-f64", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9 });
+            t.push(Target { name: "cuda-f32", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0 });
+            t.push(Target { name: "cuda-f64", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0 });
+            t.push(Target { name: "cuda-f32-team", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 3 });
+            t.push(Target { name: "cuda-f64-team", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 2 });
         }
         Err(why) => {
             if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
             }
-            skip_line(&format!("SKIP {test} [cuda-f32, cuda-f64]: {why}"));
+            skip_line(&format!("SKIP {test} [cuda-f32, cuda-f64, cuda-f32-team, cuda-f64-team]: {why}"));
         }
     }
     t

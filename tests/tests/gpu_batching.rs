@@ -1,5 +1,5 @@
 //! A tiny scratch budget forces many GPU batches; every pair must still be written exactly once
-//! and agree with the CPU. (Own test binary: it sets OCTILE_GPU_SCRATCH_BYTES for its process.)
+//! and agree with the CPU — with one block per pair and with teams of blocks per pair. (Own test binary: it sets OCTILE_GPU_SCRATCH_BYTES for its process.)
 use octile::config::synthetic_kernel;
 use octile::generators::nws_set;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
@@ -16,18 +16,27 @@ fn gpu_batches_under_a_small_budget_write_every_pair_once() {
     let graphs = nws_set(12, 3);
     let mut cfg = synthetic_kernel(0.05);
     cfg.precision = Precision::F64;
-    cfg.backend = Backend::Cuda;
-    let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
     cfg.backend = Backend::Cpu;
-    let cpu = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap();
-    assert_eq!(gpu.pairs_solved, 12 * 13 / 2);
+    let cpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
     let mut errors = Vec::new();
-    for i in 0..12 {
-        for j in 0..12 {
-            if let Err(e) = check_rel(&format!("K[{i},{j}]"), gpu.get(i, j), cpu.get(i, j), 1e-9) {
-                errors.push(e);
+    // one block per pair; automatic (78 pairs of 96-node graphs: teams, see team_blocks_for);
+    // teams of 5 blocks
+    for (blocks_per_pair, team) in [(1u32, false), (0, true), (5, true)] {
+        cfg.backend = Backend::Cuda;
+        cfg.tiles.blocks_per_pair = blocks_per_pair;
+        let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+        assert_eq!(gpu.pairs_solved, 12 * 13 / 2);
+        assert_eq!(gpu.primitives.contains("team of"), team, "blocks_per_pair {blocks_per_pair}: entry reported as {}", gpu.primitives);
+        if blocks_per_pair == 5 {
+            assert!(gpu.primitives.contains("team of 5 blocks per pair for 78 pair(s)"), "{}", gpu.primitives);
+        }
+        for i in 0..12 {
+            for j in 0..12 {
+                if let Err(e) = check_rel(&format!("blocks_per_pair {blocks_per_pair} K[{i},{j}]"), gpu.get(i, j), cpu.get(i, j), 1e-9) {
+                    errors.push(e);
+                }
+                assert!(gpu.info[i * 12 + j].iterations > 0, "blocks_per_pair {blocks_per_pair}: pair ({i},{j}) never solved");
             }
-            assert!(gpu.info[i * 12 + j].iterations > 0, "pair ({i},{j}) never solved");
         }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));

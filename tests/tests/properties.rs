@@ -26,8 +26,7 @@ fn symmetric_permutation_invariant_and_normalized() {
     for t in targets("symmetric_permutation_invariant_and_normalized") {
         for reorder in [Reordering::Natural, Reordering::Rcm, Reordering::Pbr] {
             let mut cfg = synthetic_kernel(0.05);
-            cfg.backend = t.backend;
-            cfg.precision = t.precision;
+            t.apply(&mut cfg);
             cfg.reorder = reorder;
             let k = MarginalizedGraphKernel::new(cfg).unwrap();
             let a = k.gram_between(&graphs, &graphs).unwrap();
@@ -52,8 +51,7 @@ fn non_convergence_is_reported_per_pair_with_partial_results() {
     for t in targets("non_convergence_is_reported_per_pair_with_partial_results") {
         let graphs = nws_set(3, 1);
         let mut cfg = synthetic_kernel(0.0005);
-        cfg.backend = t.backend;
-        cfg.precision = t.precision;
+        t.apply(&mut cfg);
         cfg.solver.max_iterations = 2;
         let err = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap_err();
         match err {
@@ -84,4 +82,23 @@ fn values_beyond_f32_range_are_an_error_in_f32_only() {
     cfg.precision = octile::Precision::F64;
     let k = octile::MarginalizedGraphKernel::new(cfg).unwrap().gram(&[g]).unwrap();
     assert!(k.get(0, 0).is_finite() && k.get(0, 0) > 0.0);
+}
+
+#[test]
+fn listed_pairs_equal_the_gram_entries() {
+    let graphs = nws_set(4, 9);
+    for t in targets("listed_pairs_equal_the_gram_entries") {
+        let mut cfg = synthetic_kernel(0.05);
+        t.apply(&mut cfg);
+        let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let full = k.gram(&graphs).unwrap();
+        let list = [(0, 1), (3, 3), (2, 0), (1, 3)];
+        let some = k.pairs(&graphs, &list).unwrap();
+        assert_eq!((some.rows, some.cols, some.pairs_solved), (4, 1, 4), "{}", t.name);
+        for (r, &(i, j)) in list.iter().enumerate() {
+            check_rel(&format!("{} pair {r} ({i},{j})", t.name), some.get(r, 0), full.get(i, j), t.rtol).unwrap();
+        }
+        let e = k.pairs(&graphs, &[(0, 0), (1, 4)]).unwrap_err().to_string();
+        assert!(e.contains("pair 1 = (1, 4)") && e.contains("4 graphs"), "{}: {e}", t.name);
+    }
 }

@@ -21,8 +21,7 @@ fn check_all(label: &str, g1: &Graph, g2: &Graph, cfg: &octile::KernelConfig, ta
     let want = mgk_dense(g1, g2, cfg).map_err(|e| format!("{label}: reference failed: {e}"))?;
     for t in targets {
         let mut c = cfg.clone();
-        c.backend = t.backend;
-        c.precision = t.precision;
+        t.apply(&mut c);
         let k = MarginalizedGraphKernel::new(c).map_err(|e| format!("{label} {}: {e}", t.name))?;
         let got = k.gram_between(std::slice::from_ref(g1), std::slice::from_ref(g2)).map_err(|e| format!("{label} {}: {e}", t.name))?;
         check_rel(&format!("{label} {} (n={}, m={}, q={:.4})", t.name, g1.n_nodes(), g2.n_nodes(), cfg.q), got.get(0, 0), want, t.rtol)?;

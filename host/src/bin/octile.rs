@@ -122,6 +122,10 @@ enum Cmd {
         /// Tuning profile (JSON written by `octile tune`). Default: $OCTILE_PROFILE, the user store, the shipped one.
         #[arg(long)]
         profile: Option<PathBuf>,
+        /// GPU blocks per pair: auto (default: teams of blocks only for pairs of large graphs), 1,
+        /// or N ≥ 2 (every pair by a team of N blocks).
+        #[arg(long)]
+        blocks_per_pair: Option<String>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -160,8 +164,8 @@ fn main() {
         Cmd::Info => info(),
         Cmd::Octiles { inputs, format, pdb_cutoff } => octiles(&inputs, format.as_deref(), pdb_cutoff),
         Cmd::Demo { backend, precision, graphs, out } => demo(backend, precision, graphs, out),
-        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, quiet } => {
-            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, quiet })
+        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet } => {
+            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet })
         }
         Cmd::Tune { backend, precision, out, svg, quick } => tune(backend, precision, out, svg, quick),
     };
@@ -307,6 +311,7 @@ struct GramArgs {
     pdb_cutoff: f64,
     primitive: Option<String>,
     profile: Option<PathBuf>,
+    blocks_per_pair: Option<String>,
     quiet: bool,
 }
 
@@ -346,6 +351,12 @@ fn gram(a: GramArgs) -> Result<()> {
     }
     if let Some(p) = &a.profile {
         cfg.tiles.profile = Some(p.clone());
+    }
+    if let Some(b) = &a.blocks_per_pair {
+        cfg.tiles.blocks_per_pair = match b.as_str() {
+            "auto" => 0,
+            n => n.parse::<u32>().ok().filter(|n| (1..=65536).contains(n)).with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..=65536"))?,
+        };
     }
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let (x, skipped_x) = load(&a.inputs, &ropt)?;

@@ -5,7 +5,7 @@
 //! that pull jobs from an atomic counter, and its statuses are copied back before the next batch
 //! starts, so every pair's value is written exactly once, in order.
 use super::GpuDevice;
-use super::launch::{BatchBuffers, mgk_solve, solver_blocks_per_sm, upload};
+use super::launch::{BatchBuffers, mgk_solve, mgk_solve_team, solver_blocks_per_sm, team_resident_blocks, upload};
 use crate::error::{OctileError, Result};
 use octile_types::layout::TILE_STORAGE_COMPACT;
 use octile_types::primitives::nnz_bin;
@@ -13,7 +13,7 @@ use crate::pack::PackedGraphs;
 use crate::solver::RunControl;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::tiling::scratch_len;
-use octile_types::{MgkParams, PairJob, PairStatus, Real};
+use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 
 /// Scratch budget in bytes: `OCTILE_GPU_SCRATCH_BYTES` if set, else 60% of free memory, at most 16 GiB.
 pub fn scratch_budget_bytes(dev: &GpuDevice) -> usize {
@@ -61,18 +61,97 @@ fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> bo
     params.tile_storage == TILE_STORAGE_COMPACT && params.primitives.all_sparse_over(bins)
 }
 
-/// Solve `pairs` (indices into `set`) on the GPU; also returns whether the sparse-only solver entry
-/// ran (see [`uses_sparse_entry`]).
+/// Blocks that should solve one pair of graphs with `nt` and `mt` tile rows together, in a launch
+/// of `n_pairs` pairs on a GPU with `resident` team-entry blocks resident at once; `fixed` is the
+/// user's `blocks_per_pair` (0 = automatic).
+///
+/// Automatic: one block for small pairs (fewer than 64 output blocks of 8×8, i.e. both graphs
+/// under ~64 nodes: a cross-block barrier costs more than it saves); otherwise enough blocks that
+/// each warp owns ~64 output blocks (pairs of large graphs: whole GPU per pair), and at least
+/// resident / n_pairs (few pairs would leave the GPU idle), but never fewer than 2 output blocks
+/// per warp.
+pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixed: u32) -> u32 {
+    let resident = resident as usize;
+    let blocks = if fixed > 0 {
+        fixed as usize
+    } else {
+        let out_blocks = nt * mt;
+        if out_blocks < 64 {
+            1
+        } else {
+            let warps = octile_types::names::SOLVER_WARPS as usize;
+            (out_blocks / (64 * warps)).max(resident / n_pairs.max(1)).min(out_blocks / (2 * warps))
+        }
+    };
+    blocks.min(resident).max(1) as u32
+}
+
+/// Solve `pairs` (indices into `set`) on the GPU; also returns which solver entries ran (adaptive
+/// or sparse-only for one block per pair, see [`uses_sparse_entry`]; teams for pairs of large
+/// graphs, see [`team_blocks_for`]).
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
     set64: &PackedGraphs<f64>,
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
+    blocks_per_pair: u32,
     ctl: &RunControl,
-) -> Result<(Vec<PairStatus>, bool)> {
+) -> Result<(Vec<PairStatus>, String)> {
     let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
+    let sparse_only = uses_sparse_entry(&set.octiles, base_params);
+    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, sparse_only);
+    let resident_team = team_resident_blocks::<T>(dev);
+    let rows = |g: u32| set.descs[g as usize].n_tile_rows as usize;
+    let want: Vec<u32> = pairs.iter().map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) }).collect();
+    let (team_pairs, block_pairs): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| want[k] >= 2);
+    let mut out = vec![PairStatus::default(); pairs.len()];
+    let mut entries = Vec::new();
+    if !block_pairs.is_empty() {
+        let sub: Vec<(u32, u32)> = block_pairs.iter().map(|&k| pairs[k]).collect();
+        let st = run_batches(dev, set, &sub, budget, ctl, |jobs, buf| {
+            let mut params = *base_params;
+            params.n_jobs = jobs.len() as u32;
+            params.team_blocks = 1;
+            mgk_solve(dev, &params, &graphs, jobs, buf, resident.min(jobs.len() as u32), sparse_only)
+        })?;
+        for (&k, s) in block_pairs.iter().zip(st) {
+            out[k] = s;
+        }
+        entries.push(if sparse_only { "sparse-only".to_string() } else { "adaptive".to_string() });
+    }
+    if !team_pairs.is_empty() {
+        let mut sizes: Vec<u32> = team_pairs.iter().map(|&k| want[k]).collect();
+        sizes.sort_unstable();
+        let team_blocks = sizes[sizes.len() / 2];
+        let max_teams = (resident_team / team_blocks).max(1);
+        let mut sync = dev.stream.alloc_zeros::<TeamSync>(max_teams as usize)?;
+        let sub: Vec<(u32, u32)> = team_pairs.iter().map(|&k| pairs[k]).collect();
+        let st = run_batches(dev, set, &sub, budget, ctl, |jobs, buf| {
+            let mut params = *base_params;
+            params.n_jobs = jobs.len() as u32;
+            params.team_blocks = team_blocks;
+            mgk_solve_team(dev, &params, &graphs, jobs, buf, max_teams.min(jobs.len() as u32), &mut sync)
+        })?;
+        for (&k, s) in team_pairs.iter().zip(st) {
+            out[k] = s;
+        }
+        entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive)", team_pairs.len()));
+    }
+    Ok((out, entries.join(" + ")))
+}
+
+/// Run `pairs` in consecutive batches whose scratch fits `budget` f64 elements; `launch` solves one
+/// batch's jobs (already uploaded in the buffers). Statuses come back in pair order.
+fn run_batches<T: Real>(
+    dev: &GpuDevice,
+    set: &PackedGraphs<T>,
+    pairs: &[(u32, u32)],
+    budget: usize,
+    ctl: &RunControl,
+    mut launch: impl FnMut(&[PairJob], &mut BatchBuffers) -> Result<()>,
+) -> Result<Vec<PairStatus>> {
     let batches = plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let scratch_max = batches
         .iter()
@@ -82,8 +161,6 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         .max(1);
     let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
-    let sparse_only = uses_sparse_entry(&set.octiles, base_params);
-    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, sparse_only);
     let mut out = Vec::with_capacity(pairs.len());
     for range in batches {
         if ctl.cancelled() {
@@ -98,33 +175,30 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
                 j
             })
             .collect();
-        let mut params = *base_params;
-        params.n_jobs = jobs.len() as u32;
         let mut buf = BatchBuffers {
             jobs: dev.stream.clone_htod(&jobs)?,
             status: dev.stream.alloc_zeros::<PairStatus>(jobs.len())?,
             scratch,
             counter,
         };
-        let grid = resident.min(jobs.len() as u32);
-        mgk_solve(dev, &params, &graphs, &jobs, &mut buf, grid, sparse_only)?;
+        launch(&jobs, &mut buf)?;
         dev.stream.synchronize()?;
         out.extend(dev.stream.clone_dtoh(&buf.status)?);
         ctl.report(jobs.len());
         scratch = buf.scratch;
         counter = buf.counter;
     }
-    Ok((out, sparse_only))
+    Ok(out)
 }
 
 #[cfg(test)]
 mod entry_tests {
-    use super::uses_sparse_entry;
+    use super::{team_blocks_for, uses_sparse_entry};
     use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
     use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
 
     fn params(map: PrimitiveMap, storage: u32) -> MgkParams {
-        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, _pad: 0 }
+        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1 }
     }
 
     fn tile(nnz: u32) -> Octile {
@@ -140,4 +214,22 @@ mod entry_tests {
         assert!(!uses_sparse_entry(&sparse_tiles, &params(PrimitiveMap::uniform(Primitive::DenseDense), TILE_STORAGE_COMPACT)));
         assert!(uses_sparse_entry(&[tile(64)], &params(PrimitiveMap::uniform(Primitive::SparseSparse), TILE_STORAGE_COMPACT)));
     }
+
+    #[test]
+    fn team_size_rule() {
+        // small pairs: one block, however few pairs
+        assert_eq!(team_blocks_for(4, 4, 3, 660, 0), 1);
+        assert_eq!(team_blocks_for(12, 12, 12_880, 660, 0), 1); // NWS, 96 nodes: many pairs fill the GPU
+        // few pairs: spread over the GPU, but at least 2 output blocks per warp
+        assert_eq!(team_blocks_for(12, 12, 3, 660, 0), 18);
+        // protein chains (~600 atoms): ~64 output blocks per warp when many pairs
+        assert_eq!(team_blocks_for(75, 75, 136, 660, 0), 21);
+        // one pair of 2,000-atom chains: the whole GPU
+        assert_eq!(team_blocks_for(250, 250, 1, 660, 0), 660);
+        // user's choice, capped by what can be resident
+        assert_eq!(team_blocks_for(2, 2, 1000, 660, 3), 3);
+        assert_eq!(team_blocks_for(2, 2, 1000, 660, 1), 1);
+        assert_eq!(team_blocks_for(250, 250, 1, 8, 100), 8);
+    }
 }
+

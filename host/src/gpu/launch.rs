@@ -5,9 +5,9 @@ use crate::error::{OctileError, Result};
 use crate::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
 use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
-use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
+use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
 use octile_types::tiling::{TILE_AREA, scratch_len};
-use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TileBenchParams};
+use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TeamSync, TileBenchParams};
 
 /// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
 pub struct DeviceGraphs<T> {
@@ -87,6 +87,106 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     grid: u32,
     sparse_only: bool,
 ) -> Result<()> {
+    check_solve(params, graphs, jobs, buf, sparse_only)?;
+    if params.team_blocks != 1 {
+        return Err(OctileError::Cuda(format!("launch check: the one-block-per-pair entries need team_blocks = 1, got {}", params.team_blocks)));
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    dev.stream.memset_zeros(&mut buf.counter)?;
+    let f = dev.function(solver_name::<T>(sparse_only))?;
+    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(params)
+        .arg(&graphs.descs)
+        .arg(&graphs.row_ptr)
+        .arg(&graphs.octiles)
+        .arg(&graphs.edge_data)
+        .arg(&graphs.node_data)
+        .arg(&graphs.edge_data64)
+        .arg(&graphs.node_data64)
+        .arg(&buf.jobs)
+        .arg(&mut buf.status)
+        .arg(&mut buf.scratch)
+        .arg(&mut buf.counter);
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked in check_solve (the
+    // sparse-only entry additionally gets compact storage, checked there): every tile's
+    // entries in the chosen storage lie inside edge_data, job count and
+    // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
+    // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
+    // f64 data mirror the T data (checked in `upload`), strides and feature
+    // indices match the packed rows, the counter is zeroed, and the block size is
+    // SOLVER_BLOCK_THREADS.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
+
+/// Solve `jobs` with the team entry for T: `teams` teams of `params.team_blocks` blocks, each team
+/// one pair at a time, launched cooperatively (the driver refuses a grid that cannot be resident
+/// at once, instead of letting a team barrier wait forever). `sync` holds at least `teams` records.
+///
+/// Checks: everything [`mgk_solve`] checks, plus `team_blocks ≥ 2`, `teams ≥ 1`, the grid within
+/// [`team_resident_blocks`], and `sync` long enough (it is zeroed here).
+#[allow(clippy::too_many_arguments)]
+pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
+    dev: &GpuDevice,
+    params: &MgkParams,
+    graphs: &DeviceGraphs<T>,
+    jobs: &[PairJob],
+    buf: &mut BatchBuffers,
+    teams: u32,
+    sync: &mut CudaSlice<TeamSync>,
+) -> Result<()> {
+    check_solve(params, graphs, jobs, buf, false)?;
+    let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
+    let grid = teams as u64 * params.team_blocks as u64;
+    let resident = team_resident_blocks::<T>(dev) as u64;
+    if params.team_blocks < 2 || teams == 0 || grid > resident {
+        return fail(format!("{teams} teams of {} blocks; the team entry needs ≥ 2 blocks per team and at most {resident} resident blocks", params.team_blocks));
+    }
+    if sync.len() < teams as usize {
+        return fail(format!("{} team records for {teams} teams", sync.len()));
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    dev.stream.memset_zeros(&mut buf.counter)?;
+    dev.stream.memset_zeros(sync)?;
+    let f = dev.function(if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 })?;
+    let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(params)
+        .arg(&graphs.descs)
+        .arg(&graphs.row_ptr)
+        .arg(&graphs.octiles)
+        .arg(&graphs.edge_data)
+        .arg(&graphs.node_data)
+        .arg(&graphs.edge_data64)
+        .arg(&graphs.node_data64)
+        .arg(&buf.jobs)
+        .arg(&mut buf.status)
+        .arg(&mut buf.scratch)
+        .arg(&mut buf.counter)
+        .arg(sync);
+    // SAFETY: solve_all's contract is checked in check_solve (as for mgk_solve); the team
+    // contract: the grid is exactly `teams` whole teams of team_blocks ≥ 2 blocks, `sync` holds
+    // ≥ teams zeroed TeamSync records, and the launch is cooperative, so every block is resident
+    // together (the driver fails the launch otherwise) and no team barrier can wait forever.
+    unsafe { b.launch_cooperative(cfg) }?;
+    Ok(())
+}
+
+/// Blocks of the team entry for T that can be resident at once (occupancy × SMs): the largest
+/// cooperative grid.
+pub fn team_resident_blocks<T: Real>(dev: &GpuDevice) -> u32 {
+    let name = if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 };
+    let per_sm = dev.function(name).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
+    per_sm * dev.sm_count
+}
+
+/// The launch contract shared by both solver launches (see [`mgk_solve`]).
+fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers, sparse_only: bool) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
@@ -118,34 +218,6 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
             return fail(format!("scratch of {} elements, job needs up to {need}", buf.scratch.len()));
         }
     }
-    if jobs.is_empty() {
-        return Ok(());
-    }
-    dev.stream.memset_zeros(&mut buf.counter)?;
-    let f = dev.function(solver_name::<T>(sparse_only))?;
-    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
-    let mut b = dev.stream.launch_builder(&f);
-    b.arg(params)
-        .arg(&graphs.descs)
-        .arg(&graphs.row_ptr)
-        .arg(&graphs.octiles)
-        .arg(&graphs.edge_data)
-        .arg(&graphs.node_data)
-        .arg(&graphs.edge_data64)
-        .arg(&graphs.node_data64)
-        .arg(&buf.jobs)
-        .arg(&mut buf.status)
-        .arg(&mut buf.scratch)
-        .arg(&mut buf.counter);
-    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked above (the
-    // sparse-only entry additionally gets compact storage, checked above): every tile's
-    // entries in the chosen storage lie inside edge_data, job count and
-    // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
-    // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
-    // f64 data mirror the T data (checked in `upload`), strides and feature
-    // indices match the packed rows, the counter is zeroed, and the block size is
-    // SOLVER_BLOCK_THREADS.
-    unsafe { b.launch(cfg) }?;
     Ok(())
 }
 

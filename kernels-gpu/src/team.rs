@@ -1,0 +1,206 @@
+//! Who solves one pair: a single block ([`BlockTeam`], the default) or a team of blocks
+//! ([`GridTeam`], for pairs of large graphs that one block would take seconds on).
+//!
+//! The solver body is written once against [`Team`]: its loops stride over the team's threads, the
+//! XMV's output blocks are dealt over the team's warps, and its dot products and barriers are the
+//! team's. For `BlockTeam` every method is the block-level primitive it always was (a constant
+//! stride, `bar.sync`, the shared-memory reduction), so the one-block entries compile as before.
+//!
+//! ```text
+//! grid of a team launch: [ team 0: blocks 0 .. B-1 ][ team 1: blocks B .. 2B-1 ] ...
+//!   thread rank in the team = (block − team·B)·128 + tid      warp rank = (block − team·B)·4 + warp
+//!   barrier   = bar.sync; thread 0: fence, arrive++ (last one: arrive = 0, generation++),
+//!               others spin on generation; fence; bar.sync
+//!   sum2(a,b) = block sums; thread 0 adds them into slot i mod 3 of TeamSync; barrier; all read it
+//! ```
+//! Why blocks and not one block per pair here: the XMV of two 2,000-atom proteins is ~10⁹
+//! edge-kernel terms; on one of the ~600 resident blocks of an H200 a pair takes minutes while
+//! the rest of the GPU idles. Every block of a team must be resident at once (the host launches
+//! cooperatively), or a barrier would wait for a block that never runs.
+use crate::intrinsics::{atomic_add_f64, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, load_acquire_u32, load_relaxed_f64, nanosleep, store_relaxed_f64, sync_threads, thread_idx_x, warp_id};
+use crate::reduce::{block_broadcast_u32, block_sum2};
+use octile_types::TeamSync;
+use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
+
+/// The threads that solve one pair together.
+pub trait Team {
+    /// This thread's rank in the team.
+    fn thread(&self) -> usize;
+    /// Threads in the team.
+    fn threads(&self) -> usize;
+    /// This warp's rank in the team.
+    fn warp(&self) -> usize;
+    /// Warps in the team.
+    fn warps(&self) -> usize;
+    /// Whether this is the thread that writes the team's results (thread 0 of the team's first block).
+    fn leader(&self) -> bool;
+    /// Sums of `a` and of `b` over the team, returned to every thread (bit-identical in all of them).
+    ///
+    /// # Safety
+    /// Every thread of the team must call it (it contains barriers).
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64);
+    /// Team-wide barrier: global and shared memory writes before it are visible to every thread
+    /// of the team after it.
+    ///
+    /// # Safety
+    /// Every thread of the team must call it.
+    unsafe fn barrier(&mut self);
+    /// The next job index, drawn from `counter` once per team and returned to every thread.
+    ///
+    /// # Safety
+    /// Every thread of the team must call it; `counter` is a valid global `u32`.
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32;
+}
+
+/// One block per pair.
+pub struct BlockTeam;
+
+impl Team for BlockTeam {
+    #[inline(always)]
+    fn thread(&self) -> usize {
+        thread_idx_x() as usize
+    }
+    #[inline(always)]
+    fn threads(&self) -> usize {
+        SOLVER_BLOCK_THREADS as usize
+    }
+    #[inline(always)]
+    fn warp(&self) -> usize {
+        warp_id() as usize
+    }
+    #[inline(always)]
+    fn warps(&self) -> usize {
+        SOLVER_WARPS as usize
+    }
+    #[inline(always)]
+    fn leader(&self) -> bool {
+        thread_idx_x() == 0
+    }
+    #[inline(always)]
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
+        // SAFETY: forwarded (the team is the block).
+        unsafe { block_sum2(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {
+        // SAFETY: forwarded.
+        unsafe { sync_threads() }
+    }
+    #[inline(always)]
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
+        // SAFETY: counter is valid (caller's contract); every thread reaches the broadcast.
+        unsafe {
+            let mine = if thread_idx_x() == 0 { atomic_add_u32(counter, 1) } else { 0 };
+            block_broadcast_u32(mine)
+        }
+    }
+}
+
+/// `team_blocks` consecutive blocks per pair, synchronized through their [`TeamSync`].
+pub struct GridTeam {
+    blocks: u32,
+    rank: u32,
+    sync: *mut TeamSync,
+    reductions: u32,
+}
+
+impl GridTeam {
+    /// The team of the calling block.
+    ///
+    /// # Safety
+    /// `team_blocks ≥ 1` divides the grid; `sync` holds one zeroed [`TeamSync`] per team; all
+    /// blocks of the grid are resident together (cooperative launch).
+    #[inline(always)]
+    pub unsafe fn of_block(team_blocks: u32, sync: *mut TeamSync) -> Self {
+        let b = block_idx_x();
+        // SAFETY: team index < grid / team_blocks = number of TeamSync records.
+        GridTeam { blocks: team_blocks, rank: b % team_blocks, sync: unsafe { sync.add((b / team_blocks) as usize) }, reductions: 0 }
+    }
+}
+
+impl Team for GridTeam {
+    #[inline(always)]
+    fn thread(&self) -> usize {
+        (self.rank * SOLVER_BLOCK_THREADS + thread_idx_x()) as usize
+    }
+    #[inline(always)]
+    fn threads(&self) -> usize {
+        (self.blocks * SOLVER_BLOCK_THREADS) as usize
+    }
+    #[inline(always)]
+    fn warp(&self) -> usize {
+        (self.rank * SOLVER_WARPS + warp_id()) as usize
+    }
+    #[inline(always)]
+    fn warps(&self) -> usize {
+        (self.blocks * SOLVER_WARPS) as usize
+    }
+    #[inline(always)]
+    fn leader(&self) -> bool {
+        self.rank == 0 && thread_idx_x() == 0
+    }
+    #[inline(always)]
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
+        let slot = (self.reductions % 3) as usize;
+        self.reductions = self.reductions.wrapping_add(1);
+        // SAFETY: every thread of the team calls it (caller's contract); the slots lie in this
+        // team's TeamSync; slot discipline documented on TeamSync.
+        unsafe {
+            let (sa, sb) = block_sum2(a, b);
+            let sums = (*self.sync).sums.as_mut_ptr();
+            if thread_idx_x() == 0 {
+                atomic_add_f64(sums.add(2 * slot), sa);
+                atomic_add_f64(sums.add(2 * slot + 1), sb);
+            }
+            self.barrier();
+            let r = (load_relaxed_f64(sums.add(2 * slot)), load_relaxed_f64(sums.add(2 * slot + 1)));
+            if self.leader() {
+                let next = (slot + 2) % 3;
+                store_relaxed_f64(sums.add(2 * next), 0.0);
+                store_relaxed_f64(sums.add(2 * next + 1), 0.0);
+            }
+            r
+        }
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {
+        // SAFETY: every thread of the team reaches it (caller's contract); all blocks of the team
+        // are resident (of_block's contract), so the spin ends.
+        unsafe {
+            sync_threads();
+            if thread_idx_x() == 0 {
+                let s = self.sync;
+                fence_gpu();
+                // read the generation before arriving: it cannot change until this block arrives
+                let generation = load_acquire_u32(&raw const (*s).generation);
+                let arrived = atomic_add_u32(&raw mut (*s).arrive, 1);
+                if arrived == self.blocks - 1 {
+                    atomic_exch_u32(&raw mut (*s).arrive, 0);
+                    fence_gpu();
+                    atomic_add_u32(&raw mut (*s).generation, 1);
+                } else {
+                    while load_acquire_u32(&raw const (*s).generation) == generation {
+                        nanosleep(64);
+                    }
+                }
+                fence_gpu();
+            }
+            sync_threads();
+        }
+    }
+    #[inline(always)]
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
+        // SAFETY: caller's contract; the job slot is written by the leader before a barrier and
+        // read by everyone after it; the second barrier keeps the leader from overwriting it early.
+        unsafe {
+            let slot = &raw mut (*self.sync).job;
+            if self.leader() {
+                atomic_exch_u32(slot, atomic_add_u32(counter, 1));
+            }
+            self.barrier();
+            let j = load_acquire_u32(slot);
+            self.barrier();
+            j
+        }
+    }
+}
