@@ -19,6 +19,20 @@ pub struct Workspace<T> {
     tiles: [Vec<T>; 2],
 }
 
+impl<T: Copy> Workspace<T> {
+    /// The last solve's x (tiled layout, `octile_types::tiling`).
+    pub fn x(&self) -> &[T] {
+        &self.x
+    }
+}
+
+impl<T> MixedWorkspace<T> {
+    /// The last mixed-precision solve's x (f64, tiled layout).
+    pub fn x64(&self) -> &[f64] {
+        &self.x64
+    }
+}
+
 impl<T> Default for Workspace<T> {
     fn default() -> Self {
         Workspace { x: Vec::new(), r: Vec::new(), p: Vec::new(), ap: Vec::new(), diag: Vec::new(), tiles: [Vec::new(), Vec::new()] }

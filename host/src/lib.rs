@@ -31,4 +31,4 @@ pub use config::{Backend, KernelConfig, Precision, SolverParams};
 pub use error::{OctileError, Result};
 pub use graph::Graph;
 pub use reorder::Reordering;
-pub use solver::{Gram, MarginalizedGraphKernel, PairInfo, RunControl};
+pub use solver::{Gram, MarginalizedGraphKernel, NodalMatrix, PairInfo, RunControl};

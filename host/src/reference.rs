@@ -14,6 +14,12 @@ fn rows<'a>(names: &[String], have: &[String], values: impl Fn(usize) -> &'a [f6
 /// K(G1, G2) by forming M = D×V×⁻¹ − A×⊙E× (natural order, index i·m + i') and solving
 /// M x = D×·1 with a dense Cholesky factorisation.
 pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<f64> {
+    Ok(mgk_dense_nodal(g1, g2, cfg)?.iter().sum())
+}
+
+/// The node-wise similarities R[i·m + i'] = p_i · x_ii' · p'_i' of the same dense solve (input node
+/// order); K = Σ R.
+pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<Vec<f64>> {
     let k = cfg.resolve()?;
     let (n, m) = (g1.n_nodes(), g2.n_nodes());
     let big = n * m;
@@ -50,7 +56,7 @@ pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<f64> {
     }
     let mut x: Vec<f64> = (0..big).map(|r| d1[r / m] * d2[r % m]).collect();
     cholesky_solve(&mut a, big, &mut x).ok_or_else(|| OctileError::InvalidConfig("reference: product matrix is not positive definite".into()))?;
-    Ok(x.iter().sum::<f64>() * cfg.p * cfg.p)
+    Ok(x.iter().map(|v| v * cfg.p * cfg.p).collect())
 }
 
 /// In-place Cholesky (lower) of the SPD `a` (n×n, row-major) and solve; `None` if not SPD.

@@ -69,6 +69,30 @@ impl Gram {
     }
 }
 
+/// Node-wise similarities of one pair of graphs (see `MarginalizedGraphKernel::nodal_pairs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodalMatrix {
+    /// Nodes of the first graph.
+    pub rows: usize,
+    /// Nodes of the second graph.
+    pub cols: usize,
+    /// Row-major R[i][i'], input node order.
+    pub values: Vec<f64>,
+    /// The pair's solver diagnostics.
+    pub info: PairInfo,
+}
+
+impl NodalMatrix {
+    /// R[i][i'].
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.values[i * self.cols + j]
+    }
+    /// Σ R = K(G, G').
+    pub fn sum(&self) -> f64 {
+        self.values.iter().sum()
+    }
+}
+
 /// Progress reporting and cancellation for long runs.
 #[derive(Clone, Default)]
 pub struct RunControl {
@@ -214,6 +238,45 @@ impl MarginalizedGraphKernel {
         finish(g, &list, &status, |i, j| (i, j))
     }
 
+    /// Node-wise similarity of each listed pair (the paper's nodal output; GraphDot's
+    /// `nodal='block'`): R[i][i'] = p_i · x_ii' · p'_i', the expected similarity of the paths that
+    /// start at node i of G and node i' of G', so that K(G, G') = Σ R. Rows and columns are in the
+    /// graphs' own node order whatever `reorder` packed them in. An index outside `graphs` is an
+    /// error naming it; non-convergence is `NoConvergence` as for Gram matrices.
+    pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
+        if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
+            return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
+        }
+        let list: Vec<(u32, u32)> = pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect();
+        let (status, secs, prims, nodal) = self.solve_x(graphs, &list, true)?;
+        let out: Vec<NodalMatrix> = pairs
+            .iter()
+            .zip(nodal.unwrap_or_default())
+            .zip(&status)
+            .map(|((&(i, j), values), s)| NodalMatrix { rows: graphs[i].n_nodes(), cols: graphs[j].n_nodes(), values, info: info(s) })
+            .collect();
+        if let Some(k) = status.iter().position(|s| s.converged == 0) {
+            let mut g = self.empty(pairs.len(), 1, pairs.len(), secs, prims);
+            for (r, s) in status.iter().enumerate() {
+                g.values[r] = s.value;
+                g.info[r] = info(s);
+            }
+            return Err(OctileError::NoConvergence {
+                pair: pairs[k],
+                iterations: status[k].iterations,
+                residual: status[k].residual,
+                n_failed: status.iter().filter(|s| s.converged == 0).count(),
+                partial: Box::new(g),
+            });
+        }
+        Ok(out)
+    }
+
+    /// [`Self::nodal_pairs`] for one pair of graphs.
+    pub fn nodal(&self, g1: &Graph, g2: &Graph) -> Result<NodalMatrix> {
+        Ok(self.nodal_pairs(&[g1.clone(), g2.clone()], &[(0, 1)])?.remove(0))
+    }
+
     /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
     pub fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
         let mut g = self.gram(graphs)?;
@@ -261,27 +324,56 @@ impl MarginalizedGraphKernel {
     /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order, the
     /// seconds taken and the primitive map's description.
     fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64, String)> {
+        let (status, secs, describe, _) = self.solve_x(graphs, pairs, false)?;
+        Ok((status, secs, describe))
+    }
+
+    /// [`Self::solve`], and with `nodal` each pair's node-wise similarity matrix in the graphs'
+    /// own node order (the packing order's permutation undone).
+    fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<(Vec<PairStatus>, f64, String, Option<Vec<Vec<f64>>>)> {
         let t = Instant::now();
-        // reorder once (in parallel), then pack both precisions in that order
+        // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
         let ordered: Vec<Graph>;
-        let graphs = if self.config.reorder == Reordering::Natural {
+        let perms: Vec<Vec<usize>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { (0..g.n_nodes()).collect() } else { self.config.reorder.order(g) }).collect();
+        let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
-            ordered = graphs.par_iter().map(|g| if g.n_nodes() > TILE { g.permuted(&self.config.reorder.order(g)) } else { g.clone() }).collect();
+            ordered = graphs.par_iter().zip(&perms).map(|(g, perm)| g.permuted(perm)).collect();
             &ordered
         };
         let map = self.primitive_map()?;
         let opt = PackOptions { compact: self.config.tiles.compact, skip_empty: self.config.tiles.skip_empty, ..PackOptions::new(&self.resolved, self.config.q, self.config.p) };
-        let set64 = pack::<f64>(graphs, &opt)?;
-        let (status, entry) = match self.config.precision {
-            Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map),
-            Precision::F32 => self.solve_t(&pack::<f32>(graphs, &opt)?, &set64, pairs, &map.map),
+        let set64 = pack::<f64>(packed, &opt)?;
+        let (status, xs, entry) = match self.config.precision {
+            Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
+            Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
         }?;
         let describe = match entry {
             Some(e) => format!("{}; GPU solver entry: {e}", map.describe),
             None => map.describe,
         };
-        Ok((status, t.elapsed().as_secs_f64(), describe))
+        // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
+        let nodal = xs.map(|xs| {
+            pairs
+                .iter()
+                .zip(xs)
+                .map(|(&(a, b), x)| {
+                    let (a, b) = (a as usize, b as usize);
+                    let (n, m) = (graphs[a].n_nodes(), graphs[b].n_nodes());
+                    let mt = octile_types::tiling::n_tiles(m);
+                    let mut r = vec![0.0; n * m];
+                    for i in 0..n {
+                        let (pi, pa) = (perms[a][i], set64.node_row(a, perms[a][i])[octile_types::layout::NODE_P]);
+                        for j in 0..m {
+                            let pj = perms[b][j];
+                            r[i * m + j] = pa * x[octile_types::tiling::tiled_index(pi, pj, mt)] * set64.node_row(b, pj)[octile_types::layout::NODE_P];
+                        }
+                    }
+                    r
+                })
+                .collect()
+        });
+        Ok((status, t.elapsed().as_secs_f64(), describe, nodal))
     }
 
     fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -290,7 +382,8 @@ impl MarginalizedGraphKernel {
         set64: &PackedGraphs<f64>,
         pairs: &[(u32, u32)],
         primitives: &PrimitiveMap,
-    ) -> Result<(Vec<PairStatus>, Option<String>)> {
+        want_x: bool,
+    ) -> Result<(Vec<PairStatus>, Option<Vec<Vec<f64>>>, Option<String>)> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
@@ -298,19 +391,36 @@ impl MarginalizedGraphKernel {
                 let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives };
                 let chunk = 256;
                 let mut out = Vec::with_capacity(pairs.len());
+                let mut xs = Vec::new();
                 for block in pairs.chunks(chunk * rayon::current_num_threads().max(1)) {
                     if self.control.cancelled() {
                         return Err(OctileError::Cancelled);
                     }
-                    let part: Vec<PairStatus> = if T::BYTES == 8 {
-                        block.par_iter().map_init(Workspace::default, |ws, &(a, b)| solve_pair(set64, a as usize, b as usize, &prm, ws)).collect()
+                    let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };
+                    let part: Vec<(PairStatus, Vec<f64>)> = if T::BYTES == 8 {
+                        block
+                            .par_iter()
+                            .map_init(Workspace::default, |ws, &(a, b)| {
+                                let st = solve_pair(set64, a as usize, b as usize, &prm, ws);
+                                (st, keep(ws.x()))
+                            })
+                            .collect()
                     } else {
-                        block.par_iter().map_init(MixedWorkspace::default, |ws, &(a, b)| solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws)).collect()
+                        block
+                            .par_iter()
+                            .map_init(MixedWorkspace::default, |ws, &(a, b)| {
+                                let st = solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws);
+                                (st, keep(ws.x64()))
+                            })
+                            .collect()
                     };
                     self.control.report(part.len());
-                    out.extend(part);
+                    for (st, x) in part {
+                        out.push(st);
+                        xs.push(x);
+                    }
                 }
-                Ok((out, None))
+                Ok((out, want_x.then_some(xs), None))
             }
             Engine::Cuda(dev) => {
                 let params = MgkParams {
@@ -325,8 +435,8 @@ impl MarginalizedGraphKernel {
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
                     team_blocks: 1,
                 };
-                let (status, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, &self.control)?;
-                Ok((status, Some(entries)))
+                let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
+                Ok((status, xs, Some(entries)))
             }
         }
     }

@@ -184,3 +184,34 @@ fn tune_writes_a_profile_the_solver_uses() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.json"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn cli_nodal_writes_node_matrix_in_input_order_summing_to_k() {
+    let dir = scratch_dir("nodal");
+    let out = dir.join("R.npy");
+    let st = exe().args(["nodal", "nws:3:5", "--pair", "2,0", "--backend", "cpu", "--precision", "f64", "--out"]).arg(&out).status().unwrap();
+    assert!(st.success());
+    let (dims, r) = load_npy(&out);
+    assert_eq!(dims, vec![96, 96]);
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(summary["node_order"], "input");
+    assert_eq!(summary["pair"], serde_json::json!([2, 0]));
+    // ΣR = K(G2, G0) from the library, and R does not depend on the packing order
+    let graphs = octile::generators::nws_set(3, 5);
+    let mut cfg = octile::config::synthetic_kernel(0.05);
+    cfg.backend = Backend::Cpu;
+    cfg.precision = Precision::F64;
+    let k = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap().get(2, 0);
+    let sum: f64 = r.iter().sum();
+    assert!((sum - k).abs() <= 1e-9 * k, "ΣR {sum} vs K {k}");
+    assert!((summary["kernel_value"].as_f64().unwrap() - k).abs() <= 1e-9 * k);
+    cfg.reorder = octile::Reordering::Natural;
+    let natural = MarginalizedGraphKernel::new(cfg).unwrap().nodal(&graphs[2], &graphs[0]).unwrap();
+    let scale = natural.values.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    for (idx, (a, e)) in r.iter().zip(&natural.values).enumerate() {
+        assert!((a - e).abs() <= 1e-9 * scale, "R[{}][{}]: PBR-packed {a}, natural {e}", idx / 96, idx % 96);
+    }
+    let bad = exe().args(["nodal", "nws:2", "--pair", "0,5", "--backend", "cpu", "--out"]).arg(dir.join("x.npy")).output().unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("pair 0 = (0, 5) indexes past the 2 graphs"), "{}", String::from_utf8_lossy(&bad.stderr));
+}

@@ -108,3 +108,45 @@ fn every_tile_mode_matches_dense_reference() {
     }
     assert!(f.is_empty(), "{} of {} solves failed:\n{}", f.len(), n * modes.len(), f.join("\n"));
 }
+
+/// Node-wise similarities (the nodal output) against the dense solve's x on every backend, with the
+/// graphs packed in PBR order: the permutation must be undone. Per entry within rtol · max|R|
+/// (CG's tolerance is on the residual norm, not per entry).
+#[test]
+fn nodal_matches_dense_reference_in_input_order() {
+    use octile::reference::mgk_dense_nodal;
+    let targets = targets("nodal_matches_dense_reference_in_input_order");
+    let mut seeds = ChaCha8Rng::seed_from_u64(777);
+    let mut f = Vec::new();
+    let n = 40;
+    for _ in 0..n {
+        let seed: u64 = seeds.r#gen();
+        let (g1, g2, mut cfg) = case(seed);
+        cfg.reorder = octile::Reordering::Pbr;
+        let want = mgk_dense_nodal(&g1, &g2, &cfg).unwrap();
+        let scale = want.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        for t in &targets {
+            let mut c = cfg.clone();
+            t.apply(&mut c);
+            let k = MarginalizedGraphKernel::new(c).unwrap();
+            let got = match k.nodal(&g1, &g2) {
+                Ok(r) => r,
+                Err(e) => {
+                    f.push(format!("seed {seed} {}: {e}", t.name));
+                    continue;
+                }
+            };
+            assert_eq!((got.rows, got.cols), (g1.n_nodes(), g2.n_nodes()), "seed {seed} {}", t.name);
+            for (idx, (&a, &e)) in got.values.iter().zip(&want).enumerate() {
+                if !((a - e).abs() <= t.rtol * scale) {
+                    f.push(format!("seed {seed} {} R[{}][{}]: actual {a:.15e}, expected {e:.15e}, |diff| {:.3e} > {:.1e}·max|R| = {:.3e}", t.name, idx / g2.n_nodes(), idx % g2.n_nodes(), (a - e).abs(), t.rtol, t.rtol * scale));
+                    break;
+                }
+            }
+            if let Err(e) = check_rel(&format!("seed {seed} {} ΣR vs K", t.name), got.sum(), want.iter().sum(), t.rtol) {
+                f.push(e);
+            }
+        }
+    }
+    assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+}

@@ -96,8 +96,9 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
     blocks_per_pair: u32,
+    want_x: bool,
     ctl: &RunControl,
-) -> Result<(Vec<PairStatus>, String)> {
+) -> Result<(Vec<PairStatus>, Option<Vec<Vec<f64>>>, String)> {
     let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
     let sparse_only = uses_sparse_entry(&set.octiles, base_params);
@@ -107,10 +108,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     let want: Vec<u32> = pairs.iter().map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) }).collect();
     let (team_pairs, block_pairs): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| want[k] >= 2);
     let mut out = vec![PairStatus::default(); pairs.len()];
+    let mut xs: Vec<Vec<f64>> = vec![Vec::new(); if want_x { pairs.len() } else { 0 }];
     let mut entries = Vec::new();
     if !block_pairs.is_empty() {
         let sub: Vec<(u32, u32)> = block_pairs.iter().map(|&k| pairs[k]).collect();
-        let st = run_batches(dev, set, &sub, budget, ctl, |jobs, buf| {
+        let (st, x) = run_batches(dev, set, &sub, budget, want_x, ctl, |jobs, buf| {
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = 1;
@@ -118,6 +120,9 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         for (&k, s) in block_pairs.iter().zip(st) {
             out[k] = s;
+        }
+        for (&k, x) in block_pairs.iter().zip(x) {
+            xs[k] = x;
         }
         entries.push(if sparse_only { "sparse-only".to_string() } else { "adaptive".to_string() });
     }
@@ -128,7 +133,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         let max_teams = (resident_team / team_blocks).max(1);
         let mut sync = dev.stream.alloc_zeros::<TeamSync>(max_teams as usize)?;
         let sub: Vec<(u32, u32)> = team_pairs.iter().map(|&k| pairs[k]).collect();
-        let st = run_batches(dev, set, &sub, budget, ctl, |jobs, buf| {
+        let (st, x) = run_batches(dev, set, &sub, budget, want_x, ctl, |jobs, buf| {
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = team_blocks;
@@ -137,21 +142,27 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         for (&k, s) in team_pairs.iter().zip(st) {
             out[k] = s;
         }
+        for (&k, x) in team_pairs.iter().zip(x) {
+            xs[k] = x;
+        }
         entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive)", team_pairs.len()));
     }
-    Ok((out, entries.join(" + ")))
+    Ok((out, want_x.then_some(xs), entries.join(" + ")))
 }
 
 /// Run `pairs` in consecutive batches whose scratch fits `budget` f64 elements; `launch` solves one
-/// batch's jobs (already uploaded in the buffers). Statuses come back in pair order.
+/// batch's jobs (already uploaded in the buffers). Statuses come back in pair order, and with
+/// `want_x` each pair's solution x (f64, tiled: the first padded vector of its scratch, where both
+/// kernels keep x — `x` in f64, `x64` in the mixed-precision path).
 fn run_batches<T: Real>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
     pairs: &[(u32, u32)],
     budget: usize,
+    want_x: bool,
     ctl: &RunControl,
     mut launch: impl FnMut(&[PairJob], &mut BatchBuffers) -> Result<()>,
-) -> Result<Vec<PairStatus>> {
+) -> Result<(Vec<PairStatus>, Vec<Vec<f64>>)> {
     let batches = plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let scratch_max = batches
         .iter()
@@ -162,6 +173,7 @@ fn run_batches<T: Real>(
     let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
     let mut out = Vec::with_capacity(pairs.len());
+    let mut xs = Vec::new();
     for range in batches {
         if ctl.cancelled() {
             return Err(OctileError::Cancelled);
@@ -184,11 +196,18 @@ fn run_batches<T: Real>(
         launch(&jobs, &mut buf)?;
         dev.stream.synchronize()?;
         out.extend(dev.stream.clone_dtoh(&buf.status)?);
+        if want_x {
+            let all = dev.stream.clone_dtoh(&buf.scratch)?;
+            for j in &jobs {
+                let len = octile_types::tiling::padded_len(set.n_nodes(j.g1 as usize), set.n_nodes(j.g2 as usize));
+                xs.push(all[j.scratch_offset as usize..j.scratch_offset as usize + len].to_vec());
+            }
+        }
         ctl.report(jobs.len());
         scratch = buf.scratch;
         counter = buf.counter;
     }
-    Ok(out)
+    Ok((out, xs))
 }
 
 #[cfg(test)]
