@@ -8,10 +8,16 @@
 //!     { "backend": "cuda", "device": "NVIDIA H200", "arch": "sm_90", "precision": "f32",
 //!       "unlabeled": ["SSSS…", … 17 rows of 17 letters …],   row = bin of nnz(A), column = bin of nnz(B)
 //!       "labeled":   [ … ],                                   bin = nnz / 4 (bin 16 = 64 nonzeros)
+//!       "labeled_cheap": [ … ],                               optional
 //!       "timings_ns": { "unlabeled": { "D": [289 numbers], "L": …, "R": …, "S": … }, "labeled": … } } ] }
 //! ```
 //! Letters: `D` dense×dense, `L` dense×sparse (A dense), `R` sparse×dense (B dense), `S`
-//! sparse×sparse. The `labeled` map is used when κe reads an edge feature, `unlabeled` otherwise.
+//! sparse×sparse. Which map applies depends on the cost of the edge kernel κe ([`EdgeCost`]): the
+//! `unlabeled` map when κe reads no edge feature (κe ≡ const), `labeled_cheap` when it reads
+//! features with Kronecker deltas only (a compare and a select per term), `labeled` when some term
+//! evaluates an exponential (square exponential): the costlier κe, the more a sparse walk saves by
+//! skipping absent entries, so the maps differ. A profile without `labeled_cheap` (older files)
+//! uses `labeled` for cheap kernels too.
 //!
 //! Lookup order for a run: the file named in the config (`profile = …`), else `$OCTILE_PROFILE`,
 //! else the user store (`$XDG_CONFIG_HOME/octile/profiles.json` or `~/.config/octile/profiles.json`,
@@ -46,8 +52,11 @@ pub struct Profile {
     pub precision: String,
     /// Map for κe ≡ const (17 strings of 17 letters).
     pub unlabeled: Vec<String>,
-    /// Map for κe reading edge features.
+    /// Map for κe reading edge features with an exponential term (measured: delta × square exponential).
     pub labeled: Vec<String>,
+    /// Map for κe reading edge features with Kronecker deltas only (measured: one delta); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeled_cheap: Option<Vec<String>>,
     /// Optional: the measurements the maps were made from ("unlabeled"/"labeled" → letter → ns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings_ns: Option<BTreeMap<String, Timings>>,
@@ -99,6 +108,40 @@ pub fn fallback_map(labeled: bool) -> PrimitiveMap {
     PrimitiveMap::threshold(if labeled { 4 } else { 2 })
 }
 
+/// Cost class of an edge kernel κe, which selects the map of a profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeCost {
+    /// κe reads no edge feature (constant terms only).
+    Unlabeled,
+    /// Kronecker deltas (and constants) only.
+    Cheap,
+    /// Some term evaluates an exponential.
+    Costly,
+}
+
+impl EdgeCost {
+    /// The class of `spec`.
+    pub fn of(spec: &octile_types::KernelSpec) -> Self {
+        use octile_types::BaseKernelKind as K;
+        let kinds: Vec<Option<K>> = spec.terms().iter().map(|t| K::from_u32(t.kind)).collect();
+        if kinds.iter().all(|k| *k == Some(K::Constant)) {
+            EdgeCost::Unlabeled
+        } else if kinds.iter().all(|k| matches!(k, Some(K::Constant | K::KroneckerDelta))) {
+            EdgeCost::Cheap
+        } else {
+            EdgeCost::Costly
+        }
+    }
+    /// Name used in profiles and summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeCost::Unlabeled => "unlabeled",
+            EdgeCost::Cheap => "labeled_cheap",
+            EdgeCost::Costly => "labeled",
+        }
+    }
+}
+
 impl ProfileFile {
     /// Parse; errors name the file.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
@@ -107,7 +150,7 @@ impl ProfileFile {
             return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile version {} (this octile reads version 1)", f.version) });
         }
         for p in &f.profiles {
-            for rows in [&p.unlabeled, &p.labeled] {
+            for rows in [&p.unlabeled, &p.labeled].into_iter().chain(p.labeled_cheap.as_ref()) {
                 map_from_rows(rows).map_err(|what| OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: {what}", p.backend, p.device, p.precision) })?;
             }
         }
@@ -146,13 +189,19 @@ pub fn user_store() -> Option<PathBuf> {
 }
 
 /// The map the solver uses for these tile options on this backend/device/precision.
-pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, precision: &str, labeled: bool) -> Result<MapSource> {
+pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, precision: &str, cost: EdgeCost) -> Result<MapSource> {
     if let PrimitiveChoice::Fixed(p) = tiles.primitive {
         return Ok(MapSource { map: PrimitiveMap::uniform(p), describe: format!("fixed: {}", crate::config::primitive_name(p)) });
     }
-    let kind = if labeled { "labeled" } else { "unlabeled" };
+    let labeled = cost != EdgeCost::Unlabeled;
+    let kind = cost.name();
     let pick = |p: &Profile, origin: &str| -> MapSource {
-        let rows = if labeled { &p.labeled } else { &p.unlabeled };
+        let (rows, kind) = match (cost, &p.labeled_cheap) {
+            (EdgeCost::Unlabeled, _) => (&p.unlabeled, kind.to_string()),
+            (EdgeCost::Cheap, Some(rows)) => (rows, kind.to_string()),
+            (EdgeCost::Cheap, None) => (&p.labeled, "labeled (no labeled_cheap map in this profile)".to_string()),
+            (EdgeCost::Costly, _) => (&p.labeled, kind.to_string()),
+        };
         MapSource { map: map_from_rows(rows).expect("validated on parse"), describe: format!("adaptive: {origin} [{} {} {kind}]", p.device, p.precision) }
     };
     // an explicitly named file must exist and parse; the user store is optional
@@ -209,10 +258,36 @@ mod tests {
     }
 
     #[test]
+    fn edge_cost_classes_pick_their_maps() {
+        use octile_types::{BaseKernel, KernelSpec};
+        let mut delta = KernelSpec::unit();
+        delta.n_terms = 1;
+        delta.terms[0] = BaseKernel::kronecker_delta(0, 0.5);
+        assert_eq!(EdgeCost::of(&KernelSpec::unit()), EdgeCost::Unlabeled);
+        assert_eq!(EdgeCost::of(&delta), EdgeCost::Cheap);
+        assert_eq!(EdgeCost::of(&crate::tiles::labeled_edge_kernel()), EdgeCost::Costly);
+        let (u, l, c) = (vec!["S".repeat(17); 17], vec!["D".repeat(17); 17], vec!["R".repeat(17); 17]);
+        let mut p = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: u, labeled: l, labeled_cheap: Some(c), timings_ns: None };
+        let dir = std::env::temp_dir().join(format!("octile-cost-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.json");
+        let tiles = TileOptions { profile: Some(path.clone()), ..TileOptions::default() };
+        let first = |cost| resolve(&tiles, "cpu", "X", "a", "f64", cost).unwrap().map.codes[0];
+        std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![p.clone()] }).unwrap()).unwrap();
+        assert_eq!(first(EdgeCost::Unlabeled), Primitive::SparseSparse as u8);
+        assert_eq!(first(EdgeCost::Cheap), Primitive::SparseDense as u8);
+        assert_eq!(first(EdgeCost::Costly), Primitive::DenseDense as u8);
+        p.labeled_cheap = None; // an older profile: cheap kernels use the labeled map
+        std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![p] }).unwrap()).unwrap();
+        assert_eq!(first(EdgeCost::Cheap), Primitive::DenseDense as u8);
+        assert!(resolve(&tiles, "cpu", "X", "a", "f64", EdgeCost::Cheap).unwrap().describe.contains("no labeled_cheap map"));
+    }
+
+    #[test]
     fn upsert_replaces_same_key() {
         let mut f = ProfileFile { version: 1, profiles: vec![] };
         let rows = map_to_rows(&fallback_map(false));
-        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, timings_ns: None };
+        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, labeled_cheap: None, timings_ns: None };
         f.upsert(p.clone());
         f.upsert(p);
         assert_eq!(f.profiles.len(), 1);

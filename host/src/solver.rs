@@ -310,14 +310,14 @@ impl MarginalizedGraphKernel {
     /// The tile-pair primitive map this kernel uses on its engine (adaptive: from the profile of
     /// the device and precision; see `crate::profile`).
     pub fn primitive_map(&self) -> Result<MapSource> {
-        let labeled = self.resolved.edge_spec.terms().iter().any(|t| t.kind != 0);
+        let cost = profile::EdgeCost::of(&self.resolved.edge_spec);
         let precision = match self.config.precision {
             Precision::F32 => "f32",
             Precision::F64 => "f64",
         };
         match &self.engine {
-            Engine::Cpu => profile::resolve(&self.config.tiles, "cpu", &profile::cpu_model(), std::env::consts::ARCH, precision, labeled),
-            Engine::Cuda(d) => profile::resolve(&self.config.tiles, "cuda", &d.name, &d.arch(), precision, labeled),
+            Engine::Cpu => profile::resolve(&self.config.tiles, "cpu", &profile::cpu_model(), std::env::consts::ARCH, precision, cost),
+            Engine::Cuda(d) => profile::resolve(&self.config.tiles, "cuda", &d.name, &d.arch(), precision, cost),
         }
     }
 

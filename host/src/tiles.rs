@@ -73,6 +73,16 @@ pub fn labeled_edge_kernel() -> KernelSpec {
     k
 }
 
+/// The cheap labeled edge kernel `octile tune` measures (`labeled_cheap` maps): one Kronecker delta
+/// on edge feature 0.
+pub fn cheap_edge_kernel() -> KernelSpec {
+    let mut k = KernelSpec::unit();
+    k.combine = Combine::Product as u32;
+    k.n_terms = 1;
+    k.terms[0] = BaseKernel::kronecker_delta(0, 0.5);
+    k
+}
+
 /// Edge features per nonzero for the labeled / unlabeled kernels above.
 pub fn edge_features(labeled: bool) -> usize {
     if labeled { 2 } else { 0 }

@@ -4,7 +4,7 @@
 use crate::config::Precision;
 use crate::error::Result;
 use crate::profile::{Profile, Timings, map_to_rows};
-use crate::tiles::{TilePairs, cpu_time_ns, labeled_edge_kernel, random_pairs};
+use crate::tiles::{TilePairs, cheap_edge_kernel, cpu_time_ns, labeled_edge_kernel, random_pairs};
 use octile_types::primitives::{NNZ_BIN_WIDTH, NNZ_BINS, Primitive, PrimitiveMap};
 use octile_types::{KernelSpec, Real};
 use std::collections::BTreeMap;
@@ -34,7 +34,8 @@ pub fn bin_nnz(b: usize) -> u32 {
     if b + 1 >= NNZ_BINS { 64 } else { b as u32 * NNZ_BIN_WIDTH + NNZ_BIN_WIDTH / 2 }
 }
 
-/// Time every primitive on every cell, for the unlabeled (κe ≡ 1) and labeled kernels; returns the
+/// Time every primitive on every cell, for the unlabeled (κe ≡ 1), cheap labeled (one Kronecker
+/// delta) and labeled (delta × square exponential) kernels; returns the
 /// profile (maps = per-cell winners, with the timings). `progress(done, total)` is called per cell.
 pub fn tune(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profile> {
     match opt.precision {
@@ -44,8 +45,8 @@ pub fn tune(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profil
 }
 
 fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profile> {
-    let kinds: [(&str, bool, KernelSpec); 2] = [("unlabeled", false, KernelSpec::unit()), ("labeled", true, labeled_edge_kernel())];
-    let total = 2 * NNZ_BINS * NNZ_BINS;
+    let kinds: [(&str, bool, KernelSpec); 3] = [("unlabeled", false, KernelSpec::unit()), ("labeled_cheap", true, cheap_edge_kernel()), ("labeled", true, labeled_edge_kernel())];
+    let total = kinds.len() * NNZ_BINS * NNZ_BINS;
     let mut done = 0;
     let mut maps: BTreeMap<&str, PrimitiveMap> = BTreeMap::new();
     let mut timings: BTreeMap<String, Timings> = BTreeMap::new();
@@ -88,6 +89,7 @@ fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
         precision: if T::BYTES == 4 { "f32".into() } else { "f64".into() },
         unlabeled: map_to_rows(&maps["unlabeled"]),
         labeled: map_to_rows(&maps["labeled"]),
+        labeled_cheap: Some(map_to_rows(&maps["labeled_cheap"])),
         timings_ns: Some(timings),
     })
 }
@@ -145,12 +147,17 @@ fn bin_label_short(b: usize) -> String {
     format!("{}", if b + 1 >= NNZ_BINS { 64 } else { b as u32 * NNZ_BIN_WIDTH })
 }
 
-/// SVG of both maps of a profile (two 17×17 panels, one colour per primitive, with a legend).
+/// SVG of the maps of a profile (one 17×17 panel per map, one colour per primitive, with a legend).
 pub fn winner_svg(p: &Profile) -> String {
     let cell = 18;
     let (left, top, gap) = (60, 50, 70);
     let panel = cell * NNZ_BINS as i32;
-    let width = left + 2 * panel + gap + 20;
+    let mut maps = vec![("unlabeled", &p.unlabeled)];
+    if let Some(c) = &p.labeled_cheap {
+        maps.push(("labeled, cheap κe (delta)", c));
+    }
+    maps.push(("labeled (delta × square exponential)", &p.labeled));
+    let width = left + maps.len() as i32 * (panel + gap) + 20;
     let height = top + panel + 90;
     let colour = |c: char| match c {
         'D' => "#1f77b4",
@@ -160,7 +167,7 @@ pub fn winner_svg(p: &Profile) -> String {
     };
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n");
     s += &format!("<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {})</text>\n", p.backend, p.device, p.arch, p.precision);
-    for (k, (name, rows)) in [("unlabeled", &p.unlabeled), ("labeled", &p.labeled)].into_iter().enumerate() {
+    for (k, (name, rows)) in maps.into_iter().enumerate() {
         let x0 = left + k as i32 * (panel + gap);
         s += &format!("<text x=\"{}\" y=\"{}\" font-size=\"12\">{name}</text>\n", x0, top - 18);
         for (a, row) in rows.iter().enumerate() {

@@ -177,6 +177,9 @@ enum Cmd {
         /// Fewer repeats: quick but noisy.
         #[arg(long)]
         quick: bool,
+        /// Measure nothing: print the tables and write the plots of every profile in this file.
+        #[arg(long)]
+        show: Option<PathBuf>,
     },
 }
 
@@ -196,7 +199,8 @@ fn main() {
         Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet } => {
             gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet })
         }
-        Cmd::Tune { backend, precision, out, svg, quick } => tune(backend, precision, out, svg, quick),
+        Cmd::Tune { show: Some(file), svg, .. } => show_profiles(&file, &svg),
+        Cmd::Tune { backend, precision, out, svg, quick, show: None } => tune(backend, precision, out, svg, quick),
         Cmd::Nodal { inputs, pair, kernel, out, backend, precision, format, reorder, pdb_cutoff } => nodal(&inputs, &pair, kernel, &out, backend, precision, format, reorder, pdb_cutoff),
     };
     if let Err(e) = r {
@@ -495,6 +499,26 @@ fn nodal(inputs: &[String], pair: &str, kernel: Option<PathBuf>, out: &Path, bac
     Ok(())
 }
 
+/// Print the winner tables of every profile in `file` and write its plots (stem-backend-device-precision.svg).
+fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
+    use octile::tune::{winner_svg, winner_table};
+    let f = octile::profile::ProfileFile::read(file)?;
+    for p in &f.profiles {
+        println!("{} {} ({}) {}", p.backend, p.device, p.arch, p.precision);
+        print!("{}", winner_table("unlabeled (κe ≡ 1)", &p.unlabeled));
+        if let Some(cheap) = &p.labeled_cheap {
+            print!("{}", winner_table("labeled, cheap κe (one Kronecker delta)", cheap));
+        }
+        print!("{}", winner_table("labeled (κe = delta × square exponential)", &p.labeled));
+        let stem = svg.file_stem().and_then(|s| s.to_str()).unwrap_or("octile-tune");
+        let tag: String = format!("{}-{}-{}", p.backend, p.device, p.precision).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
+        let path = svg.with_file_name(format!("{stem}-{tag}.svg"));
+        npy::write_atomic(&path, winner_svg(p).as_bytes())?;
+        println!("plot: {}", path.display());
+    }
+    Ok(())
+}
+
 fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, svg: PathBuf, quick: bool) -> Result<()> {
     use octile::profile::{ProfileFile, user_store};
     use octile::tune::{TuneOptions, TuneTarget, winner_svg, winner_table};
@@ -534,6 +558,9 @@ fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, 
         bar.finish_and_clear();
         println!("tuned {} {} ({}) {} in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, t.elapsed().as_secs_f64());
         print!("{}", winner_table("unlabeled (κe ≡ 1)", &profile.unlabeled));
+        if let Some(cheap) = &profile.labeled_cheap {
+            print!("{}", winner_table("labeled, cheap κe (one Kronecker delta)", cheap));
+        }
         print!("{}", winner_table("labeled (κe = delta × square exponential)", &profile.labeled));
         let stem = svg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "octile-tune".into());
         let svg_path = svg.with_file_name(format!("{stem}-{}.svg", profile.precision));
