@@ -51,7 +51,13 @@ pub struct CpuParams<'a> {
     pub max_iterations: u32,
     /// Tile-pair primitive by nonzero counts.
     pub primitives: &'a PrimitiveMap,
+    /// Split each XMV over the cores (output tile rows in parallel): for runs with fewer pairs
+    /// than cores, where parallelism over pairs alone would leave cores idle (large graphs).
+    pub parallel_xmv: bool,
 }
+
+/// Output blocks (8×8) of a pair from which [`CpuParams::parallel_xmv`] splits an XMV.
+pub const PARALLEL_XMV_MIN_BLOCKS: usize = 64;
 
 /// Inner CG of the mixed-precision path stops at this relative residual (as on the GPU).
 const INNER_RTOL: f64 = 1e-5;
@@ -236,10 +242,11 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
     let s = set.nz_stride;
     let (first1, first2) = (set.graph_octiles(g1).start, set.graph_octiles(g2).start);
     let expanded = |which: usize, o: usize, first: usize| &tiles[which][(o - first) * TILE_AREA * s..(o - first + 1) * TILE_AREA * s];
-    for bi in 0..nt {
+    // one tile row of G (all its output blocks: mt·64 values of ap)
+    let tile_row = |bi: usize, row: &mut [T]| {
         for bip in 0..mt {
             let base = (bi * mt + bip) * TILE_AREA;
-            let out = &mut ap[base..base + TILE_AREA];
+            let out = &mut row[bip * TILE_AREA..(bip + 1) * TILE_AREA];
             for k in 0..TILE_AREA {
                 out[k] = diag[base + k] * p[base + k];
             }
@@ -252,6 +259,15 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
                     tile_pair_sub(prim, prm.edge, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
                 }
             }
+        }
+    };
+    let rows = &mut ap[..nt * mt * TILE_AREA];
+    if prm.parallel_xmv && nt * mt >= PARALLEL_XMV_MIN_BLOCKS {
+        use rayon::prelude::*;
+        rows.par_chunks_mut(mt * TILE_AREA).enumerate().for_each(|(bi, row)| tile_row(bi, row));
+    } else {
+        for (bi, row) in rows.chunks_mut(mt * TILE_AREA).enumerate() {
+            tile_row(bi, row);
         }
     }
 }

@@ -388,7 +388,9 @@ impl MarginalizedGraphKernel {
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
             Engine::Cpu => {
-                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives };
+                // few pairs (e.g. large graphs): also split each XMV over the cores
+                let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, parallel_xmv };
                 let chunk = 256;
                 let mut out = Vec::with_capacity(pairs.len());
                 let mut xs = Vec::new();
