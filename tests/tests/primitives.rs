@@ -1,7 +1,7 @@
 //! The four tile-pair primitives (dense×dense, dense×sparse, sparse×dense, sparse×sparse) against
-//! the dense f64 reference, on random tiles of every nonzero count 0..=64, labeled and unlabeled,
-//! on every backend (CPU f64/f32 in-process; GPU f32/f64 through the `tile_bench` kernel).
-use octile::tiles::{TilePairs, cpu_products, gpu_products, labeled_edge_kernel, random_pairs, reference_products};
+//! the dense f64 reference, on random tiles of every nonzero count 0..=64, for one edge kernel of
+//! each cost class (κe ≡ 1; one Kronecker delta; delta × square exponential), on every backend (CPU f64/f32 in-process; GPU f32/f64 through the `tile_bench` kernel).
+use octile::tiles::{TilePairs, cheap_edge_kernel, cpu_products, gpu_products, labeled_edge_kernel, random_pairs, reference_products};
 use octile_tests::gpu_or_skip;
 use octile_types::primitives::Primitive;
 use octile_types::{KernelSpec, Real};
@@ -45,8 +45,7 @@ fn check(what: &str, got: &[f64], want: &[f64], scale: &[f64], tol: f64) -> Vec<
 fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(name: &str, gpu: bool, tol: f64) -> usize {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for labeled in [false, true] {
-        let edge: KernelSpec = if labeled { labeled_edge_kernel() } else { KernelSpec::unit() };
+    for (kind, labeled, edge) in [("unlabeled", false, KernelSpec::unit()), ("cheap", true, cheap_edge_kernel()), ("costly", true, labeled_edge_kernel())] {
         let pairs = all_densities(labeled);
         let want = reference_products(&pairs, &edge);
         let abs_pairs = TilePairs { pblocks: pairs.pblocks.iter().map(|v| v.abs()).collect(), ..pairs.clone() };
@@ -55,7 +54,7 @@ fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
         for prim in Primitive::ALL {
             let got: Vec<T> = if gpu { gpu_products(&pt, &edge, prim, 1).unwrap_or_else(|e| panic!("{name} {prim:?}: {e}")) } else { cpu_products(&pt, &edge, prim, 1) };
             let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
-            failures.extend(check(&format!("{name} {prim:?} labeled={labeled}"), &got, &want, &scale, tol));
+            failures.extend(check(&format!("{name} {prim:?} κe {kind}"), &got, &want, &scale, tol));
             checked += got.len();
         }
     }
@@ -66,7 +65,7 @@ fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
 #[test]
 fn cpu_f64_primitives_match_reference() {
     let n = run_target::<f64>("cpu-f64", false, 1e-12);
-    assert!(n >= 4 * 2 * 65 * 20 * 64, "only {n} entries checked");
+    assert!(n >= 4 * 3 * 65 * 20 * 64, "only {n} entries checked");
 }
 
 #[test]
