@@ -121,6 +121,47 @@ impl Reordering {
     }
 }
 
+/// Node orders computed in this process, by (order kind, graph topology hash). Gram matrices are
+/// typically computed many times over the same graphs (hyperparameter searches); PBR on a protein
+/// chain takes ~0.5 s, so it is computed once. At most `ORDER_CACHE_MAX` entries (then cleared).
+static ORDER_CACHE: std::sync::Mutex<Option<std::collections::HashMap<(u8, u64), std::sync::Arc<Vec<usize>>>>> = std::sync::Mutex::new(None);
+/// Entries kept in the order cache.
+const ORDER_CACHE_MAX: usize = 1 << 20;
+
+/// 64-bit hash of a graph's topology (node count and edge list).
+fn topology_hash(g: &Graph) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    g.n_nodes().hash(&mut h);
+    for e in g.edges() {
+        (e.i, e.j).hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Reordering {
+    /// [`Reordering::order`], computed once per process for each graph topology. Any permutation
+    /// gives the same kernel values, so even a hash collision could only cost speed; a cached
+    /// entry of the wrong length is recomputed.
+    pub fn order_cached(self, g: &Graph) -> std::sync::Arc<Vec<usize>> {
+        if self == Reordering::Natural {
+            return std::sync::Arc::new((0..g.n_nodes()).collect());
+        }
+        let key = (self as u8, topology_hash(g));
+        if let Some(p) = ORDER_CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|m| m.get(&key)).filter(|p| p.len() == g.n_nodes()) {
+            return p.clone();
+        }
+        let p = std::sync::Arc::new(self.order(g));
+        let mut cache = ORDER_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let m = cache.get_or_insert_with(Default::default);
+        if m.len() >= ORDER_CACHE_MAX {
+            m.clear();
+        }
+        m.insert(key, p.clone());
+        p
+    }
+}
+
 /// Number of non-empty 8×8 tiles of the adjacency matrix of `g` under `perm` (both triangles).
 pub fn count_octiles(g: &Graph, perm: &[usize]) -> usize {
     let mut tiles: Vec<(usize, usize)> = Vec::with_capacity(2 * g.n_edges());

@@ -334,7 +334,7 @@ impl MarginalizedGraphKernel {
         let t = Instant::now();
         // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
         let ordered: Vec<Graph>;
-        let perms: Vec<Vec<usize>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { (0..g.n_nodes()).collect() } else { self.config.reorder.order(g) }).collect();
+        let perms: Vec<Arc<Vec<usize>>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { Arc::new((0..g.n_nodes()).collect()) } else { self.config.reorder.order_cached(g) }).collect();
         let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {

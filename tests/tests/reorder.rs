@@ -28,3 +28,21 @@ fn reorderings_are_permutations_and_pbr_is_best() {
         assert!(counts[2] <= counts[0] && counts[2] <= counts[1], "graph {k}: octiles natural {}, RCM {}, PBR {}", counts[0], counts[1], counts[2]);
     }
 }
+
+#[test]
+fn cached_orders_equal_fresh_ones_and_are_computed_once() {
+    let graphs = nws_set(3, 21);
+    for r in [Reordering::Rcm, Reordering::Pbr] {
+        for g in &graphs {
+            let a = r.order_cached(g);
+            let b = r.order_cached(g);
+            assert_eq!(*a, r.order(g), "{r:?}: cached order differs from a fresh one");
+            assert!(std::sync::Arc::ptr_eq(&a, &b), "{r:?}: second call recomputed");
+        }
+        // same topology, other features: same order; other topology: its own
+        let relabeled = graphs[0].permuted(&(0..graphs[0].n_nodes()).collect::<Vec<_>>());
+        assert!(std::sync::Arc::ptr_eq(&r.order_cached(&graphs[0]), &r.order_cached(&relabeled)));
+        assert_ne!(*r.order_cached(&graphs[0]), *r.order_cached(&graphs[1]));
+    }
+    assert_eq!(*Reordering::Natural.order_cached(&graphs[0]), (0..96).collect::<Vec<_>>());
+}
