@@ -8,7 +8,7 @@
 //! max_iterations = 10000   # optional
 //! node_combine = "product" # optional: "product" (tensor product, default) or "additive"
 //! edge_combine = "product"
-//! reorder = "pbr"         # optional: node order for packing: "pbr" (default), "rcm", "none"
+//! reorder = "pbr"         # optional: node order for packing: "pbr" (default), "metis", "rcm", "none"
 //! primitive = "adaptive"   # optional: tile-pair primitive: "adaptive" (default: tuned profile),
 //!                          #   "dense-dense", "dense-sparse", "sparse-dense", "sparse-sparse"
 //! profile = "my.json"      # optional: tuning profile file written by `octile tune`
@@ -315,7 +315,8 @@ impl KernelConfig {
                         Some("none") | Some("natural") => Reordering::Natural,
                         Some("rcm") => Reordering::Rcm,
                         Some("pbr") => Reordering::Pbr,
-                        _ => return Err(bad(format!("reorder must be \"pbr\", \"rcm\" or \"none\", got {v}"))),
+                        Some("metis") => Reordering::Metis,
+                        _ => return Err(bad(format!("reorder must be \"pbr\", \"metis\", \"rcm\" or \"none\", got {v}"))),
                     }
                 }
                 "primitive" => {
