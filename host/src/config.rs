@@ -89,6 +89,9 @@ pub struct TileOptions {
     pub blocks_per_pair: u32,
 }
 
+/// Largest `blocks_per_pair` accepted (TOML and `--blocks-per-pair`).
+pub const MAX_BLOCKS_PER_PAIR: u32 = 65536;
+
 impl Default for TileOptions {
     fn default() -> Self {
         TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0 }
@@ -335,8 +338,8 @@ impl KernelConfig {
                 "blocks_per_pair" => {
                     cfg.tiles.blocks_per_pair = match (v.as_str(), v.as_integer()) {
                         (Some("auto"), _) => 0,
-                        (_, Some(n)) if (1..=65536).contains(&n) => n as u32,
-                        _ => return Err(bad(format!("blocks_per_pair must be \"auto\" or an integer in 1..=65536, got {v}"))),
+                        (_, Some(n)) if (1..=MAX_BLOCKS_PER_PAIR as i64).contains(&n) => n as u32,
+                        _ => return Err(bad(format!("blocks_per_pair must be \"auto\" or an integer in 1..={MAX_BLOCKS_PER_PAIR}, got {v}"))),
                     }
                 }
                 "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,

@@ -2,7 +2,7 @@
 use crate::config::{Backend, KernelConfig, Precision, ResolvedKernel};
 use crate::cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use crate::error::{OctileError, Result};
-use crate::gpu::{self, GpuDevice};
+use crate::gpu::{self, GpuDevice, batch::PairVector};
 use crate::graph::Graph;
 use crate::pack::{PackOptions, PackedGraphs, pack};
 use crate::profile::{self, MapSource};
@@ -92,6 +92,19 @@ impl NodalMatrix {
         self.values.iter().sum()
     }
 }
+
+/// What [`MarginalizedGraphKernel::solve_x`] returns.
+struct Solved {
+    status: Vec<PairStatus>,
+    seconds: f64,
+    /// The primitive map's description (and, on the GPU, the solver entries used).
+    describe: String,
+    /// With `nodal`: each pair's node-wise similarities R, row-major, input node order.
+    nodal: Option<Vec<Vec<f64>>>,
+}
+
+/// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
+type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<String>);
 
 /// Progress reporting and cancellation for long runs.
 #[derive(Clone, Default)]
@@ -200,12 +213,7 @@ impl MarginalizedGraphKernel {
         let (nx, ny) = (x.len() as u32, y.len() as u32);
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
         let (status, secs, prims) = self.solve(&all, &pairs)?;
-        let mut g = self.empty(x.len(), y.len(), pairs.len(), secs, prims);
-        for (k, s) in status.iter().enumerate() {
-            g.values[k] = s.value;
-            g.info[k] = info(s);
-        }
-        finish(g, &pairs, &status, |i, j| (i, j - nx))
+        finish(self.filled(x.len(), y.len(), &status, secs, prims), &pairs, &status, |i, j| (i, j - nx))
     }
 
     /// K(G, G) for each graph.
@@ -213,29 +221,16 @@ impl MarginalizedGraphKernel {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).map(|i| (i, i)).collect();
         let (status, secs, prims) = self.solve(graphs, &pairs)?;
-        let mut g = self.empty(graphs.len(), 1, pairs.len(), secs, prims);
-        for (k, s) in status.iter().enumerate() {
-            g.values[k] = s.value;
-            g.info[k] = info(s);
-        }
-        Ok(finish(g, &pairs, &status, |i, _| (i, i))?.values)
+        Ok(finish(self.filled(graphs.len(), 1, &status, secs, prims), &pairs, &status, |i, _| (i, i))?.values)
     }
 
     /// K(graphs[i], graphs[j]) for the listed index pairs only (e.g. a sample of a Gram matrix, or
     /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
     /// `graphs` is an `InvalidConfig` error naming it.
     pub fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
-        if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
-            return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
-        }
-        let list: Vec<(u32, u32)> = pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect();
+        let list = listed(graphs, pairs)?;
         let (status, secs, prims) = self.solve(graphs, &list)?;
-        let mut g = self.empty(pairs.len(), 1, pairs.len(), secs, prims);
-        for (k, s) in status.iter().enumerate() {
-            g.values[k] = s.value;
-            g.info[k] = info(s);
-        }
-        finish(g, &list, &status, |i, j| (i, j))
+        finish(self.filled(pairs.len(), 1, &status, secs, prims), &list, &status, |i, j| (i, j))
     }
 
     /// Node-wise similarity of each listed pair (the paper's nodal output; GraphDot's
@@ -244,32 +239,15 @@ impl MarginalizedGraphKernel {
     /// graphs' own node order whatever `reorder` packed them in. An index outside `graphs` is an
     /// error naming it; non-convergence is `NoConvergence` as for Gram matrices.
     pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
-        if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
-            return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
-        }
-        let list: Vec<(u32, u32)> = pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect();
-        let (status, secs, prims, nodal) = self.solve_x(graphs, &list, true)?;
-        let out: Vec<NodalMatrix> = pairs
+        let list = listed(graphs, pairs)?;
+        let Solved { status, seconds: secs, describe: prims, nodal } = self.solve_x(graphs, &list, true)?;
+        finish(self.filled(pairs.len(), 1, &status, secs, prims), &list, &status, |i, j| (i, j))?;
+        Ok(pairs
             .iter()
             .zip(nodal.unwrap_or_default())
             .zip(&status)
             .map(|((&(i, j), values), s)| NodalMatrix { rows: graphs[i].n_nodes(), cols: graphs[j].n_nodes(), values, info: info(s) })
-            .collect();
-        if let Some(k) = status.iter().position(|s| s.converged == 0) {
-            let mut g = self.empty(pairs.len(), 1, pairs.len(), secs, prims);
-            for (r, s) in status.iter().enumerate() {
-                g.values[r] = s.value;
-                g.info[r] = info(s);
-            }
-            return Err(OctileError::NoConvergence {
-                pair: pairs[k],
-                iterations: status[k].iterations,
-                residual: status[k].residual,
-                n_failed: status.iter().filter(|s| s.converged == 0).count(),
-                partial: Box::new(g),
-            });
-        }
-        Ok(out)
+            .collect())
     }
 
     /// [`Self::nodal_pairs`] for one pair of graphs.
@@ -291,6 +269,16 @@ impl MarginalizedGraphKernel {
         let (dx, dy) = (self.diag(x)?, self.diag(y)?);
         normalize(&mut g, &dx, &dy);
         Ok(g)
+    }
+
+    /// A rows × cols result whose row-major entry k is pair k's value and diagnostics.
+    fn filled(&self, rows: usize, cols: usize, status: &[PairStatus], seconds: f64, primitives: String) -> Gram {
+        let mut g = self.empty(rows, cols, status.len(), seconds, primitives);
+        for (k, s) in status.iter().enumerate() {
+            g.values[k] = s.value;
+            g.info[k] = info(s);
+        }
+        g
     }
 
     fn empty(&self, rows: usize, cols: usize, pairs_solved: usize, seconds: f64, primitives: String) -> Gram {
@@ -324,13 +312,13 @@ impl MarginalizedGraphKernel {
     /// Pack and solve `pairs` of `graphs` on the engine; returns statuses in pair order, the
     /// seconds taken and the primitive map's description.
     fn solve(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, f64, String)> {
-        let (status, secs, describe, _) = self.solve_x(graphs, pairs, false)?;
-        Ok((status, secs, describe))
+        let Solved { status, seconds, describe, .. } = self.solve_x(graphs, pairs, false)?;
+        Ok((status, seconds, describe))
     }
 
     /// [`Self::solve`], and with `nodal` each pair's node-wise similarity matrix in the graphs'
     /// own node order (the packing order's permutation undone).
-    fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<(Vec<PairStatus>, f64, String, Option<Vec<Vec<f64>>>)> {
+    fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<Solved> {
         let t = Instant::now();
         // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
         let ordered: Vec<Graph>;
@@ -373,7 +361,7 @@ impl MarginalizedGraphKernel {
                 })
                 .collect()
         });
-        Ok((status, t.elapsed().as_secs_f64(), describe, nodal))
+        Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal })
     }
 
     fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -383,7 +371,7 @@ impl MarginalizedGraphKernel {
         pairs: &[(u32, u32)],
         primitives: &PrimitiveMap,
         want_x: bool,
-    ) -> Result<(Vec<PairStatus>, Option<Vec<Vec<f64>>>, Option<String>)> {
+    ) -> Result<EngineOutput> {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
@@ -442,6 +430,14 @@ impl MarginalizedGraphKernel {
             }
         }
     }
+}
+
+/// `pairs` as solver indices, or an error naming the first index outside `graphs`.
+fn listed(graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<(u32, u32)>> {
+    if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
+        return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
+    }
+    Ok(pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect())
 }
 
 fn info(s: &PairStatus) -> PairInfo {

@@ -147,6 +147,15 @@ fn bin_label_short(b: usize) -> String {
     format!("{}", if b + 1 >= NNZ_BINS { 64 } else { b as u32 * NNZ_BIN_WIDTH })
 }
 
+/// The winner tables of every map of a profile (unlabeled; cheap labeled, when present; labeled).
+pub fn winner_tables(p: &Profile) -> String {
+    let mut s = winner_table("unlabeled (κe ≡ 1)", &p.unlabeled);
+    if let Some(cheap) = &p.labeled_cheap {
+        s += &winner_table("labeled, cheap κe (one Kronecker delta)", cheap);
+    }
+    s + &winner_table("labeled (κe = delta × square exponential)", &p.labeled)
+}
+
 /// SVG of the maps of a profile (one 17×17 panel per map, one colour per primitive, with a legend).
 pub fn winner_svg(p: &Profile) -> String {
     let cell = 18;

@@ -2,7 +2,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use octile::config::{PrimitiveChoice, synthetic_kernel};
+use octile::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{Format, ReadOptions, npy};
 use octile::reorder::{Reordering, count_octiles};
@@ -371,19 +371,31 @@ fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)> {
     Ok((graphs, skipped))
 }
 
-fn gram(a: GramArgs) -> Result<()> {
-    let format = a.format.as_deref().map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()?;
-    let mut cfg = match &a.kernel {
+/// `--format` of `gram` and `nodal`.
+fn parse_format(format: Option<&str>) -> Result<Option<Format>> {
+    format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()
+}
+
+/// The kernel of `gram` and `nodal`: the `--kernel` TOML (default: the paper's synthetic-set
+/// kernel) with `--backend`, `--precision` and `--reorder` applied.
+fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<KernelConfig> {
+    let mut cfg = match kernel {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
             KernelConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
         }
         None => synthetic_kernel(0.05),
     };
-    apply(&mut cfg, a.backend, a.precision);
-    if let Some(r) = a.reorder {
+    apply(&mut cfg, backend, precision);
+    if let Some(r) = reorder {
         cfg.reorder = r.into();
     }
+    Ok(cfg)
+}
+
+fn gram(a: GramArgs) -> Result<()> {
+    let format = parse_format(a.format.as_deref())?;
+    let mut cfg = kernel_config(a.kernel.as_deref(), a.backend, a.precision, a.reorder)?;
     if let Some(p) = &a.primitive {
         cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
     }
@@ -393,7 +405,11 @@ fn gram(a: GramArgs) -> Result<()> {
     if let Some(b) = &a.blocks_per_pair {
         cfg.tiles.blocks_per_pair = match b.as_str() {
             "auto" => 0,
-            n => n.parse::<u32>().ok().filter(|n| (1..=65536).contains(n)).with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..=65536"))?,
+            n => n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_BLOCKS_PER_PAIR).contains(n))
+                .with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..={MAX_BLOCKS_PER_PAIR}"))?,
         };
     }
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
@@ -465,18 +481,8 @@ fn nodal(inputs: &[String], pair: &str, kernel: Option<PathBuf>, out: &Path, bac
         .split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse::<usize>().ok()?, b.trim().parse::<usize>().ok()?)))
         .with_context(|| format!("--pair {pair}: expected two graph indices \"I,J\""))?;
-    let format = format.as_deref().map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()?;
-    let mut cfg = match &kernel {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            KernelConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
-        }
-        None => synthetic_kernel(0.05),
-    };
-    apply(&mut cfg, backend, precision);
-    if let Some(r) = reorder {
-        cfg.reorder = r.into();
-    }
+    let format = parse_format(format.as_deref())?;
+    let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
     let (graphs, _) = load(inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
@@ -505,15 +511,11 @@ fn nodal(inputs: &[String], pair: &str, kernel: Option<PathBuf>, out: &Path, bac
 
 /// Print the winner tables of every profile in `file` and write its plots (stem-backend-device-precision.svg).
 fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
-    use octile::tune::{winner_svg, winner_table};
+    use octile::tune::{winner_svg, winner_tables};
     let f = octile::profile::ProfileFile::read(file)?;
     for p in &f.profiles {
         println!("{} {} ({}) {}", p.backend, p.device, p.arch, p.precision);
-        print!("{}", winner_table("unlabeled (κe ≡ 1)", &p.unlabeled));
-        if let Some(cheap) = &p.labeled_cheap {
-            print!("{}", winner_table("labeled, cheap κe (one Kronecker delta)", cheap));
-        }
-        print!("{}", winner_table("labeled (κe = delta × square exponential)", &p.labeled));
+        print!("{}", winner_tables(p));
         let stem = svg.file_stem().and_then(|s| s.to_str()).unwrap_or("octile-tune");
         let tag: String = format!("{}-{}-{}", p.backend, p.device, p.precision).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
         let path = svg.with_file_name(format!("{stem}-{tag}.svg"));
@@ -525,7 +527,7 @@ fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
 
 fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, svg: PathBuf, quick: bool) -> Result<()> {
     use octile::profile::{ProfileFile, user_store};
-    use octile::tune::{TuneOptions, TuneTarget, winner_svg, winner_table};
+    use octile::tune::{TuneOptions, TuneTarget, winner_svg, winner_tables};
     let target = match backend {
         BackendArg::Cpu => TuneTarget::Cpu,
         BackendArg::Cuda => {
@@ -561,11 +563,7 @@ fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, 
         })?;
         bar.finish_and_clear();
         println!("tuned {} {} ({}) {} in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, t.elapsed().as_secs_f64());
-        print!("{}", winner_table("unlabeled (κe ≡ 1)", &profile.unlabeled));
-        if let Some(cheap) = &profile.labeled_cheap {
-            print!("{}", winner_table("labeled, cheap κe (one Kronecker delta)", cheap));
-        }
-        print!("{}", winner_table("labeled (κe = delta × square exponential)", &profile.labeled));
+        print!("{}", winner_tables(&profile));
         let stem = svg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "octile-tune".into());
         let svg_path = svg.with_file_name(format!("{stem}-{}.svg", profile.precision));
         npy::write_atomic(&svg_path, winner_svg(&profile).as_bytes())?;

@@ -15,6 +15,9 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::tiling::scratch_len;
 use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 
+/// One pair's solution x (f64, tiled layout `octile_types::tiling`).
+pub type PairVector = Vec<f64>;
+
 /// Scratch budget in bytes: `OCTILE_GPU_SCRATCH_BYTES` if set, else 60% of free memory, at most 16 GiB.
 pub fn scratch_budget_bytes(dev: &GpuDevice) -> usize {
     if let Some(b) = std::env::var("OCTILE_GPU_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok()) {
@@ -89,6 +92,7 @@ pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixe
 /// Solve `pairs` (indices into `set`) on the GPU; also returns which solver entries ran (adaptive
 /// or sparse-only for one block per pair, see [`uses_sparse_entry`]; teams for pairs of large
 /// graphs, see [`team_blocks_for`]).
+#[allow(clippy::too_many_arguments)]
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
@@ -98,7 +102,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     blocks_per_pair: u32,
     want_x: bool,
     ctl: &RunControl,
-) -> Result<(Vec<PairStatus>, Option<Vec<Vec<f64>>>, String)> {
+) -> Result<(Vec<PairStatus>, Option<Vec<PairVector>>, String)> {
     let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
     let sparse_only = uses_sparse_entry(&set.octiles, base_params);
@@ -108,22 +112,17 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     let want: Vec<u32> = pairs.iter().map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) }).collect();
     let (team_pairs, block_pairs): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| want[k] >= 2);
     let mut out = vec![PairStatus::default(); pairs.len()];
-    let mut xs: Vec<Vec<f64>> = vec![Vec::new(); if want_x { pairs.len() } else { 0 }];
+    let mut xs: Vec<PairVector> = vec![Vec::new(); if want_x { pairs.len() } else { 0 }];
     let mut entries = Vec::new();
     if !block_pairs.is_empty() {
-        let sub: Vec<(u32, u32)> = block_pairs.iter().map(|&k| pairs[k]).collect();
-        let (st, x) = run_batches(dev, set, &sub, budget, want_x, ctl, |jobs, buf| {
+        let (st, x) = run_batches(dev, set, pairs, &block_pairs, budget, want_x, ctl, |jobs, buf| {
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = 1;
             mgk_solve(dev, &params, &graphs, jobs, buf, resident.min(jobs.len() as u32), sparse_only)
         })?;
-        for (&k, s) in block_pairs.iter().zip(st) {
-            out[k] = s;
-        }
-        for (&k, x) in block_pairs.iter().zip(x) {
-            xs[k] = x;
-        }
+        scatter(&mut out, &block_pairs, st);
+        scatter(&mut xs, &block_pairs, x);
         entries.push(if sparse_only { "sparse-only".to_string() } else { "adaptive".to_string() });
     }
     if !team_pairs.is_empty() {
@@ -132,37 +131,43 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         let team_blocks = sizes[sizes.len() / 2];
         let max_teams = (resident_team / team_blocks).max(1);
         let mut sync = dev.stream.alloc_zeros::<TeamSync>(max_teams as usize)?;
-        let sub: Vec<(u32, u32)> = team_pairs.iter().map(|&k| pairs[k]).collect();
-        let (st, x) = run_batches(dev, set, &sub, budget, want_x, ctl, |jobs, buf| {
+        let (st, x) = run_batches(dev, set, pairs, &team_pairs, budget, want_x, ctl, |jobs, buf| {
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = team_blocks;
             mgk_solve_team(dev, &params, &graphs, jobs, buf, max_teams.min(jobs.len() as u32), &mut sync)
         })?;
-        for (&k, s) in team_pairs.iter().zip(st) {
-            out[k] = s;
-        }
-        for (&k, x) in team_pairs.iter().zip(x) {
-            xs[k] = x;
-        }
+        scatter(&mut out, &team_pairs, st);
+        scatter(&mut xs, &team_pairs, x);
         entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive)", team_pairs.len()));
     }
     Ok((out, want_x.then_some(xs), entries.join(" + ")))
 }
 
-/// Run `pairs` in consecutive batches whose scratch fits `budget` f64 elements; `launch` solves one
-/// batch's jobs (already uploaded in the buffers). Statuses come back in pair order, and with
-/// `want_x` each pair's solution x (f64, tiled: the first padded vector of its scratch, where both
-/// kernels keep x — `x` in f64, `x64` in the mixed-precision path).
+/// `dst[which[i]] = src[i]`.
+fn scatter<V>(dst: &mut [V], which: &[usize], src: Vec<V>) {
+    for (&k, v) in which.iter().zip(src) {
+        dst[k] = v;
+    }
+}
+
+/// Run the pairs `all[which[..]]` in consecutive batches whose scratch fits `budget` f64 elements;
+/// `launch` solves one batch's jobs (already uploaded in the buffers). Statuses come back in the
+/// order of `which`, and with `want_x` each pair's solution x (f64, tiled: the first padded vector
+/// of its scratch, where both kernels keep x — `x` in f64, `x64` in the mixed-precision path).
+#[allow(clippy::too_many_arguments)]
 fn run_batches<T: Real>(
     dev: &GpuDevice,
     set: &PackedGraphs<T>,
-    pairs: &[(u32, u32)],
+    all: &[(u32, u32)],
+    which: &[usize],
     budget: usize,
     want_x: bool,
     ctl: &RunControl,
     mut launch: impl FnMut(&[PairJob], &mut BatchBuffers) -> Result<()>,
-) -> Result<(Vec<PairStatus>, Vec<Vec<f64>>)> {
+) -> Result<(Vec<PairStatus>, Vec<PairVector>)> {
+    let pairs: Vec<(u32, u32)> = which.iter().map(|&k| all[k]).collect();
+    let pairs = &pairs[..];
     let batches = plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let scratch_max = batches
         .iter()

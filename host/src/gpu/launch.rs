@@ -3,7 +3,7 @@
 use super::GpuDevice;
 use crate::error::{OctileError, Result};
 use crate::pack::PackedGraphs;
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
 use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
 use octile_types::tiling::{TILE_AREA, scratch_len};
@@ -98,18 +98,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     let f = dev.function(solver_name::<T>(sparse_only))?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
-    b.arg(params)
-        .arg(&graphs.descs)
-        .arg(&graphs.row_ptr)
-        .arg(&graphs.octiles)
-        .arg(&graphs.edge_data)
-        .arg(&graphs.node_data)
-        .arg(&graphs.edge_data64)
-        .arg(&graphs.node_data64)
-        .arg(&buf.jobs)
-        .arg(&mut buf.status)
-        .arg(&mut buf.scratch)
-        .arg(&mut buf.counter);
+    push_solver_args(&mut b, params, graphs, buf);
     // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked in check_solve (the
     // sparse-only entry additionally gets compact storage, checked there): every tile's
     // entries in the chosen storage lie inside edge_data, job count and
@@ -156,19 +145,8 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     let f = dev.function(if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 })?;
     let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
-    b.arg(params)
-        .arg(&graphs.descs)
-        .arg(&graphs.row_ptr)
-        .arg(&graphs.octiles)
-        .arg(&graphs.edge_data)
-        .arg(&graphs.node_data)
-        .arg(&graphs.edge_data64)
-        .arg(&graphs.node_data64)
-        .arg(&buf.jobs)
-        .arg(&mut buf.status)
-        .arg(&mut buf.scratch)
-        .arg(&mut buf.counter)
-        .arg(sync);
+    push_solver_args(&mut b, params, graphs, buf);
+    b.arg(sync);
     // SAFETY: solve_all's contract is checked in check_solve (as for mgk_solve); the team
     // contract: the grid is exactly `teams` whole teams of team_blocks ≥ 2 blocks, `sync` holds
     // ≥ teams zeroed TeamSync records, and the launch is cooperative, so every block is resident
@@ -183,6 +161,23 @@ pub fn team_resident_blocks<T: Real>(dev: &GpuDevice) -> u32 {
     let name = if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 };
     let per_sm = dev.function(name).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
     per_sm * dev.sm_count
+}
+
+/// Push the arguments every solver entry takes, in the order of `octile_kernels::mgk`'s entry
+/// signature (the team entries take one more, pushed by the caller).
+fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers) {
+    b.arg(params)
+        .arg(&graphs.descs)
+        .arg(&graphs.row_ptr)
+        .arg(&graphs.octiles)
+        .arg(&graphs.edge_data)
+        .arg(&graphs.node_data)
+        .arg(&graphs.edge_data64)
+        .arg(&graphs.node_data64)
+        .arg(&buf.jobs)
+        .arg(&mut buf.status)
+        .arg(&mut buf.scratch)
+        .arg(&mut buf.counter);
 }
 
 /// The launch contract shared by both solver launches (see [`mgk_solve`]).
