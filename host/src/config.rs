@@ -14,7 +14,6 @@
 //! profile = "my.json"      # optional: tuning profile file written by `octile tune`
 //! tile_storage = "compact" # optional: "compact" (default) or "dense" (ablation only)
 //! skip_empty_tiles = true  # optional: false stores all ⌈n/8⌉² tiles (ablation only)
-//! register_blocking = true # optional: false walks dense tiles of B from shared memory (ablation only)
 //! blocks_per_pair = "auto" # optional: GPU blocks per pair: "auto" (default), 1, or N ≥ 2 (teams)
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
@@ -88,9 +87,6 @@ pub struct TileOptions {
     /// small graphs, teams of blocks for large ones, see `gpu::batch::team_blocks_for`), 1 = always
     /// one block per pair, N ≥ 2 = every pair by a team of N blocks.
     pub blocks_per_pair: u32,
-    /// Register-blocked walks for tiles of B walked dense (`D`, `R`; see `octile_types::blocked`),
-    /// true by default; false: the shared-tiling walks (ablation).
-    pub register_blocking: bool,
 }
 
 /// Largest `blocks_per_pair` accepted (TOML and `--blocks-per-pair`).
@@ -98,7 +94,7 @@ pub const MAX_BLOCKS_PER_PAIR: u32 = 65536;
 
 impl Default for TileOptions {
     fn default() -> Self {
-        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0, register_blocking: true }
+        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0 }
     }
 }
 
@@ -308,7 +304,7 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 15] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "register_blocking"];
+        const TOP: [&str; 14] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair"];
         for (k, v) in &value {
             match k.as_str() {
                 "q" => cfg.q = num(v, "q")?,
@@ -347,7 +343,6 @@ impl KernelConfig {
                     }
                 }
                 "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,
-                "register_blocking" => cfg.tiles.register_blocking = v.as_bool().ok_or_else(|| bad(format!("register_blocking must be true or false, got {v}")))?,
                 "node_combine" => cfg.node_combine = combine(v)?,
                 "edge_combine" => cfg.edge_combine = combine(v)?,
                 "node" | "edge" => {

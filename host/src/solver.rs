@@ -9,7 +9,7 @@ use crate::profile::{self, MapSource};
 use crate::reorder::Reordering;
 use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::tiling::TILE;
-use octile_types::{GatheredKernel, MgkParams, PairStatus, PrimitiveMap, Real};
+use octile_types::{MgkParams, PairStatus, PrimitiveMap, Real};
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,16 +163,6 @@ impl MarginalizedGraphKernel {
             )));
         }
         Ok(MarginalizedGraphKernel { config, resolved, engine, control: RunControl::default() })
-    }
-
-    /// κe gathered for the register-blocked dense walks, or marked unusable when the configuration
-    /// turns them off (`register_blocking = false`).
-    fn dense_kernel(&self) -> GatheredKernel {
-        let mut g = GatheredKernel::of(&self.resolved.edge_spec);
-        if !self.config.tiles.register_blocking {
-            g.usable = 0;
-        }
-        g
     }
 
     /// Attach progress reporting / cancellation.
@@ -346,11 +336,9 @@ impl MarginalizedGraphKernel {
             Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
             Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
         }?;
-        let g = self.dense_kernel();
-        let walks = if g.usable != 0 { format!("dense walks (D, R): register-blocked, κe gathered to {} feature(s)", g.slots) } else { "dense walks (D, R): shared tiling".to_string() };
         let describe = match entry {
-            Some(e) => format!("{}; {walks}; GPU solver entry: {e}", map.describe),
-            None => format!("{}; {walks}", map.describe),
+            Some(e) => format!("{}; GPU solver entry: {e}", map.describe),
+            None => map.describe,
         };
         // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
         let nodal = xs.map(|xs| {
@@ -390,7 +378,7 @@ impl MarginalizedGraphKernel {
             Engine::Cpu => {
                 // few pairs (e.g. large graphs): also split each XMV over the cores
                 let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
-                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, dense: self.dense_kernel(), parallel_xmv };
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, parallel_xmv };
                 let chunk = 256;
                 let mut out = Vec::with_capacity(pairs.len());
                 let mut xs = Vec::new();
@@ -436,7 +424,6 @@ impl MarginalizedGraphKernel {
                     primitives: *primitives,
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
                     team_blocks: 1,
-                    dense_kernel: self.dense_kernel(),
                 };
                 let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
                 Ok((status, xs, Some(entries)))

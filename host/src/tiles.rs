@@ -121,7 +121,6 @@ pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Prim
     let s = pairs.nz_stride;
     let (mut ea, mut eb) = (vec![T::ZERO; TILE_AREA * s], vec![T::ZERO; TILE_AREA * s]);
     let mut out = vec![T::ZERO; TILE_AREA * pairs.len()];
-    let dense = octile_types::GatheredKernel::of(edge);
     for k in 0..pairs.len() {
         let (ta, tb) = (&pairs.octiles[2 * k], &pairs.octiles[2 * k + 1]);
         expand_octile(ta, &pairs.edge_data, s, true, &mut ea);
@@ -130,7 +129,7 @@ pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Prim
         let o = &mut out[k * TILE_AREA..(k + 1) * TILE_AREA];
         for _ in 0..reps {
             // tile_pair_sub subtracts: accumulate the negated product
-            tile_pair_sub(prim, edge, &dense, ta, tb, std::hint::black_box(&ea), &eb, pb, s, o);
+            tile_pair_sub(prim, edge, ta, tb, std::hint::black_box(&ea), &eb, pb, s, o);
         }
         for v in o.iter_mut() {
             *v = -*v;

@@ -21,7 +21,7 @@ use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
 use crate::team::{BlockTeam, GridTeam, Team};
 use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
 use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
-use octile_types::primitives::{row_pair, rows_pair_with};
+use octile_types::primitives::{row_pair, row_pair_with};
 use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
@@ -417,9 +417,10 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
                         // warp-uniform choice: both tiles are the same for every lane
                         let prim = params.primitives.choose(nnz_a, tb.nnz());
                         // SAFETY: staged above, ordered by the warp barrier.
-                        let (s0, s1) = unsafe { rows_pair_with(prim, &params.edge_kernel, &params.dense_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, (ra0, ra0 + 4, rb), (ma0, ma1, mb_row)) };
-                        acc0 += s0;
-                        acc1 += s1;
+                        unsafe {
+                            acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
+                            acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
+                        }
                     }
                     // SAFETY: all lanes of the warp reach it; protects tile_b/pblk before restaging.
                     unsafe { sync_warp(FULL_MASK) };

@@ -92,9 +92,6 @@ fn every_tile_mode_matches_dense_reference() {
         ("adaptive+dense-storage", TileOptions { compact: false, ..TileOptions::default() }),
         ("dense-dense+all-tiles+dense-storage", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), compact: false, skip_empty: false, ..TileOptions::default() }),
         ("adaptive+all-tiles", TileOptions { skip_empty: false, ..TileOptions::default() }),
-        // the shared-tiling dense walks (what κe with > 2 features or a weighted sum uses)
-        ("dense-dense+shared-tiling", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), register_blocking: false, ..TileOptions::default() }),
-        ("sparse-dense+shared-tiling", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), register_blocking: false, ..TileOptions::default() }),
     ];
     let mut seeds = ChaCha8Rng::seed_from_u64(4242);
     let mut f = Vec::new();

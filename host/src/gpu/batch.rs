@@ -222,7 +222,7 @@ mod entry_tests {
     use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
 
     fn params(map: PrimitiveMap, storage: u32) -> MgkParams {
-        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1, dense_kernel: octile_types::GatheredKernel::of(&KernelSpec::unit()) }
+        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1 }
     }
 
     fn tile(nnz: u32) -> Octile {

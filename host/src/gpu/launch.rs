@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernel
 use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
 use octile_types::tiling::{TILE_AREA, scratch_len};
-use octile_types::{GatheredKernel, GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TeamSync, TileBenchParams};
+use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TeamSync, TileBenchParams};
 
 /// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
 pub struct DeviceGraphs<T> {
@@ -329,7 +329,7 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     let f = dev.function(name)?;
     let warps_per_block = SOLVER_BLOCK_THREADS / 32;
     let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);
-    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32, dense_kernel: GatheredKernel::of(edge) };
+    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32 };
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut out = up.out.clone();
     let start = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
