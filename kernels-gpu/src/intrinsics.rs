@@ -201,6 +201,21 @@ pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
     }
     r
 }
+/// `atom.shared.add.u32`: adds `v` to `*p` (a generic address of shared memory), returns the old
+/// value.
+///
+/// # Safety
+/// `p` must be the generic address of a valid, 4-byte aligned `u32` in this block's shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add_shared_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; atom.shared.add.u32 {r}, [s], {v}; }}",
+             r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    r
+}
 /// `red.global.add.f32`: `*p += v`, no return value.
 ///
 /// # Safety

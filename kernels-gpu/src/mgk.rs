@@ -6,7 +6,7 @@
 //! Jacobi-preconditioned CG entirely on the device, and writes one [`PairStatus`].
 //!
 //! The product matrix M = D×V×⁻¹ − A×⊙E× is never formed. Its off-diagonal product (the XMV) is
-//! computed tile pair by tile pair: the warp that owns output block (I, I') of the tiled vector
+//! computed tile pair by tile pair: the warp that draws output block (I, I') of the tiled vector
 //! (see `octile_types::tiling`) walks the octiles of tile-row I of G and tile-row I' of G', expands
 //! each into shared memory, stages the 8×8 block of p they multiply, and accumulates
 //!
@@ -367,7 +367,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, pa
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool>(team: &Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
     let nz_stride = params.nz_stride as usize;
     let storage = params.tile_storage;
     let lane = lane_id() as usize;
@@ -375,8 +375,15 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
     let (nt, mt) = (g1.desc.n_tile_rows as usize, g2.desc.n_tile_rows as usize);
     let (ra0, rb) = (lane / TILE, lane % TILE); // rows (ra0, rb) and (ra0 + 4, rb) of the block
     let mut red = 0.0f64;
-    let mut blk = team.warp();
-    while blk < nt * mt {
+    let blocks = (nt * mt) as u32;
+    loop {
+        // SAFETY: all lanes draw together (the loop is warp-uniform); the caller's reduction after
+        // this XMV orders every warp's last draw before `end_deal`.
+        let blk = unsafe { team.deal() };
+        if blk >= blocks {
+            break;
+        }
+        let blk = blk as usize;
         let (bi, bip) = (blk / mt, blk % mt);
         let mut acc0 = T::ZERO;
         let mut acc1 = T::ZERO;
@@ -433,8 +440,8 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
             // SAFETY: o < len.
             red += finish(o, unsafe { *p.add(o) }, acc);
         }
-        blk += team.warps();
     }
+    team.end_deal(blocks);
     red
 }
 
@@ -466,7 +473,7 @@ macro_rules! mgk_entry {
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded to the launcher's contract.
-            unsafe { solve_all::<$t, BlockTeam, { $sparse }>(&mut BlockTeam, &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+            unsafe { solve_all::<$t, BlockTeam, { $sparse }>(&mut BlockTeam::new(), &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
         }
     };
     ($(#[$doc:meta])* team $name:ident, $t:ty) => {

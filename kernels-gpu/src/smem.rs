@@ -9,7 +9,8 @@
 //!            dense expansion of one octile of G and one of G' (weight, edge features per entry;
 //!            weight 0 where the bitmap is clear), and the 8×8 block of p the pair multiplies.
 //! reduce_smem (256 bytes)
-//!   [ per-warp partial sums: SOLVER_WARPS × 2 f64 ][ broadcast slot ]
+//!   [ per-warp partial sums: SOLVER_WARPS × 2 f64 ][ broadcast slot: u32 ][ pad ][ deal: u32 ]
+//!   deal: the block's output-block dealing counter (`team::BlockTeam`), at DEAL_SLOT_OFFSET
 //! ```
 //! Why: the tile pair is expanded once per warp and then read 64× by the warp's lanes from shared
 //! memory instead of global memory; the p block is one coalesced 64-value load shared by all lanes.
@@ -26,6 +27,9 @@ pub const WARP_STAGE_BYTES: usize = WARP_STAGE_ELEMS * 8;
 pub const OCTILE_SMEM_BYTES: usize = WARP_STAGE_BYTES * SOLVER_WARPS as usize;
 /// Bytes of `reduce_smem`.
 pub const REDUCE_SMEM_BYTES: usize = 256;
+/// Offset in `reduce_smem` of the block's output-block dealing counter (after the partial sums and
+/// the broadcast slot).
+pub const DEAL_SLOT_OFFSET: usize = 2 * SOLVER_WARPS as usize * 8 + 8;
 
 global_asm!(".shared .align 16 .b8 octile_smem[{n}];", n = const OCTILE_SMEM_BYTES);
 global_asm!(".shared .align 16 .b8 reduce_smem[{n}];", n = const REDUCE_SMEM_BYTES);
@@ -48,5 +52,5 @@ pub fn reduce_smem() -> *mut u8 {
     p as *mut u8
 }
 
-const _: () = assert!(2 * (SOLVER_WARPS as usize) * 8 + 8 <= REDUCE_SMEM_BYTES);
+const _: () = assert!(2 * (SOLVER_WARPS as usize) * 8 + 8 <= DEAL_SLOT_OFFSET && DEAL_SLOT_OFFSET + 4 <= REDUCE_SMEM_BYTES);
 const _: () = assert!(OCTILE_SMEM_BYTES + REDUCE_SMEM_BYTES <= 48 * 1024);

@@ -2,8 +2,8 @@
 //! ([`GridTeam`], for pairs of large graphs that one block would take seconds on).
 //!
 //! The solver body is written once against [`Team`]: its loops stride over the team's threads, the
-//! XMV's output blocks are dealt over the team's warps, and its dot products and barriers are the
-//! team's. For `BlockTeam` every method is the block-level primitive it always was (a constant
+//! XMV's output blocks are dealt over the team's warps dynamically ([`Deal`]: a warp draws its next
+//! block from a counter), and its dot products and barriers are the team's. For `BlockTeam` every method is the block-level primitive it always was (a constant
 //! stride, `bar.sync`, the shared-memory reduction), so the one-block entries compile as before.
 //!
 //! ```text
@@ -17,7 +17,8 @@
 //! edge-kernel terms; on one of the ~600 resident blocks of an H200 a pair takes minutes while
 //! the rest of the GPU idles. Every block of a team must be resident at once (the host launches
 //! cooperatively), or a barrier would wait for a block that never runs.
-use crate::intrinsics::{atomic_add_f64, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, load_acquire_u32, load_relaxed_f64, nanosleep, store_relaxed_f64, sync_threads, thread_idx_x, warp_id};
+use crate::intrinsics::{FULL_MASK, atomic_add_f64, atomic_add_shared_u32, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, lane_id, load_acquire_u32, load_relaxed_f64, nanosleep, shfl_idx_u32, store_relaxed_f64, sync_threads, thread_idx_x, warp_id};
+use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
 use crate::reduce::{block_broadcast_u32, block_sum2};
 use octile_types::TeamSync;
 use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
@@ -50,10 +51,75 @@ pub trait Team {
     /// # Safety
     /// Every thread of the team must call it; `counter` is a valid global `u32`.
     unsafe fn next_job(&mut self, counter: *mut u32) -> u32;
+    /// The calling warp's next output block of the current XMV (dynamic dealing: a warp that drew
+    /// a cheap block draws again), returned to every lane; a value ≥ the XMV's block count means
+    /// none is left. See [`Deal`].
+    ///
+    /// # Safety
+    /// All lanes of the warp call it together; a warp stops drawing after its first value ≥ the
+    /// block count, and every warp of the team draws until then before anyone calls
+    /// [`Team::end_deal`] (the XMV is followed by a team reduction, a barrier, in the solver).
+    unsafe fn deal(&mut self) -> u32;
+    /// Close the current XMV's dealing of `blocks` output blocks (every thread of the team calls
+    /// it with the same value, after every warp's last draw of this XMV).
+    fn end_deal(&mut self, blocks: u32);
+}
+
+/// Dynamic dealing of a team's XMV output blocks over its warps, without resetting the counter.
+///
+/// ```text
+///   counter (shared memory for a block, TeamSync::deal for a team): draws so far, never reset
+///   base    (a register, the same in every thread): the counter's value when this XMV began
+///   draw    = lane 0: atomic add 1 → shfl to the warp → minus base (wrapping)
+///   end     : base += blocks + warps   (each warp made exactly one draw past the last block)
+/// ```
+/// Why no reset: a reset would need its own barrier between XMVs; the counter advances by the
+/// same amount in every XMV, so each thread knows the next base without reading it.
+#[derive(Clone, Copy, Default)]
+pub struct Deal {
+    base: u32,
+}
+
+impl Deal {
+    /// A draw from `counter`.
+    ///
+    /// # Safety
+    /// All lanes of the warp call it together; `add` performs the atomic add on `counter`.
+    #[inline(always)]
+    unsafe fn draw(&self, counter: *mut u32, add: unsafe fn(*mut u32, u32) -> u32) -> u32 {
+        // SAFETY: forwarded (the counter is valid for `add`); every lane reaches the shuffle.
+        unsafe {
+            let mine = if lane_id() == 0 { add(counter, 1) } else { 0 };
+            shfl_idx_u32(FULL_MASK, mine, 0).wrapping_sub(self.base)
+        }
+    }
+    #[inline(always)]
+    fn end(&mut self, blocks: u32, warps: u32) {
+        self.base = self.base.wrapping_add(blocks).wrapping_add(warps);
+    }
 }
 
 /// One block per pair.
-pub struct BlockTeam;
+pub struct BlockTeam {
+    deal: Deal,
+}
+
+impl BlockTeam {
+    /// The calling block; zeroes its dealing counter.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it, once, before any other use of the block's shared memory.
+    #[inline(always)]
+    pub unsafe fn new() -> Self {
+        if thread_idx_x() == 0 {
+            // SAFETY: the deal slot lies inside reduce_smem (const-asserted in smem.rs).
+            unsafe { *(reduce_smem().add(DEAL_SLOT_OFFSET) as *mut u32) = 0 };
+        }
+        // SAFETY: every thread reaches it (caller's contract).
+        unsafe { sync_threads() };
+        BlockTeam { deal: Deal::default() }
+    }
+}
 
 impl Team for BlockTeam {
     #[inline(always)]
@@ -94,6 +160,15 @@ impl Team for BlockTeam {
             block_broadcast_u32(mine)
         }
     }
+    #[inline(always)]
+    unsafe fn deal(&mut self) -> u32 {
+        // SAFETY: the deal slot is this block's, zeroed by `new`; warp-collective (caller's contract).
+        unsafe { self.deal.draw(reduce_smem().add(DEAL_SLOT_OFFSET) as *mut u32, atomic_add_shared_u32) }
+    }
+    #[inline(always)]
+    fn end_deal(&mut self, blocks: u32) {
+        self.deal.end(blocks, SOLVER_WARPS);
+    }
 }
 
 /// `team_blocks` consecutive blocks per pair, synchronized through their [`TeamSync`].
@@ -102,6 +177,7 @@ pub struct GridTeam {
     rank: u32,
     sync: *mut TeamSync,
     reductions: u32,
+    deal: Deal,
 }
 
 impl GridTeam {
@@ -114,7 +190,7 @@ impl GridTeam {
     pub unsafe fn of_block(team_blocks: u32, sync: *mut TeamSync) -> Self {
         let b = block_idx_x();
         // SAFETY: team index < grid / team_blocks = number of TeamSync records.
-        GridTeam { blocks: team_blocks, rank: b % team_blocks, sync: unsafe { sync.add((b / team_blocks) as usize) }, reductions: 0 }
+        GridTeam { blocks: team_blocks, rank: b % team_blocks, sync: unsafe { sync.add((b / team_blocks) as usize) }, reductions: 0, deal: Deal::default() }
     }
 }
 
@@ -202,5 +278,15 @@ impl Team for GridTeam {
             self.barrier();
             j
         }
+    }
+    #[inline(always)]
+    unsafe fn deal(&mut self) -> u32 {
+        // SAFETY: TeamSync::deal is this team's global counter, zeroed by the host; warp-collective
+        // (caller's contract).
+        unsafe { self.deal.draw(&raw mut (*self.sync).deal, atomic_add_u32) }
+    }
+    #[inline(always)]
+    fn end_deal(&mut self, blocks: u32) {
+        self.deal.end(blocks, self.blocks * SOLVER_WARPS);
     }
 }

@@ -152,7 +152,7 @@ pub struct MgkParams {
 ///  arrive      u32   blocks arrived at the current barrier (reset by the last one)
 ///  generation  u32   barriers completed (the waiting blocks spin until it changes)
 ///  job         u32   the job the team's leader drew, read by the other blocks after a barrier
-///  _pad        u32
+///  deal        u32   output blocks of the XMVs dealt so far (each warp draws its next block here)
 ///  sums        [f64; 6]   three slots of two sums: reduction i adds into slot i mod 3 and, after
 ///                          its barrier, the leader zeroes slot (i + 2) mod 3 — last read before
 ///                          that barrier, next written after the following one
@@ -168,8 +168,8 @@ pub struct TeamSync {
     pub generation: u32,
     /// Current job of the team.
     pub job: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// Output-block dealing counter (see `Team::deal` in the kernels).
+    pub deal: u32,
     /// Reduction slots.
     pub sums: [f64; 6],
 }
