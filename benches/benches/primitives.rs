@@ -5,6 +5,7 @@
 //! an event synchronize and the copy-back). `octile tune` runs the same measurement over the whole
 //! 17 × 17 grid and writes the profile; this bench is for tracking the primitives over time.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::time::Duration;
 use octile::tiles::{TilePairs, cpu_products, labeled_edge_kernel, random_pairs};
 use octile_types::{KernelSpec, Primitive};
 
@@ -17,7 +18,8 @@ fn bench(c: &mut Criterion) {
     }
     for (kind, labeled, edge) in [("unlabeled", false, KernelSpec::unit()), ("labeled", true, labeled_edge_kernel())] {
         let mut group = c.benchmark_group(format!("primitives-{kind}"));
-        group.sample_size(10);
+        // 64 benchmarks: short windows keep the whole bench to a few minutes on a GPU machine
+        group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
         for (a, b) in CELLS {
             let pairs = random_pairs(a, b, 16, labeled, 5);
             let p64: TilePairs<f64> = pairs.to::<f64>();
