@@ -2,7 +2,7 @@
 # Runs inside .bundle/ on a GPU machine (bundle built with --with-data): `octile gram` of this
 # bundle's binary against another one (OLD=path, e.g. a build of an earlier commit) on the
 # synthetic sets, the molecule sets and whole protein chains, alternating the two binaries, REPS
-# times each (default 3); then, with SWEEP=1, team sizes (--blocks-per-pair) on protein chains.
+# times each (default 3; ONLY="ba nws" limits the sets); then, with SWEEP=1, team sizes (--blocks-per-pair) on protein chains.
 # One line per run: label, pairs, seconds, pairs/s, the solver entry used.
 set -u
 cd "$(dirname "$0")"
@@ -31,6 +31,7 @@ sets=(
 for r in $(seq 1 "$REPS"); do
   for s in "${sets[@]}"; do
     IFS='|' read -r name k inputs <<< "$s"
+    [[ -z "${ONLY:-}" || " $ONLY " == *" $name "* ]] || continue
     # shellcheck disable=SC2086
     one "$name-new" ./octile "$k" $inputs
     # shellcheck disable=SC2086
