@@ -231,31 +231,140 @@ pub fn metis_order(g: &Graph) -> Vec<usize> {
     refine_tiles(g, perm)
 }
 
-/// Swap nodes between parts (tile rows) while that lowers the number of non-empty octiles.
-///
-/// `links[(P, Q)]` counts edges between parts P and Q (both orders); the octile count is the
-/// number of nonzero entries. A swap of a ∈ A and b ∈ B moves each one's edges between rows.
-fn refine_tiles(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
-    use std::collections::HashMap;
-    let n = g.n_nodes();
-    let adj = neighbours(g);
-    let self_loop: Vec<bool> = {
-        let mut s = vec![false; n];
-        for e in g.edges() {
-            if e.i == e.j {
-                s[e.i as usize] = true;
+/// Symmetric counts of adjacency entries per pair of parts (tile rows): for P < Q the entries in
+/// tile (P, Q) (= those in (Q, P)), for P = Q those in the diagonal tile. Dense up to
+/// [`DENSE_PART_PAIRS_MAX_PARTS`] parts (a `parts²` array), a hash map above.
+enum PairCounts {
+    Dense { parts: usize, v: Vec<i32> },
+    Sparse(std::collections::HashMap<(u32, u32), i32>),
+}
+
+/// Most parts (tile rows, n/8) for which [`PairCounts`] is a dense array (1024² × 4 B = 4 MiB;
+/// PBR runs on many graphs in parallel).
+const DENSE_PART_PAIRS_MAX_PARTS: usize = 1024;
+
+impl PairCounts {
+    fn new(parts: usize, dense_max_parts: usize) -> Self {
+        if parts <= dense_max_parts { PairCounts::Dense { parts, v: vec![0; parts * parts] } } else { PairCounts::Sparse(Default::default()) }
+    }
+    #[inline]
+    fn get(&self, p: usize, q: usize) -> i32 {
+        let (p, q) = (p.min(q), p.max(q));
+        match self {
+            PairCounts::Dense { parts, v } => v[p * parts + q],
+            PairCounts::Sparse(m) => *m.get(&(p as u32, q as u32)).unwrap_or(&0),
+        }
+    }
+    #[inline]
+    fn add(&mut self, p: usize, q: usize, d: i32) {
+        let (p, q) = (p.min(q), p.max(q));
+        match self {
+            PairCounts::Dense { parts, v } => v[p * *parts + q] += d,
+            PairCounts::Sparse(m) => {
+                let e = m.entry((p as u32, q as u32)).or_default();
+                *e += d;
+                if *e == 0 {
+                    m.remove(&(p as u32, q as u32));
+                }
             }
         }
-        s
-    };
-    let mut links: HashMap<(usize, usize), i64> = HashMap::new();
+    }
+}
+
+/// Pending changes of the pair counts {pa, X} and {pb, X} for one candidate swap between parts pa
+/// and pb: two dense arrays over X with touched lists (the pair {pa, pb} is kept in `da` only).
+struct SwapDelta {
+    da: Vec<i32>,
+    db: Vec<i32>,
+    /// Whether X is listed in `ta` / `tb`.
+    seen_a: Vec<bool>,
+    seen_b: Vec<bool>,
+    ta: Vec<usize>,
+    tb: Vec<usize>,
+}
+
+impl SwapDelta {
+    fn new(parts: usize) -> Self {
+        SwapDelta { da: vec![0; parts], db: vec![0; parts], seen_a: vec![false; parts], seen_b: vec![false; parts], ta: Vec::new(), tb: Vec::new() }
+    }
+    /// Add `d` to pair {p, x}, where p is pa or pb.
+    #[inline]
+    fn add(&mut self, pa: usize, p: usize, x: usize, d: i32) {
+        let (arr, seen, touched, x) = if p == pa || x == pa { (&mut self.da, &mut self.seen_a, &mut self.ta, if p == pa { x } else { p }) } else { (&mut self.db, &mut self.seen_b, &mut self.tb, x) };
+        if !seen[x] {
+            seen[x] = true;
+            touched.push(x);
+        }
+        arr[x] += d;
+    }
+    /// Change of the number of non-empty octiles if the pending changes were applied to `s`
+    /// (an off-diagonal pair is two octiles, a diagonal one is one).
+    fn octile_change(&self, s: &PairCounts, pa: usize, pb: usize) -> i64 {
+        let mut change = 0i64;
+        for (p, arr, touched) in [(pa, &self.da, &self.ta), (pb, &self.db, &self.tb)] {
+            for &x in touched {
+                let d = arr[x];
+                if d == 0 {
+                    continue;
+                }
+                let old = s.get(p, x);
+                let w = if p == x { 1 } else { 2 };
+                change += w * (((old + d) > 0) as i64 - (old > 0) as i64);
+            }
+        }
+        change
+    }
+    /// Apply the pending changes to `s` (when `commit`) and clear them.
+    fn finish(&mut self, s: &mut PairCounts, pa: usize, pb: usize, commit: bool) {
+        for (p, arr, seen, touched) in [(pa, &mut self.da, &mut self.seen_a, &mut self.ta), (pb, &mut self.db, &mut self.seen_b, &mut self.tb)] {
+            for &x in touched.iter() {
+                if commit && arr[x] != 0 {
+                    s.add(p, x, arr[x]);
+                }
+                arr[x] = 0;
+                seen[x] = false;
+            }
+            touched.clear();
+        }
+    }
+}
+
+/// Swap nodes between parts (tile rows) while that lowers the number of non-empty octiles.
+///
+/// ```text
+/// S{P,Q}  adjacency entries between parts P and Q (PairCounts); octiles = Σ_{P<Q} 2·[S>0] + Σ_P [S{P,P}>0]
+/// swap a ∈ pa ↔ b ∈ pb: for each neighbour u ∉ {a, b} of a (part pu):
+///     S{pa,pu} −= 1 + [pu = pa]      S{pb,pu} += 1 + [pu = pb]      (and the same for b, pa ↔ pb);
+///   a self-loop moves from S{pa,pa} to S{pb,pb}; the edge {a, b} stays in S{pa,pb}
+/// ```
+/// Only pairs {pa, ·} and {pb, ·} change, so a candidate swap costs O(deg a + deg b), with no
+/// hashing for up to 1,024 parts (8,192 nodes).
+fn refine_tiles(g: &Graph, perm: Vec<usize>) -> Vec<usize> {
+    refine_tiles_with(g, perm, DENSE_PART_PAIRS_MAX_PARTS)
+}
+
+/// [`refine_tiles`] with dense pair counts up to `dense_max_parts` parts.
+fn refine_tiles_with(g: &Graph, mut perm: Vec<usize>, dense_max_parts: usize) -> Vec<usize> {
+    let n = g.n_nodes();
+    let parts = n.div_ceil(8);
+    let adj = neighbours(g);
+    let mut self_loops = vec![0i32; n];
+    for e in g.edges() {
+        if e.i == e.j {
+            self_loops[e.i as usize] += 1;
+        }
+    }
     let part = |perm: &[usize], v: usize| perm[v] / 8;
+    let mut s = PairCounts::new(parts, dense_max_parts);
     for v in 0..n {
         for &u in &adj[v] {
-            *links.entry((part(&perm, v), part(&perm, u))).or_default() += 1;
+            let (pv, pu) = (part(&perm, v), part(&perm, u));
+            if pv <= pu {
+                s.add(pv, pu, 1);
+            }
         }
-        if self_loop[v] {
-            *links.entry((part(&perm, v), part(&perm, v))).or_default() += 1;
+        if self_loops[v] > 0 {
+            s.add(part(&perm, v), part(&perm, v), self_loops[v]);
         }
     }
     // members of each part, by position
@@ -263,33 +372,21 @@ fn refine_tiles(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
     for v in 0..n {
         at[perm[v]] = v;
     }
-    // change of the octile count if the entries in `delta` are added to `links`
-    fn apply(links: &mut HashMap<(usize, usize), i64>, delta: &HashMap<(usize, usize), i64>, commit: bool) -> i64 {
-        let mut change = 0;
-        for (&k, &d) in delta {
-            if d == 0 {
-                continue;
-            }
-            let old = *links.get(&k).unwrap_or(&0);
-            let new = old + d;
-            change += (new > 0) as i64 - (old > 0) as i64;
-            if commit {
-                if new == 0 { links.remove(&k); } else { links.insert(k, new); }
-            }
-        }
-        change
-    }
-    // links touched by the edges of a and b, counted under the part function `p`, times `sign`
-    let contrib = |p: &dyn Fn(usize) -> usize, a: usize, b: usize, sign: i64, delta: &mut HashMap<(usize, usize), i64>| {
-        for v in [a, b] {
+    let mut delta = SwapDelta::new(parts);
+    // pending changes of swapping a (part pa) with b (part pb)
+    let stage = |delta: &mut SwapDelta, perm: &[usize], a: usize, b: usize, pa: usize, pb: usize| {
+        for (v, from, to, other) in [(a, pa, pb, b), (b, pb, pa, a)] {
             for &u in &adj[v] {
-                *delta.entry((p(v), p(u))).or_default() += sign;
-                if u != a && u != b {
-                    *delta.entry((p(u), p(v))).or_default() += sign;
+                if u == other {
+                    continue;
                 }
+                let pu = part(perm, u);
+                delta.add(pa, from, pu, -(1 + (pu == from) as i32));
+                delta.add(pa, to, pu, 1 + (pu == to) as i32);
             }
-            if self_loop[v] {
-                *delta.entry((p(v), p(v))).or_default() += sign;
+            if self_loops[v] > 0 {
+                delta.add(pa, from, from, -self_loops[v]);
+                delta.add(pa, to, to, self_loops[v]);
             }
         }
     };
@@ -304,23 +401,21 @@ fn refine_tiles(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
             for &pb in &cand {
                 for slot in pb * 8..((pb + 1) * 8).min(n) {
                     let b = at[slot];
-                    let mut delta = HashMap::new();
-                    contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
-                    contrib(&|v| if v == a { pb } else if v == b { pa } else { part(&perm, v) }, a, b, 1, &mut delta);
-                    let change = apply(&mut links, &delta, false);
+                    stage(&mut delta, &perm, a, b, pa, pb);
+                    let change = delta.octile_change(&s, pa, pb);
+                    delta.finish(&mut s, pa, pb, false);
                     if change < 0 && best.is_none_or(|(c, _)| change < c) {
                         best = Some((change, b));
                     }
                 }
             }
             if let Some((_, b)) = best {
-                let mut delta = HashMap::new();
-                contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
+                let pb = part(&perm, b);
+                stage(&mut delta, &perm, a, b, pa, pb);
+                delta.finish(&mut s, pa, pb, true);
                 perm.swap(a, b);
                 at[perm[a]] = a;
                 at[perm[b]] = b;
-                contrib(&|v| part(&perm, v), a, b, 1, &mut delta);
-                apply(&mut links, &delta, true);
                 improved = true;
             }
         }
@@ -402,4 +497,135 @@ fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &
     let (left, right): (Vec<usize>, Vec<usize>) = nodes.iter().partition(|&&v| side[v] == 0);
     bisect(adj, left, order, side, stamp, next);
     bisect(adj, right, order, side, stamp, next);
+}
+
+#[cfg(test)]
+mod refine_tests {
+    use super::*;
+    use crate::graph::Graph;
+
+    /// The first implementation of [`refine_tiles`] (ordered-pair hash maps), kept as the test oracle.
+    ///
+    /// `links[(P, Q)]` counts edges between parts P and Q (both orders); the octile count is the
+    /// number of nonzero entries. A swap of a ∈ A and b ∈ B moves each one's edges between rows.
+    fn refine_tiles_hashmap(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
+        use std::collections::HashMap;
+        let n = g.n_nodes();
+        let adj = neighbours(g);
+        let self_loop: Vec<bool> = {
+            let mut s = vec![false; n];
+            for e in g.edges() {
+                if e.i == e.j {
+                    s[e.i as usize] = true;
+                }
+            }
+            s
+        };
+        let mut links: HashMap<(usize, usize), i64> = HashMap::new();
+        let part = |perm: &[usize], v: usize| perm[v] / 8;
+        for v in 0..n {
+            for &u in &adj[v] {
+                *links.entry((part(&perm, v), part(&perm, u))).or_default() += 1;
+            }
+            if self_loop[v] {
+                *links.entry((part(&perm, v), part(&perm, v))).or_default() += 1;
+            }
+        }
+        // members of each part, by position
+        let mut at = vec![0usize; n];
+        for v in 0..n {
+            at[perm[v]] = v;
+        }
+        // change of the octile count if the entries in `delta` are added to `links`
+        fn apply(links: &mut HashMap<(usize, usize), i64>, delta: &HashMap<(usize, usize), i64>, commit: bool) -> i64 {
+            let mut change = 0;
+            for (&k, &d) in delta {
+                if d == 0 {
+                    continue;
+                }
+                let old = *links.get(&k).unwrap_or(&0);
+                let new = old + d;
+                change += (new > 0) as i64 - (old > 0) as i64;
+                if commit {
+                    if new == 0 { links.remove(&k); } else { links.insert(k, new); }
+                }
+            }
+            change
+        }
+        // links touched by the edges of a and b, counted under the part function `p`, times `sign`
+        let contrib = |p: &dyn Fn(usize) -> usize, a: usize, b: usize, sign: i64, delta: &mut HashMap<(usize, usize), i64>| {
+            for v in [a, b] {
+                for &u in &adj[v] {
+                    *delta.entry((p(v), p(u))).or_default() += sign;
+                    if u != a && u != b {
+                        *delta.entry((p(u), p(v))).or_default() += sign;
+                    }
+                }
+                if self_loop[v] {
+                    *delta.entry((p(v), p(v))).or_default() += sign;
+                }
+            }
+        };
+        for _sweep in 0..4 {
+            let mut improved = false;
+            for a in 0..n {
+                let pa = part(&perm, a);
+                let mut cand: Vec<usize> = adj[a].iter().map(|&u| part(&perm, u)).filter(|&p| p != pa).collect();
+                cand.sort_unstable();
+                cand.dedup();
+                let mut best: Option<(i64, usize)> = None;
+                for &pb in &cand {
+                    for slot in pb * 8..((pb + 1) * 8).min(n) {
+                        let b = at[slot];
+                        let mut delta = HashMap::new();
+                        contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
+                        contrib(&|v| if v == a { pb } else if v == b { pa } else { part(&perm, v) }, a, b, 1, &mut delta);
+                        let change = apply(&mut links, &delta, false);
+                        if change < 0 && best.is_none_or(|(c, _)| change < c) {
+                            best = Some((change, b));
+                        }
+                    }
+                }
+                if let Some((_, b)) = best {
+                    let mut delta = HashMap::new();
+                    contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
+                    perm.swap(a, b);
+                    at[perm[a]] = a;
+                    at[perm[b]] = b;
+                    contrib(&|v| part(&perm, v), a, b, 1, &mut delta);
+                    apply(&mut links, &delta, true);
+                    improved = true;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        perm
+    }
+
+    /// The array-based refinement makes exactly the swaps of the hash-map one (same candidates,
+    /// same change per swap, same tie-breaking) on random graphs with self-loops and multi-edges.
+    #[test]
+    fn refinement_equals_the_hash_map_oracle() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for trial in 0..200 {
+            let n = rng.gen_range(2..200);
+            let m = rng.gen_range(0..4 * n);
+            let mut edges: Vec<(u32, u32)> = (0..m).map(|_| (rng.gen_range(0..n) as u32, rng.gen_range(0..n) as u32)).collect();
+            if trial % 3 == 0 {
+                edges.retain(|e| e.0 != e.1);
+            }
+            let mut g = Graph::new(n, &[], &[]);
+            for &(i, j) in &edges {
+                g.add_edge(i as usize, j as usize, 1.0, &[]).unwrap();
+            }
+            let start: Vec<usize> = if trial % 2 == 0 { (0..n).collect() } else { rcm_order(&g) };
+            let old = refine_tiles_hashmap(&g, start.clone());
+            // dense pair counts, and the hash-map pair counts of graphs above the dense limit
+            assert_eq!(refine_tiles(&g, start.clone()), old, "trial {trial}: n {n}, {m} edges (dense counts)");
+            assert_eq!(refine_tiles_with(&g, start, 0), old, "trial {trial}: n {n}, {m} edges (sparse counts)");
+        }
+    }
 }
