@@ -122,7 +122,7 @@ pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
     while !converged && iterations < max_iterations {
         xmv(set, g1, g2, prm, [&ws.tiles[0], &ws.tiles[1]], &ws.p, &ws.diag, &mut ws.ap);
         let pap: f64 = ws.p.iter().zip(&ws.ap).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
-        if !(pap > 0.0) {
+        if pap.is_nan() || pap <= 0.0 {
             break;
         }
         let alpha = T::from_f64(rho / pap);

@@ -159,9 +159,9 @@ impl Graph {
     pub fn permuted(&self, perm: &[usize]) -> Graph {
         assert_eq!(perm.len(), self.n_nodes);
         let mut g = Graph::with_names(self.n_nodes, self.node_feature_names.clone(), self.edge_feature_names.clone());
-        for old in 0..self.n_nodes {
-            let k = self.node_feature_names.len();
-            g.node_features[perm[old] * k..(perm[old] + 1) * k].copy_from_slice(self.node_features(old));
+        let k = self.node_feature_names.len();
+        for (old, &new) in perm.iter().enumerate() {
+            g.node_features[new * k..(new + 1) * k].copy_from_slice(self.node_features(old));
         }
         for (e, edge) in self.edges.iter().enumerate() {
             g.edges.push(Edge { i: perm[edge.i as usize] as u32, j: perm[edge.j as usize] as u32, weight: edge.weight });

@@ -147,8 +147,8 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         });
         // node rows
         let deg = g.degrees();
-        for i in 0..n {
-            let d = if deg[i] > 0.0 { deg[i] } else { 1.0 } / (1.0 - opt.q);
+        for (i, &deg_i) in deg.iter().enumerate().take(n) {
+            let d = if deg_i > 0.0 { deg_i } else { 1.0 } / (1.0 - opt.q);
             out.node_data.push(T::from_f64(d));
             out.node_data.push(T::from_f64(opt.p));
             let f = g.node_features(i);

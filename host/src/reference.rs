@@ -66,7 +66,7 @@ pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
         for k in 0..j {
             s -= a[j * n + k] * a[j * n + k];
         }
-        if !(s > 0.0) {
+        if s.is_nan() || s <= 0.0 {
             return None;
         }
         let ljj = s.sqrt();

@@ -399,8 +399,7 @@ fn refine_tiles_with(g: &Graph, mut perm: Vec<usize>, dense_max_parts: usize) ->
             cand.dedup();
             let mut best: Option<(i64, usize)> = None;
             for &pb in &cand {
-                for slot in pb * 8..((pb + 1) * 8).min(n) {
-                    let b = at[slot];
+                for &b in &at[pb * 8..((pb + 1) * 8).min(n)] {
                     stage(&mut delta, &perm, a, b, pa, pb);
                     let change = delta.octile_change(&s, pa, pb);
                     delta.finish(&mut s, pa, pb, false);
@@ -505,6 +504,7 @@ mod refine_tests {
     use crate::graph::Graph;
 
     /// The first implementation of [`refine_tiles`] (ordered-pair hash maps), kept as the test oracle.
+    #[allow(clippy::needless_range_loop)]
     ///
     /// `links[(P, Q)]` counts edges between parts P and Q (both orders); the octile count is the
     /// number of nonzero entries. A swap of a ∈ A and b ∈ B moves each one's edges between rows.

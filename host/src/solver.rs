@@ -461,9 +461,10 @@ fn finish(g: Gram, pairs: &[(u32, u32)], status: &[PairStatus], at: impl Fn(u32,
 }
 
 fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64]) {
-    for i in 0..g.rows {
-        for j in 0..g.cols {
-            g.values[i * g.cols + j] /= (dx[i] * dy[j]).sqrt();
+    let cols = g.cols;
+    for (row, &x) in g.values.chunks_mut(cols.max(1)).zip(dx) {
+        for (v, &y) in row.iter_mut().zip(dy) {
+            *v /= (x * y).sqrt();
         }
     }
 }

@@ -35,7 +35,7 @@ fn check(what: &str, got: &[f64], want: &[f64], scale: &[f64], tol: f64) -> Vec<
     }
     for (i, ((g, w), s)) in got.iter().zip(want).zip(scale).enumerate() {
         let err = (g - w).abs();
-        if !(err <= tol * s + 1e-300) {
+        if err.is_nan() || err > tol * s + 1e-300 {
             bad.push(format!("{what}: pair {} entry {}: actual {g:.15e}, expected {w:.15e}, |diff| {err:.3e} > {tol:.0e}·{s:.3e}", i / 64, i % 64));
         }
     }

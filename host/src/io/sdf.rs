@@ -52,8 +52,8 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
         bonds.push((a - 1, b - 1, t));
     }
     for (k, l) in lines[4 + na + nb..].iter().enumerate() {
-        if l.starts_with("M  CHG") {
-            let v: Vec<i64> = l[6..].split_whitespace().filter_map(|t| t.parse().ok()).collect();
+        if let Some(rest) = l.strip_prefix("M  CHG") {
+            let v: Vec<i64> = rest.split_whitespace().filter_map(|t| t.parse().ok()).collect();
             for pair in v.get(1..).unwrap_or(&[]).chunks(2) {
                 if let [a, c] = pair {
                     if *a < 1 || *a as usize > na {
