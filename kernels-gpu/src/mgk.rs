@@ -359,7 +359,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, pa
 }
 
 /// The product M·p for one pair, block (I, I') by block: for every output entry o the warp that
-/// owns its block calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
+/// drew its block (`Team::deal`) calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
 /// off-diagonal part); `finish` applies the diagonal, stores, and returns this entry's share of a
 /// reduction, whose per-thread sum is returned.
 ///

@@ -101,7 +101,7 @@ fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> (b
 ///
 /// Automatic: one block for small pairs (fewer than 64 output blocks of 8×8, i.e. both graphs
 /// under ~64 nodes: a cross-block barrier costs more than it saves); otherwise enough blocks that
-/// each warp owns ~64 output blocks (pairs of large graphs: whole GPU per pair), and at least
+/// each warp draws ~64 output blocks on average (pairs of large graphs: whole GPU per pair), and at least
 /// resident / n_pairs (few pairs would leave the GPU idle), but never fewer than 2 output blocks
 /// per warp.
 pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixed: u32) -> u32 {
