@@ -487,8 +487,7 @@ fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &
             gain.insert(v, g);
             sets[side[v] as usize].insert((g, v));
         }
-        loop {
-            let (Some(&(ga, a)), Some(&(gb, b))) = (sets[0].last(), sets[1].last()) else { break };
+        while let (Some(&(ga, a)), Some(&(gb, b))) = (sets[0].last(), sets[1].last()) {
             let w_ab = adj[a].iter().filter(|&&u| u == b).count() as i64;
             if ga + gb - 2 * w_ab <= 0 {
                 break;
@@ -699,7 +698,8 @@ mod refine_tests {
             for (old, &new) in rcm.iter().enumerate() {
                 nodes[new] = old;
             }
-            let run = |f: fn(&[Vec<usize>], Vec<usize>, &mut Vec<usize>, &mut [u8], &mut [u32], &mut u32)| {
+            type Bisect = fn(&[Vec<usize>], Vec<usize>, &mut Vec<usize>, &mut [u8], &mut [u32], &mut u32);
+            let run = |f: Bisect| {
                 let (mut order, mut side, mut stamp) = (Vec::new(), vec![0u8; n], vec![u32::MAX; n]);
                 f(&adj, nodes.clone(), &mut order, &mut side, &mut stamp, &mut 0);
                 order
