@@ -528,10 +528,10 @@ mod refine_tests {
     use crate::graph::Graph;
 
     /// The first implementation of [`refine_tiles`] (ordered-pair hash maps), kept as the test oracle.
-    #[allow(clippy::needless_range_loop)]
     ///
     /// `links[(P, Q)]` counts edges between parts P and Q (both orders); the octile count is the
     /// number of nonzero entries. A swap of a ∈ A and b ∈ B moves each one's edges between rows.
+    #[allow(clippy::needless_range_loop)]
     fn refine_tiles_hashmap(g: &Graph, mut perm: Vec<usize>) -> Vec<usize> {
         use std::collections::HashMap;
         let n = g.n_nodes();

@@ -137,11 +137,27 @@ impl PrimitiveMap {
         Primitive::from_code(self.codes[nnz_bin(nnz_a) * NNZ_BINS + nnz_bin(nnz_b)])
     }
 
-    /// Whether every pair of bins present in `bins` (bit b set: some tile has a nonzero count in bin
-    /// b) maps to sparse × sparse — then a launch can use the sparse-only kernel and make exactly
-    /// the choices this map would.
-    pub fn all_sparse_over(&self, bins: u32) -> bool {
-        (0..NNZ_BINS).filter(|a| bins >> a & 1 == 1).all(|a| (0..NNZ_BINS).filter(|b| bins >> b & 1 == 1).all(|b| self.codes[a * NNZ_BINS + b] == Primitive::SparseSparse as u8))
+    /// Share of the tile pairs for which this map picks a primitive other than sparse × sparse, when
+    /// both tiles of a pair are drawn from `hist` (tiles per nonzero-count bin): Σ over non-S bin
+    /// pairs of hist[a]·hist[b], over (Σ hist)². 0 for an empty histogram, and exactly 0 when every
+    /// pair of bins present maps to sparse × sparse (a launch then makes exactly the map's choices
+    /// with the sparse-only kernel).
+    pub fn non_sparse_share(&self, hist: &[f64; NNZ_BINS]) -> f64 {
+        let mut total = 0.0;
+        let mut other = 0.0;
+        let mut a = 0;
+        while a < NNZ_BINS {
+            total += hist[a];
+            let mut b = 0;
+            while b < NNZ_BINS {
+                if self.codes[a * NNZ_BINS + b] != Primitive::SparseSparse as u8 {
+                    other += hist[a] * hist[b];
+                }
+                b += 1;
+            }
+            a += 1;
+        }
+        if total == 0.0 { 0.0 } else { other / (total * total) }
     }
 
     /// Set the code of bin pair (a, b).
@@ -262,14 +278,18 @@ mod tests {
     }
 
     #[test]
-    fn all_sparse_over_present_bins_only() {
+    fn non_sparse_share_is_zero_only_over_sparse_bin_pairs() {
+        // one tile in each bin whose bit is set
+        let hist = |bits: u32| -> [f64; NNZ_BINS] { core::array::from_fn(|b| (bits >> b & 1) as f64) };
         let mut m = PrimitiveMap::threshold(2);
-        assert!(m.all_sparse_over(0b111));
-        assert!(!m.all_sparse_over(0b1001));
+        assert_eq!(m.non_sparse_share(&hist(0b111)), 0.0);
+        // bins 0 and 3: (0,3), (3,0), (3,3) are dense × dense
+        assert_eq!(m.non_sparse_share(&hist(0b1001)), 0.75);
         m.set(0, 2, Primitive::SparseDense);
-        assert!(!m.all_sparse_over(0b101));
-        assert!(m.all_sparse_over(0b011));
-        assert!(m.all_sparse_over(0));
+        // bins 0 and 2: (0,2) only
+        assert_eq!(m.non_sparse_share(&hist(0b101)), 0.25);
+        assert_eq!(m.non_sparse_share(&hist(0b011)), 0.0);
+        assert_eq!(m.non_sparse_share(&hist(0)), 0.0);
     }
 
     #[test]

@@ -140,7 +140,7 @@ enum Cmd {
         /// Skip records that cannot be read (each is reported) instead of failing.
         #[arg(long)]
         skip_invalid: bool,
-        /// Node order for packing: pbr (partition-based), rcm, none. Default: the kernel file's, else pbr.
+        /// Node order for packing: pbr (partition-based), metis, rcm, none. Default: the kernel file's, else pbr.
         #[arg(long, value_enum)]
         reorder: Option<ReorderArg>,
         /// Contact cutoff of the PDB reader, in Å.

@@ -66,30 +66,17 @@ pub const SPARSE_ENTRY_MAX_OTHER_SHARE: f64 = 0.01;
 /// a graph pair are the product of the two graphs' octiles; over the set, the nonzero-count
 /// histogram's outer product estimates them (exact for K(X, X) over all ordered pairs).
 fn other_share(octiles: &[octile_types::Octile], map: &octile_types::PrimitiveMap) -> f64 {
-    use octile_types::primitives::{NNZ_BINS, Primitive};
-    let mut h = [0f64; NNZ_BINS];
+    let mut hist = [0f64; octile_types::primitives::NNZ_BINS];
     for t in octiles {
-        h[nnz_bin(t.nnz())] += 1.0;
+        hist[nnz_bin(t.nnz())] += 1.0;
     }
-    let total: f64 = h.iter().sum();
-    if total == 0.0 {
-        return 0.0;
-    }
-    let mut other = 0.0;
-    for a in 0..NNZ_BINS {
-        for b in 0..NNZ_BINS {
-            if map.codes[a * NNZ_BINS + b] != Primitive::SparseSparse as u8 {
-                other += h[a] * h[b];
-            }
-        }
-    }
-    other / (total * total)
+    map.non_sparse_share(&hist)
 }
 
 /// Whether a launch over these octiles uses the sparse-only solver entry, and the share of tile
 /// pairs whose map choice it overrides: compact storage, and the map picks sparse × sparse for all
 /// but at most [`SPARSE_ENTRY_MAX_OTHER_SHARE`] of the tile pairs (typically for none: molecules,
-/// NWS; BA ×48: 0.02%).
+/// NWS; BA ×48: ~0.03%).
 fn uses_sparse_entry(octiles: &[octile_types::Octile], params: &MgkParams) -> (bool, f64) {
     let share = other_share(octiles, &params.primitives);
     (params.tile_storage == TILE_STORAGE_COMPACT && share <= SPARSE_ENTRY_MAX_OTHER_SHARE, share)
