@@ -437,12 +437,21 @@ fn bisection_order(g: &Graph, rcm: &[usize]) -> Vec<usize> {
     }
     let mut side = vec![0u8; n];
     let mut stamp = vec![u32::MAX; n];
-    bisect(&adj, nodes, &mut order, &mut side, &mut stamp, &mut 0);
+    let mut gain = vec![0i64; n];
+    bisect(&adj, nodes, &mut order, &mut Scratch { side: &mut side, stamp: &mut stamp, gain: &mut gain }, &mut 0);
     let mut perm = vec![0; n];
     for (new, &old) in order.iter().enumerate() {
         perm[old] = new;
     }
     perm
+}
+
+/// Per-node scratch of [`bisect`], indexed by node id and shared by the whole recursion: the side
+/// of the current split, the id of the split a node belongs to, and its swap gain.
+struct Scratch<'a> {
+    side: &'a mut [u8],
+    stamp: &'a mut [u32],
+    gain: &'a mut [i64],
 }
 
 /// Split `nodes` (in a locality-preserving order) into a left part of 8·⌊k/2⌋ nodes and a right
@@ -453,8 +462,9 @@ fn bisection_order(g: &Graph, rcm: &[usize]) -> Vec<usize> {
 /// incrementally (a swap changes only its two nodes' neighbours' gains, by ±2 per edge), with the
 /// unlocked nodes of each side in an ordered set by (gain, node): O(deg + log n) per swap instead
 /// of rescanning every node — the same swaps as the rescanning version (kept as the test oracle).
-fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &mut [u8], stamp: &mut [u32], next: &mut u32) {
+fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, scratch: &mut Scratch, next: &mut u32) {
     use std::collections::BTreeSet;
+    let Scratch { side, stamp, gain } = scratch;
     if nodes.len() <= 8 {
         order.extend(nodes);
         return;
@@ -477,14 +487,12 @@ fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &
         }
         g
     };
-    let mut gain: std::collections::HashMap<usize, i64> = std::collections::HashMap::with_capacity(nodes.len());
     for _pass in 0..8 {
         let mut improved = false;
         let mut sets: [BTreeSet<(i64, usize)>; 2] = [BTreeSet::new(), BTreeSet::new()];
-        gain.clear();
         for &v in &nodes {
             let g = gain_of(v, side, stamp);
-            gain.insert(v, g);
+            gain[v] = g;
             sets[side[v] as usize].insert((g, v));
         }
         while let (Some(&(ga, a)), Some(&(gb, b))) = (sets[0].last(), sets[1].last()) {
@@ -502,12 +510,11 @@ fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &
                     if stamp[u] != me || u == a || u == b {
                         continue;
                     }
-                    let g = gain.get_mut(&u).expect("every node of the part has a gain");
                     let s = side[u] as usize;
-                    let was_in = sets[s].remove(&(*g, u));
-                    *g += if side[u] == old_side { 2 } else { -2 };
+                    let was_in = sets[s].remove(&(gain[u], u));
+                    gain[u] += if side[u] == old_side { 2 } else { -2 };
                     if was_in {
-                        sets[s].insert((*g, u));
+                        sets[s].insert((gain[u], u));
                     }
                 }
             }
@@ -518,8 +525,8 @@ fn bisect(adj: &[Vec<usize>], nodes: Vec<usize>, order: &mut Vec<usize>, side: &
         }
     }
     let (left, right): (Vec<usize>, Vec<usize>) = nodes.iter().partition(|&&v| side[v] == 0);
-    bisect(adj, left, order, side, stamp, next);
-    bisect(adj, right, order, side, stamp, next);
+    bisect(adj, left, order, scratch, next);
+    bisect(adj, right, order, scratch, next);
 }
 
 #[cfg(test)]
@@ -698,13 +705,11 @@ mod refine_tests {
             for (old, &new) in rcm.iter().enumerate() {
                 nodes[new] = old;
             }
-            type Bisect = fn(&[Vec<usize>], Vec<usize>, &mut Vec<usize>, &mut [u8], &mut [u32], &mut u32);
-            let run = |f: Bisect| {
-                let (mut order, mut side, mut stamp) = (Vec::new(), vec![0u8; n], vec![u32::MAX; n]);
-                f(&adj, nodes.clone(), &mut order, &mut side, &mut stamp, &mut 0);
-                order
-            };
-            assert_eq!(run(bisect), run(bisect_rescan), "trial {trial}: n {n}, {m} edges");
+            let (mut order, mut side, mut stamp, mut gain) = (Vec::new(), vec![0u8; n], vec![u32::MAX; n], vec![0i64; n]);
+            bisect(&adj, nodes.clone(), &mut order, &mut Scratch { side: &mut side, stamp: &mut stamp, gain: &mut gain }, &mut 0);
+            let (mut want, mut side, mut stamp) = (Vec::new(), vec![0u8; n], vec![u32::MAX; n]);
+            bisect_rescan(&adj, nodes, &mut want, &mut side, &mut stamp, &mut 0);
+            assert_eq!(order, want, "trial {trial}: n {n}, {m} edges");
         }
     }
 
