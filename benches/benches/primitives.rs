@@ -25,17 +25,17 @@ fn bench(c: &mut Criterion) {
             let p64: TilePairs<f64> = pairs.to::<f64>();
             group.throughput(Throughput::Elements(p64.len() as u64));
             for prim in Primitive::ALL {
-                group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| bch.iter(|| cpu_products(p, &edge, prim, 1)));
+                group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| bch.iter(|| cpu_products(p, &edge, prim, octile::config::DenseWalk::SharedTiling, 1)));
             }
             if let Some(dev) = &gpu {
                 use octile::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
-                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev, false);
+                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev, octile::gpu::launch::SolverEntry::Adaptive);
                 let n = (blocks * 4) as usize;
                 let up = upload_tile_pairs(dev, &pairs.to::<f32>().cycled(n)).unwrap();
                 let reps = 32;
                 group.throughput(Throughput::Elements((n * reps as usize) as u64));
                 for prim in Primitive::ALL {
-                    group.bench_function(BenchmarkId::new(format!("cuda-f32-{}", prim.letter()), format!("{a}x{b}")), |bch| bch.iter(|| tile_bench(dev, &up, &edge, prim, reps, Some(blocks)).unwrap()));
+                    group.bench_function(BenchmarkId::new(format!("cuda-f32-{}", prim.letter()), format!("{a}x{b}")), |bch| bch.iter(|| tile_bench(dev, &up, &edge, prim, octile::config::DenseWalk::SharedTiling, reps, Some(blocks)).unwrap()));
                 }
                 group.throughput(Throughput::Elements(p64.len() as u64));
             }

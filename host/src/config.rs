@@ -14,6 +14,8 @@
 //! profile = "my.json"      # optional: tuning profile file written by `octile tune`
 //! tile_storage = "compact" # optional: "compact" (default) or "dense" (ablation only)
 //! skip_empty_tiles = true  # optional: false stores all ⌈n/8⌉² tiles (ablation only)
+//! dense_walk = "shared"    # optional: how D and R walk B: "shared" (shared tiling, default) or
+//!                          #   "blocked" (tiling-blocking: B's row in registers; see README)
 //! blocks_per_pair = "auto" # optional: GPU blocks per pair: "auto" (default), 1, or N ≥ 2 (teams)
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
@@ -60,6 +62,39 @@ impl PrimitiveChoice {
     }
 }
 
+/// How the primitives that walk tile B dense (`D` dense×dense, `R` sparse×dense) read B: the
+/// paper's *shared tiling* (every operand from shared memory; the default, measured faster inside
+/// this solver) or its *tiling-blocking* (B's row and κe's features staged once more, in registers:
+/// `octile_types::blocked`). Sparse walks of B are the same in both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DenseWalk {
+    /// Shared tiling (default).
+    #[default]
+    SharedTiling,
+    /// Tiling-blocking (register-blocked rows of B). Used when κe is a product of base kernels
+    /// reading at most two distinct edge features; otherwise the run falls back to shared tiling
+    /// and its summary says so.
+    TilingBlocking,
+}
+
+impl DenseWalk {
+    /// Parse "shared" or "blocked".
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "shared" => Some(DenseWalk::SharedTiling),
+            "blocked" => Some(DenseWalk::TilingBlocking),
+            _ => None,
+        }
+    }
+    /// The name `parse` accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            DenseWalk::SharedTiling => "shared",
+            DenseWalk::TilingBlocking => "blocked",
+        }
+    }
+}
+
 /// "dense-dense", "dense-sparse", "sparse-dense" or "sparse-sparse".
 pub fn primitive_name(p: Primitive) -> &'static str {
     match p {
@@ -87,6 +122,8 @@ pub struct TileOptions {
     /// small graphs, teams of blocks for large ones, see `gpu::batch::team_blocks_for`), 1 = always
     /// one block per pair, N ≥ 2 = every pair by a team of N blocks.
     pub blocks_per_pair: u32,
+    /// How `D` and `R` walk tile B (shared tiling by default).
+    pub dense_walk: DenseWalk,
 }
 
 /// Largest `blocks_per_pair` accepted (TOML and `--blocks-per-pair`).
@@ -94,7 +131,7 @@ pub const MAX_BLOCKS_PER_PAIR: u32 = 65536;
 
 impl Default for TileOptions {
     fn default() -> Self {
-        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0 }
+        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0, dense_walk: DenseWalk::SharedTiling }
     }
 }
 
@@ -304,7 +341,7 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 14] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair"];
+        const TOP: [&str; 15] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
         for (k, v) in &value {
             match k.as_str() {
                 "q" => cfg.q = num(v, "q")?,
@@ -343,6 +380,7 @@ impl KernelConfig {
                     }
                 }
                 "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,
+                "dense_walk" => cfg.tiles.dense_walk = v.as_str().and_then(DenseWalk::parse).ok_or_else(|| bad(format!("dense_walk must be \"shared\" or \"blocked\", got {v}")))?,
                 "node_combine" => cfg.node_combine = combine(v)?,
                 "edge_combine" => cfg.edge_combine = combine(v)?,
                 "node" | "edge" => {

@@ -3,7 +3,8 @@
 //! multiplies tile pairs with the same primitives (`octile_types::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::pack::PackedGraphs;
-use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::blocked::{GatheredKernel, rows_pair_blocked};
+use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::primitives::{Primitive, PrimitiveMap, row_pair};
 use octile_types::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{KernelSpec, Octile, PairStatus, Real};
@@ -51,6 +52,9 @@ pub struct CpuParams<'a> {
     pub max_iterations: u32,
     /// Tile-pair primitive by nonzero counts.
     pub primitives: &'a PrimitiveMap,
+    /// κe gathered for the register-blocked dense walks (`GatheredKernel::of(edge)`; `usable = 0`
+    /// turns them off).
+    pub dense: GatheredKernel,
     /// Split each XMV over the cores (output tile rows in parallel): for runs with fewer pairs
     /// than cores, where parallelism over pairs alone would leave cores idle (large graphs).
     pub parallel_xmv: bool,
@@ -256,7 +260,7 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
                     let tb = &set.octiles[ob];
                     let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
                     let prim = prm.primitives.choose(ta.nnz(), tb.nnz());
-                    tile_pair_sub(prim, prm.edge, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
+                    tile_pair_sub(prim, prm.edge, &prm.dense, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
                 }
             }
         }
@@ -273,22 +277,40 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
 }
 
 /// out[ra·8 + rb] −= the tile pair's product, for all 64 outputs, with primitive `prim`.
-/// `ea`/`eb` are expanded tiles (64·stride values), `pb` the 64-value p block.
+/// `ea`/`eb` are expanded tiles (64·stride values), `pb` the 64-value p block; `dense` is
+/// `GatheredKernel::of(edge)` (the walks dense in B use register blocking when it is usable).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, dense: &GatheredKernel, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
     match prim {
-        Primitive::DenseDense => tile_pair_g::<T, true, true>(edge, ta, tb, ea, eb, pb, stride, out),
-        Primitive::DenseSparse => tile_pair_g::<T, true, false>(edge, ta, tb, ea, eb, pb, stride, out),
-        Primitive::SparseDense => tile_pair_g::<T, false, true>(edge, ta, tb, ea, eb, pb, stride, out),
-        Primitive::SparseSparse => tile_pair_g::<T, false, false>(edge, ta, tb, ea, eb, pb, stride, out),
+        Primitive::DenseDense => tile_pair_g::<T, true, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::DenseSparse => tile_pair_g::<T, true, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseDense => tile_pair_g::<T, false, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseSparse => tile_pair_g::<T, false, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(edge: &KernelSpec, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(edge: &KernelSpec, dense: &GatheredKernel, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
     assert!(stride >= 1 && ea.len() >= TILE_AREA * stride && eb.len() >= TILE_AREA * stride && pb.len() >= TILE_AREA && out.len() >= TILE_AREA);
+    assert!(dense.usable == 0 || (0..dense.slots as usize).all(|s| NZ_FEATURES + (dense.features[s] as usize) < stride));
+    if DB && dense.usable != 0 {
+        // register-blocked walk: rows ra and ra + 4 of A together, as a GPU lane does
+        for ra in 0..TILE / 2 {
+            let (ma0, ma1) = (ta.row_mask(ra as u32), ta.row_mask(ra as u32 + 4));
+            if !DA && ma0 | ma1 == 0 {
+                continue;
+            }
+            for rb in 0..TILE {
+                // SAFETY: lengths and slot offsets asserted above; ra, ra + 4, rb < 8; masks are the rows' masks.
+                let (s0, s1) = unsafe { rows_pair_blocked::<T, DA>(dense, ea.as_ptr(), eb.as_ptr(), pb.as_ptr(), stride, ra, ra + 4, rb, ma0, ma1) };
+                out[ra * TILE + rb] -= s0;
+                out[(ra + 4) * TILE + rb] -= s1;
+            }
+        }
+        return;
+    }
     for ra in 0..TILE {
         let ma = ta.row_mask(ra as u32);
         if !DA && ma == 0 {

@@ -1,5 +1,5 @@
 //! The marginalized graph kernel object: Gram matrices on the chosen backend.
-use crate::config::{Backend, KernelConfig, Precision, ResolvedKernel};
+use crate::config::{Backend, DenseWalk, KernelConfig, Precision, ResolvedKernel};
 use crate::cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use crate::error::{OctileError, Result};
 use crate::gpu::{self, GpuDevice, batch::PairVector};
@@ -9,7 +9,7 @@ use crate::profile::{self, MapSource};
 use crate::reorder::Reordering;
 use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::tiling::TILE;
-use octile_types::{MgkParams, PairStatus, PrimitiveMap, Real};
+use octile_types::{GatheredKernel, MgkParams, PairStatus, PrimitiveMap, Real};
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,6 +163,16 @@ impl MarginalizedGraphKernel {
             )));
         }
         Ok(MarginalizedGraphKernel { config, resolved, engine, control: RunControl::default() })
+    }
+
+    /// κe gathered for the tiling-blocking dense walks, or marked unusable when the configuration
+    /// asks for shared tiling (the default) — `usable` is what selects the walks on both backends.
+    fn dense_kernel(&self) -> GatheredKernel {
+        let mut g = GatheredKernel::of(&self.resolved.edge_spec);
+        if self.config.tiles.dense_walk != DenseWalk::TilingBlocking {
+            g.usable = 0;
+        }
+        g
     }
 
     /// Attach progress reporting / cancellation.
@@ -336,9 +346,15 @@ impl MarginalizedGraphKernel {
             Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
             Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
         }?;
+        let g = self.dense_kernel();
+        let walks = match (self.config.tiles.dense_walk, g.usable != 0) {
+            (DenseWalk::TilingBlocking, true) => format!("dense walks (D, R): tiling-blocking, κe gathered to {} feature(s)", g.slots),
+            (DenseWalk::TilingBlocking, false) => "dense walks (D, R): shared tiling (tiling-blocking asked for, but κe is not a product reading ≤ 2 edge features)".to_string(),
+            (DenseWalk::SharedTiling, _) => "dense walks (D, R): shared tiling".to_string(),
+        };
         let describe = match entry {
-            Some(e) => format!("{}; GPU solver entry: {e}", map.describe),
-            None => map.describe,
+            Some(e) => format!("{}; {walks}; GPU solver entry: {e}", map.describe),
+            None => format!("{}; {walks}", map.describe),
         };
         // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
         let nodal = xs.map(|xs| {
@@ -378,7 +394,7 @@ impl MarginalizedGraphKernel {
             Engine::Cpu => {
                 // few pairs (e.g. large graphs): also split each XMV over the cores
                 let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
-                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, parallel_xmv };
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, dense: self.dense_kernel(), parallel_xmv };
                 let chunk = 256;
                 let mut out = Vec::with_capacity(pairs.len());
                 let mut xs = Vec::new();
@@ -424,6 +440,7 @@ impl MarginalizedGraphKernel {
                     primitives: *primitives,
                     tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
                     team_blocks: 1,
+                    dense_kernel: self.dense_kernel(),
                 };
                 let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
                 Ok((status, xs, Some(entries)))

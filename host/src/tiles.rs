@@ -1,5 +1,6 @@
 //! Sets of random tile pairs and the tile-pair primitives applied to them on the CPU and the GPU —
 //! what `octile tune` times and what the primitive tests check against a dense f64 reference.
+use crate::config::DenseWalk;
 use crate::cpu::tile_pair_sub;
 use crate::error::Result;
 use crate::pack::expand_octile;
@@ -7,7 +8,7 @@ use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec};
 use octile_types::layout::NZ_FEATURES;
 use octile_types::primitives::Primitive;
 use octile_types::tiling::TILE_AREA;
-use octile_types::{Octile, Real};
+use octile_types::{GatheredKernel, Octile, Real};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -115,12 +116,23 @@ pub fn random_pairs(nnz_a: u32, nnz_b: u32, count: usize, labeled: bool, seed: u
     out
 }
 
+/// κe gathered for the dense walks `walk` selects: [`GatheredKernel::of`] for tiling-blocking
+/// (usable when κe allows it), marked unusable (shared tiling) otherwise.
+pub fn gathered(edge: &KernelSpec, walk: DenseWalk) -> GatheredKernel {
+    let mut g = GatheredKernel::of(edge);
+    if walk != DenseWalk::TilingBlocking {
+        g.usable = 0;
+    }
+    g
+}
+
 /// The product of every pair with `prim` on the CPU, summed over `reps` repeats (64 values per
-/// pair, output entry ra·8 + rb).
-pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, reps: u32) -> Vec<T> {
+/// pair, output entry ra·8 + rb); `walk`: how D and R walk B.
+pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32) -> Vec<T> {
     let s = pairs.nz_stride;
     let (mut ea, mut eb) = (vec![T::ZERO; TILE_AREA * s], vec![T::ZERO; TILE_AREA * s]);
     let mut out = vec![T::ZERO; TILE_AREA * pairs.len()];
+    let dense = gathered(edge, walk);
     for k in 0..pairs.len() {
         let (ta, tb) = (&pairs.octiles[2 * k], &pairs.octiles[2 * k + 1]);
         expand_octile(ta, &pairs.edge_data, s, true, &mut ea);
@@ -129,7 +141,7 @@ pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Prim
         let o = &mut out[k * TILE_AREA..(k + 1) * TILE_AREA];
         for _ in 0..reps {
             // tile_pair_sub subtracts: accumulate the negated product
-            tile_pair_sub(prim, edge, ta, tb, std::hint::black_box(&ea), &eb, pb, s, o);
+            tile_pair_sub(prim, edge, &dense, ta, tb, std::hint::black_box(&ea), &eb, pb, s, o);
         }
         for v in o.iter_mut() {
             *v = -*v;
@@ -164,7 +176,7 @@ pub fn cpu_time_ns<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primi
     let mut t: Vec<f64> = (0..samples.max(1))
         .map(|_| {
             let start = std::time::Instant::now();
-            std::hint::black_box(cpu_products(pairs, edge, prim, reps));
+            std::hint::black_box(cpu_products(pairs, edge, prim, DenseWalk::SharedTiling, reps));
             start.elapsed().as_secs_f64() * 1e9 / (reps as f64 * pairs.len() as f64)
         })
         .collect();
@@ -173,9 +185,9 @@ pub fn cpu_time_ns<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primi
 }
 
 /// Same as [`cpu_products`] on the GPU (the `tile_bench` kernel, `reps` repeats).
-pub fn gpu_products<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, reps: u32) -> Result<Vec<T>> {
+pub fn gpu_products<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32) -> Result<Vec<T>> {
     let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
     let up = crate::gpu::launch::upload_tile_pairs(&dev, pairs)?;
-    let (out, _) = crate::gpu::launch::tile_bench(&dev, &up, edge, prim, reps, None)?;
+    let (out, _) = crate::gpu::launch::tile_bench(&dev, &up, edge, prim, walk, reps, None)?;
     Ok(out)
 }

@@ -1,7 +1,7 @@
 //! `octile tune`: time the four tile-pair primitives over the (nnz_A, nnz_B) grid on the GPU or the
 //! CPU, pick the winner per cell, and produce the profile the solver's adaptive switch reads, a
 //! text table of the winner map (like the paper's Fig. 8) and an SVG plot of it.
-use crate::config::Precision;
+use crate::config::{DenseWalk, Precision};
 use crate::error::Result;
 use crate::profile::{Profile, Timings, map_to_rows};
 use crate::tiles::{TilePairs, cheap_edge_kernel, cpu_time_ns, labeled_edge_kernel, random_pairs};
@@ -106,15 +106,15 @@ fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> 
 fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> Result<[f64; 4]> {
     use crate::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
     let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
-    let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev, false);
+    let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev, crate::gpu::launch::SolverEntry::Adaptive);
     let n_warps = (blocks * 4) as usize;
     // fill every warp slot by cycling the distinct pairs
     let up = upload_tile_pairs(&dev, &pairs.to::<T>().cycled(n_warps))?;
     let (reps, samples) = if quick { (4, 1) } else { (32, 3) };
     let mut out = [0.0; 4];
     for (slot, prim) in Primitive::ALL.into_iter().enumerate() {
-        tile_bench(&dev, &up, edge, prim, 1, Some(blocks))?; // warm-up
-        let mut ms: Vec<f64> = (0..samples).map(|_| tile_bench(&dev, &up, edge, prim, reps, Some(blocks)).map(|r| r.1 as f64)).collect::<Result<_>>()?;
+        tile_bench(&dev, &up, edge, prim, DenseWalk::SharedTiling, 1, Some(blocks))?; // warm-up
+        let mut ms: Vec<f64> = (0..samples).map(|_| tile_bench(&dev, &up, edge, prim, DenseWalk::SharedTiling, reps, Some(blocks)).map(|r| r.1 as f64)).collect::<Result<_>>()?;
         ms.sort_by(f64::total_cmp);
         out[slot] = ms[ms.len() / 2] * 1e6 / (n_warps as f64 * reps as f64);
     }

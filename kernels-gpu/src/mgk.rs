@@ -21,7 +21,7 @@ use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
 use crate::team::{BlockTeam, GridTeam, Team};
 use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
 use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
-use octile_types::primitives::{row_pair, row_pair_with};
+use octile_types::primitives::{row_pair, row_pair_with, rows_pair_with};
 use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
@@ -66,7 +66,7 @@ const MAX_REFINE: u32 = 40;
 /// job's `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool>(
+unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -92,7 +92,7 @@ unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool>(
         let base = unsafe { scratch.add(job.scratch_offset as usize) };
         // SAFETY: forwarded contract; the whole block calls it. The branch is on a constant.
         let st = unsafe {
-            if T::BYTES == 8 { solve_direct::<T, Tm, SPARSE>(team, params, inputs, &g1, &g2, base as *mut T) } else { solve_refined::<T, Tm, SPARSE>(team, params, inputs, inputs64, &g1, &g2, base) }
+            if T::BYTES == 8 { solve_direct::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, &g1, &g2, base as *mut T) } else { solve_refined::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, &g1, &g2, base) }
         };
         if team.leader() {
             // SAFETY: job_idx < n_jobs = length of status.
@@ -152,7 +152,7 @@ unsafe fn kernel_value<T: Real, X: Real, Tm: Team>(team: &mut Tm, params: &MgkPa
 /// Called by the whole block; the five vectors are this pair's, `len` long.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool>(
+unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -190,7 +190,7 @@ unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool>(
         // ---- ap = M p, and p·ap
         // SAFETY: the whole block calls it; p/diag/ap are this pair's vectors.
         let pap_part = unsafe {
-            xmv::<T, _, Tm, SPARSE>(team, params, inputs, g1, g2, p, |o, pv, acc| {
+            xmv::<T, _, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, p, |o, pv, acc| {
                 let v = *diag.add(o) * pv - acc;
                 *ap.add(o) = v;
                 pv.to_f64() * v.to_f64()
@@ -243,7 +243,7 @@ unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool>(
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
+unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     // SAFETY: five len-long vectors inside this pair's scratch.
@@ -267,7 +267,7 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, par
         idx += team.threads();
     }
     // SAFETY: whole block; each thread reads back only its own entries before pcg's barrier.
-    let (iterations, rr, bb, converged) = unsafe { pcg::<T, Tm, SPARSE>(team, params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
+    let (iterations, rr, bb, converged) = unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
     let value = unsafe { kernel_value(team, params, inputs, g1, g2, x) };
     PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 }, iterations, converged: converged as u32 }
 }
@@ -277,7 +277,7 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, par
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
+unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     let tid = team.thread();
@@ -323,7 +323,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, pa
             }
             idx += nthreads;
         }
-        let (it, _, _, _) = unsafe { pcg::<T, Tm, SPARSE>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
+        let (it, _, _, _) = unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
         iterations += it;
         refinements += 1;
         // ---- x64 += c, then r64 = b − M·x64 in f64 from the f64 graph data
@@ -336,7 +336,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, pa
         // SAFETY: the whole team reaches it; the XMV reads x64 written by other threads.
         unsafe { team.barrier() };
         let rr_part = unsafe {
-            xmv::<f64, _, Tm, SPARSE>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
+            xmv::<f64, _, Tm, SPARSE, BLOCKED>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
                 let (i, ip) = tiled_coords(o, mt);
                 let res = if i < n && ip < m {
                     let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
@@ -367,7 +367,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool>(team: &mut Tm, pa
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
     let nz_stride = params.nz_stride as usize;
     let storage = params.tile_storage;
     let lane = lane_id() as usize;
@@ -423,10 +423,20 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
                     } else {
                         // warp-uniform choice: both tiles are the same for every lane
                         let prim = params.primitives.choose(nnz_a, tb.nnz());
-                        // SAFETY: staged above, ordered by the warp barrier.
-                        unsafe {
-                            acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
-                            acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
+                        if BLOCKED {
+                            // the tiling-blocking walks for D and R (B's row in registers, both
+                            // rows of the lane at once)
+                            // SAFETY: staged above, ordered by the warp barrier; the host launches
+                            // these entries only with `dense_kernel.usable` and its slots inside the row.
+                            let (s0, s1) = unsafe { rows_pair_with(prim, &params.edge_kernel, &params.dense_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, (ra0, ra0 + 4, rb), (ma0, ma1, mb_row)) };
+                            acc0 += s0;
+                            acc1 += s1;
+                        } else {
+                            // SAFETY: staged above, ordered by the warp barrier.
+                            unsafe {
+                                acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
+                                acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
+                            }
                         }
                     }
                     // SAFETY: all lanes of the warp reach it; protects tile_b/pblk before restaging.
@@ -449,7 +459,7 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
 /// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
 /// `team_sync` argument, one zeroed [`TeamSync`] per team).
 macro_rules! mgk_entry {
-    ($(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr) => {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -473,10 +483,10 @@ macro_rules! mgk_entry {
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded to the launcher's contract.
-            unsafe { solve_all::<$t, BlockTeam, { $sparse }>(&mut BlockTeam::new(), &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+            unsafe { solve_all::<$t, BlockTeam, { $sparse }, { $blocked }>(&mut BlockTeam::new(), &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
         }
     };
-    ($(#[$doc:meta])* team $name:ident, $t:ty) => {
+    ($(#[$doc:meta])* team $name:ident, $t:ty, $blocked:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -506,7 +516,7 @@ macro_rules! mgk_entry {
             // TeamSync per team, cooperative launch).
             unsafe {
                 let mut team = GridTeam::of_block(params.team_blocks, team_sync);
-                solve_all::<$t, GridTeam, false>(&mut team, &params, &inputs, &inputs64, jobs, status, scratch, job_counter)
+                solve_all::<$t, GridTeam, false, { $blocked }>(&mut team, &params, &inputs, &inputs64, jobs, status, scratch, job_counter)
             }
         }
     };
@@ -516,12 +526,14 @@ mgk_entry!(
     /// `f32` entry point, adaptive primitives (mixed precision: f32 inner PCG, f64 refinement from `*_data64`).
     mgk_solve_f32,
     f32,
+    false,
     false
 );
 mgk_entry!(
     /// `f64` entry point, adaptive primitives (`*_data64` are the same arrays as `*_data`).
     mgk_solve_f64,
     f64,
+    false,
     false
 );
 mgk_entry!(
@@ -530,21 +542,53 @@ mgk_entry!(
     /// switch's cost (measured: 0.72–0.9× on NWS, BA, ChEMBL with the switch compiled in).
     mgk_solve_sparse_f32,
     f32,
-    true
+    true,
+    false
 );
 mgk_entry!(
     /// `f64` entry point, sparse × sparse only, compact storage only.
     mgk_solve_sparse_f64,
     f64,
-    true
+    true,
+    false
 );
 mgk_entry!(
     /// `f32` team entry point: several blocks per pair (pairs of large graphs), adaptive primitives.
     team mgk_solve_team_f32,
-    f32
+    f32,
+    false
 );
 mgk_entry!(
     /// `f64` team entry point: several blocks per pair, adaptive primitives.
     team mgk_solve_team_f64,
-    f64
+    f64,
+    false
+);
+mgk_entry!(
+    /// `f32` entry point, adaptive primitives with the tiling-blocking walks for D and R
+    /// (`octile_types::blocked`: B's row and κe's gathered features in registers); opt-in
+    /// (`dense_walk = "blocked"`), launched only when `params.dense_kernel.usable`.
+    mgk_solve_blocked_f32,
+    f32,
+    false,
+    true
+);
+mgk_entry!(
+    /// `f64` entry point, adaptive primitives with the tiling-blocking walks for D and R.
+    mgk_solve_blocked_f64,
+    f64,
+    false,
+    true
+);
+mgk_entry!(
+    /// `f32` team entry point with the tiling-blocking walks for D and R.
+    team mgk_solve_team_blocked_f32,
+    f32,
+    true
+);
+mgk_entry!(
+    /// `f64` team entry point with the tiling-blocking walks for D and R.
+    team mgk_solve_team_blocked_f64,
+    f64,
+    true
 );

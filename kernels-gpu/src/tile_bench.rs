@@ -11,7 +11,7 @@ use crate::intrinsics::{FULL_MASK, block_idx_x, grid_dim_x, lane_id, sync_warp, 
 use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
 use octile_types::layout::TILE_STORAGE_COMPACT;
 use octile_types::names::SOLVER_WARPS;
-use octile_types::primitives::{Primitive, row_pair_with};
+use octile_types::primitives::{Primitive, rows_pair_with};
 use octile_types::tiling::{TILE, TILE_AREA};
 use octile_types::{Octile, Real, TileBenchParams};
 
@@ -40,8 +40,9 @@ unsafe fn bench<T: Real>(params: &TileBenchParams, octiles: *const Octile, edge_
             unsafe { stage_b_and_p::<T, false>(&st, &tb, edge_data, nz_stride, TILE_STORAGE_COMPACT, pblocks.add(k * TILE_AREA), lane) };
             // SAFETY: staged above, ordered by the barrier.
             unsafe {
-                acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb);
-                acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb);
+                let (s0, s1) = rows_pair_with(prim, &params.edge_kernel, &params.dense_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, (ra0, ra0 + 4, rb), (ma0, ma1, mb));
+                acc0 += s0;
+                acc1 += s1;
                 sync_warp(FULL_MASK);
             }
         }

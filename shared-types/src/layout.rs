@@ -27,6 +27,7 @@
 //! stored, so a tile pair's product needs no transposition logic. Node degree d already includes the
 //! 1/(1 − q) factor; p is the starting probability.
 use crate::kernel_spec::KernelSpec;
+use crate::blocked::GatheredKernel;
 use crate::primitives::PrimitiveMap;
 
 /// One non-empty 8×8 tile of a graph's adjacency matrix.
@@ -143,6 +144,8 @@ pub struct MgkParams {
     /// Blocks that solve one pair together (the team entries `mgk_solve_team_*`; the grid is a
     /// whole number of teams). 1 for the one-block-per-pair entries.
     pub team_blocks: u32,
+    /// κe gathered for the register-blocked dense walks: `GatheredKernel::of(&edge_kernel)`.
+    pub dense_kernel: GatheredKernel,
 }
 
 /// Synchronization state of one team of blocks that solves one pair together (team entries only),
@@ -195,6 +198,8 @@ pub struct TileBenchParams {
     pub nz_stride: u32,
     /// [`crate::primitives::Primitive`] code.
     pub primitive: u32,
+    /// `GatheredKernel::of(&edge_kernel)` (register-blocked dense walks).
+    pub dense_kernel: GatheredKernel,
 }
 
 /// Offset of the degree d in a node row.
@@ -216,7 +221,7 @@ const _: () = assert!(core::mem::size_of::<Octile>() == 24 && core::mem::align_o
 const _: () = assert!(core::mem::size_of::<GraphDesc>() == 16 && core::mem::align_of::<GraphDesc>() == 4);
 const _: () = assert!(core::mem::size_of::<PairJob>() == 16 && core::mem::align_of::<PairJob>() == 8);
 const _: () = assert!(core::mem::size_of::<PairStatus>() == 24 && core::mem::align_of::<PairStatus>() == 8);
-const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 296 + 8);
-const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 && core::mem::align_of::<TileBenchParams>() == 8);
+const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 296 + 8 + 280);
+const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 + 280 && core::mem::align_of::<TileBenchParams>() == 8);
 const _: () = assert!(core::mem::align_of::<MgkParams>() == 8);
 const _: () = assert!(core::mem::size_of::<TeamSync>() == 64 && core::mem::align_of::<TeamSync>() == 8);

@@ -3,7 +3,7 @@
 //! Everything that both sides must agree on lives here, once: the `#[repr(C)]` layouts that travel
 //! to the device ([`layout`]), the base-kernel descriptions and their pure math ([`kernel_spec`]),
 //! the tiled vector layout of the product system ([`tiling`]), the tile-pair XMV primitives and
-//! the map choosing between them ([`primitives`]), the floating-point abstraction
+//! the map choosing between them ([`primitives`], register blocking in [`blocked`]), the floating-point abstraction
 //! ([`real`]) and the PTX entry-point names ([`names`]). The crate is `no_std` and allocation-free so
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
@@ -15,6 +15,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod blocked;
 pub mod kernel_spec;
 pub mod layout;
 pub mod names;
@@ -22,6 +23,7 @@ pub mod primitives;
 pub mod real;
 pub mod tiling;
 
+pub use blocked::GatheredKernel;
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
 pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, TeamSync, TileBenchParams};
 pub use primitives::{Primitive, PrimitiveMap};

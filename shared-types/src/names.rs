@@ -16,6 +16,15 @@ pub const MGK_SOLVE_SPARSE_F64: &str = "mgk_solve_sparse_f64";
 pub const MGK_SOLVE_TEAM_F32: &str = "mgk_solve_team_f32";
 /// Team variant of [`MGK_SOLVE_F64`].
 pub const MGK_SOLVE_TEAM_F64: &str = "mgk_solve_team_f64";
+/// Variant of [`MGK_SOLVE_F32`] whose dense walks in B (primitives D and R) are the paper's
+/// tiling-blocking ones (`crate::blocked`); opt-in (`dense_walk = "blocked"`).
+pub const MGK_SOLVE_BLOCKED_F32: &str = "mgk_solve_blocked_f32";
+/// Tiling-blocking variant of [`MGK_SOLVE_F64`].
+pub const MGK_SOLVE_BLOCKED_F64: &str = "mgk_solve_blocked_f64";
+/// Tiling-blocking variant of [`MGK_SOLVE_TEAM_F32`].
+pub const MGK_SOLVE_TEAM_BLOCKED_F32: &str = "mgk_solve_team_blocked_f32";
+/// Tiling-blocking variant of [`MGK_SOLVE_TEAM_F64`].
+pub const MGK_SOLVE_TEAM_BLOCKED_F64: &str = "mgk_solve_team_blocked_f64";
 /// Device self-test of the intrinsics (lane ids, shuffles, votes, popc/fns, atomics).
 pub const SMOKE_INTRINSICS: &str = "smoke_intrinsics";
 
@@ -25,7 +34,21 @@ pub const TILE_BENCH_F32: &str = "tile_bench_f32";
 pub const TILE_BENCH_F64: &str = "tile_bench_f64";
 
 /// Every entry point the PTX module must export.
-pub const ALL_KERNELS: [&str; 9] = [MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_INTRINSICS, TILE_BENCH_F32, TILE_BENCH_F64];
+pub const ALL_KERNELS: [&str; 13] = [
+    MGK_SOLVE_F32,
+    MGK_SOLVE_F64,
+    MGK_SOLVE_SPARSE_F32,
+    MGK_SOLVE_SPARSE_F64,
+    MGK_SOLVE_TEAM_F32,
+    MGK_SOLVE_TEAM_F64,
+    MGK_SOLVE_BLOCKED_F32,
+    MGK_SOLVE_BLOCKED_F64,
+    MGK_SOLVE_TEAM_BLOCKED_F32,
+    MGK_SOLVE_TEAM_BLOCKED_F64,
+    SMOKE_INTRINSICS,
+    TILE_BENCH_F32,
+    TILE_BENCH_F64,
+];
 
 /// Threads per block of the solver kernels (4 warps). The kernels' static shared memory is sized for
 /// exactly this many warps; the host launches with this block size and nothing else.

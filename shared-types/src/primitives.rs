@@ -22,6 +22,7 @@
 //! entry k = r·8 + c, k in 0..64, `stride` values each:  [ weight | edge features ... ]
 //! absent entries: weight 0 and features 0 (finite, so a dense walk adds exact zeros)
 //! ```
+use crate::blocked::{GatheredKernel, rows_pair_blocked};
 use crate::kernel_spec::KernelSpec;
 use crate::layout::{NZ_FEATURES, NZ_WEIGHT};
 use crate::real::Real;
@@ -219,7 +220,8 @@ pub unsafe fn row_pair<T: Real, const DA: bool, const DB: bool>(
     s
 }
 
-/// [`row_pair`] with the primitive chosen at run time.
+/// [`row_pair`] with the primitive chosen at run time: the shared-tiling walks (the solver's
+/// default entries).
 ///
 /// # Safety
 /// See [`row_pair`].
@@ -244,6 +246,47 @@ pub unsafe fn row_pair_with<T: Real>(
             Primitive::DenseSparse => row_pair::<T, true, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
             Primitive::SparseDense => row_pair::<T, false, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
             Primitive::SparseSparse => row_pair::<T, false, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+        }
+    }
+}
+
+/// Output entries (ra0, rb) and (ra1, rb) of one tile pair with the primitive chosen at run time:
+/// [`row_pair`] for each row, except that the walks dense in B (`D`, `R`) use the register-blocked
+/// [`rows_pair_blocked`] (both rows at once) when `dense.usable` (κe reads ≤ 2 distinct features).
+///
+/// # Safety
+/// See [`row_pair`] and [`rows_pair_blocked`]; `dense` is [`GatheredKernel::of`]`(edge_kernel)`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rows_pair_with<T: Real>(
+    prim: Primitive,
+    edge_kernel: &KernelSpec,
+    dense: &GatheredKernel,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    stride: usize,
+    (ra0, ra1, rb): (usize, usize, usize),
+    (mask_a0, mask_a1, mask_b): (u32, u32, u32),
+) -> (T, T) {
+    let blocked = dense.usable != 0;
+    macro_rules! two {
+        ($da:expr, $db:expr) => {
+            (
+                row_pair::<T, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra0, rb, mask_a0, mask_b),
+                row_pair::<T, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra1, rb, mask_a1, mask_b),
+            )
+        };
+    }
+    // SAFETY: forwarded.
+    unsafe {
+        match prim {
+            Primitive::DenseDense if blocked => rows_pair_blocked::<T, true>(dense, tile_a, tile_b, pblk, stride, ra0, ra1, rb, mask_a0, mask_a1),
+            Primitive::DenseDense => two!(true, true),
+            Primitive::DenseSparse => two!(true, false),
+            Primitive::SparseDense if blocked => rows_pair_blocked::<T, false>(dense, tile_a, tile_b, pblk, stride, ra0, ra1, rb, mask_a0, mask_a1),
+            Primitive::SparseDense => two!(false, true),
+            Primitive::SparseSparse => two!(false, false),
         }
     }
 }

@@ -1,6 +1,9 @@
 //! A small GPU workload for compute-sanitizer (memcheck, racecheck): a few labeled graphs of
-//! 1–21 nodes, both precisions, one block and a team of blocks per pair, checked against the CPU.
-use octile::config::synthetic_kernel;
+//! 1–21 nodes, both precisions, one block and a team of blocks per pair, with the default
+//! configuration and with the tiling-blocking dense walks on every tile pair (the blocked entries),
+//! checked against the CPU.
+use octile::config::{DenseWalk, PrimitiveChoice, synthetic_kernel};
+use octile_types::Primitive;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph};
 use rand::SeedableRng;
@@ -32,16 +35,25 @@ fn gpu_small_gram_matches_cpu() {
     cfg.backend = Backend::Cpu;
     let cpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
     let mut errors = Vec::new();
-    // one block per pair, then teams of 3 blocks per pair (the cross-block barrier and reductions)
-    for blocks_per_pair in [1u32, 3] {
-        for p in [Precision::F32, Precision::F64] {
-            cfg.backend = Backend::Cuda;
-            cfg.precision = p;
-            cfg.tiles.blocks_per_pair = blocks_per_pair;
-            let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
-            for k in 0..gpu.values.len() {
-                let tol = if p == Precision::F32 { 1e-6 } else { 1e-9 };
-                errors.extend(check_rel(&format!("{p:?} blocks_per_pair {blocks_per_pair} entry {k}"), gpu.values[k], cpu.values[k], tol).err());
+    // one block per pair, then teams of 3 blocks per pair (the cross-block barrier and reductions);
+    // default tiles, then dense×dense with the tiling-blocking walks for every tile pair
+    let modes = [("default", DenseWalk::SharedTiling, PrimitiveChoice::Adaptive), ("tiling-blocking D", DenseWalk::TilingBlocking, PrimitiveChoice::Fixed(Primitive::DenseDense))];
+    for (mode, walk, primitive) in modes {
+        for blocks_per_pair in [1u32, 3] {
+            for p in [Precision::F32, Precision::F64] {
+                cfg.backend = Backend::Cuda;
+                cfg.precision = p;
+                cfg.tiles.blocks_per_pair = blocks_per_pair;
+                cfg.tiles.dense_walk = walk;
+                cfg.tiles.primitive = primitive;
+                let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+                if walk == DenseWalk::TilingBlocking {
+                    assert!(gpu.primitives.contains("tiling-blocking)") || gpu.primitives.contains("adaptive, tiling-blocking"), "{mode}: {}", gpu.primitives);
+                }
+                for k in 0..gpu.values.len() {
+                    let tol = if p == Precision::F32 { 1e-6 } else { 1e-9 };
+                    errors.extend(check_rel(&format!("{mode} {p:?} blocks_per_pair {blocks_per_pair} entry {k}"), gpu.values[k], cpu.values[k], tol).err());
+                }
             }
         }
     }

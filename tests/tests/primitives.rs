@@ -1,7 +1,9 @@
-//! The four tile-pair primitives (dense×dense, dense×sparse, sparse×dense, sparse×sparse) against
+//! The four tile-pair primitives (dense×dense, dense×sparse, sparse×dense, sparse×sparse; D and R
+//! also with the tiling-blocking walks) against
 //! the dense f64 reference, on random tiles of every nonzero count 0..=64, for one edge kernel of
 //! each cost class (κe ≡ 1; one Kronecker delta; delta × square exponential), on every backend (CPU f64/f32 in-process; GPU f32/f64 through the `tile_bench` kernel).
-use octile::tiles::{TilePairs, cheap_edge_kernel, cpu_products, gpu_products, labeled_edge_kernel, random_pairs, reference_products};
+use octile::config::DenseWalk;
+use octile::tiles::{TilePairs, cheap_edge_kernel, cpu_products, gathered, gpu_products, labeled_edge_kernel, random_pairs, reference_products};
 use octile_tests::gpu_or_skip;
 use octile_types::primitives::Primitive;
 use octile_types::{KernelSpec, Real};
@@ -51,10 +53,14 @@ fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
         let abs_pairs = TilePairs { pblocks: pairs.pblocks.iter().map(|v| v.abs()).collect(), ..pairs.clone() };
         let scale = reference_products(&abs_pairs, &edge);
         let pt = pairs.to::<T>();
-        for prim in Primitive::ALL {
-            let got: Vec<T> = if gpu { gpu_products(&pt, &edge, prim, 1).unwrap_or_else(|e| panic!("{name} {prim:?}: {e}")) } else { cpu_products(&pt, &edge, prim, 1) };
+        // the four primitives with shared-tiling walks, and the two dense in B (D, R) with the
+        // tiling-blocking walks too
+        let cases = Primitive::ALL.into_iter().map(|p| (p, DenseWalk::SharedTiling)).chain([(Primitive::DenseDense, DenseWalk::TilingBlocking), (Primitive::SparseDense, DenseWalk::TilingBlocking)]);
+        for (prim, walk) in cases {
+            assert_eq!(gathered(&edge, walk).usable, (walk == DenseWalk::TilingBlocking) as u32, "κe {kind} must allow the walk under test");
+            let got: Vec<T> = if gpu { gpu_products(&pt, &edge, prim, walk, 1).unwrap_or_else(|e| panic!("{name} {prim:?}: {e}")) } else { cpu_products(&pt, &edge, prim, walk, 1) };
             let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
-            failures.extend(check(&format!("{name} {prim:?} κe {kind}"), &got, &want, &scale, tol));
+            failures.extend(check(&format!("{name} {prim:?} {} κe {kind}", walk.name()), &got, &want, &scale, tol));
             checked += got.len();
         }
     }
@@ -65,7 +71,7 @@ fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
 #[test]
 fn cpu_f64_primitives_match_reference() {
     let n = run_target::<f64>("cpu-f64", false, 1e-12);
-    assert!(n >= 4 * 3 * 65 * 20 * 64, "only {n} entries checked");
+    assert!(n >= 6 * 3 * 65 * 20 * 64, "only {n} entries checked");
 }
 
 #[test]

@@ -76,12 +76,12 @@ fn edge_cases_match_dense_reference() {
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
-/// Every tile-pair primitive (fixed for the whole solve), dense tile storage and the all-tiles grid
-/// give the reference values too: kernel values must not depend on how tiles are stored or
+/// Every tile-pair primitive (fixed for the whole solve), both dense walks (shared tiling and
+/// tiling-blocking), dense tile storage and the all-tiles grid give the reference values too: kernel values must not depend on how tiles are stored or
 /// multiplied.
 #[test]
 fn every_tile_mode_matches_dense_reference() {
-    use octile::config::{PrimitiveChoice, TileOptions};
+    use octile::config::{DenseWalk, PrimitiveChoice, TileOptions};
     use octile_types::Primitive;
     let targets = targets("every_tile_mode_matches_dense_reference");
     let modes: Vec<(&str, TileOptions)> = vec![
@@ -92,6 +92,10 @@ fn every_tile_mode_matches_dense_reference() {
         ("adaptive+dense-storage", TileOptions { compact: false, ..TileOptions::default() }),
         ("dense-dense+all-tiles+dense-storage", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), compact: false, skip_empty: false, ..TileOptions::default() }),
         ("adaptive+all-tiles", TileOptions { skip_empty: false, ..TileOptions::default() }),
+        // the tiling-blocking dense walks (opt-in; every random κe here is a product of ≤ 2 features)
+        ("dense-dense+tiling-blocking", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
+        ("sparse-dense+tiling-blocking", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
+        ("adaptive+tiling-blocking+dense-storage", TileOptions { compact: false, dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
     ];
     let mut seeds = ChaCha8Rng::seed_from_u64(4242);
     let mut f = Vec::new();

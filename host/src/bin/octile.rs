@@ -2,7 +2,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use octile::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
+use octile::config::{DenseWalk, MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{Format, ReadOptions, npy};
 use octile::reorder::{Reordering, count_octiles};
@@ -24,6 +24,15 @@ enum BackendArg {
     Auto,
     Cpu,
     Cuda,
+}
+
+/// `--dense-walk`: how the primitives dense in B (D, R) read it.
+#[derive(Clone, Copy, ValueEnum)]
+enum DenseWalkArg {
+    /// Shared tiling (default): every operand from shared memory.
+    Shared,
+    /// Tiling-blocking: B's row and κe's features in registers.
+    Blocked,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -157,6 +166,10 @@ enum Cmd {
         /// or N ≥ 2 (every pair by a team of N blocks).
         #[arg(long)]
         blocks_per_pair: Option<String>,
+        /// How dense×dense and sparse×dense walk tile B: shared (shared tiling, default) or
+        /// blocked (the paper's tiling-blocking). Default: the kernel file's `dense_walk`, else shared.
+        #[arg(long, value_enum)]
+        dense_walk: Option<DenseWalkArg>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -198,8 +211,8 @@ fn main() {
         Cmd::Info => info(),
         Cmd::Octiles { inputs, format, pdb_cutoff } => octiles(&inputs, format.as_deref(), pdb_cutoff),
         Cmd::Demo { backend, precision, graphs, out } => demo(backend, precision, graphs, out),
-        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet } => {
-            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, quiet })
+        Cmd::Gram { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, dense_walk, quiet } => {
+            gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, dense_walk, quiet })
         }
         Cmd::Tune { show: Some(file), svg, .. } => show_profiles(&file, &svg),
         Cmd::Tune { backend, precision, out, svg, quick, show: None } => tune(backend, precision, out, svg, quick),
@@ -350,6 +363,7 @@ struct GramArgs {
     primitive: Option<String>,
     profile: Option<PathBuf>,
     blocks_per_pair: Option<String>,
+    dense_walk: Option<DenseWalkArg>,
     quiet: bool,
 }
 
@@ -410,6 +424,12 @@ fn gram(a: GramArgs) -> Result<()> {
                 .ok()
                 .filter(|n| (1..=MAX_BLOCKS_PER_PAIR).contains(n))
                 .with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..={MAX_BLOCKS_PER_PAIR}"))?,
+        };
+    }
+    if let Some(w) = a.dense_walk {
+        cfg.tiles.dense_walk = match w {
+            DenseWalkArg::Shared => DenseWalk::SharedTiling,
+            DenseWalkArg::Blocked => DenseWalk::TilingBlocking,
         };
     }
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };

@@ -5,7 +5,7 @@
 //! that pull jobs from an atomic counter, and its statuses are copied back before the next batch
 //! starts, so every pair's value is written exactly once, in order.
 use super::GpuDevice;
-use super::launch::{BatchBuffers, mgk_solve, mgk_solve_team, solver_blocks_per_sm, team_resident_blocks, upload};
+use super::launch::{BatchBuffers, SolverEntry, mgk_solve, mgk_solve_team, solver_blocks_per_sm, team_resident_blocks, upload};
 use crate::error::{OctileError, Result};
 use octile_types::layout::TILE_STORAGE_COMPACT;
 use octile_types::primitives::nnz_bin;
@@ -109,7 +109,8 @@ pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixe
 
 /// Solve `pairs` (indices into `set`) on the GPU; also returns which solver entries ran (adaptive
 /// or sparse-only for one block per pair, see [`uses_sparse_entry`]; teams for pairs of large
-/// graphs, see [`team_blocks_for`]).
+/// graphs, see [`team_blocks_for`]). The adaptive entries walk dense tiles of B with tiling-blocking
+/// when `base_params.dense_kernel.usable`, else with shared tiling.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -124,8 +125,15 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
     let (sparse_only, overridden) = uses_sparse_entry(&set.octiles, base_params);
-    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, sparse_only);
-    let resident_team = team_resident_blocks::<T>(dev);
+    // tiling-blocking dense walks: requested by the caller through a usable gathered κe
+    let blocked = base_params.dense_kernel.usable != 0;
+    let entry = match (sparse_only, blocked) {
+        (true, _) => SolverEntry::SparseOnly,
+        (false, true) => SolverEntry::Blocked,
+        (false, false) => SolverEntry::Adaptive,
+    };
+    let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, entry);
+    let resident_team = team_resident_blocks::<T>(dev, blocked);
     let rows = |g: u32| set.descs[g as usize].n_tile_rows as usize;
     let want: Vec<u32> = pairs.iter().map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) }).collect();
     let (team_pairs, block_pairs): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| want[k] >= 2);
@@ -137,13 +145,14 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = 1;
-            mgk_solve(dev, &params, &graphs, jobs, buf, resident.min(jobs.len() as u32), sparse_only)
+            mgk_solve(dev, &params, &graphs, jobs, buf, resident.min(jobs.len() as u32), entry)
         })?;
         scatter(&mut out, &block_pairs, st);
         scatter(&mut xs, &block_pairs, x);
         entries.push(match (sparse_only, overridden > 0.0) {
             (true, false) => "sparse-only".to_string(),
             (true, true) => format!("sparse-only (the map's other primitives, {:.2}% of tile pairs, not used)", 100.0 * overridden),
+            (false, _) if blocked => "adaptive, tiling-blocking".to_string(),
             (false, _) => "adaptive".to_string(),
         });
     }
@@ -157,11 +166,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;
             params.team_blocks = team_blocks;
-            mgk_solve_team(dev, &params, &graphs, jobs, buf, max_teams.min(jobs.len() as u32), &mut sync)
+            mgk_solve_team(dev, &params, &graphs, jobs, buf, max_teams.min(jobs.len() as u32), &mut sync, blocked)
         })?;
         scatter(&mut out, &team_pairs, st);
         scatter(&mut xs, &team_pairs, x);
-        entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive)", team_pairs.len()));
+        entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive{})", team_pairs.len(), if blocked { ", tiling-blocking" } else { "" }));
     }
     Ok((out, want_x.then_some(xs), entries.join(" + ")))
 }
@@ -244,7 +253,7 @@ mod entry_tests {
     use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
 
     fn params(map: PrimitiveMap, storage: u32) -> MgkParams {
-        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1 }
+        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1, dense_kernel: octile_types::GatheredKernel::of(&KernelSpec::unit()) }
     }
 
     fn tile(nnz: u32) -> Octile {

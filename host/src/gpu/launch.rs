@@ -5,7 +5,7 @@ use crate::error::{OctileError, Result};
 use crate::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
 use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
-use octile_types::names::{MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
+use octile_types::names::{MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32, MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
 use octile_types::tiling::{TILE_AREA, scratch_len};
 use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TeamSync, TileBenchParams};
 
@@ -73,6 +73,18 @@ pub struct BatchBuffers {
     pub counter: CudaSlice<u32>,
 }
 
+/// Which build of the solver body a launch runs (`octile_kernels::mgk`'s entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverEntry {
+    /// Per-tile-pair primitive from the map, shared-tiling dense walks (`mgk_solve_*`).
+    Adaptive,
+    /// Sparse × sparse only, compact storage only (`mgk_solve_sparse_*`).
+    SparseOnly,
+    /// Per-tile-pair primitive, tiling-blocking dense walks (`mgk_solve_blocked_*`); needs
+    /// `params.dense_kernel.usable`.
+    Blocked,
+}
+
 /// Solve `jobs` (already uploaded in `buf`) with the MGK kernel for T.
 ///
 /// Checks before launching: `params.n_jobs == jobs.len() == status.len()`; every job's graphs
@@ -85,9 +97,9 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     jobs: &[PairJob],
     buf: &mut BatchBuffers,
     grid: u32,
-    sparse_only: bool,
+    entry: SolverEntry,
 ) -> Result<()> {
-    check_solve(params, graphs, jobs, buf, sparse_only)?;
+    check_solve(params, graphs, jobs, buf, entry)?;
     if params.team_blocks != 1 {
         return Err(OctileError::Cuda(format!("launch check: the one-block-per-pair entries need team_blocks = 1, got {}", params.team_blocks)));
     }
@@ -95,12 +107,13 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
         return Ok(());
     }
     dev.stream.memset_zeros(&mut buf.counter)?;
-    let f = dev.function(solver_name::<T>(sparse_only))?;
+    let f = dev.function(solver_name::<T>(entry))?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
     // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked in check_solve (the
-    // sparse-only entry additionally gets compact storage, checked there): every tile's
+    // sparse-only entry additionally gets compact storage, the blocked one a usable gathered κe
+    // whose slots lie inside the nonzero rows, both checked there): every tile's
     // entries in the chosen storage lie inside edge_data, job count and
     // status length agree with n_jobs, graph indices are in range, each job's scratch range (f64
     // elements) lies in the scratch buffer (offsets are disjoint by construction in batch.rs), the
@@ -116,7 +129,8 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
 /// at once, instead of letting a team barrier wait forever). `sync` holds at least `teams` records.
 ///
 /// Checks: everything [`mgk_solve`] checks, plus `team_blocks ≥ 2`, `teams ≥ 1`, the grid within
-/// [`team_resident_blocks`], and `sync` long enough (it is zeroed here).
+/// [`team_resident_blocks`], and `sync` long enough (it is zeroed here). `blocked`: the
+/// tiling-blocking dense walks (as [`SolverEntry::Blocked`]).
 #[allow(clippy::too_many_arguments)]
 pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -126,11 +140,12 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     buf: &mut BatchBuffers,
     teams: u32,
     sync: &mut CudaSlice<TeamSync>,
+    blocked: bool,
 ) -> Result<()> {
-    check_solve(params, graphs, jobs, buf, false)?;
+    check_solve(params, graphs, jobs, buf, if blocked { SolverEntry::Blocked } else { SolverEntry::Adaptive })?;
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
     let grid = teams as u64 * params.team_blocks as u64;
-    let resident = team_resident_blocks::<T>(dev) as u64;
+    let resident = team_resident_blocks::<T>(dev, blocked) as u64;
     if params.team_blocks < 2 || teams == 0 || grid > resident {
         return fail(format!("{teams} teams of {} blocks; the team entry needs ≥ 2 blocks per team and at most {resident} resident blocks", params.team_blocks));
     }
@@ -142,7 +157,7 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     dev.stream.memset_zeros(&mut buf.counter)?;
     dev.stream.memset_zeros(sync)?;
-    let f = dev.function(if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 })?;
+    let f = dev.function(team_name::<T>(blocked))?;
     let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
@@ -157,9 +172,8 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
 
 /// Blocks of the team entry for T that can be resident at once (occupancy × SMs): the largest
 /// cooperative grid.
-pub fn team_resident_blocks<T: Real>(dev: &GpuDevice) -> u32 {
-    let name = if T::BYTES == 4 { MGK_SOLVE_TEAM_F32 } else { MGK_SOLVE_TEAM_F64 };
-    let per_sm = dev.function(name).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
+pub fn team_resident_blocks<T: Real>(dev: &GpuDevice, blocked: bool) -> u32 {
+    let per_sm = dev.function(team_name::<T>(blocked)).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
     per_sm * dev.sm_count
 }
 
@@ -181,7 +195,7 @@ fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkPa
 }
 
 /// The launch contract shared by both solver launches (see [`mgk_solve`]).
-fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers, sparse_only: bool) -> Result<()> {
+fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers, entry: SolverEntry) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
@@ -189,8 +203,12 @@ fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[Pa
     if params.node_stride as usize != graphs.node_stride || params.nz_stride as usize != graphs.nz_stride {
         return fail("strides of params and packed graphs differ".into());
     }
-    if sparse_only && params.tile_storage != TILE_STORAGE_COMPACT {
+    if entry == SolverEntry::SparseOnly && params.tile_storage != TILE_STORAGE_COMPACT {
         return fail("the sparse-only kernel reads compact tile storage only".into());
+    }
+    let g = &params.dense_kernel;
+    if entry == SolverEntry::Blocked && (g.usable != 1 || g.slots as usize > octile_types::blocked::GATHER_SLOTS || g.features[..g.slots as usize].iter().any(|&f| f as usize + 1 >= graphs.nz_stride)) {
+        return fail("the tiling-blocking entry needs a usable gathered edge kernel whose features lie inside the nonzero rows".into());
     }
     let nz_end = graphs.nz_end[(params.tile_storage == TILE_STORAGE_DENSE) as usize];
     if params.tile_storage > TILE_STORAGE_DENSE || nz_end > graphs.n_nz {
@@ -216,19 +234,31 @@ fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[Pa
     Ok(())
 }
 
-/// The solver entry for T: adaptive, or sparse-only.
-fn solver_name<T: Real>(sparse_only: bool) -> &'static str {
-    match (T::BYTES == 4, sparse_only) {
-        (true, false) => MGK_SOLVE_F32,
-        (false, false) => MGK_SOLVE_F64,
-        (true, true) => MGK_SOLVE_SPARSE_F32,
-        (false, true) => MGK_SOLVE_SPARSE_F64,
+/// The one-block-per-pair solver entry for T.
+fn solver_name<T: Real>(entry: SolverEntry) -> &'static str {
+    match (T::BYTES == 4, entry) {
+        (true, SolverEntry::Adaptive) => MGK_SOLVE_F32,
+        (false, SolverEntry::Adaptive) => MGK_SOLVE_F64,
+        (true, SolverEntry::SparseOnly) => MGK_SOLVE_SPARSE_F32,
+        (false, SolverEntry::SparseOnly) => MGK_SOLVE_SPARSE_F64,
+        (true, SolverEntry::Blocked) => MGK_SOLVE_BLOCKED_F32,
+        (false, SolverEntry::Blocked) => MGK_SOLVE_BLOCKED_F64,
     }
 }
 
-/// Blocks per SM the solver kernel for T (adaptive or sparse-only) can keep resident.
-pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice, sparse_only: bool) -> u32 {
-    dev.function(solver_name::<T>(sparse_only))
+/// The team entry for T, with shared-tiling or tiling-blocking dense walks.
+fn team_name<T: Real>(blocked: bool) -> &'static str {
+    match (T::BYTES == 4, blocked) {
+        (true, false) => MGK_SOLVE_TEAM_F32,
+        (false, false) => MGK_SOLVE_TEAM_F64,
+        (true, true) => MGK_SOLVE_TEAM_BLOCKED_F32,
+        (false, true) => MGK_SOLVE_TEAM_BLOCKED_F64,
+    }
+}
+
+/// Blocks per SM the solver entry for T can keep resident.
+pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice, entry: SolverEntry) -> u32 {
+    dev.function(solver_name::<T>(entry))
         .ok()
         .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
         .filter(|&b| b > 0)
@@ -318,6 +348,7 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     up: &DeviceTilePairs<T>,
     edge: &KernelSpec,
     prim: Primitive,
+    walk: crate::config::DenseWalk,
     reps: u32,
     grid: Option<u32>,
 ) -> Result<(Vec<T>, f32)> {
@@ -329,7 +360,7 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     let f = dev.function(name)?;
     let warps_per_block = SOLVER_BLOCK_THREADS / 32;
     let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);
-    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32 };
+    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32, dense_kernel: crate::tiles::gathered(edge, walk) };
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut out = up.out.clone();
     let start = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
