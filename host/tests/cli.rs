@@ -215,3 +215,44 @@ fn cli_nodal_writes_node_matrix_in_input_order_summing_to_k() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("pair 0 = (0, 5) indexes past the 2 graphs"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
+
+#[test]
+fn cli_dense_walk_flag_and_key_select_the_walk_and_keep_the_values() {
+    let dir = scratch_dir("walk");
+    let tiny = root().join("examples/tiny.jsonl");
+    let base = std::fs::read_to_string(root().join("examples/synthetic.toml")).unwrap();
+    let run = |tag: &str, kernel: &Path, extra: &[&str]| {
+        let out = dir.join(format!("{tag}.npy"));
+        let mut args = vec!["gram", tiny.to_str().unwrap(), "--kernel", kernel.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--primitive", "dense-dense", "--quiet"];
+        args.extend_from_slice(extra);
+        let o = exe().args(&args).output().unwrap();
+        assert!(o.status.success(), "{tag}: {}", String::from_utf8_lossy(&o.stderr));
+        let summary = std::fs::read_to_string(out.with_extension("json")).unwrap();
+        (load_npy(&out).1, summary)
+    };
+    let plain = dir.join("plain.toml");
+    std::fs::write(&plain, &base).unwrap();
+    let (shared, s_shared) = run("shared", &plain, &[]);
+    assert!(s_shared.contains("dense walks (D, R): shared tiling"), "{s_shared}");
+    let (flag, s_flag) = run("flag", &plain, &["--dense-walk", "blocked"]);
+    assert!(s_flag.contains("dense walks (D, R): tiling-blocking"), "{s_flag}");
+    // the TOML key, placed before the first table
+    let keyed = dir.join("keyed.toml");
+    let i = base.find('[').unwrap();
+    std::fs::write(&keyed, format!("{}dense_walk = \"blocked\"\n{}", &base[..i], &base[i..])).unwrap();
+    let (key, s_key) = run("key", &keyed, &[]);
+    assert!(s_key.contains("dense walks (D, R): tiling-blocking"), "{s_key}");
+    // the flag overrides the key
+    let (_, s_over) = run("over", &keyed, &["--dense-walk", "shared"]);
+    assert!(s_over.contains("dense walks (D, R): shared tiling"), "{s_over}");
+    for (k, ((a, b), c)) in shared.iter().zip(&flag).zip(&key).enumerate() {
+        assert!((a - b).abs() <= 1e-12 * a.abs() && (a - c).abs() <= 1e-12 * a.abs(), "entry {k}: shared {a}, flag {b}, key {c}");
+    }
+    // a bad value is a clear error
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, format!("{}dense_walk = \"registers\"\n{}", &base[..i], &base[i..])).unwrap();
+    let o = exe().args(["gram", tiny.to_str().unwrap(), "--kernel", bad.to_str().unwrap(), "--out", dir.join("bad.npy").to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("dense_walk must be \"shared\" or \"blocked\"") && err.contains("bad.toml"), "{err}");
+}
