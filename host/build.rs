@@ -9,9 +9,10 @@
 //!   added here; ptxas then caps registers so N blocks fit an SM. Measured on an H200 (pairs/s,
 //!   N = none/3/4/5): NWS 13.7k/17.6k/20.8k/23.1k, BA 746/936/991/1170, ChEMBL 165k/218k/252k/273k.
 //! - `OCTILE_MIN_BLOCKS_PER_SM_BLOCKED`  the same for the tiling-blocking entries
-//!   (`mgk_solve_blocked_*`, `mgk_solve_team_blocked_*`), default 3: B's row in registers needs
-//!   more of them (ptxas: 168 registers and ~0.3–0.4 KB spill stores at 3, like the other entries
-//!   at 5; 0.4–1 KB at 4–5; 255 registers, no spills, without a bound).
+//!   (`mgk_solve_blocked_*`, `mgk_solve_team_blocked_*`), default 5. B's row in registers needs
+//!   more of them (ptxas: 255 registers without a bound, 168 and ~0.4 KB spill stores at 3, 96 and
+//!   ~0.6–1 KB at 5), but fewer resident blocks cost more than the spills: measured on an H200,
+//!   two protein chains 0.61 s at 3, 0.50 s at 5; with every tile pair dense×dense 0.92 vs 0.81 s.
 //!
 //! It fails with a message naming the fix when the nightly's `rust-src` or `llvm-tools` component
 //! is missing (`rustup component add rust-src llvm-tools --toolchain <pinned>`).
@@ -101,7 +102,7 @@ fn main() {
     }
     let min_blocks: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
     let text = if min_blocks > 0 { add_launch_bounds(&text, &["mgk_solve_f32", "mgk_solve_f64", "mgk_solve_sparse_f32", "mgk_solve_sparse_f64", "mgk_solve_team_f32", "mgk_solve_team_f64", "tile_bench_f32", "tile_bench_f64"], min_blocks) } else { text };
-    let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer"))).unwrap_or(3);
+    let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer"))).unwrap_or(5);
     let text = if min_blocked > 0 { add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked) } else { text };
     std::fs::write(&dest, text).unwrap();
 }

@@ -9,6 +9,8 @@
 //!       "unlabeled": ["SSSS…", … 17 rows of 17 letters …],   row = bin of nnz(A), column = bin of nnz(B)
 //!       "labeled":   [ … ],                                   bin = nnz / 4 (bin 16 = 64 nonzeros)
 //!       "labeled_cheap": [ … ],                               optional
+//!       "dense_walk": "blocked",                              optional: the D/R walks timed
+//!                                                             ("shared" when absent)
 //!       "timings_ns": { "unlabeled": { "D": [289 numbers], "L": …, "R": …, "S": … }, "labeled": … } } ] }
 //! ```
 //! Letters: `D` dense×dense, `L` dense×sparse (A dense), `R` sparse×dense (B dense), `S`
@@ -17,7 +19,10 @@
 //! features with Kronecker deltas only (a compare and a select per term), `labeled` when some term
 //! evaluates an exponential (square exponential): the costlier κe, the more a sparse walk saves by
 //! skipping absent entries, so the maps differ. A profile without `labeled_cheap` (older files)
-//! uses `labeled` for cheap kernels too.
+//! uses `labeled` for cheap kernels too. A profile is measured with one dense walk of B (`D`, `R`):
+//! shared tiling (the default; `dense_walk` absent) or tiling-blocking (`octile tune --dense-walk
+//! blocked`); a run uses the profile of its own walk, else the device's shared-walk profile (the
+//! summary says so).
 //!
 //! Lookup order for a run: the file named in the config (`profile = …`), else `$OCTILE_PROFILE`,
 //! else the user store (`$XDG_CONFIG_HOME/octile/profiles.json` or `~/.config/octile/profiles.json`,
@@ -57,9 +62,20 @@ pub struct Profile {
     /// Map for κe reading edge features with Kronecker deltas only (measured: one delta); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labeled_cheap: Option<Vec<String>>,
+    /// The walk of B the dense primitives were timed with: `None` or "shared" (shared tiling),
+    /// "blocked" (tiling-blocking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense_walk: Option<String>,
     /// Optional: the measurements the maps were made from ("unlabeled"/"labeled" → letter → ns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings_ns: Option<BTreeMap<String, Timings>>,
+}
+
+impl Profile {
+    /// The dense walk the profile was measured with: "shared" or "blocked".
+    pub fn walk(&self) -> &str {
+        self.dense_walk.as_deref().unwrap_or("shared")
+    }
 }
 
 /// A profile file.
@@ -169,15 +185,16 @@ impl ProfileFile {
         SHIPPED_FILE.get_or_init(|| Self::parse(SHIPPED, Path::new("host/profiles/default.json")).expect("shipped profiles parse (tested)"))
     }
 
-    /// Best entry: same backend and precision, same device name, else same arch.
-    pub fn find(&self, backend: &str, device: &str, arch: &str, precision: &str) -> Option<&Profile> {
-        let cands = || self.profiles.iter().filter(|p| p.backend == backend && p.precision == precision);
+    /// Best entry: same backend, precision and dense walk (`"shared"` or `"blocked"`), same device
+    /// name, else same arch.
+    pub fn find(&self, backend: &str, device: &str, arch: &str, precision: &str, walk: &str) -> Option<&Profile> {
+        let cands = || self.profiles.iter().filter(|p| p.backend == backend && p.precision == precision && p.walk() == walk);
         cands().find(|p| p.device == device).or_else(|| cands().find(|p| p.arch == arch))
     }
 
-    /// Insert `p`, replacing an entry with the same backend, device and precision.
+    /// Insert `p`, replacing an entry with the same backend, device, precision and dense walk.
     pub fn upsert(&mut self, p: Profile) {
-        self.profiles.retain(|q| !(q.backend == p.backend && q.device == p.device && q.precision == p.precision));
+        self.profiles.retain(|q| !(q.backend == p.backend && q.device == p.device && q.precision == p.precision && q.walk() == p.walk()));
         self.profiles.push(p);
     }
 }
@@ -202,17 +219,35 @@ pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, pre
             (EdgeCost::Cheap, None) => (&p.labeled, "labeled (no labeled_cheap map in this profile)".to_string()),
             (EdgeCost::Costly, _) => (&p.labeled, kind.to_string()),
         };
-        MapSource { map: map_from_rows(rows).expect("validated on parse"), describe: format!("adaptive: {origin} [{} {} {kind}]", p.device, p.precision) }
+        let walk = if p.walk() == "shared" { String::new() } else { format!(" {}-walk", p.walk()) };
+        MapSource { map: map_from_rows(rows).expect("validated on parse"), describe: format!("adaptive: {origin} [{} {}{walk} {kind}]", p.device, p.precision) }
     };
     // an explicitly named file must exist and parse; the user store is optional
     let explicit = tiles.profile.clone().or_else(|| std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from));
-    if let Some(path) = explicit.or_else(|| user_store().filter(|p| p.is_file()))
-        && let Some(p) = ProfileFile::read(&path)?.find(backend, device, arch, precision)
-    {
-        return Ok(pick(p, &path.display().to_string()));
+    let user = match explicit.or_else(|| user_store().filter(|p| p.is_file())) {
+        Some(path) => Some((ProfileFile::read(&path)?, path.display().to_string())),
+        None => None,
+    };
+    // the run's own walk first (user file, then shipped), then the shared-walk profiles
+    let walk = tiles.dense_walk.name();
+    let mut tries: Vec<&str> = vec![walk];
+    if walk != "shared" {
+        tries.push("shared");
     }
-    if let Some(p) = ProfileFile::shipped().find(backend, device, arch, precision) {
-        return Ok(pick(p, "shipped profile"));
+    for w in tries {
+        let note = if w == walk { String::new() } else { format!(" (no {walk}-walk profile: tuned with {w} walks)") };
+        if let Some((f, origin)) = &user
+            && let Some(p) = f.find(backend, device, arch, precision, w)
+        {
+            let mut m = pick(p, origin);
+            m.describe.push_str(&note);
+            return Ok(m);
+        }
+        if let Some(p) = ProfileFile::shipped().find(backend, device, arch, precision, w) {
+            let mut m = pick(p, "shipped profile");
+            m.describe.push_str(&note);
+            return Ok(m);
+        }
     }
     Ok(MapSource { map: fallback_map(labeled), describe: format!("adaptive: built-in rule (no profile for {backend} {device} {precision}) [{kind}]") })
 }
@@ -233,8 +268,8 @@ mod tests {
     fn shipped_profiles_parse_and_cover_sm90_and_cpu() {
         let f = ProfileFile::shipped();
         for prec in ["f32", "f64"] {
-            assert!(f.find("cuda", "any H100/H200", "sm_90", prec).is_some(), "no sm_90 {prec} profile shipped");
-            assert!(f.find("cpu", "any CPU", std::env::consts::ARCH, prec).is_some(), "no cpu {prec} profile shipped");
+            assert!(f.find("cuda", "any H100/H200", "sm_90", prec, "shared").is_some(), "no sm_90 {prec} profile shipped");
+            assert!(f.find("cpu", "any CPU", std::env::consts::ARCH, prec, "shared").is_some(), "no cpu {prec} profile shipped");
         }
     }
 
@@ -267,7 +302,7 @@ mod tests {
         assert_eq!(EdgeCost::of(&delta), EdgeCost::Cheap);
         assert_eq!(EdgeCost::of(&crate::tiles::labeled_edge_kernel()), EdgeCost::Costly);
         let (u, l, c) = (vec!["S".repeat(17); 17], vec!["D".repeat(17); 17], vec!["R".repeat(17); 17]);
-        let mut p = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: u, labeled: l, labeled_cheap: Some(c), timings_ns: None };
+        let mut p = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: u, labeled: l, labeled_cheap: Some(c), dense_walk: None, timings_ns: None };
         let dir = std::env::temp_dir().join(format!("octile-cost-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("p.json");
@@ -287,9 +322,35 @@ mod tests {
     fn upsert_replaces_same_key() {
         let mut f = ProfileFile { version: 1, profiles: vec![] };
         let rows = map_to_rows(&fallback_map(false));
-        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, labeled_cheap: None, timings_ns: None };
+        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, labeled_cheap: None, dense_walk: None, timings_ns: None };
         f.upsert(p.clone());
-        f.upsert(p);
+        f.upsert(p.clone());
         assert_eq!(f.profiles.len(), 1);
+        // another walk is another entry
+        f.upsert(Profile { dense_walk: Some("blocked".into()), ..p });
+        assert_eq!(f.profiles.len(), 2);
+    }
+
+    #[test]
+    fn runs_use_the_profile_of_their_walk_else_the_shared_one() {
+        use crate::config::DenseWalk;
+        let rows = |c: &str| vec![c.repeat(17); 17];
+        let shared = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: rows("S"), labeled: rows("S"), labeled_cheap: None, dense_walk: None, timings_ns: None };
+        let blocked = Profile { unlabeled: rows("D"), labeled: rows("D"), dense_walk: Some("blocked".into()), ..shared.clone() };
+        let dir = std::env::temp_dir().join(format!("octile-walk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.json");
+        let tiles = |walk| TileOptions { profile: Some(path.clone()), dense_walk: walk, ..TileOptions::default() };
+        let get = |walk| resolve(&tiles(walk), "cpu", "X", "a", "f64", EdgeCost::Costly).unwrap();
+        std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![shared.clone(), blocked] }).unwrap()).unwrap();
+        assert_eq!(get(DenseWalk::SharedTiling).map.codes[0], Primitive::SparseSparse as u8);
+        let b = get(DenseWalk::TilingBlocking);
+        assert_eq!(b.map.codes[0], Primitive::DenseDense as u8);
+        assert!(b.describe.contains("blocked-walk"), "{}", b.describe);
+        // no blocked-walk profile for this device: the shared one, and the summary says so
+        std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![shared] }).unwrap()).unwrap();
+        let f = get(DenseWalk::TilingBlocking);
+        assert_eq!(f.map.codes[0], Primitive::SparseSparse as u8);
+        assert!(f.describe.contains("no blocked-walk profile"), "{}", f.describe);
     }
 }

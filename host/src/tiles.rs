@@ -172,11 +172,11 @@ pub fn reference_products(pairs: &TilePairs<f64>, edge: &KernelSpec) -> Vec<f64>
 
 /// Median wall time per tile pair (ns) of `prim` on the CPU (one thread), over `samples` runs of
 /// `reps` repeats.
-pub fn cpu_time_ns<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, reps: u32, samples: usize) -> f64 {
+pub fn cpu_time_ns<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32, samples: usize) -> f64 {
     let mut t: Vec<f64> = (0..samples.max(1))
         .map(|_| {
             let start = std::time::Instant::now();
-            std::hint::black_box(cpu_products(pairs, edge, prim, DenseWalk::SharedTiling, reps));
+            std::hint::black_box(cpu_products(pairs, edge, prim, walk, reps));
             start.elapsed().as_secs_f64() * 1e9 / (reps as f64 * pairs.len() as f64)
         })
         .collect();

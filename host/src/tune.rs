@@ -27,6 +27,8 @@ pub struct TuneOptions {
     pub precision: Precision,
     /// Fewer repeats (for tests / a first look); the map is noisier.
     pub quick: bool,
+    /// How D and R walk tile B while timed (the profile records it; runs with that walk use it).
+    pub dense_walk: DenseWalk,
 }
 
 /// The nonzero count representing bin `b` in the measurements (the bin's middle; 64 for bin 16).
@@ -64,8 +66,8 @@ fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
             for b in 0..NNZ_BINS {
                 let distinct = random_pairs(bin_nnz(a), bin_nnz(b), if opt.quick { 4 } else { 16 }, labeled, 0x7u64 ^ (a * NNZ_BINS + b) as u64);
                 let ns = match opt.target {
-                    TuneTarget::Cpu => time_cpu::<T>(&distinct, &edge, opt.quick),
-                    TuneTarget::Cuda => time_gpu::<T>(&distinct, &edge, opt.quick)?,
+                    TuneTarget::Cpu => time_cpu::<T>(&distinct, &edge, opt.dense_walk, opt.quick),
+                    TuneTarget::Cuda => time_gpu::<T>(&distinct, &edge, opt.dense_walk, opt.quick)?,
                 };
                 let mut best = (f64::INFINITY, Primitive::DenseDense);
                 for (p, v) in Primitive::ALL.iter().zip(ns) {
@@ -90,20 +92,21 @@ fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
         unlabeled: map_to_rows(&maps["unlabeled"]),
         labeled: map_to_rows(&maps["labeled"]),
         labeled_cheap: Some(map_to_rows(&maps["labeled_cheap"])),
+        dense_walk: (opt.dense_walk != DenseWalk::SharedTiling).then(|| opt.dense_walk.name().to_string()),
         timings_ns: Some(timings),
     })
 }
 
 /// ns per tile pair of each primitive on the CPU.
-fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> [f64; 4] {
+fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, walk: DenseWalk, quick: bool) -> [f64; 4] {
     let p = pairs.to::<T>();
     let (reps, samples) = if quick { (1, 1) } else { (8, 3) };
-    Primitive::ALL.map(|prim| cpu_time_ns(&p, edge, prim, reps, samples))
+    Primitive::ALL.map(|prim| cpu_time_ns(&p, edge, prim, walk, reps, samples))
 }
 
 /// ns per tile pair of each primitive on the GPU: one warp per pair over every resident warp
 /// slot, each pair repeated `reps` times in the kernel; median of 3 event-timed launches.
-fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, quick: bool) -> Result<[f64; 4]> {
+fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, walk: DenseWalk, quick: bool) -> Result<[f64; 4]> {
     use crate::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
     let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
     let blocks = dev.sm_count * solver_blocks_per_sm::<T>(&dev, crate::gpu::launch::SolverEntry::Adaptive);
@@ -113,8 +116,8 @@ fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBi
     let (reps, samples) = if quick { (4, 1) } else { (32, 3) };
     let mut out = [0.0; 4];
     for (slot, prim) in Primitive::ALL.into_iter().enumerate() {
-        tile_bench(&dev, &up, edge, prim, DenseWalk::SharedTiling, 1, Some(blocks))?; // warm-up
-        let mut ms: Vec<f64> = (0..samples).map(|_| tile_bench(&dev, &up, edge, prim, DenseWalk::SharedTiling, reps, Some(blocks)).map(|r| r.1 as f64)).collect::<Result<_>>()?;
+        tile_bench(&dev, &up, edge, prim, walk, 1, Some(blocks))?; // warm-up
+        let mut ms: Vec<f64> = (0..samples).map(|_| tile_bench(&dev, &up, edge, prim, walk, reps, Some(blocks)).map(|r| r.1 as f64)).collect::<Result<_>>()?;
         ms.sort_by(f64::total_cmp);
         out[slot] = ms[ms.len() / 2] * 1e6 / (n_warps as f64 * reps as f64);
     }
@@ -175,7 +178,7 @@ pub fn winner_svg(p: &Profile) -> String {
         _ => "#ff7f0e",
     };
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n");
-    s += &format!("<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {})</text>\n", p.backend, p.device, p.arch, p.precision);
+    s += &format!("<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {}, {} dense walks)</text>\n", p.backend, p.device, p.arch, p.precision, p.walk());
     for (k, (name, rows)) in maps.into_iter().enumerate() {
         let x0 = left + k as i32 * (panel + gap);
         s += &format!("<text x=\"{}\" y=\"{}\" font-size=\"12\">{name}</text>\n", x0, top - 18);

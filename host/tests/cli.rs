@@ -178,6 +178,25 @@ fn tune_writes_a_profile_the_solver_uses() {
     let map = MarginalizedGraphKernel::new(cfg).unwrap().primitive_map().unwrap();
     assert_eq!(map.map, octile_types::PrimitiveMap::uniform(octile_types::Primitive::SparseDense));
 
+    // tuning the blocked walks adds a second profile to the same file; runs with that walk use it
+    let o = exe()
+        .args(["tune", "--backend", "cpu", "--precision", "f64", "--quick", "--dense-walk", "blocked", "--out", prof.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "tune --dense-walk blocked failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("blocked dense walks"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(dir.join("winners-f64-blocked.svg").is_file());
+    let file = octile::profile::ProfileFile::read(&prof).unwrap();
+    assert_eq!(file.profiles.iter().map(|p| p.walk()).collect::<Vec<_>>(), ["shared", "blocked"]);
+    let st = exe()
+        .args(["gram", "nws:3", "--backend", "cpu", "--precision", "f64", "--profile", prof.to_str().unwrap(), "--dense-walk", "blocked", "--out", out.to_str().unwrap(), "--quiet"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    let used = summary["primitives"].as_str().unwrap();
+    assert!(used.contains("f64 blocked-walk labeled") && used.contains("dense walks (D, R): tiling-blocking"), "{used}");
+
     // a broken profile is a typed error naming the file, not a panic
     std::fs::write(dir.join("bad.json"), "{\"version\": 1, \"profiles\": [{\"backend\": 3}]}").unwrap();
     let o = exe().args(["gram", "nws:2", "--backend", "cpu", "--profile", dir.join("bad.json").to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();

@@ -35,6 +35,15 @@ enum DenseWalkArg {
     Blocked,
 }
 
+impl From<DenseWalkArg> for DenseWalk {
+    fn from(w: DenseWalkArg) -> Self {
+        match w {
+            DenseWalkArg::Shared => DenseWalk::SharedTiling,
+            DenseWalkArg::Blocked => DenseWalk::TilingBlocking,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ReorderArg {
     Pbr,
@@ -195,6 +204,10 @@ enum Cmd {
         /// Measure nothing: print the tables and write the plots of every profile in this file.
         #[arg(long)]
         show: Option<PathBuf>,
+        /// Time D and R with this walk of tile B: shared (default) or blocked (tiling-blocking); the
+        /// profile records it, and runs with `--dense-walk blocked` use the blocked-walk profile.
+        #[arg(long, value_enum, default_value = "shared")]
+        dense_walk: DenseWalkArg,
     },
 }
 
@@ -215,7 +228,7 @@ fn main() {
             gram(GramArgs { inputs, against, kernel, out, normalize, backend, precision, format, skip_invalid, reorder, pdb_cutoff, primitive, profile, blocks_per_pair, dense_walk, quiet })
         }
         Cmd::Tune { show: Some(file), svg, .. } => show_profiles(&file, &svg),
-        Cmd::Tune { backend, precision, out, svg, quick, show: None } => tune(backend, precision, out, svg, quick),
+        Cmd::Tune { backend, precision, out, svg, quick, show: None, dense_walk } => tune(backend, precision, out, svg, quick, dense_walk.into()),
         Cmd::Nodal { inputs, pair, kernel, out, backend, precision, format, reorder, pdb_cutoff } => nodal(&inputs, &pair, kernel, &out, backend, precision, format, reorder, pdb_cutoff),
     };
     if let Err(e) = r {
@@ -427,10 +440,7 @@ fn gram(a: GramArgs) -> Result<()> {
         };
     }
     if let Some(w) = a.dense_walk {
-        cfg.tiles.dense_walk = match w {
-            DenseWalkArg::Shared => DenseWalk::SharedTiling,
-            DenseWalkArg::Blocked => DenseWalk::TilingBlocking,
-        };
+        cfg.tiles.dense_walk = w.into();
     }
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let (x, skipped_x) = load(&a.inputs, &ropt)?;
@@ -534,10 +544,11 @@ fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
     use octile::tune::{winner_svg, winner_tables};
     let f = octile::profile::ProfileFile::read(file)?;
     for p in &f.profiles {
-        println!("{} {} ({}) {}", p.backend, p.device, p.arch, p.precision);
+        println!("{} {} ({}) {}, {} dense walks", p.backend, p.device, p.arch, p.precision, p.walk());
         print!("{}", winner_tables(p));
         let stem = svg.file_stem().and_then(|s| s.to_str()).unwrap_or("octile-tune");
-        let tag: String = format!("{}-{}-{}", p.backend, p.device, p.precision).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
+        let walk = if p.walk() == "shared" { String::new() } else { format!("-{}", p.walk()) };
+        let tag: String = format!("{}-{}-{}{walk}", p.backend, p.device, p.precision).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
         let path = svg.with_file_name(format!("{stem}-{tag}.svg"));
         npy::write_atomic(&path, winner_svg(p).as_bytes())?;
         println!("plot: {}", path.display());
@@ -545,7 +556,7 @@ fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
     Ok(())
 }
 
-fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, svg: PathBuf, quick: bool) -> Result<()> {
+fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, svg: PathBuf, quick: bool, dense_walk: DenseWalk) -> Result<()> {
     use octile::profile::{ProfileFile, user_store};
     use octile::tune::{TuneOptions, TuneTarget, winner_svg, winner_tables};
     let target = match backend {
@@ -577,15 +588,16 @@ fn tune(backend: BackendArg, precision: TunePrecisionArg, out: Option<PathBuf>, 
         bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} cells  ETA {eta}").unwrap());
         let b2 = bar.clone();
         let t = std::time::Instant::now();
-        let profile = octile::tune::tune(&TuneOptions { target, precision: prec, quick }, &move |done, total| {
+        let profile = octile::tune::tune(&TuneOptions { target, precision: prec, quick, dense_walk }, &move |done, total| {
             b2.set_length(total as u64);
             b2.set_position(done as u64);
         })?;
         bar.finish_and_clear();
-        println!("tuned {} {} ({}) {} in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, t.elapsed().as_secs_f64());
+        println!("tuned {} {} ({}) {}, {} dense walks, in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, profile.walk(), t.elapsed().as_secs_f64());
         print!("{}", winner_tables(&profile));
         let stem = svg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "octile-tune".into());
-        let svg_path = svg.with_file_name(format!("{stem}-{}.svg", profile.precision));
+        let walk = if profile.walk() == "shared" { String::new() } else { format!("-{}", profile.walk()) };
+        let svg_path = svg.with_file_name(format!("{stem}-{}{walk}.svg", profile.precision));
         npy::write_atomic(&svg_path, winner_svg(&profile).as_bytes())?;
         println!("winner map plot: {}", svg_path.display());
         file.upsert(profile);
