@@ -166,6 +166,9 @@ impl ProfileFile {
             return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile version {} (this octile reads version 1)", f.version) });
         }
         for p in &f.profiles {
+            if !matches!(p.walk(), "shared" | "blocked") {
+                return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: dense_walk \"{}\" (use \"shared\" or \"blocked\")", p.backend, p.device, p.precision, p.walk()) });
+            }
             for rows in [&p.unlabeled, &p.labeled].into_iter().chain(p.labeled_cheap.as_ref()) {
                 map_from_rows(rows).map_err(|what| OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: {what}", p.backend, p.device, p.precision) })?;
             }
@@ -290,6 +293,10 @@ mod tests {
         assert!(matches!(e, OctileError::Parse { .. }) && e.to_string().contains("x.json"), "{e}");
         let e = ProfileFile::parse("{\"version\": 7, \"profiles\": []}", Path::new("y.json")).unwrap_err();
         assert!(e.to_string().contains("version 7"), "{e}");
+        let rows = serde_json::to_string(&map_to_rows(&fallback_map(false))).unwrap();
+        let text = format!("{{\"version\": 1, \"profiles\": [{{\"backend\": \"cpu\", \"device\": \"X\", \"arch\": \"a\", \"precision\": \"f64\", \"unlabeled\": {rows}, \"labeled\": {rows}, \"dense_walk\": \"registers\"}}]}}");
+        let e = ProfileFile::parse(&text, Path::new("z.json")).unwrap_err();
+        assert!(e.to_string().contains("z.json") && e.to_string().contains("dense_walk \"registers\""), "{e}");
     }
 
     #[test]
