@@ -4,7 +4,7 @@
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::pack::PackedGraphs;
 use octile_types::blocked::{GatheredKernel, rows_pair_blocked};
-use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
+use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::primitives::{Primitive, PrimitiveMap, row_pair};
 use octile_types::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{KernelSpec, Octile, PairStatus, Real};
@@ -294,7 +294,7 @@ pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, dense: &Gather
 #[inline(always)]
 fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(edge: &KernelSpec, dense: &GatheredKernel, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
     assert!(stride >= 1 && ea.len() >= TILE_AREA * stride && eb.len() >= TILE_AREA * stride && pb.len() >= TILE_AREA && out.len() >= TILE_AREA);
-    assert!(dense.usable == 0 || (0..dense.slots as usize).all(|s| NZ_FEATURES + (dense.features[s] as usize) < stride));
+    assert!(dense.usable == 0 || dense.fits(stride));
     if DB && dense.usable != 0 {
         // register-blocked walk: rows ra and ra + 4 of A together, as a GPU lane does
         for ra in 0..TILE / 2 {

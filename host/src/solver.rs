@@ -168,11 +168,7 @@ impl MarginalizedGraphKernel {
     /// κe gathered for the tiling-blocking dense walks, or marked unusable when the configuration
     /// asks for shared tiling (the default) — `usable` is what selects the walks on both backends.
     fn dense_kernel(&self) -> GatheredKernel {
-        let mut g = GatheredKernel::of(&self.resolved.edge_spec);
-        if self.config.tiles.dense_walk != DenseWalk::TilingBlocking {
-            g.usable = 0;
-        }
-        g
+        crate::tiles::gathered(&self.resolved.edge_spec, self.config.tiles.dense_walk)
     }
 
     /// Attach progress reporting / cancellation.

@@ -93,6 +93,15 @@ impl GatheredKernel {
     }
 }
 
+impl GatheredKernel {
+    /// Whether the blocked walks may read this κe from nonzero rows of `stride` values (weight +
+    /// features): usable, at most [`GATHER_SLOTS`] slots, every used slot's feature inside the row —
+    /// the condition [`rows_pair_blocked`]'s safety contract names.
+    pub fn fits(&self, stride: usize) -> bool {
+        self.usable == 1 && self.slots as usize <= GATHER_SLOTS && self.features[..self.slots as usize].iter().all(|&f| NZ_FEATURES + (f as usize) < stride)
+    }
+}
+
 /// κe of one A entry (slot values a0, a1) against R B entries of a row (slots b0, b1): the
 /// same math as [`KernelSpec::eval`] for a product of base kernels (kind 0 constant, 1 Kronecker
 /// delta, else square exponential), dispatched once per term for all R columns.

@@ -206,8 +206,7 @@ fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[Pa
     if entry == SolverEntry::SparseOnly && params.tile_storage != TILE_STORAGE_COMPACT {
         return fail("the sparse-only kernel reads compact tile storage only".into());
     }
-    let g = &params.dense_kernel;
-    if entry == SolverEntry::Blocked && (g.usable != 1 || g.slots as usize > octile_types::blocked::GATHER_SLOTS || g.features[..g.slots as usize].iter().any(|&f| f as usize + 1 >= graphs.nz_stride)) {
+    if entry == SolverEntry::Blocked && !params.dense_kernel.fits(graphs.nz_stride) {
         return fail("the tiling-blocking entry needs a usable gathered edge kernel whose features lie inside the nonzero rows".into());
     }
     let nz_end = graphs.nz_end[(params.tile_storage == TILE_STORAGE_DENSE) as usize];
