@@ -457,46 +457,36 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
 
 /// Defines one `#[no_mangle]` entry point over [`solve_all`] per precision and variant: one block
 /// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
-/// `team_sync` argument, one zeroed [`TeamSync`] per team).
+/// `team_sync` argument, one zeroed [`TeamSync`] per team). Both arms expand the one `@entry` arm,
+/// which owns the argument list every solver entry shares (the host pushes it in this order:
+/// `gpu::launch::push_solver_args`); the parameter names come from the calling arm so that its
+/// team constructor can use them.
 macro_rules! mgk_entry {
     ($(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            params: MgkParams,
-            graphs: *const GraphDesc,
-            row_ptr: *const u32,
-            octiles: *const Octile,
-            edge_data: *const $t,
-            node_data: *const $t,
-            edge_data64: *const f64,
-            node_data64: *const f64,
-            jobs: *const PairJob,
-            status: *mut PairStatus,
-            scratch: *mut f64,
-            job_counter: *mut u32,
-        ) {
-            let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
-            let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
-            // SAFETY: forwarded to the launcher's contract.
-            unsafe { solve_all::<$t, BlockTeam, { $sparse }, { $blocked }>(&mut BlockTeam::new(), &params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
-        }
+        mgk_entry!(@entry
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
+            $name, $t, $sparse, $blocked, params, [], BlockTeam::new());
     };
     ($(#[$doc:meta])* team $name:ident, $t:ty, $blocked:expr) => {
+        mgk_entry!(@entry
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// See [`solve_all`]; launched cooperatively (every block resident) with
+            /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
+            /// `team_sync` holds one zeroed [`TeamSync`] per team (the team contract: team_blocks
+            /// divides the grid, one TeamSync per team, cooperative launch).
+            $name, $t, false, $blocked, params, [team_sync: *mut TeamSync], GridTeam::of_block(params.team_blocks, team_sync));
+    };
+    (@entry $(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr, $params:ident, [$($extra:ident: $extra_ty:ty),*], $team:expr) => {
         $(#[$doc])*
-        ///
-        /// # Safety
-        /// See [`solve_all`]; launched cooperatively (every block resident) with
-        /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
-        /// `team_sync` holds one zeroed [`TeamSync`] per team.
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
-            params: MgkParams,
+            $params: MgkParams,
             graphs: *const GraphDesc,
             row_ptr: *const u32,
             octiles: *const Octile,
@@ -508,16 +498,12 @@ macro_rules! mgk_entry {
             status: *mut PairStatus,
             scratch: *mut f64,
             job_counter: *mut u32,
-            team_sync: *mut TeamSync,
+            $($extra: $extra_ty),*
         ) {
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
-            // SAFETY: forwarded to the launcher's contract (team_blocks divides the grid, one
-            // TeamSync per team, cooperative launch).
-            unsafe {
-                let mut team = GridTeam::of_block(params.team_blocks, team_sync);
-                solve_all::<$t, GridTeam, false, { $blocked }>(&mut team, &params, &inputs, &inputs64, jobs, status, scratch, job_counter)
-            }
+            // SAFETY: forwarded to the launcher's contract (see the entry's docs).
+            unsafe { solve_all::<$t, _, { $sparse }, { $blocked }>(&mut $team, &$params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
         }
     };
 }
