@@ -26,7 +26,8 @@
 //! run, is printed and written to `ablation.md` / `ablation.json` (in `$OCTILE_BENCH_OUT` or the
 //! current directory), followed by the non-empty octile counts per order (the paper's Fig. 7).
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use octile::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
+use octile::GraphKernel;
+use octile::mgk::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::reorder::{Reordering, count_octiles};
 use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, Precision};

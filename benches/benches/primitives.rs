@@ -7,8 +7,8 @@
 //! whole 17 × 17 grid and writes the profile; this bench is for tracking the primitives over time.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;
-use octile::config::DenseWalk;
-use octile::tiles::{TilePairs, cpu_products, labeled_edge_kernel, random_pairs};
+use octile::mgk::config::DenseWalk;
+use octile::mgk::tune::tile_pairs::{TilePairs, cpu_products, labeled_edge_kernel, random_pairs};
 use octile_types::{KernelSpec, Primitive};
 
 const CELLS: [(u32, u32); 4] = [(6, 6), (6, 40), (24, 24), (64, 64)];
@@ -36,8 +36,9 @@ fn bench(c: &mut Criterion) {
                 group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}{tag}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| bch.iter(|| cpu_products(p, &edge, prim, walk, 1)));
             }
             if let Some(dev) = &gpu {
-                use octile::gpu::launch::{solver_blocks_per_sm, tile_bench, upload_tile_pairs};
-                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev, octile::gpu::launch::SolverEntry::Adaptive);
+                use octile::mgk::gpu::launch::{SolverEntry, solver_blocks_per_sm};
+                use octile::mgk::tune::tile_bench::{tile_bench, upload_tile_pairs};
+                let blocks = dev.sm_count * solver_blocks_per_sm::<f32>(dev, SolverEntry::Adaptive);
                 let n = (blocks * 4) as usize;
                 let up = upload_tile_pairs(dev, &pairs.to::<f32>().cycled(n)).unwrap();
                 let reps = 32;

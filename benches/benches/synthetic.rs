@@ -4,7 +4,8 @@
 //! synchronize (the Gram call returns only after the statuses are copied back).
 //! The CPU f64 group is the in-run baseline; `OCTILE_BENCH_GRAPHS` overrides the set sizes.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use octile::config::synthetic_kernel;
+use octile::GraphKernel;
+use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 

@@ -58,7 +58,7 @@ pub enum OctileError {
         /// How many pairs failed.
         n_failed: usize,
         /// Everything computed.
-        partial: Box<crate::Gram>,
+        partial: Box<crate::gram::matrix::Gram>,
     },
     /// The CUDA backend was asked for but cannot be used.
     #[error("CUDA backend unavailable: {0}")]

@@ -1,34 +1,40 @@
-//! # octile — marginalized graph kernels on GPUs and all CPU cores
+//! # octile — graph kernels on GPUs and all CPU cores
 //!
-//! K(G, G') = Σ p_i p'_i' x_ii' where (D×V×⁻¹ − A×⊙E×) x = D×·1 is solved by Jacobi-preconditioned
-//! conjugate gradient without forming the product matrix: its matrix-vector product is computed on
-//! the fly from 8×8 tiles ("octiles") of each graph. This is GraphDot's definition; the paper's
-//! equation (15), with stopping vector q× = q⊗q', equals q²·K.
+//! Today one method, the marginalized graph kernel (MGK): K(G, G') = Σ p_i p'_i' x_ii' where
+//! (D×V×⁻¹ − A×⊙E×) x = D×·1 is solved by Jacobi-preconditioned conjugate gradient without forming
+//! the product matrix: its matrix-vector product is computed on the fly from 8×8 tiles ("octiles")
+//! of each graph. This is GraphDot's definition; the paper's equation (15), with stopping vector
+//! q× = q⊗q', equals q²·K.
 //!
 //! ```no_run
-//! use octile::{MarginalizedGraphKernel, config::synthetic_kernel, generators::nws_set};
+//! use octile::{GraphKernel, MarginalizedGraphKernel, generators::nws_set, mgk::config::synthetic_kernel};
 //! let graphs = nws_set(16, 42);
 //! let kernel = MarginalizedGraphKernel::new(synthetic_kernel(0.05)).unwrap();
 //! let k = kernel.gram_normalized(&graphs).unwrap();
 //! assert!((k.get(3, 3) - 1.0).abs() < 1e-12);
 //! ```
-pub mod config;
-pub mod cpu;
+//!
+//! Layout (`docs/ARCHITECTURE.md` has the data flow and how to add a method):
+//! - shared by every method: [`graph`] and the readers in [`io`], [`generators`], node orders in
+//!   [`reorder`], [`backend`] choices, the GPU runtime [`gpu`], the Gram driver [`gram`]
+//!   ([`GraphKernel`], [`Gram`], [`RunControl`]) and [`error`];
+//! - one module tree per method: [`mgk`] (`sp` and `graphlets` as they land);
+//! - [`selftest`]: the GPU self-test of the device helpers (tests only).
+pub mod backend;
 pub mod error;
 pub mod generators;
 pub mod gpu;
+pub mod gram;
 pub mod graph;
 pub mod io;
-pub mod pack;
-pub mod profile;
-pub mod reference;
+pub mod mgk;
 pub mod reorder;
-pub mod solver;
-pub mod tiles;
-pub mod tune;
+pub mod selftest;
 
-pub use config::{Backend, KernelConfig, Precision, SolverParams};
+pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};
+pub use gram::{Evaluation, Gram, GraphKernel, PairInfo, RunControl};
 pub use graph::Graph;
+pub use mgk::config::{KernelConfig, SolverParams};
+pub use mgk::{MarginalizedGraphKernel, NodalMatrix};
 pub use reorder::Reordering;
-pub use solver::{Gram, MarginalizedGraphKernel, NodalMatrix, PairInfo, RunControl};

@@ -1,5 +1,6 @@
 //! The `octile` binary: its Gram matrix equals the library's, the .npy loads in numpy with the
 //! right shape and values, the JSON summary is complete, and bad input fails with a message.
+use octile::GraphKernel;
 use octile::io::read;
 use octile::{Backend, KernelConfig, MarginalizedGraphKernel, Precision};
 use std::path::Path;
@@ -150,7 +151,7 @@ fn tune_writes_a_profile_the_solver_uses() {
     assert!(stdout.contains("nnz A\\B") && stdout.contains("labeled"), "no winner table in:\n{stdout}");
     let svg_text = std::fs::read_to_string(dir.join("winners-f64.svg")).unwrap();
     assert!(svg_text.starts_with("<svg") && svg_text.matches("<rect").count() >= 2 * 289, "bad svg");
-    let file = octile::profile::ProfileFile::read(&prof).unwrap();
+    let file = octile::mgk::profile::ProfileFile::read(&prof).unwrap();
     assert_eq!(file.profiles.len(), 1);
     let p = &file.profiles[0];
     assert_eq!((p.backend.as_str(), p.precision.as_str()), ("cpu", "f64"));
@@ -172,7 +173,7 @@ fn tune_writes_a_profile_the_solver_uses() {
     edited.profiles[0].labeled = vec!["R".repeat(17); 17];
     let edited_path = dir.join("edited.json");
     std::fs::write(&edited_path, serde_json::to_string(&edited).unwrap()).unwrap();
-    let mut cfg = octile::config::synthetic_kernel(0.05);
+    let mut cfg = octile::mgk::config::synthetic_kernel(0.05);
     cfg.backend = Backend::Cpu;
     cfg.tiles.profile = Some(edited_path);
     let map = MarginalizedGraphKernel::new(cfg).unwrap().primitive_map().unwrap();
@@ -186,7 +187,7 @@ fn tune_writes_a_profile_the_solver_uses() {
     assert!(o.status.success(), "tune --dense-walk blocked failed: {}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("blocked dense walks"), "{}", String::from_utf8_lossy(&o.stdout));
     assert!(dir.join("winners-f64-blocked.svg").is_file());
-    let file = octile::profile::ProfileFile::read(&prof).unwrap();
+    let file = octile::mgk::profile::ProfileFile::read(&prof).unwrap();
     assert_eq!(file.profiles.iter().map(|p| p.walk()).collect::<Vec<_>>(), ["shared", "blocked"]);
     let st = exe()
         .args(["gram", "nws:3", "--backend", "cpu", "--precision", "f64", "--profile", prof.to_str().unwrap(), "--dense-walk", "blocked", "--out", out.to_str().unwrap(), "--quiet"])
@@ -217,7 +218,7 @@ fn cli_nodal_writes_node_matrix_in_input_order_summing_to_k() {
     assert_eq!(summary["pair"], serde_json::json!([2, 0]));
     // ΣR = K(G2, G0) from the library, and R does not depend on the packing order
     let graphs = octile::generators::nws_set(3, 5);
-    let mut cfg = octile::config::synthetic_kernel(0.05);
+    let mut cfg = octile::mgk::config::synthetic_kernel(0.05);
     cfg.backend = Backend::Cpu;
     cfg.precision = Precision::F64;
     let k = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap().get(2, 0);

@@ -1,5 +1,6 @@
 //! Readers on small inline cases and malformed inputs: each bad input gives a typed error naming
 //! file and line; real datasets in data/ are read when present (SKIP otherwise).
+use octile::GraphKernel;
 use octile::io::{Format, read};
 use octile::{KernelConfig, MarginalizedGraphKernel, OctileError};
 use std::path::{Path, PathBuf};

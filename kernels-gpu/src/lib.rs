@@ -5,20 +5,24 @@
 //! host library by `host/build.rs`. Every `#[repr(C)]` type, layout constant and kernel name comes
 //! from `octile-types`, the same source the host compiles.
 //!
+//! Layout: shared device helpers ([`intrinsics`]: PTX instructions as safe-ish functions;
+//! [`smem`]: the module's static shared memory; [`reduce`]: block reductions), one module tree per
+//! method ([`mgk`]; `sp` and `graphlets` as they land) and [`selftest`] (`smoke_intrinsics`).
+//!
 //! A Rust panic (failed bounds check, overflow in debug) becomes the PTX `trap` instruction: the
 //! launch fails with `CUDA_ERROR_LAUNCH_FAILED` instead of reading out of bounds.
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
 #![allow(clippy::missing_safety_doc)]
 
+// shared device helpers: every method's kernels build on these
 pub mod intrinsics;
-pub mod mgk;
 pub mod reduce;
 pub mod smem;
-pub mod smoke;
-pub mod stage;
-pub mod team;
-pub mod tile_bench;
+// one module tree per method
+pub mod mgk;
+// the device self-test of the helpers (not used by any method)
+pub mod selftest;
 
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo) -> ! {

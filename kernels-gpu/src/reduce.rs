@@ -6,13 +6,13 @@
 //! and take the same branches afterwards.
 use crate::intrinsics::{FULL_MASK, lane_id, shfl_xor_f64, sync_threads, thread_idx_x, warp_id};
 use crate::smem::reduce_smem;
-use octile_types::names::SOLVER_WARPS;
+use octile_types::names::BLOCK_WARPS;
 
 /// Sum of `a` and of `b` over the whole block, returned to every thread.
 ///
 /// # Safety
 /// Every thread of the block must call it (it contains barriers); the block must have
-/// `SOLVER_WARPS` warps.
+/// `BLOCK_WARPS` warps.
 #[inline(always)]
 pub unsafe fn block_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
     let mut d = 16;
@@ -27,7 +27,7 @@ pub unsafe fn block_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
     let slots = reduce_smem() as *mut f64;
     if lane_id() == 0 {
         let w = warp_id() as usize;
-        // SAFETY: slot 2w and 2w+1 < 2·SOLVER_WARPS lie inside reduce_smem (const-asserted).
+        // SAFETY: slot 2w and 2w+1 < 2·BLOCK_WARPS lie inside reduce_smem (const-asserted).
         unsafe {
             *slots.add(2 * w) = a;
             *slots.add(2 * w + 1) = b;
@@ -36,7 +36,7 @@ pub unsafe fn block_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
     // SAFETY: reached by every thread (caller's contract).
     unsafe { sync_threads() };
     let (mut sa, mut sb) = (0.0, 0.0);
-    for w in 0..SOLVER_WARPS as usize {
+    for w in 0..BLOCK_WARPS as usize {
         // SAFETY: as above; written before the barrier.
         unsafe {
             sa += *slots.add(2 * w);
@@ -54,7 +54,7 @@ pub unsafe fn block_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
 /// Every thread of the block must call it (it contains barriers).
 #[inline(always)]
 pub unsafe fn block_broadcast_u32(v: u32) -> u32 {
-    let slot = unsafe { reduce_smem().add(2 * SOLVER_WARPS as usize * 8) } as *mut u32;
+    let slot = unsafe { reduce_smem().add(2 * BLOCK_WARPS as usize * 8) } as *mut u32;
     if thread_idx_x() == 0 {
         // SAFETY: the broadcast slot lies after the partial sums, inside reduce_smem.
         unsafe { *slot = v };

@@ -1,10 +1,10 @@
 //! # octile-types — the one boundary between the host and the GPU kernels
 //!
-//! Everything that both sides must agree on lives here, once: the `#[repr(C)]` layouts that travel
-//! to the device ([`layout`]), the base-kernel descriptions and their pure math ([`kernel_spec`]),
-//! the tiled vector layout of the product system ([`tiling`]), the tile-pair XMV primitives and
-//! the map choosing between them ([`primitives`], register blocking in [`blocked`]), the floating-point abstraction
-//! ([`real`]) and the PTX entry-point names ([`names`]). The crate is `no_std` and allocation-free so
+//! Everything that both sides must agree on lives here, once. Shared by every method: the
+//! floating-point abstraction ([`real`]), the base-kernel descriptions and their pure math
+//! ([`kernel_spec`]) and the module-wide PTX names and launch shape ([`names`]). One module per
+//! method: [`mgk`] (the marginalized graph kernel: octile layout, launch parameters, tile-pair
+//! primitives, tiled vectors, entry names); `sp` and `graphlets` as they land. The crate is `no_std` and allocation-free so
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
 #![no_std]
@@ -15,20 +15,39 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod blocked;
 pub mod kernel_spec;
-pub mod layout;
+pub mod mgk;
 pub mod names;
-pub mod primitives;
 pub mod real;
-pub mod tiling;
 
-pub use blocked::GatheredKernel;
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
-pub use layout::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, TeamSync, TileBenchParams};
-pub use primitives::{Primitive, PrimitiveMap};
+pub use mgk::blocked::GatheredKernel;
+pub use mgk::layout::{GraphDesc, Octile};
+pub use mgk::params::{MgkParams, PairJob, PairStatus, TeamSync, TileBenchParams};
+pub use mgk::primitives::{Primitive, PrimitiveMap};
+pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
-pub use tiling::{TILE, TILE_AREA};
+
+/// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
+pub const ALL_KERNELS: [&str; 13] = {
+    use mgk::names::*;
+    use names::SMOKE_INTRINSICS;
+    [
+        MGK_SOLVE_F32,
+        MGK_SOLVE_F64,
+        MGK_SOLVE_SPARSE_F32,
+        MGK_SOLVE_SPARSE_F64,
+        MGK_SOLVE_TEAM_F32,
+        MGK_SOLVE_TEAM_F64,
+        MGK_SOLVE_BLOCKED_F32,
+        MGK_SOLVE_BLOCKED_F64,
+        MGK_SOLVE_TEAM_BLOCKED_F32,
+        MGK_SOLVE_TEAM_BLOCKED_F64,
+        SMOKE_INTRINSICS,
+        TILE_BENCH_F32,
+        TILE_BENCH_F64,
+    ]
+};
 
 #[cfg(feature = "cudarc")]
 mod cudarc_impls {

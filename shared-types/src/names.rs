@@ -1,61 +1,19 @@
-//! PTX entry-point names. The kernels in `kernels-gpu` are `#[no_mangle]` functions with exactly
-//! these names; the host loads them by these constants, and a host test checks that the embedded
-//! PTX declares every one of them.
+//! PTX entry-point names and launch shapes shared by every kernel of the module. The kernels in
+//! `kernels-gpu` are `#[no_mangle]` functions with exactly the names here and in
+//! [`crate::mgk::names`]; the host loads them by these constants, and a host test checks that the
+//! embedded PTX declares every one of them ([`crate::ALL_KERNELS`]).
 
-/// PCG solver for many graph pairs, `f32` storage and arithmetic (reductions in `f64`).
-pub const MGK_SOLVE_F32: &str = "mgk_solve_f32";
-/// PCG solver for many graph pairs, `f64` throughout.
-pub const MGK_SOLVE_F64: &str = "mgk_solve_f64";
-/// Sparse-only variant of [`MGK_SOLVE_F32`]: every tile pair sparse × sparse, compact storage only.
-pub const MGK_SOLVE_SPARSE_F32: &str = "mgk_solve_sparse_f32";
-/// Sparse-only variant of [`MGK_SOLVE_F64`].
-pub const MGK_SOLVE_SPARSE_F64: &str = "mgk_solve_sparse_f64";
-/// Team variant of [`MGK_SOLVE_F32`]: several blocks solve one pair together (large graphs), the
-/// grid's blocks grouped into teams of `MgkParams::team_blocks`, synchronized through a
-/// `TeamSync` per team (cooperative launch: every block resident).
-pub const MGK_SOLVE_TEAM_F32: &str = "mgk_solve_team_f32";
-/// Team variant of [`MGK_SOLVE_F64`].
-pub const MGK_SOLVE_TEAM_F64: &str = "mgk_solve_team_f64";
-/// Variant of [`MGK_SOLVE_F32`] whose dense walks in B (primitives D and R) are the paper's
-/// tiling-blocking ones (`crate::blocked`); opt-in (`dense_walk = "blocked"`).
-pub const MGK_SOLVE_BLOCKED_F32: &str = "mgk_solve_blocked_f32";
-/// Tiling-blocking variant of [`MGK_SOLVE_F64`].
-pub const MGK_SOLVE_BLOCKED_F64: &str = "mgk_solve_blocked_f64";
-/// Tiling-blocking variant of [`MGK_SOLVE_TEAM_F32`].
-pub const MGK_SOLVE_TEAM_BLOCKED_F32: &str = "mgk_solve_team_blocked_f32";
-/// Tiling-blocking variant of [`MGK_SOLVE_TEAM_F64`].
-pub const MGK_SOLVE_TEAM_BLOCKED_F64: &str = "mgk_solve_team_blocked_f64";
+/// Threads per block of every kernel of the module (4 warps). The kernels' static shared memory
+/// and block reductions are sized for exactly this many warps; the host launches with this block
+/// size and nothing else.
+pub const BLOCK_THREADS: u32 = 128;
+/// Warps per block.
+pub const BLOCK_WARPS: u32 = BLOCK_THREADS / 32;
+
 /// Device self-test of the intrinsics (lane ids, shuffles, votes, popc/fns, atomics).
 pub const SMOKE_INTRINSICS: &str = "smoke_intrinsics";
 
-/// Tile-pair primitive microbenchmark and check, `f32`.
-pub const TILE_BENCH_F32: &str = "tile_bench_f32";
-/// Tile-pair primitive microbenchmark and check, `f64`.
-pub const TILE_BENCH_F64: &str = "tile_bench_f64";
-
-/// Every entry point the PTX module must export.
-pub const ALL_KERNELS: [&str; 13] = [
-    MGK_SOLVE_F32,
-    MGK_SOLVE_F64,
-    MGK_SOLVE_SPARSE_F32,
-    MGK_SOLVE_SPARSE_F64,
-    MGK_SOLVE_TEAM_F32,
-    MGK_SOLVE_TEAM_F64,
-    MGK_SOLVE_BLOCKED_F32,
-    MGK_SOLVE_BLOCKED_F64,
-    MGK_SOLVE_TEAM_BLOCKED_F32,
-    MGK_SOLVE_TEAM_BLOCKED_F64,
-    SMOKE_INTRINSICS,
-    TILE_BENCH_F32,
-    TILE_BENCH_F64,
-];
-
-/// Threads per block of the solver kernels (4 warps). The kernels' static shared memory is sized for
-/// exactly this many warps; the host launches with this block size and nothing else.
-pub const SOLVER_BLOCK_THREADS: u32 = 128;
-/// Warps per solver block.
-pub const SOLVER_WARPS: u32 = SOLVER_BLOCK_THREADS / 32;
 /// Threads per block of the smoke-test kernel.
-pub const SMOKE_BLOCK_THREADS: u32 = SOLVER_BLOCK_THREADS;
+pub const SMOKE_BLOCK_THREADS: u32 = BLOCK_THREADS;
 /// Number of `u32` result words the smoke kernel writes per thread.
 pub const SMOKE_WORDS_PER_THREAD: usize = 8;

@@ -1,6 +1,6 @@
 //! Shared helpers of the integration tests: random labeled graphs with every edge case, the list
 //! of backends one test body runs on, and two-sided tolerance checks that name what failed.
-use octile::config::{BaseKernelConfig, FeatureKernel};
+use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, KernelConfig, Precision};
 use octile_types::kernel_spec::Combine;

@@ -2,7 +2,8 @@
 //! tiling-blocking): the same kernel values, the run summary names the walk that ran, and a κe
 //! the blocked walks cannot gather falls back to shared tiling and says so. The GPU half checks
 //! that the blocked entries (`mgk_solve_blocked_*`, `mgk_solve_team_blocked_*`) are the ones launched.
-use octile::config::{BaseKernelConfig, DenseWalk, FeatureKernel, PrimitiveChoice, synthetic_kernel};
+use octile::GraphKernel;
+use octile::mgk::config::{BaseKernelConfig, DenseWalk, FeatureKernel, PrimitiveChoice, synthetic_kernel};
 use octile::generators::ba_set;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_types::kernel_spec::Combine;
@@ -24,8 +25,8 @@ fn cpu_blocked_walks_give_the_shared_values_and_say_so() {
     let graphs = ba_set(5, 11);
     let shared = MarginalizedGraphKernel::new(kernel(DenseWalk::SharedTiling, Backend::Cpu, Precision::F64)).unwrap().gram(&graphs).unwrap();
     let blocked = MarginalizedGraphKernel::new(kernel(DenseWalk::TilingBlocking, Backend::Cpu, Precision::F64)).unwrap().gram(&graphs).unwrap();
-    assert!(shared.primitives.contains("dense walks (D, R): shared tiling"), "{}", shared.primitives);
-    assert!(blocked.primitives.contains("dense walks (D, R): tiling-blocking, κe gathered to 1 feature(s)"), "{}", blocked.primitives);
+    assert!(shared.details.contains("dense walks (D, R): shared tiling"), "{}", shared.details);
+    assert!(blocked.details.contains("dense walks (D, R): tiling-blocking, κe gathered to 1 feature(s)"), "{}", blocked.details);
     let mut errors = Vec::new();
     for (k, (b, s)) in blocked.values.iter().zip(&shared.values).enumerate() {
         errors.extend(check_rel(&format!("K[{k}] blocked vs shared"), *b, *s, 1e-12).err());
@@ -44,7 +45,7 @@ fn cpu_blocked_walks_fall_back_for_a_weighted_sum_kappa_e() {
     ];
     cfg.edge_combine = Combine::Additive;
     let fallback = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
-    assert!(fallback.primitives.contains("shared tiling (tiling-blocking asked for, but κe is not a product"), "{}", fallback.primitives);
+    assert!(fallback.details.contains("shared tiling (tiling-blocking asked for, but κe is not a product"), "{}", fallback.details);
     cfg.tiles.dense_walk = DenseWalk::SharedTiling;
     let shared = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap();
     for (k, (a, b)) in fallback.values.iter().zip(&shared.values).enumerate() {
@@ -66,7 +67,7 @@ fn gpu_blocked_entries_run_and_agree_with_the_cpu() {
             let mut cfg = kernel(DenseWalk::TilingBlocking, Backend::Cuda, precision);
             cfg.tiles.blocks_per_pair = blocks_per_pair;
             let gpu = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap();
-            assert!(gpu.primitives.contains(entry), "{precision:?} blocks_per_pair {blocks_per_pair}: expected «{entry}» in «{}»", gpu.primitives);
+            assert!(gpu.details.contains(entry), "{precision:?} blocks_per_pair {blocks_per_pair}: expected «{entry}» in «{}»", gpu.details);
             let rtol = if precision == Precision::F64 { 1e-9 } else { 1e-5 };
             for (k, (g, c)) in gpu.values.iter().zip(&cpu.values).enumerate() {
                 errors.extend(check_rel(&format!("{precision:?} blocks_per_pair {blocks_per_pair} K[{k}]"), *g, *c, rtol).err());

@@ -1,6 +1,7 @@
 //! A tiny scratch budget forces many GPU batches; every pair must still be written exactly once
 //! and agree with the CPU — with one block per pair and with teams of blocks per pair. (Own test binary: it sets OCTILE_GPU_SCRATCH_BYTES for its process.)
-use octile::config::synthetic_kernel;
+use octile::GraphKernel;
+use octile::mgk::config::synthetic_kernel;
 use octile::generators::nws_set;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_tests::{check_rel, gpu_or_skip};
@@ -28,10 +29,10 @@ fn gpu_batches_under_a_small_budget_write_every_pair_once() {
         let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
         assert_eq!(gpu.pairs_solved, 12 * 13 / 2);
         if let Some(team) = team {
-            assert_eq!(gpu.primitives.contains("team of"), team, "blocks_per_pair {blocks_per_pair}: entry reported as {}", gpu.primitives);
+            assert_eq!(gpu.details.contains("team of"), team, "blocks_per_pair {blocks_per_pair}: entry reported as {}", gpu.details);
         }
         if blocks_per_pair == 5 {
-            assert!(gpu.primitives.contains("team of 5 blocks per pair for 78 pair(s)"), "{}", gpu.primitives);
+            assert!(gpu.details.contains("team of 5 blocks per pair for 78 pair(s)"), "{}", gpu.details);
         }
         for i in 0..12 {
             for j in 0..12 {

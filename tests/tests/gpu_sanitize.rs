@@ -2,7 +2,8 @@
 //! 1–21 nodes, both precisions, one block and a team of blocks per pair, with the default
 //! configuration and with the tiling-blocking dense walks on every tile pair (the blocked entries),
 //! checked against the CPU.
-use octile::config::{DenseWalk, PrimitiveChoice, synthetic_kernel};
+use octile::GraphKernel;
+use octile::mgk::config::{DenseWalk, PrimitiveChoice, synthetic_kernel};
 use octile_types::Primitive;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph};
@@ -48,7 +49,7 @@ fn gpu_small_gram_matches_cpu() {
                 cfg.tiles.primitive = primitive;
                 let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
                 if walk == DenseWalk::TilingBlocking {
-                    assert!(gpu.primitives.contains("tiling-blocking)") || gpu.primitives.contains("adaptive, tiling-blocking"), "{mode}: {}", gpu.primitives);
+                    assert!(gpu.details.contains("tiling-blocking)") || gpu.details.contains("adaptive, tiling-blocking"), "{mode}: {}", gpu.details);
                 }
                 for k in 0..gpu.values.len() {
                     let tol = if p == Precision::F32 { 1e-6 } else { 1e-9 };

@@ -1,5 +1,6 @@
 //! The embedded PTX and the device intrinsics.
-use octile_types::names::{ALL_KERNELS, SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
+use octile_types::ALL_KERNELS;
+use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
 use octile_tests::gpu_or_skip;
 
 #[test]
@@ -13,7 +14,7 @@ fn ptx_declares_every_kernel_for_the_configured_sm() {
     assert!(!ptx.contains(".extern"), "PTX has unresolved .extern symbols");
     // the launch bounds added by host/build.rs must match the block size the host launches with
     for l in ptx.lines().filter(|l| l.starts_with(".maxntid")) {
-        assert_eq!(l.trim(), format!(".maxntid {}, 1, 1", octile_types::names::SOLVER_BLOCK_THREADS), "launch bounds vs SOLVER_BLOCK_THREADS");
+        assert_eq!(l.trim(), format!(".maxntid {}, 1, 1", octile_types::mgk::names::SOLVER_BLOCK_THREADS), "launch bounds vs SOLVER_BLOCK_THREADS");
     }
 }
 
@@ -24,7 +25,7 @@ fn gpu_intrinsics_smoke() {
     }
     let dev = octile::gpu::device().unwrap();
     let blocks = 3u32;
-    let out = octile::gpu::launch::smoke(&dev, blocks).expect("smoke launch");
+    let out = octile::selftest::smoke(&dev, blocks).expect("smoke launch");
     let threads = (blocks * SMOKE_BLOCK_THREADS) as usize;
     let mut olds: Vec<u32> = Vec::with_capacity(threads);
     for t in 0..threads {

@@ -2,16 +2,18 @@
 //! also with the tiling-blocking walks) against
 //! the dense f64 reference, on random tiles of every nonzero count 0..=64, for one edge kernel of
 //! each cost class (κe ≡ 1; one Kronecker delta; delta × square exponential), on every backend (CPU f64/f32 in-process; GPU f32/f64 through the `tile_bench` kernel).
-use octile::config::DenseWalk;
-use octile::tiles::{TilePairs, cheap_edge_kernel, cpu_products, gathered, gpu_products, labeled_edge_kernel, random_pairs, reference_products};
+use octile::mgk::config::DenseWalk;
+use octile::mgk::config::gathered;
+use octile::mgk::tune::tile_bench::gpu_products;
+use octile::mgk::tune::tile_pairs::{TilePairs, cheap_edge_kernel, cpu_products, labeled_edge_kernel, random_pairs, reference_products};
 use octile_tests::gpu_or_skip;
-use octile_types::primitives::Primitive;
+use octile_types::mgk::primitives::Primitive;
 use octile_types::{KernelSpec, Real};
 
 /// Pairs covering every nnz of A (0..=64) against a spread of nnz of B, and every nnz of B against
 /// a spread of nnz of A.
 fn all_densities(labeled: bool) -> TilePairs<f64> {
-    let mut all = TilePairs { octiles: Vec::new(), edge_data: Vec::new(), pblocks: Vec::new(), nz_stride: 1 + octile::tiles::edge_features(labeled) };
+    let mut all = TilePairs { octiles: Vec::new(), edge_data: Vec::new(), pblocks: Vec::new(), nz_stride: 1 + octile::mgk::tune::tile_pairs::edge_features(labeled) };
     let mut add = |a: u32, b: u32| {
         let p = random_pairs(a, b, 1, labeled, 99 + labeled as u64);
         let shift = (all.edge_data.len() / all.nz_stride) as u32;

@@ -1,6 +1,7 @@
 //! Kernel properties on every backend: symmetry, invariance under node permutation, unit
 //! normalized diagonal, and non-convergence reported per pair.
-use octile::config::synthetic_kernel;
+use octile::GraphKernel;
+use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
 use octile::reorder::Reordering;
 use octile::{MarginalizedGraphKernel, OctileError};
@@ -74,7 +75,7 @@ fn values_beyond_f32_range_are_an_error_in_f32_only() {
     g.set_node_features(0, &[1.0]).unwrap();
     g.set_node_features(1, &[1.0]).unwrap();
     g.add_edge(0, 1, 1.0, &[1e300]).unwrap();
-    let mut cfg = octile::config::synthetic_kernel(0.05);
+    let mut cfg = octile::mgk::config::synthetic_kernel(0.05);
     cfg.backend = octile::Backend::Cpu;
     cfg.precision = octile::Precision::F32;
     let e = octile::MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(std::slice::from_ref(&g)).unwrap_err();

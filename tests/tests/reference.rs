@@ -1,6 +1,7 @@
 //! Every solver path against the dense f64 reference (explicit Kronecker system, Cholesky solve),
 //! on ≥ 500 random labeled pairs (fixed-seed, reproducible) plus the named edge cases.
-use octile::reference::mgk_dense;
+use octile::GraphKernel;
+use octile::mgk::reference::mgk_dense;
 use octile::{Graph, MarginalizedGraphKernel};
 use octile_tests::{Shape, check_rel, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
@@ -81,7 +82,7 @@ fn edge_cases_match_dense_reference() {
 /// multiplied.
 #[test]
 fn every_tile_mode_matches_dense_reference() {
-    use octile::config::{DenseWalk, PrimitiveChoice, TileOptions};
+    use octile::mgk::config::{DenseWalk, PrimitiveChoice, TileOptions};
     use octile_types::Primitive;
     let targets = targets("every_tile_mode_matches_dense_reference");
     let modes: Vec<(&str, TileOptions)> = vec![
@@ -118,7 +119,7 @@ fn every_tile_mode_matches_dense_reference() {
 /// (CG's tolerance is on the residual norm, not per entry).
 #[test]
 fn nodal_matches_dense_reference_in_input_order() {
-    use octile::reference::mgk_dense_nodal;
+    use octile::mgk::reference::mgk_dense_nodal;
     let targets = targets("nodal_matches_dense_reference_in_input_order");
     let mut seeds = ChaCha8Rng::seed_from_u64(777);
     let mut f = Vec::new();

@@ -1,5 +1,6 @@
 //! Reorderings are permutations, PBR never makes more octiles than the natural or RCM order, and
 //! packing in any order gives the same kernel values (see also properties.rs).
+use octile::GraphKernel;
 use octile::generators::{ba_set, nws_set};
 use octile::reorder::{Reordering, count_octiles};
 use octile_tests::{random_graph, random_shape};
@@ -55,7 +56,7 @@ fn every_order_gives_the_same_kernel_values() {
     use octile::{Backend, MarginalizedGraphKernel, Precision};
     let mut graphs = nws_set(3, 8);
     graphs.extend(ba_set(2, 8));
-    let mut cfg = octile::config::synthetic_kernel(0.05);
+    let mut cfg = octile::mgk::config::synthetic_kernel(0.05);
     cfg.backend = Backend::Cpu;
     cfg.precision = Precision::F64;
     cfg.reorder = Reordering::Natural;

@@ -5,7 +5,8 @@
 //! The full 160×160 Gram matrix is computed on the GPU in f32 and f64; the CPU (f64) computes the
 //! leading `CPU_GRAPHS` × 160 block, against which both GPU precisions are checked, and GPU f32 is
 //! checked against GPU f64 on every entry.
-use octile::config::synthetic_kernel;
+use octile::GraphKernel;
+use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
 use octile::{Backend, Graph, MarginalizedGraphKernel, Precision};
 use octile_tests::{check_rel, gpu_or_skip};

@@ -1,14 +1,13 @@
-//! The CUDA backend: one context, stream and module per process (loaded once, on first use), the
-//! launch wrappers, and the batched pair solver.
+//! The GPU runtime shared by every method: one context, stream and PTX module per process (loaded
+//! once, on first use) and what we know of the device. No method logic lives here.
 //!
-//! Layers: cudarc's driver API (dynamically loaded: octile builds and runs without CUDA) is used
-//! only here; [`launch`] holds every `unsafe` kernel launch behind a safe function that checks
-//! lengths first; [`batch`] splits pair lists under a memory budget.
-pub mod batch;
-pub mod launch;
+//! Layers: cudarc's driver API (dynamically loaded: octile builds and runs without CUDA) is opened
+//! here; each method's launches (e.g. `mgk::gpu::launch`) wrap its `unsafe` kernel launches behind
+//! safe functions that check the contract first, using [`GpuDevice::function`] and its stream.
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
+use crate::error::OctileError;
 use std::sync::{Arc, OnceLock};
 
 /// The PTX built from `kernels-gpu` by `host/build.rs`.
@@ -59,9 +58,9 @@ impl GpuDevice {
     pub fn arch(&self) -> String {
         format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
     }
-    /// A kernel of the module by name (a name from `octile_types::names`).
-    pub fn function(&self, name: &str) -> Result<CudaFunction, crate::OctileError> {
-        self.module.load_function(name).map_err(|e| crate::OctileError::Cuda(format!("kernel {name}: {e}")))
+    /// A kernel of the module by name (a name from `octile_types::names` or a method's `names`).
+    pub fn function(&self, name: &str) -> Result<CudaFunction, OctileError> {
+        self.module.load_function(name).map_err(|e| OctileError::Cuda(format!("kernel {name}: {e}")))
     }
     /// Free device memory in bytes.
     pub fn free_mem_bytes(&self) -> usize {

@@ -4,7 +4,7 @@
 //! (default 1). Edges are read from `links` (older networkx) or `edges` (newer). Node ids may be any
 //! JSON scalars. Feature values: numbers as is, booleans as 0/1, strings as integer codes
 //! (consistent within a process, for Kronecker-delta kernels).
-use super::{Loaded, bad_record, parse_err, read_text};
+use super::record::{Loaded, bad_record, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use serde_json::Value;

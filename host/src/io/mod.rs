@@ -5,13 +5,16 @@
 pub mod json;
 pub mod npy;
 pub mod pdb;
+pub mod record;
 pub mod sdf;
 pub mod smiles;
 pub mod tu;
 
+pub use record::Loaded;
+
 use crate::error::{OctileError, Result};
-use crate::graph::Graph;
-use std::path::{Path, PathBuf};
+use record::bad_record;
+use std::path::Path;
 
 /// Input formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,15 +62,6 @@ impl Format {
             _ => None,
         }
     }
-}
-
-/// Graphs read from one input, and how many records were skipped.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    /// The graphs, in file order.
-    pub graphs: Vec<Graph>,
-    /// Records skipped with `skip_invalid` (each was reported on stderr).
-    pub skipped: usize,
 }
 
 /// How to read an input.
@@ -118,23 +112,4 @@ pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
         return Err(OctileError::Parse { path: path.into(), line: 0, what: "no graphs in input".into() });
     }
     Ok(loaded)
-}
-
-pub(crate) fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| OctileError::Io { path: path.into(), source })
-}
-
-pub(crate) fn parse_err(path: &Path, line: usize, what: impl Into<String>) -> OctileError {
-    OctileError::Parse { path: PathBuf::from(path), line, what: what.into() }
-}
-
-/// Handle a bad record: an error, or (with `skip_invalid`) a warning and a count.
-pub(crate) fn bad_record(e: OctileError, skip_invalid: bool, skipped: &mut usize) -> Result<()> {
-    if skip_invalid {
-        eprintln!("warning: skipped: {e}");
-        *skipped += 1;
-        Ok(())
-    } else {
-        Err(e)
-    }
 }

@@ -3,7 +3,7 @@
 //! joined by an edge with feature `length` (the distance, Å) and weight w = (1 − (r/rc)²)², which
 //! falls smoothly to 0 at the cutoff. Neighbours are found with a cell grid (cells of the cutoff's
 //! size: each atom looks at 27 cells), so building a graph is linear in the atoms.
-use super::{Loaded, parse_err};
+use super::record::{Loaded, parse_err};
 use super::smiles::atomic_number;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;

@@ -2,7 +2,7 @@
 //! with the SMILES reader's features (`element`, `aromatic`, `charge`, `hcount` = attached explicit
 //! hydrogens), bonds become edges with `order` (1, 2, 3; 4 = aromatic).
 use super::smiles::atomic_number;
-use super::{Loaded, bad_record, parse_err, read_text};
+use super::record::{Loaded, bad_record, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! Nodes are heavy atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
 //! `hcount` (implicit + bracket hydrogens); edges are bonds with feature `order`: 1, 2, 3, 4 =
 //! aromatic, 5 = quadruple.
-use super::{Loaded, bad_record, parse_err, read_text};
+use super::record::{Loaded, bad_record, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use purr::feature::{AtomKind, BondKind, BracketSymbol};

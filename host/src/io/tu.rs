@@ -1,7 +1,7 @@
 //! TU benchmark dataset folders (`DS_A.txt`, `DS_graph_indicator.txt`, optional
 //! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label`, edge feature `label` (0 when the
 //! files are absent). Edges are listed in both directions; each undirected edge is kept once.
-use super::{Loaded, parse_err, read_text};
+use super::record::{Loaded, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use std::path::{Path, PathBuf};

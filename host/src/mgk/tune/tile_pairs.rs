@@ -1,14 +1,14 @@
 //! Sets of random tile pairs and the tile-pair primitives applied to them on the CPU and the GPU —
-//! what `octile tune` times and what the primitive tests check against a dense f64 reference.
-use crate::config::DenseWalk;
-use crate::cpu::tile_pair_sub;
-use crate::error::Result;
-use crate::pack::expand_octile;
+//! what `octile tune` times and what the primitive tests check against a dense f64 reference (the GPU
+//! side is [`super::tile_bench`]).
+use crate::mgk::config::{DenseWalk, gathered};
+use crate::mgk::cpu::tile_pair_sub;
+use crate::mgk::pack::expand_octile;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec};
-use octile_types::layout::NZ_FEATURES;
-use octile_types::primitives::Primitive;
-use octile_types::tiling::TILE_AREA;
-use octile_types::{GatheredKernel, Octile, Real};
+use octile_types::mgk::layout::NZ_FEATURES;
+use octile_types::mgk::primitives::Primitive;
+use octile_types::mgk::tiling::TILE_AREA;
+use octile_types::{Octile, Real};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -116,16 +116,6 @@ pub fn random_pairs(nnz_a: u32, nnz_b: u32, count: usize, labeled: bool, seed: u
     out
 }
 
-/// κe gathered for the dense walks `walk` selects: [`GatheredKernel::of`] for tiling-blocking
-/// (usable when κe allows it), marked unusable (shared tiling) otherwise.
-pub fn gathered(edge: &KernelSpec, walk: DenseWalk) -> GatheredKernel {
-    let mut g = GatheredKernel::of(edge);
-    if walk != DenseWalk::TilingBlocking {
-        g.usable = 0;
-    }
-    g
-}
-
 /// The product of every pair with `prim` on the CPU, summed over `reps` repeats (64 values per
 /// pair, output entry ra·8 + rb); `walk`: how D and R walk B.
 pub fn cpu_products<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32) -> Vec<T> {
@@ -182,12 +172,4 @@ pub fn cpu_time_ns<T: Real>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primi
         .collect();
     t.sort_by(f64::total_cmp);
     t[t.len() / 2]
-}
-
-/// Same as [`cpu_products`] on the GPU (the `tile_bench` kernel, `reps` repeats).
-pub fn gpu_products<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32) -> Result<Vec<T>> {
-    let dev = crate::gpu::device().map_err(crate::OctileError::NoGpu)?;
-    let up = crate::gpu::launch::upload_tile_pairs(&dev, pairs)?;
-    let (out, _) = crate::gpu::launch::tile_bench(&dev, &up, edge, prim, walk, reps, None)?;
-    Ok(out)
 }

@@ -1,5 +1,5 @@
 //! Per-warp staging of one tile pair in shared memory: both octiles expanded to 64 entries (layout
-//! of `octile_types::primitives`) and the 8×8 block of the right-hand vector they multiply.
+//! of `octile_types::mgk::primitives`) and the 8×8 block of the right-hand vector they multiply.
 //!
 //! ```text
 //! octile_smem + warp · WARP_STAGE_BYTES:
@@ -10,8 +10,8 @@
 //! computation per access). Compact storage keeps the *global* traffic at nnz entries per tile.
 use crate::intrinsics::{FULL_MASK, sync_warp};
 use crate::smem::{WARP_STAGE_BYTES, octile_smem};
-use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_DENSE};
-use octile_types::tiling::TILE_AREA;
+use octile_types::mgk::layout::{MAX_NZ_STRIDE, TILE_STORAGE_DENSE};
+use octile_types::mgk::tiling::TILE_AREA;
 use octile_types::{Octile, Real};
 
 /// The calling warp's staging area.

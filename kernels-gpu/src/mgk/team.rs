@@ -21,7 +21,7 @@ use crate::intrinsics::{FULL_MASK, atomic_add_f64, atomic_add_shared_u32, atomic
 use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
 use crate::reduce::{block_broadcast_u32, block_sum2};
 use octile_types::TeamSync;
-use octile_types::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
+use octile_types::mgk::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 
 /// The threads that solve one pair together.
 pub trait Team {

@@ -25,10 +25,12 @@
 //! length_scale = 1.0
 //! ```
 //! `kernel = "constant"` takes `c`; every table may take `weight` (additive combinations).
+use crate::backend::{Backend, Precision};
 use crate::error::{OctileError, Result};
 use crate::reorder::Reordering;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec, MAX_TERMS};
-use octile_types::primitives::Primitive;
+use octile_types::mgk::primitives::Primitive;
+use octile_types::GatheredKernel;
 use std::path::PathBuf;
 
 /// Which tile-pair primitive the XMV uses.
@@ -164,29 +166,6 @@ pub struct FeatureKernel {
     pub kernel: BaseKernelConfig,
     /// Weight in an additive combination.
     pub weight: f64,
-}
-
-/// Which hardware to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Backend {
-    /// The GPU when one is usable, else the CPU.
-    #[default]
-    Auto,
-    /// All CPU cores.
-    Cpu,
-    /// The GPU; an error when there is none.
-    Cuda,
-}
-
-/// Floating-point precision of the solver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Precision {
-    /// Mixed: f32 graph data and inner PCG (f64 reductions), refined to the f64 tolerance with
-    /// residuals computed in f64 (GPU default).
-    F32,
-    /// f64 throughout.
-    #[default]
-    F64,
 }
 
 /// Solver parameters (the Params of the Params / Info / Error triple).
@@ -479,4 +458,14 @@ fn resolve_terms(terms: &[FeatureKernel], combine: Combine) -> (KernelSpec, Vec<
         spec.terms[k] = b;
     }
     (spec, names, categorical)
+}
+
+/// κe gathered for the dense walks `walk` selects: [`GatheredKernel::of`] for tiling-blocking
+/// (usable when κe allows it), marked unusable (shared tiling) otherwise.
+pub fn gathered(edge: &KernelSpec, walk: DenseWalk) -> GatheredKernel {
+    let mut g = GatheredKernel::of(edge);
+    if walk != DenseWalk::TilingBlocking {
+        g.usable = 0;
+    }
+    g
 }

@@ -21,15 +21,15 @@
 //! [`GATHER_SLOTS`]) distinct features it reads are loaded into fixed slots, and each term names its
 //! slot — a select between two registers, not an index. A κe that reads more distinct features, or
 //! is a weighted sum (rare; kept out to bound the code this inlines into the solver's hot loop), is
-//! marked unusable and the dense walks fall back to [`crate::primitives::row_pair`].
+//! marked unusable and the dense walks fall back to [`crate::mgk::primitives::row_pair`].
 //!
 //! The arithmetic is the same expression, in the same order, as `row_pair`'s dense×dense and
 //! sparse×dense walks (κe's terms combined in term order, `row += w_B · κe · p`, `s += w_A · row`),
 //! so the results are the same up to the compiler's contraction of multiply-adds.
 use crate::kernel_spec::{Combine, KernelSpec};
-use crate::layout::{NZ_FEATURES, NZ_WEIGHT};
+use crate::mgk::layout::{NZ_FEATURES, NZ_WEIGHT};
 use crate::real::Real;
-use crate::tiling::TILE;
+use crate::mgk::tiling::TILE;
 
 /// Feature slots a [`GatheredKernel`] holds in registers.
 pub const GATHER_SLOTS: usize = 2;
@@ -152,7 +152,7 @@ pub const fn chunk_columns<T: Real>() -> usize {
 /// is walked in [`chunk_columns`] chunks.
 ///
 /// # Safety
-/// As [`crate::primitives::row_pair`]: `tile_a`, `tile_b` expanded tiles (64 × `stride` values),
+/// As [`crate::mgk::primitives::row_pair`]: `tile_a`, `tile_b` expanded tiles (64 × `stride` values),
 /// `pblk` 64 values, `ra0, ra1, rb < 8`, `mask_a0`/`mask_a1` the masks of rows ra0/ra1 of A (read
 /// by the sparse walk only); and `g.usable == 1` with every used slot's feature inside the nonzero
 /// row (`NZ_FEATURES + features[s] < stride` for `s < slots`).
@@ -239,104 +239,3 @@ unsafe fn rows_chunk<T: Real, const DA: bool, const R: usize>(g: &GatheredKernel
 }
 
 const _: () = assert!(core::mem::size_of::<GatheredKernel>() == 264 + 16 && core::mem::align_of::<GatheredKernel>() == 8);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernel_spec::BaseKernel;
-    use crate::primitives::row_pair;
-    use crate::tiling::TILE_AREA;
-
-    fn kernel(terms: &[BaseKernel], combine: Combine) -> KernelSpec {
-        let mut k = KernelSpec::unit();
-        k.combine = combine as u32;
-        k.n_terms = terms.len() as u32;
-        for (i, t) in terms.iter().enumerate() {
-            k.terms[i] = *t;
-            k.terms[i].weight = 1.0 / terms.len() as f64;
-        }
-        k
-    }
-
-    #[test]
-    fn gathering_assigns_slots_in_order_of_first_use() {
-        let k = kernel(&[BaseKernel::kronecker_delta(2, 0.5), BaseKernel::constant(0.7), BaseKernel::square_exponential(0, 1.0), BaseKernel::kronecker_delta(2, 0.1)], Combine::Product);
-        let g = GatheredKernel::of(&k);
-        assert_eq!((g.usable, g.slots, g.features), (1, 2, [2, 0]));
-        let slots: [u32; 4] = core::array::from_fn(|i| g.spec.terms[i].feature);
-        assert_eq!(slots, [0, 0, 1, 0]);
-        let three = kernel(&[BaseKernel::kronecker_delta(0, 0.5), BaseKernel::kronecker_delta(1, 0.5), BaseKernel::kronecker_delta(2, 0.5)], Combine::Product);
-        assert_eq!(GatheredKernel::of(&three).usable, 0);
-        let additive = kernel(&[BaseKernel::kronecker_delta(0, 0.5)], Combine::Additive);
-        assert_eq!(GatheredKernel::of(&additive).usable, 0);
-        let unit = GatheredKernel::of(&KernelSpec::unit());
-        assert_eq!((unit.usable, unit.slots), (1, 0));
-    }
-
-    /// A small deterministic generator (no std, no rand in this crate).
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
-    #[test]
-    fn blocked_walks_equal_the_shared_tiling_walks() {
-        let kernels = [
-            KernelSpec::unit(),
-            kernel(&[BaseKernel::kronecker_delta(1, 0.3)], Combine::Product),
-            kernel(&[BaseKernel::kronecker_delta(0, 0.5), BaseKernel::square_exponential(1, 0.8)], Combine::Product),
-            kernel(&[BaseKernel::kronecker_delta(0, 0.5), BaseKernel::square_exponential(1, 0.8), BaseKernel::constant(0.4)], Combine::Product),
-            kernel(&[BaseKernel::square_exponential(1, 2.0), BaseKernel::square_exponential(1, 0.5)], Combine::Product),
-        ];
-        let stride = 3; // weight + 2 features
-        let mut rng = Lcg(7);
-        for (ki, k) in kernels.iter().enumerate() {
-            let g = GatheredKernel::of(k);
-            assert_eq!(g.usable, 1);
-            for trial in 0..20 {
-                let density = trial as f64 / 19.0;
-                let mut tiles = [[0.0f64; TILE_AREA * 3]; 2];
-                let mut masks = [0u64; 2];
-                for (t, tile) in tiles.iter_mut().enumerate() {
-                    for e in 0..TILE_AREA {
-                        if rng.next() < density {
-                            masks[t] |= 1 << e;
-                            tile[e * stride] = 0.1 + rng.next();
-                            tile[e * stride + 1] = (rng.next() * 3.0).floor();
-                            tile[e * stride + 2] = rng.next() * 2.0;
-                        }
-                    }
-                }
-                let p: [f64; TILE_AREA] = core::array::from_fn(|_| rng.next() - 0.5);
-                for ra in 0..TILE {
-                    for rb in 0..TILE {
-                        let (ma, mb) = ((masks[0] >> (ra * 8)) as u32 & 0xff, (masks[1] >> (rb * 8)) as u32 & 0xff);
-                        // SAFETY: 64-entry tiles of `stride` values, 64-value p block, features 0 and 1 < stride − 1.
-                        let ra1 = (ra + 3) % TILE;
-                        let ma1 = (masks[0] >> (ra1 * 8)) as u32 & 0xff;
-                        let (dd, sd, want_dd, want_sd) = unsafe {
-                            let (dd, dd1) = rows_pair_blocked::<f64, true>(&g, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, ra1, rb, ma, ma1);
-                            let (sd, sd1) = rows_pair_blocked::<f64, false>(&g, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, ra1, rb, ma, ma1);
-                            let want1 = row_pair::<f64, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
-                            let want1s = row_pair::<f64, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
-                            assert!((dd1 - want1).abs() <= 1e-13 * (1.0 + want1.abs()), "kernel {ki} trial {trial} ({ra1},{rb}): second row D {dd1} vs {want1}");
-                            assert!((sd1 - want1s).abs() <= 1e-13 * (1.0 + want1s.abs()), "kernel {ki} trial {trial} ({ra1},{rb}): second row R {sd1} vs {want1s}");
-                            (
-                                dd,
-                                sd,
-                                row_pair::<f64, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
-                                row_pair::<f64, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
-                            )
-                        };
-                        let scale = 1e-13 * (1.0 + want_dd.abs());
-                        assert!((dd - want_dd).abs() <= scale, "kernel {ki} trial {trial} ({ra},{rb}): blocked D {dd} vs {want_dd}");
-                        assert!((sd - want_sd).abs() <= scale, "kernel {ki} trial {trial} ({ra},{rb}): blocked R {sd} vs {want_sd}");
-                    }
-                }
-            }
-        }
-    }
-}

@@ -2,11 +2,11 @@
 //! pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
 //! multiplies tile pairs with the same primitives (`octile_types::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
-use crate::pack::PackedGraphs;
-use octile_types::blocked::{GatheredKernel, rows_pair_blocked};
-use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
-use octile_types::primitives::{Primitive, PrimitiveMap, row_pair};
-use octile_types::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
+use crate::mgk::pack::PackedGraphs;
+use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::mgk::primitives::{Primitive, PrimitiveMap, row_pair};
+use octile_types::mgk::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{KernelSpec, Octile, PairStatus, Real};
 
 /// Reusable per-thread vectors.

@@ -1,13 +1,13 @@
-//! Every `unsafe` kernel launch of octile, each behind a safe function that checks the contract
-//! (lengths, indices, offsets) on the host first.
-use super::GpuDevice;
+//! Every `unsafe` launch of the MGK solver entries, each behind a safe function that checks the
+//! contract (lengths, indices, offsets) on the host first; uploading a packed graph set.
 use crate::error::{OctileError, Result};
-use crate::pack::PackedGraphs;
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
-use octile_types::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
-use octile_types::names::{MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32, MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD, SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
-use octile_types::tiling::{TILE_AREA, scratch_len};
-use octile_types::{GraphDesc, KernelSpec, MgkParams, Octile, PairJob, PairStatus, Primitive, Real, TeamSync, TileBenchParams};
+use crate::gpu::GpuDevice;
+use crate::mgk::pack::PackedGraphs;
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use octile_types::mgk::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
+use octile_types::mgk::names::{MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32, MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SOLVER_BLOCK_THREADS};
+use octile_types::mgk::tiling::{TILE_AREA, scratch_len};
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
 /// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
 pub struct DeviceGraphs<T> {
@@ -61,16 +61,16 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set6
     })
 }
 
-/// Device buffers of one batch of jobs.
-pub struct BatchBuffers {
+/// Device buffers of one batch of jobs (scratch and counter are reused by every batch).
+pub struct BatchBuffers<'s> {
     /// Jobs.
     pub jobs: CudaSlice<PairJob>,
     /// One status per job.
     pub status: CudaSlice<PairStatus>,
     /// Scratch for all jobs (f64 elements; the f32 kernel carves its f32 vectors out of it).
-    pub scratch: CudaSlice<f64>,
+    pub scratch: &'s mut CudaSlice<f64>,
     /// The dynamic-scheduling counter.
-    pub counter: CudaSlice<u32>,
+    pub counter: &'s mut CudaSlice<u32>,
 }
 
 /// Which build of the solver body a launch runs (`octile_kernels::mgk`'s entries).
@@ -95,7 +95,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     params: &MgkParams,
     graphs: &DeviceGraphs<T>,
     jobs: &[PairJob],
-    buf: &mut BatchBuffers,
+    buf: &mut BatchBuffers<'_>,
     grid: u32,
     entry: SolverEntry,
 ) -> Result<()> {
@@ -106,7 +106,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     if jobs.is_empty() {
         return Ok(());
     }
-    dev.stream.memset_zeros(&mut buf.counter)?;
+    dev.stream.memset_zeros(&mut *buf.counter)?;
     let f = dev.function(solver_name::<T>(entry))?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
@@ -137,7 +137,7 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     params: &MgkParams,
     graphs: &DeviceGraphs<T>,
     jobs: &[PairJob],
-    buf: &mut BatchBuffers,
+    buf: &mut BatchBuffers<'_>,
     teams: u32,
     sync: &mut CudaSlice<TeamSync>,
     blocked: bool,
@@ -155,7 +155,7 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     if jobs.is_empty() {
         return Ok(());
     }
-    dev.stream.memset_zeros(&mut buf.counter)?;
+    dev.stream.memset_zeros(&mut *buf.counter)?;
     dev.stream.memset_zeros(sync)?;
     let f = dev.function(team_name::<T>(blocked))?;
     let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
@@ -179,7 +179,7 @@ pub fn team_resident_blocks<T: Real>(dev: &GpuDevice, blocked: bool) -> u32 {
 
 /// Push the arguments every solver entry takes, in the order of `octile_kernels::mgk`'s entry
 /// signature (the team entries take one more, pushed by the caller).
-fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers) {
+fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers<'_>) {
     b.arg(params)
         .arg(&graphs.descs)
         .arg(&graphs.row_ptr)
@@ -190,12 +190,12 @@ fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkPa
         .arg(&graphs.node_data64)
         .arg(&buf.jobs)
         .arg(&mut buf.status)
-        .arg(&mut buf.scratch)
-        .arg(&mut buf.counter);
+        .arg(&mut *buf.scratch)
+        .arg(&mut *buf.counter);
 }
 
 /// The launch contract shared by both solver launches (see [`mgk_solve`]).
-fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers, entry: SolverEntry) -> Result<()> {
+fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers<'_>, entry: SolverEntry) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
@@ -262,114 +262,4 @@ pub fn solver_blocks_per_sm<T: Real>(dev: &GpuDevice, entry: SolverEntry) -> u32
         .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
         .filter(|&b| b > 0)
         .unwrap_or(4)
-}
-
-/// What the smoke kernel returned.
-pub struct SmokeOutput {
-    /// 8 words per thread.
-    pub words: Vec<u32>,
-    /// Final atomic counter.
-    pub counter: u32,
-    /// Σ 1.0 over threads (f32 atomics).
-    pub acc_f32: f32,
-    /// Σ 0.5 over threads (f64 atomics).
-    pub acc_f64: f64,
-    /// Per block: Σ tid, Σ 1.
-    pub block_sums: Vec<f64>,
-}
-
-/// Run `smoke_intrinsics` on `blocks` blocks.
-pub fn smoke(dev: &GpuDevice, blocks: u32) -> Result<SmokeOutput> {
-    let threads = (blocks * SMOKE_BLOCK_THREADS) as usize;
-    let mut words = dev.stream.alloc_zeros::<u32>(threads * SMOKE_WORDS_PER_THREAD)?;
-    let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
-    let mut acc32 = dev.stream.alloc_zeros::<f32>(1)?;
-    let mut acc64 = dev.stream.alloc_zeros::<f64>(1)?;
-    let mut sums = dev.stream.alloc_zeros::<f64>(2 * blocks as usize)?;
-    let f = dev.function(SMOKE_INTRINSICS)?;
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (SMOKE_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
-    let mut b = dev.stream.launch_builder(&f);
-    b.arg(&mut words).arg(&mut counter).arg(&mut acc32).arg(&mut acc64).arg(&mut sums);
-    // SAFETY: words holds 8 u32 per launched thread, sums 2 f64 per block, the three scalars are
-    // single zeroed elements, and the block size is SMOKE_BLOCK_THREADS (= SOLVER_BLOCK_THREADS,
-    // as its block reduction requires).
-    unsafe { b.launch(cfg) }?;
-    dev.stream.synchronize()?;
-    Ok(SmokeOutput {
-        words: dev.stream.clone_dtoh(&words)?,
-        counter: dev.stream.clone_dtoh(&counter)?[0],
-        acc_f32: dev.stream.clone_dtoh(&acc32)?[0],
-        acc_f64: dev.stream.clone_dtoh(&acc64)?[0],
-        block_sums: dev.stream.clone_dtoh(&sums)?,
-    })
-}
-
-/// Tile pairs resident on the device (see `crate::tiles::TilePairs`).
-pub struct DeviceTilePairs<T> {
-    n_pairs: usize,
-    nz_stride: usize,
-    octiles: CudaSlice<Octile>,
-    edge_data: CudaSlice<T>,
-    pblocks: CudaSlice<T>,
-    out: CudaSlice<T>,
-}
-
-/// Upload tile pairs (checks that every compact tile's nonzeros lie inside `edge_data`).
-pub fn upload_tile_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(dev: &GpuDevice, pairs: &crate::tiles::TilePairs<T>) -> Result<DeviceTilePairs<T>> {
-    let fail = |m: String| Err(OctileError::Cuda(format!("tile pairs: {m}")));
-    let n = pairs.len();
-    if n == 0 || pairs.octiles.len() != 2 * n || pairs.pblocks.len() != TILE_AREA * n {
-        return fail(format!("{} octiles / {} p values for {n} pairs", pairs.octiles.len(), pairs.pblocks.len()));
-    }
-    if pairs.nz_stride == 0 || pairs.nz_stride > MAX_NZ_STRIDE {
-        return fail(format!("nz_stride {} outside 1..={MAX_NZ_STRIDE}", pairs.nz_stride));
-    }
-    let n_nz = pairs.edge_data.len() / pairs.nz_stride;
-    if let Some(t) = pairs.octiles.iter().find(|t| t.nz_offset as usize + t.nnz() as usize > n_nz) {
-        return fail(format!("a tile's nonzeros {}..{} exceed the {n_nz} stored", t.nz_offset, t.nz_offset + t.nnz()));
-    }
-    let edge: Vec<T> = if pairs.edge_data.is_empty() { vec![T::ZERO] } else { pairs.edge_data.clone() };
-    Ok(DeviceTilePairs {
-        n_pairs: n,
-        nz_stride: pairs.nz_stride,
-        octiles: dev.stream.clone_htod(&pairs.octiles)?,
-        edge_data: dev.stream.clone_htod(&edge)?,
-        pblocks: dev.stream.clone_htod(&pairs.pblocks)?,
-        out: dev.stream.alloc_zeros::<T>(TILE_AREA * n)?,
-    })
-}
-
-/// Run the tile-pair kernel with one primitive: returns the 64 outputs per pair (summed over
-/// `reps`) and, when `timed`, the launch's event-measured milliseconds. `grid` defaults to one
-/// warp per pair (at most the resident blocks).
-pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
-    dev: &GpuDevice,
-    up: &DeviceTilePairs<T>,
-    edge: &KernelSpec,
-    prim: Primitive,
-    walk: crate::config::DenseWalk,
-    reps: u32,
-    grid: Option<u32>,
-) -> Result<(Vec<T>, f32)> {
-    let width = up.nz_stride - 1;
-    if edge.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
-        return Err(OctileError::Cuda("tile bench: kernel feature index outside the feature rows".into()));
-    }
-    let name = if T::BYTES == 4 { TILE_BENCH_F32 } else { TILE_BENCH_F64 };
-    let f = dev.function(name)?;
-    let warps_per_block = SOLVER_BLOCK_THREADS / 32;
-    let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);
-    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32, dense_kernel: crate::tiles::gathered(edge, walk) };
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
-    let mut out = up.out.clone();
-    let start = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-    let mut b = dev.stream.launch_builder(&f);
-    b.arg(&params).arg(&up.octiles).arg(&up.edge_data).arg(&up.pblocks).arg(&mut out);
-    // SAFETY: octiles holds 2·n_pairs tiles whose compact nonzeros lie inside edge_data (checked
-    // in upload_tile_pairs), pblocks and out hold 64·n_pairs values, nz_stride ≤ MAX_NZ_STRIDE,
-    // kernel feature indices are inside the rows (checked above), block size SOLVER_BLOCK_THREADS.
-    unsafe { b.launch(cfg) }?;
-    let stop = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-    let ms = start.elapsed_ms(&stop)?;
-    Ok((dev.stream.clone_dtoh(&out)?, ms))
 }

@@ -1,9 +1,9 @@
 //! Dense f64 reference: the explicit product system solved directly. Small graphs only (n·m ≲ 2000);
 //! used by the tests to check every solver path.
-use crate::config::KernelConfig;
+use crate::mgk::config::KernelConfig;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
-use crate::pack::feature_indices;
+use crate::mgk::pack::feature_indices;
 
 /// Feature rows of a graph (`count` rows from `values`), in the resolved order.
 fn rows<'a>(names: &[String], have: &[String], values: impl Fn(usize) -> &'a [f64], count: usize, kind: &'static str, graph: usize) -> Result<Vec<Vec<f64>>> {

@@ -8,11 +8,11 @@
 //! tile A once per pair — the same traffic per tile pair as in the solver, where A is staged once
 //! per tile of G and reused over the tiles of G'.
 use crate::intrinsics::{FULL_MASK, block_idx_x, grid_dim_x, lane_id, sync_warp, warp_id};
-use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
-use octile_types::layout::TILE_STORAGE_COMPACT;
-use octile_types::names::SOLVER_WARPS;
-use octile_types::primitives::{Primitive, rows_pair_with};
-use octile_types::tiling::{TILE, TILE_AREA};
+use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
+use octile_types::mgk::layout::TILE_STORAGE_COMPACT;
+use octile_types::mgk::names::SOLVER_WARPS;
+use octile_types::mgk::primitives::{Primitive, rows_pair_with};
+use octile_types::mgk::tiling::{TILE, TILE_AREA};
 use octile_types::{Octile, Real, TileBenchParams};
 
 /// # Safety

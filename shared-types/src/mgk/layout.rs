@@ -1,4 +1,4 @@
-//! `#[repr(C)]` layouts of packed graphs, solver jobs, results and parameters.
+//! `#[repr(C)]` layout of a packed graph set: octiles, graph descriptors, node and nonzero rows.
 //!
 //! A set of graphs is packed into five flat arrays, uploaded once and read by every solver:
 //!
@@ -26,9 +26,6 @@
 //! output block find its tiles without a search. Both triangles of the symmetric adjacency matrix are
 //! stored, so a tile pair's product needs no transposition logic. Node degree d already includes the
 //! 1/(1 − q) factor; p is the starting probability.
-use crate::kernel_spec::KernelSpec;
-use crate::blocked::GatheredKernel;
-use crate::primitives::PrimitiveMap;
 
 /// One non-empty 8×8 tile of a graph's adjacency matrix.
 #[repr(C)]
@@ -93,114 +90,12 @@ pub struct GraphDesc {
     pub node_offset: u32,
 }
 
-/// One pair to solve: graph indices into the packed set(s) and where its scratch starts.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PairJob {
-    /// Graph of the first set.
-    pub g1: u32,
-    /// Graph of the second set.
-    pub g2: u32,
-    /// Offset of this pair's scratch (in elements of T) in the scratch buffer.
-    pub scratch_offset: u64,
-}
-
-/// What the solver reports for one pair.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PairStatus {
-    /// K(G, G') = Σ p_i p'_i' x_ii'.
-    pub value: f64,
-    /// Final relative residual ‖r‖ / ‖b‖.
-    pub residual: f64,
-    /// CG iterations taken.
-    pub iterations: u32,
-    /// 1 if ‖r‖ ≤ rtol·‖b‖ was reached, else 0.
-    pub converged: u32,
-}
-
-/// Parameters of one solver launch, passed by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MgkParams {
-    /// κv.
-    pub node_kernel: KernelSpec,
-    /// κe.
-    pub edge_kernel: KernelSpec,
-    /// Stop when ‖r‖ ≤ rtol·‖b‖.
-    pub rtol: f64,
-    /// Number of jobs in the job array.
-    pub n_jobs: u32,
-    /// Iteration limit per pair.
-    pub max_iterations: u32,
-    /// Values per node in `node_data` (2 + node features).
-    pub node_stride: u32,
-    /// Values per nonzero in `edge_data` (1 + edge features).
-    pub nz_stride: u32,
-    /// Which tile-pair primitive to use, by the two tiles' nonzero counts.
-    pub primitives: PrimitiveMap,
-    /// [`TILE_STORAGE_COMPACT`] or [`TILE_STORAGE_DENSE`].
-    pub tile_storage: u32,
-    /// Blocks that solve one pair together (the team entries `mgk_solve_team_*`; the grid is a
-    /// whole number of teams). 1 for the one-block-per-pair entries.
-    pub team_blocks: u32,
-    /// κe gathered for the register-blocked dense walks: `GatheredKernel::of(&edge_kernel)`.
-    pub dense_kernel: GatheredKernel,
-}
-
-/// Synchronization state of one team of blocks that solves one pair together (team entries only),
-/// in global memory, zeroed by the host before the launch.
-///
-/// ```text
-///  arrive      u32   blocks arrived at the current barrier (reset by the last one)
-///  generation  u32   barriers completed (the waiting blocks spin until it changes)
-///  job         u32   the job the team's leader drew, read by the other blocks after a barrier
-///  deal        u32   output blocks of the XMVs dealt so far (each warp draws its next block here)
-///  sums        [f64; 6]   three slots of two sums: reduction i adds into slot i mod 3 and, after
-///                          its barrier, the leader zeroes slot (i + 2) mod 3 — last read before
-///                          that barrier, next written after the following one
-/// ```
-/// Why three slots: one barrier per reduction suffices (a slot is never reset while a block may
-/// still read it, nor read before its reset is ordered by a barrier).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TeamSync {
-    /// Blocks arrived at the current barrier.
-    pub arrive: u32,
-    /// Completed barriers.
-    pub generation: u32,
-    /// Current job of the team.
-    pub job: u32,
-    /// Output-block dealing counter (see `Team::deal` in the kernels).
-    pub deal: u32,
-    /// Reduction slots.
-    pub sums: [f64; 6],
-}
-
 /// `edge_data` holds only the nonzeros of each octile, in bit order: entry k of a tile is at
 /// `nz_offset + rank(k)` (the default).
 pub const TILE_STORAGE_COMPACT: u32 = 0;
 /// `edge_data` holds all 64 entries of each octile (zeros included): entry k is at `nz_offset + k`.
 /// Only for measuring what compact storage gains (the ablation benchmark).
 pub const TILE_STORAGE_DENSE: u32 = 1;
-
-/// Parameters of the tile-pair microbenchmark / primitive check kernel, passed by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TileBenchParams {
-    /// κe.
-    pub edge_kernel: KernelSpec,
-    /// Tile pairs (octiles 2k and 2k+1, p block k).
-    pub n_pairs: u32,
-    /// Times each warp repeats each of its pairs (outputs are summed over repeats).
-    pub reps: u32,
-    /// Values per nonzero in `edge_data`.
-    pub nz_stride: u32,
-    /// [`crate::primitives::Primitive`] code.
-    pub primitive: u32,
-    /// `GatheredKernel::of(&edge_kernel)` (register-blocked dense walks).
-    pub dense_kernel: GatheredKernel,
-}
 
 /// Offset of the degree d in a node row.
 pub const NODE_D: usize = 0;
@@ -219,9 +114,3 @@ pub const MAX_NZ_STRIDE: usize = NZ_FEATURES + MAX_EDGE_FEATURES;
 
 const _: () = assert!(core::mem::size_of::<Octile>() == 24 && core::mem::align_of::<Octile>() == 8);
 const _: () = assert!(core::mem::size_of::<GraphDesc>() == 16 && core::mem::align_of::<GraphDesc>() == 4);
-const _: () = assert!(core::mem::size_of::<PairJob>() == 16 && core::mem::align_of::<PairJob>() == 8);
-const _: () = assert!(core::mem::size_of::<PairStatus>() == 24 && core::mem::align_of::<PairStatus>() == 8);
-const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 296 + 8 + 280);
-const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 + 280 && core::mem::align_of::<TileBenchParams>() == 8);
-const _: () = assert!(core::mem::align_of::<MgkParams>() == 8);
-const _: () = assert!(core::mem::size_of::<TeamSync>() == 64 && core::mem::align_of::<TeamSync>() == 8);

@@ -1,5 +1,5 @@
 //! The marginalized-graph-kernel PCG solver: one launch, many pairs, one block — or, for pairs of
-//! large graphs, one team of blocks (`crate::team`) — per pair at a time.
+//! large graphs, one team of blocks (`crate::mgk::team`) — per pair at a time.
 //!
 //! Blocks (teams) are persistent: each pulls the next job index from a global atomic counter
 //! (dynamic scheduling: a block that drew a small pair simply draws again), solves that pair with
@@ -7,22 +7,22 @@
 //!
 //! The product matrix M = D×V×⁻¹ − A×⊙E× is never formed. Its off-diagonal product (the XMV) is
 //! computed tile pair by tile pair: the warp that draws output block (I, I') of the tiled vector
-//! (see `octile_types::tiling`) walks the octiles of tile-row I of G and tile-row I' of G', expands
+//! (see `octile_types::mgk::tiling`) walks the octiles of tile-row I of G and tile-row I' of G', expands
 //! each into shared memory, stages the 8×8 block of p they multiply, and accumulates
 //!
 //! ```text
 //!   ap[(i,i')] -= Σ_{j,j'} A_ij · A'_i'j' · κe(e_ij, e'_i'j') · p[(j,j')]
 //! ```
 //!
-//! with the tile-pair primitive (dense/sparse walk of each tile, `octile_types::primitives`) that
+//! with the tile-pair primitive (dense/sparse walk of each tile, `octile_types::mgk::primitives`) that
 //! `params.primitives` picks from the two tiles' nonzero counts (lane ℓ owns rows (ℓ/8, ℓ%8) and
 //! (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
 use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
-use crate::team::{BlockTeam, GridTeam, Team};
-use crate::stage::{WarpStage, stage_b_and_p, stage_tile};
-use octile_types::layout::{NODE_D, NODE_FEATURES, NODE_P};
-use octile_types::primitives::{row_pair, row_pair_with, rows_pair_with};
-use octile_types::tiling::{TILE, TILE_AREA, tiled_coords};
+use crate::mgk::team::{BlockTeam, GridTeam, Team};
+use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::mgk::primitives::{row_pair, row_pair_with, rows_pair_with};
+use octile_types::mgk::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
 /// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
@@ -62,7 +62,7 @@ const MAX_REFINE: u32 = 40;
 ///
 /// # Safety
 /// Launched with `SOLVER_BLOCK_THREADS` threads per block; all pointers valid for the packed layout
-/// described in `octile_types::layout`; `scratch` holds `scratch_len(n, m)` f64 elements at each
+/// described in `octile_types::mgk::layout`; `scratch` holds `scratch_len(n, m)` f64 elements at each
 /// job's `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -552,7 +552,7 @@ mgk_entry!(
 );
 mgk_entry!(
     /// `f32` entry point, adaptive primitives with the tiling-blocking walks for D and R
-    /// (`octile_types::blocked`: B's row and κe's gathered features in registers); opt-in
+    /// (`octile_types::mgk::blocked`: B's row and κe's gathered features in registers); opt-in
     /// (`dense_walk = "blocked"`), launched only when `params.dense_kernel.usable`.
     mgk_solve_blocked_f32,
     f32,

@@ -1,11 +1,11 @@
 //! Packing graphs into the octile format of `octile_types::layout` — the only format every solver
 //! (CPU, GPU) reads.
-use crate::config::ResolvedKernel;
+use crate::mgk::config::ResolvedKernel;
 use crate::error::{OctileError, Result};
 use crate::graph::{Graph, at_graph};
 use octile_types::kernel_spec::KernelSpec;
-use octile_types::layout::{NODE_FEATURES, NZ_FEATURES};
-use octile_types::tiling::n_tiles;
+use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::tiling::n_tiles;
 use octile_types::{GraphDesc, Octile, Real};
 
 /// A set of graphs in octile format, in precision `T`.

@@ -4,18 +4,18 @@
 //! consecutive batches whose scratch fits the budget; each batch is one launch of persistent blocks
 //! that pull jobs from an atomic counter, and its statuses are copied back before the next batch
 //! starts, so every pair's value is written exactly once, in order.
-use super::GpuDevice;
 use super::launch::{BatchBuffers, SolverEntry, mgk_solve, mgk_solve_team, solver_blocks_per_sm, team_resident_blocks, upload};
 use crate::error::{OctileError, Result};
-use octile_types::layout::TILE_STORAGE_COMPACT;
-use octile_types::primitives::nnz_bin;
-use crate::pack::PackedGraphs;
-use crate::solver::RunControl;
+use crate::gpu::GpuDevice;
+use crate::gram::control::RunControl;
+use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use octile_types::tiling::scratch_len;
+use octile_types::mgk::layout::TILE_STORAGE_COMPACT;
+use octile_types::mgk::primitives::nnz_bin;
+use octile_types::mgk::tiling::{padded_len, scratch_len};
 use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 
-/// One pair's solution x (f64, tiled layout `octile_types::tiling`).
+/// One pair's solution x (f64, tiled layout `octile_types::mgk::tiling`).
 pub type PairVector = Vec<f64>;
 
 /// Scratch budget in bytes: `OCTILE_GPU_SCRATCH_BYTES` if set, else 60% of free memory, at most 16 GiB.
@@ -66,7 +66,7 @@ pub const SPARSE_ENTRY_MAX_OTHER_SHARE: f64 = 0.01;
 /// a graph pair are the product of the two graphs' octiles; over the set, the nonzero-count
 /// histogram's outer product estimates them (exact for K(X, X) over all ordered pairs).
 fn other_share(octiles: &[octile_types::Octile], map: &octile_types::PrimitiveMap) -> f64 {
-    let mut hist = [0f64; octile_types::primitives::NNZ_BINS];
+    let mut hist = [0f64; octile_types::mgk::primitives::NNZ_BINS];
     for t in octiles {
         hist[nnz_bin(t.nnz())] += 1.0;
     }
@@ -100,7 +100,7 @@ pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixe
         if out_blocks < 64 {
             1
         } else {
-            let warps = octile_types::names::SOLVER_WARPS as usize;
+            let warps = octile_types::mgk::names::SOLVER_WARPS as usize;
             (out_blocks / (64 * warps)).max(resident / n_pairs.max(1)).min(out_blocks / (2 * warps))
         }
     };
@@ -195,7 +195,7 @@ fn run_batches<T: Real>(
     budget: usize,
     want_x: bool,
     ctl: &RunControl,
-    mut launch: impl FnMut(&[PairJob], &mut BatchBuffers) -> Result<()>,
+    mut launch: impl FnMut(&[PairJob], &mut BatchBuffers<'_>) -> Result<()>,
 ) -> Result<(Vec<PairStatus>, Vec<PairVector>)> {
     let pairs: Vec<(u32, u32)> = which.iter().map(|&k| all[k]).collect();
     let pairs = &pairs[..];
@@ -208,14 +208,9 @@ fn run_batches<T: Real>(
         .max(1);
     let mut scratch = dev.stream.alloc_zeros::<f64>(scratch_max)?;
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
-    let mut out = Vec::with_capacity(pairs.len());
-    let mut xs = Vec::new();
-    for range in batches {
-        if ctl.cancelled() {
-            return Err(OctileError::Cancelled);
-        }
+    let solved = ctl.stream(batches, |range| {
         let mut offset = 0u64;
-        let jobs: Vec<PairJob> = pairs[range.clone()]
+        let jobs: Vec<PairJob> = pairs[range]
             .iter()
             .map(|&(g1, g2)| {
                 let j = PairJob { g1, g2, scratch_offset: offset };
@@ -226,30 +221,35 @@ fn run_batches<T: Real>(
         let mut buf = BatchBuffers {
             jobs: dev.stream.clone_htod(&jobs)?,
             status: dev.stream.alloc_zeros::<PairStatus>(jobs.len())?,
-            scratch,
-            counter,
+            scratch: &mut scratch,
+            counter: &mut counter,
         };
         launch(&jobs, &mut buf)?;
         dev.stream.synchronize()?;
-        out.extend(dev.stream.clone_dtoh(&buf.status)?);
-        if want_x {
-            let all = dev.stream.clone_dtoh(&buf.scratch)?;
-            for j in &jobs {
-                let len = octile_types::tiling::padded_len(set.n_nodes(j.g1 as usize), set.n_nodes(j.g2 as usize));
-                xs.push(all[j.scratch_offset as usize..j.scratch_offset as usize + len].to_vec());
-            }
-        }
-        ctl.report(jobs.len());
-        scratch = buf.scratch;
-        counter = buf.counter;
-    }
-    Ok((out, xs))
+        let status = dev.stream.clone_dtoh(&buf.status)?;
+        let all = if want_x { dev.stream.clone_dtoh(&*buf.scratch)? } else { Vec::new() };
+        Ok(jobs
+            .iter()
+            .zip(status)
+            .map(|(j, st)| {
+                let x = if want_x {
+                    let len = padded_len(set.n_nodes(j.g1 as usize), set.n_nodes(j.g2 as usize));
+                    all[j.scratch_offset as usize..j.scratch_offset as usize + len].to_vec()
+                } else {
+                    Vec::new()
+                };
+                (st, x)
+            })
+            .collect())
+    })?;
+    let (out, xs): (Vec<PairStatus>, Vec<PairVector>) = solved.into_iter().unzip();
+    Ok((out, if want_x { xs } else { Vec::new() }))
 }
 
 #[cfg(test)]
 mod entry_tests {
     use super::{team_blocks_for, uses_sparse_entry};
-    use octile_types::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
+    use octile_types::mgk::layout::{TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
     use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
 
     fn params(map: PrimitiveMap, storage: u32) -> MgkParams {

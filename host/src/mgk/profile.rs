@@ -31,15 +31,15 @@
 //! for this backend, precision and device name wins; else one for the same arch. If nothing
 //! matches, the paper's rule applies (sparse×sparse while both tiles hold at most 11 nonzeros,
 //! 19 when labeled; dense×dense beyond).
-use crate::config::{PrimitiveChoice, TileOptions};
+use crate::mgk::config::{PrimitiveChoice, TileOptions};
 use crate::error::{OctileError, Result};
-use octile_types::primitives::{NNZ_BINS, Primitive, PrimitiveMap};
+use octile_types::mgk::primitives::{NNZ_BINS, Primitive, PrimitiveMap};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The profiles shipped with octile.
-pub const SHIPPED: &str = include_str!("../profiles/default.json");
+pub const SHIPPED: &str = include_str!("../../profiles/default.json");
 
 /// Measured time per tile pair (ns), per primitive letter, 289 values each (bin_A·17 + bin_B).
 pub type Timings = BTreeMap<String, Vec<f64>>;
@@ -211,7 +211,7 @@ pub fn user_store() -> Option<PathBuf> {
 /// The map the solver uses for these tile options on this backend/device/precision.
 pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, precision: &str, cost: EdgeCost) -> Result<MapSource> {
     if let PrimitiveChoice::Fixed(p) = tiles.primitive {
-        return Ok(MapSource { map: PrimitiveMap::uniform(p), describe: format!("fixed: {}", crate::config::primitive_name(p)) });
+        return Ok(MapSource { map: PrimitiveMap::uniform(p), describe: format!("fixed: {}", crate::mgk::config::primitive_name(p)) });
     }
     let labeled = cost != EdgeCost::Unlabeled;
     let kind = cost.name();
@@ -307,7 +307,10 @@ mod tests {
         delta.terms[0] = BaseKernel::kronecker_delta(0, 0.5);
         assert_eq!(EdgeCost::of(&KernelSpec::unit()), EdgeCost::Unlabeled);
         assert_eq!(EdgeCost::of(&delta), EdgeCost::Cheap);
-        assert_eq!(EdgeCost::of(&crate::tiles::labeled_edge_kernel()), EdgeCost::Costly);
+        let mut costly = delta;
+        costly.n_terms = 2;
+        costly.terms[1] = BaseKernel::square_exponential(1, 1.0);
+        assert_eq!(EdgeCost::of(&costly), EdgeCost::Costly);
         let (u, l, c) = (vec!["S".repeat(17); 17], vec!["D".repeat(17); 17], vec!["R".repeat(17); 17]);
         let mut p = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: u, labeled: l, labeled_cheap: Some(c), dense_walk: None, timings_ns: None };
         let dir = std::env::temp_dir().join(format!("octile-cost-{}", std::process::id()));
@@ -340,7 +343,7 @@ mod tests {
 
     #[test]
     fn runs_use_the_profile_of_their_walk_else_the_shared_one() {
-        use crate::config::DenseWalk;
+        use crate::mgk::config::DenseWalk;
         let rows = |c: &str| vec![c.repeat(17); 17];
         let shared = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: rows("S"), labeled: rows("S"), labeled_cheap: None, dense_walk: None, timings_ns: None };
         let blocked = Profile { unlabeled: rows("D"), labeled: rows("D"), dense_walk: Some("blocked".into()), ..shared.clone() };

@@ -1,0 +1,142 @@
+//! Helpers shared by several subcommands: argument enums, inputs, kernel configuration, progress, outputs.
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+use octile::mgk::config::{DenseWalk, synthetic_kernel};
+use octile::generators::{ba_set, nws_set};
+use octile::io::{Format, ReadOptions, npy};
+use octile::reorder::Reordering;
+use octile::{Backend, Graph, KernelConfig, Precision, RunControl};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BackendArg {
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+/// `--dense-walk`: how the primitives dense in B (D, R) read it.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DenseWalkArg {
+    /// Shared tiling (default): every operand from shared memory.
+    Shared,
+    /// Tiling-blocking: B's row and κe's features in registers.
+    Blocked,
+}
+
+impl From<DenseWalkArg> for DenseWalk {
+    fn from(w: DenseWalkArg) -> Self {
+        match w {
+            DenseWalkArg::Shared => DenseWalk::SharedTiling,
+            DenseWalkArg::Blocked => DenseWalk::TilingBlocking,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ReorderArg {
+    Pbr,
+    Metis,
+    Rcm,
+    None,
+}
+
+impl From<ReorderArg> for Reordering {
+    fn from(r: ReorderArg) -> Self {
+        match r {
+            ReorderArg::Pbr => Reordering::Pbr,
+            ReorderArg::Metis => Reordering::Metis,
+            ReorderArg::Rcm => Reordering::Rcm,
+            ReorderArg::None => Reordering::Natural,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum PrecisionArg {
+    F32,
+    F64,
+}
+
+pub fn apply(cfg: &mut KernelConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
+    cfg.backend = match backend {
+        BackendArg::Auto => Backend::Auto,
+        BackendArg::Cpu => Backend::Cpu,
+        BackendArg::Cuda => Backend::Cuda,
+    };
+    let gpu = !matches!(backend, BackendArg::Cpu) && octile::gpu::device().is_ok();
+    cfg.precision = match precision {
+        Some(PrecisionArg::F32) => Precision::F32,
+        Some(PrecisionArg::F64) => Precision::F64,
+        None if gpu => Precision::F32,
+        None => Precision::F64,
+    };
+}
+
+pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        eprintln!("\ninterrupt: stopping after the current batch; no output file will be written");
+        c2.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let bar = (!quiet).then(|| {
+        let b = ProgressBar::new(total as u64);
+        b.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} pairs  {per_sec}  ETA {eta}").unwrap());
+        b
+    });
+    let b2 = bar.clone();
+    let ctl = RunControl { progress: Some(Arc::new(move |n| if let Some(b) = &b2 { b.inc(n as u64) })), cancel: Some(cancel) };
+    (bar, ctl)
+}
+
+pub fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)> {
+    let mut graphs = Vec::new();
+    let mut skipped = 0;
+    for inp in inputs {
+        let parts: Vec<&str> = inp.split(':').collect();
+        if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba") {
+            let count: usize = parts[1].parse().with_context(|| format!("{inp}: COUNT must be an integer"))?;
+            let seed: u64 = parts.get(2).map(|s| s.parse()).transpose().with_context(|| format!("{inp}: SEED must be an integer"))?.unwrap_or(2020);
+            graphs.extend(if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) });
+            continue;
+        }
+        let l = octile::io::read_with(Path::new(inp), opt)?;
+        skipped += l.skipped;
+        graphs.extend(l.graphs);
+    }
+    Ok((graphs, skipped))
+}
+
+/// `--format` of `gram` and `nodal`.
+pub fn parse_format(format: Option<&str>) -> Result<Option<Format>> {
+    format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()
+}
+
+/// The kernel of `gram` and `nodal`: the `--kernel` TOML (default: the paper's synthetic-set
+/// kernel) with `--backend`, `--precision` and `--reorder` applied.
+pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<KernelConfig> {
+    let mut cfg = match kernel {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            KernelConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
+        }
+        None => synthetic_kernel(0.05),
+    };
+    apply(&mut cfg, backend, precision);
+    if let Some(r) = reorder {
+        cfg.reorder = r.into();
+    }
+    Ok(cfg)
+}
+
+/// Write the JSON summary of `gram` and `nodal` beside their output matrix `out` (same stem,
+/// `.json`); returns its path.
+pub fn write_summary(out: &Path, summary: &serde_json::Value) -> Result<PathBuf> {
+    let summary_path = out.with_extension("json");
+    npy::write_atomic(&summary_path, serde_json::to_string_pretty(summary)?.as_bytes())?;
+    Ok(summary_path)
+}

@@ -1,0 +1,160 @@
+//! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
+use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, progress, write_summary};
+use anyhow::{Context, Result};
+use clap::Args;
+use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice};
+use octile::io::{ReadOptions, npy};
+use octile::{GraphKernel, MarginalizedGraphKernel, OctileError};
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct GramArgs {
+    /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), a TU folder, or a
+    /// generator: nws:COUNT[:SEED] / ba:COUNT[:SEED].
+    #[arg(required = true)]
+    inputs: Vec<String>,
+    /// Second set Y: computes K(X, Y).
+    #[arg(long, num_args = 1..)]
+    against: Vec<String>,
+    /// Kernel configuration (TOML). Default: the paper's synthetic-set kernel.
+    #[arg(long)]
+    kernel: Option<PathBuf>,
+    /// Output matrix (.npy float64 or .csv); a JSON summary is written beside it.
+    #[arg(long)]
+    out: PathBuf,
+    /// K_ij / sqrt(K_ii K_jj).
+    #[arg(long)]
+    normalize: bool,
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// Default: f32 on the GPU, f64 on the CPU.
+    #[arg(long, value_enum)]
+    precision: Option<PrecisionArg>,
+    /// Input format when the extension does not tell: json, smi, csv, tu.
+    #[arg(long)]
+    format: Option<String>,
+    /// Skip records that cannot be read (each is reported) instead of failing.
+    #[arg(long)]
+    skip_invalid: bool,
+    /// Node order for packing: pbr (partition-based), metis, rcm, none. Default: the kernel file's, else pbr.
+    #[arg(long, value_enum)]
+    reorder: Option<ReorderArg>,
+    /// Contact cutoff of the PDB reader, in Å.
+    #[arg(long, default_value_t = octile::io::pdb::DEFAULT_CUTOFF)]
+    pdb_cutoff: f64,
+    /// Tile-pair primitive: adaptive (default: the tuned profile), dense-dense, dense-sparse,
+    /// sparse-dense, sparse-sparse.
+    #[arg(long)]
+    primitive: Option<String>,
+    /// Tuning profile (JSON written by `octile tune`). Default: $OCTILE_PROFILE, the user store, the shipped one.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// GPU blocks per pair: auto (default: teams of blocks only for pairs of large graphs), 1,
+    /// or N ≥ 2 (every pair by a team of N blocks).
+    #[arg(long)]
+    blocks_per_pair: Option<String>,
+    /// How dense×dense and sparse×dense walk tile B: shared (shared tiling, default) or
+    /// blocked (the paper's tiling-blocking). Default: the kernel file's `dense_walk`, else shared.
+    #[arg(long, value_enum)]
+    dense_walk: Option<DenseWalkArg>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Some pairs did not converge; the values were still written (exit code 3).
+#[derive(Debug)]
+pub struct NotConverged(String);
+
+impl std::fmt::Display for NotConverged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotConverged {}
+
+pub fn gram(a: GramArgs) -> Result<()> {
+    let format = parse_format(a.format.as_deref())?;
+    let mut cfg = kernel_config(a.kernel.as_deref(), a.backend, a.precision, a.reorder)?;
+    if let Some(p) = &a.primitive {
+        cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
+    }
+    if let Some(p) = &a.profile {
+        cfg.tiles.profile = Some(p.clone());
+    }
+    if let Some(b) = &a.blocks_per_pair {
+        cfg.tiles.blocks_per_pair = match b.as_str() {
+            "auto" => 0,
+            n => n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_BLOCKS_PER_PAIR).contains(n))
+                .with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..={MAX_BLOCKS_PER_PAIR}"))?,
+        };
+    }
+    if let Some(w) = a.dense_walk {
+        cfg.tiles.dense_walk = w.into();
+    }
+    let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
+    let (x, skipped_x) = load(&a.inputs, &ropt)?;
+    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt)? };
+    if skipped_x + skipped_y > 0 {
+        eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
+    }
+    let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } };
+    let (bar, ctl) = progress(pairs, a.quiet);
+    let k = MarginalizedGraphKernel::new(cfg.clone())?.with_control(ctl);
+    if !a.quiet {
+        eprintln!("{} graphs{}; backend {} / {:?} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, k.backend_name(), cfg.precision, k.device_name());
+    }
+    let t = std::time::Instant::now();
+    let r = match (y.is_empty(), a.normalize) {
+        (true, false) => k.gram(&x),
+        (true, true) => k.gram_normalized(&x),
+        (false, false) => k.gram_between(&x, &y),
+        (false, true) => k.gram_between_normalized(&x, &y),
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let (g, failure) = match r {
+        Ok(g) => (g, None),
+        Err(OctileError::NoConvergence { partial, pair, iterations, residual, n_failed }) => {
+            (*partial, Some(format!("{n_failed} pair(s) did not converge; first ({}, {}) after {iterations} iterations, residual {residual:.3e}", pair.0, pair.1)))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    npy::write_matrix(&a.out, &g.values, g.rows, g.cols)?;
+    let (lo, med, hi) = g.iteration_stats();
+    let failures: Vec<_> = g.failures().iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
+    let summary = json!({
+        "output": a.out.display().to_string(),
+        "shape": [g.rows, g.cols],
+        "graphs": x.len(),
+        "graphs_against": y.len(),
+        "skipped_records": skipped_x + skipped_y,
+        "pairs": g.pairs_solved,
+        "seconds": secs,
+        "pairs_per_second": g.pairs_solved as f64 / secs,
+        "backend": k.backend_name(),
+        "precision": format!("{:?}", cfg.precision).to_lowercase(),
+        "device": k.device_name(),
+        "normalized": a.normalize,
+        "q": cfg.q,
+        "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
+        "primitives": g.details,
+        "iterations": {"min": lo, "median": med, "max": hi},
+        "non_converged": failures,
+    });
+    let summary_path = write_summary(&a.out, &summary)?;
+    if !a.quiet {
+        eprintln!("wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)", a.out.display(), g.rows, g.cols, summary_path.display(), g.pairs_solved, secs, g.pairs_solved as f64 / secs);
+    }
+    if let Some(f) = failure {
+        return Err(NotConverged(format!("{f}; values written with the failures listed in {}", summary_path.display())).into());
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! The `octile` command: Gram matrices of marginalized graph kernels from graph files.
+mod common;
+mod demo;
+mod gram;
+mod info;
+mod nodal;
+mod octiles;
+mod tune;
+
+use clap::{Parser, Subcommand};
+use octile::OctileError;
+
+#[derive(Parser)]
+#[command(name = "octile", version, about = "Marginalized graph kernels on GPUs and all CPU cores")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// The main job on built-in data: the paper's 160 Newman–Watts–Strogatz graphs (96 nodes,
+    /// k = 3, p = 0.1), normalized Gram matrix, on the GPU if present, else the CPU.
+    Demo(demo::DemoArgs),
+    /// Which devices and backends are available, and why not if not.
+    Info,
+    /// Non-empty octiles of each input under the natural, RCM and partition-based orders (like
+    /// the paper's Fig. 7), with the time each reordering takes.
+    Octiles(octiles::OctilesArgs),
+    /// Node-wise similarities of two graphs of the inputs (the paper's nodal output): the n × m
+    /// matrix R[i][i'] = p_i·x_ii'·p'_i' with K = ΣR, rows and columns in the input node order.
+    Nodal(nodal::NodalArgs),
+    /// Gram matrix K(X) or K(X, Y) of graph files.
+    Gram(gram::GramArgs),
+    /// Time the four tile-pair primitives over the (nonzeros A, nonzeros B) grid on this GPU (or
+    /// CPU), print the winner map, save it as SVG and write the profile the solver then uses.
+    Tune(tune::TuneArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Info => info::info(),
+        Cmd::Octiles(a) => octiles::octiles(a),
+        Cmd::Demo(a) => demo::demo(a),
+        Cmd::Gram(a) => gram::gram(a),
+        Cmd::Tune(tune::TuneArgs { show: Some(file), svg, .. }) => tune::show_profiles(&file, &svg),
+        Cmd::Tune(a) => tune::tune(a),
+        Cmd::Nodal(a) => nodal::nodal(a),
+    };
+    if let Err(e) = r {
+        eprintln!("error: {e:#}");
+        let code = match e.downcast_ref::<OctileError>() {
+            Some(OctileError::Cancelled) => 130,
+            Some(OctileError::NoConvergence { .. }) => 3,
+            _ if e.downcast_ref::<gram::NotConverged>().is_some() => 3,
+            _ => 1,
+        };
+        std::process::exit(code);
+    }
+}

@@ -1,0 +1,11 @@
+//! The Gram driver, shared by every pairwise graph kernel: the [`GraphKernel`] trait a method
+//! implements (evaluate listed pairs on its backend) and the driver methods it provides (K(X),
+//! K(X, Y), diag, listed pairs, normalized), the [`Gram`] result with per-pair [`PairInfo`], and
+//! [`RunControl`] (progress, cancellation, streaming blocks of pairs).
+pub mod control;
+pub mod kernel;
+pub mod matrix;
+
+pub use control::RunControl;
+pub use kernel::{Evaluation, GraphKernel};
+pub use matrix::{Gram, PairInfo};

@@ -1,0 +1,6 @@
+//! The MGK solver on the GPU runtime ([`crate::gpu`]): [`launch`] holds every `unsafe` launch of
+//! the solver entries behind a safe function that checks the contract first; [`batch`] splits pair
+//! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
+//! blocking, teams) and streams the batches.
+pub mod batch;
+pub mod launch;

@@ -1,0 +1,311 @@
+//! The marginalized graph kernel (Tang et al.; GraphDot's definition): configuration ([`config`]),
+//! packing graphs into octiles ([`pack`]), the CPU solver ([`cpu`]), the GPU launches and batching
+//! ([`gpu`]), tile-pair primitive profiles ([`profile`]), the dense f64 reference ([`reference`])
+//! and `octile tune` ([`tune`], the only module here that runs microbenchmarks; nothing else imports
+//! it). [`MarginalizedGraphKernel`] implements the Gram driver's [`GraphKernel`] and adds the nodal
+//! output.
+pub mod config;
+pub mod cpu;
+pub mod gpu;
+pub mod pack;
+pub mod profile;
+pub mod reference;
+pub mod tune;
+
+use crate::backend::{Backend, Precision};
+use crate::error::{OctileError, Result};
+use crate::gram::control::{RunControl, blocks_of};
+use crate::gram::kernel::{Evaluation, GraphKernel, failure, filled, finish, listed};
+use crate::gram::matrix::PairInfo;
+use crate::gpu::GpuDevice;
+use crate::graph::Graph;
+use crate::reorder::Reordering;
+use config::{DenseWalk, KernelConfig, ResolvedKernel, gathered};
+use cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
+use gpu::batch::PairVector;
+use pack::{PackOptions, PackedGraphs, pack};
+use profile::MapSource;
+use octile_types::mgk::layout::{MAX_EDGE_FEATURES, NODE_P, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
+use octile_types::mgk::tiling::{TILE, n_tiles, tiled_index};
+use octile_types::{GatheredKernel, MgkParams, PairStatus, PrimitiveMap, Real};
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Node-wise similarities of one pair of graphs (see `MarginalizedGraphKernel::nodal_pairs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodalMatrix {
+    /// Nodes of the first graph.
+    pub rows: usize,
+    /// Nodes of the second graph.
+    pub cols: usize,
+    /// Row-major R[i][i'], input node order.
+    pub values: Vec<f64>,
+    /// The pair's solver diagnostics.
+    pub info: PairInfo,
+}
+
+impl NodalMatrix {
+    /// R[i][i'].
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.values[i * self.cols + j]
+    }
+    /// Σ R = K(G, G').
+    pub fn sum(&self) -> f64 {
+        self.values.iter().sum()
+    }
+}
+
+/// What [`MarginalizedGraphKernel::solve_x`] returns.
+struct Solved {
+    status: Vec<PairStatus>,
+    seconds: f64,
+    /// The primitive map's description (and, on the GPU, the solver entries used).
+    describe: String,
+    /// With `nodal`: each pair's node-wise similarities R, row-major, input node order.
+    nodal: Option<Vec<Vec<f64>>>,
+}
+
+/// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
+type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<String>);
+
+enum Engine {
+    Cpu,
+    Cuda(Arc<GpuDevice>),
+}
+
+/// The marginalized graph kernel, configured once and applied to many graph sets.
+pub struct MarginalizedGraphKernel {
+    config: KernelConfig,
+    resolved: ResolvedKernel,
+    engine: Engine,
+    control: RunControl,
+}
+
+impl MarginalizedGraphKernel {
+    /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
+    pub fn new(config: KernelConfig) -> Result<Self> {
+        let resolved = config.resolve()?;
+        let engine = match config.backend {
+            Backend::Cpu => Engine::Cpu,
+            Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
+            Backend::Auto => match crate::gpu::device() {
+                Ok(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => Engine::Cuda(d),
+                _ => Engine::Cpu,
+            },
+        };
+        if let Engine::Cuda(_) = engine
+            && resolved.edge_features.len() > MAX_EDGE_FEATURES
+        {
+            return Err(OctileError::InvalidConfig(format!(
+                "the CUDA backend supports at most {} edge features, the edge kernel reads {}",
+                MAX_EDGE_FEATURES,
+                resolved.edge_features.len()
+            )));
+        }
+        Ok(MarginalizedGraphKernel { config, resolved, engine, control: RunControl::default() })
+    }
+
+    /// κe gathered for the tiling-blocking dense walks, or marked unusable when the configuration
+    /// asks for shared tiling (the default) — `usable` is what selects the walks on both backends.
+    fn dense_kernel(&self) -> GatheredKernel {
+        gathered(&self.resolved.edge_spec, self.config.tiles.dense_walk)
+    }
+
+    /// Attach progress reporting / cancellation.
+    pub fn with_control(mut self, control: RunControl) -> Self {
+        self.control = control;
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &KernelConfig {
+        &self.config
+    }
+
+    /// Node-wise similarity of each listed pair (the paper's nodal output; GraphDot's
+    /// `nodal='block'`): R[i][i'] = p_i · x_ii' · p'_i', the expected similarity of the paths that
+    /// start at node i of G and node i' of G', so that K(G, G') = Σ R. Rows and columns are in the
+    /// graphs' own node order whatever `reorder` packed them in. An index outside `graphs` is an
+    /// error naming it; non-convergence is `NoConvergence` as for Gram matrices.
+    pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
+        let list = listed(graphs, pairs)?;
+        let Solved { status, seconds, describe, nodal } = self.solve_x(graphs, &list, true)?;
+        let e = evaluation(&status, seconds, describe);
+        finish(filled(self, pairs.len(), 1, &e), failure(&e.info), &list, |i, j| (i, j))?;
+        Ok(pairs
+            .iter()
+            .zip(nodal.unwrap_or_default())
+            .zip(&status)
+            .map(|((&(i, j), values), s)| NodalMatrix { rows: graphs[i].n_nodes(), cols: graphs[j].n_nodes(), values, info: info(s) })
+            .collect())
+    }
+
+    /// [`Self::nodal_pairs`] for one pair of graphs.
+    pub fn nodal(&self, g1: &Graph, g2: &Graph) -> Result<NodalMatrix> {
+        Ok(self.nodal_pairs(&[g1.clone(), g2.clone()], &[(0, 1)])?.remove(0))
+    }
+
+    /// The tile-pair primitive map this kernel uses on its engine (adaptive: from the profile of
+    /// the device and precision; see [`profile`]).
+    pub fn primitive_map(&self) -> Result<MapSource> {
+        let cost = profile::EdgeCost::of(&self.resolved.edge_spec);
+        let precision = match self.config.precision {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        };
+        match &self.engine {
+            Engine::Cpu => profile::resolve(&self.config.tiles, "cpu", &profile::cpu_model(), std::env::consts::ARCH, precision, cost),
+            Engine::Cuda(d) => profile::resolve(&self.config.tiles, "cuda", &d.name, &d.arch(), precision, cost),
+        }
+    }
+
+    /// Pack and solve `pairs` of `graphs` on the engine: statuses in pair order, the seconds taken,
+    /// the description of the run and, with `nodal`, each pair's node-wise similarity matrix in the graphs'
+    /// own node order (the packing order's permutation undone).
+    fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<Solved> {
+        let t = Instant::now();
+        // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
+        let ordered: Vec<Graph>;
+        let perms: Vec<Arc<Vec<usize>>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { Arc::new((0..g.n_nodes()).collect()) } else { self.config.reorder.order_cached(g) }).collect();
+        let packed = if self.config.reorder == Reordering::Natural {
+            graphs
+        } else {
+            ordered = graphs.par_iter().zip(&perms).map(|(g, perm)| g.permuted(perm)).collect();
+            &ordered
+        };
+        let map = self.primitive_map()?;
+        let opt = PackOptions { compact: self.config.tiles.compact, skip_empty: self.config.tiles.skip_empty, ..PackOptions::new(&self.resolved, self.config.q, self.config.p) };
+        let set64 = pack::<f64>(packed, &opt)?;
+        let (status, xs, entry) = match self.config.precision {
+            Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
+            Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
+        }?;
+        let g = self.dense_kernel();
+        let walks = match (self.config.tiles.dense_walk, g.usable != 0) {
+            (DenseWalk::TilingBlocking, true) => format!("dense walks (D, R): tiling-blocking, κe gathered to {} feature(s)", g.slots),
+            (DenseWalk::TilingBlocking, false) => "dense walks (D, R): shared tiling (tiling-blocking asked for, but κe is not a product reading ≤ 2 edge features)".to_string(),
+            (DenseWalk::SharedTiling, _) => "dense walks (D, R): shared tiling".to_string(),
+        };
+        let describe = match entry {
+            Some(e) => format!("{}; {walks}; GPU solver entry: {e}", map.describe),
+            None => format!("{}; {walks}", map.describe),
+        };
+        // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
+        let nodal = xs.map(|xs| {
+            pairs
+                .iter()
+                .zip(xs)
+                .map(|(&(a, b), x)| {
+                    let (a, b) = (a as usize, b as usize);
+                    let (n, m) = (graphs[a].n_nodes(), graphs[b].n_nodes());
+                    let mt = n_tiles(m);
+                    let mut r = vec![0.0; n * m];
+                    for i in 0..n {
+                        let (pi, pa) = (perms[a][i], set64.node_row(a, perms[a][i])[NODE_P]);
+                        for j in 0..m {
+                            let pj = perms[b][j];
+                            r[i * m + j] = pa * x[tiled_index(pi, pj, mt)] * set64.node_row(b, pj)[NODE_P];
+                        }
+                    }
+                    r
+                })
+                .collect()
+        });
+        Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal })
+    }
+
+    fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        set: &PackedGraphs<T>,
+        set64: &PackedGraphs<f64>,
+        pairs: &[(u32, u32)],
+        primitives: &PrimitiveMap,
+        want_x: bool,
+    ) -> Result<EngineOutput> {
+        let rtol = self.config.solver.rtol_for(self.config.precision);
+        let max_iterations = self.config.solver.max_iterations;
+        match &self.engine {
+            Engine::Cpu => {
+                // few pairs (e.g. large graphs): also split each XMV over the cores
+                let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
+                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, dense: self.dense_kernel(), parallel_xmv };
+                let block_len = 256 * rayon::current_num_threads().max(1);
+                let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };
+                let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(blocks_of(pairs.len(), block_len), |range| {
+                    let block = &pairs[range];
+                    Ok(if T::BYTES == 8 {
+                        block
+                            .par_iter()
+                            .map_init(Workspace::default, |ws, &(a, b)| {
+                                let st = solve_pair(set64, a as usize, b as usize, &prm, ws);
+                                (st, keep(ws.x()))
+                            })
+                            .collect()
+                    } else {
+                        block
+                            .par_iter()
+                            .map_init(MixedWorkspace::default, |ws, &(a, b)| {
+                                let st = solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws);
+                                (st, keep(ws.x64()))
+                            })
+                            .collect()
+                    })
+                })?;
+                let (out, xs): (Vec<PairStatus>, Vec<Vec<f64>>) = solved.into_iter().unzip();
+                Ok((out, want_x.then_some(xs), None))
+            }
+            Engine::Cuda(dev) => {
+                let params = MgkParams {
+                    node_kernel: self.resolved.node_spec,
+                    edge_kernel: self.resolved.edge_spec,
+                    rtol,
+                    n_jobs: 0,
+                    max_iterations,
+                    node_stride: set.node_stride as u32,
+                    nz_stride: set.nz_stride as u32,
+                    primitives: *primitives,
+                    tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
+                    team_blocks: 1,
+                    dense_kernel: self.dense_kernel(),
+                };
+                let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
+                Ok((status, xs, Some(entries)))
+            }
+        }
+    }
+}
+
+impl GraphKernel for MarginalizedGraphKernel {
+    fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
+        let Solved { status, seconds, describe, .. } = self.solve_x(graphs, pairs, false)?;
+        Ok(evaluation(&status, seconds, describe))
+    }
+
+    fn control(&self) -> &RunControl {
+        &self.control
+    }
+
+    fn backend_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Cpu => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+
+    fn device_name(&self) -> String {
+        match &self.engine {
+            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
+            Engine::Cuda(d) => d.describe(),
+        }
+    }
+}
+
+/// The solver's statuses as the driver's per-pair values and diagnostics.
+fn evaluation(status: &[PairStatus], seconds: f64, details: String) -> Evaluation {
+    Evaluation { values: status.iter().map(|s| s.value).collect(), info: status.iter().map(info).collect(), seconds, details }
+}
+
+fn info(s: &PairStatus) -> PairInfo {
+    PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 }
+}
