@@ -67,7 +67,7 @@ impl PrimitiveChoice {
 /// How the primitives that walk tile B dense (`D` dense×dense, `R` sparse×dense) read B: the
 /// paper's *shared tiling* (every operand from shared memory; the default, measured faster inside
 /// this solver) or its *tiling-blocking* (B's row and κe's features staged once more, in registers:
-/// `octile_types::blocked`). Sparse walks of B are the same in both.
+/// `octile_types::mgk::blocked`). Sparse walks of B are the same in both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DenseWalk {
     /// Shared tiling (default).
@@ -121,7 +121,7 @@ pub struct TileOptions {
     /// Store only non-empty octiles (true, default) or every tile of the ⌈n/8⌉² grid.
     pub skip_empty: bool,
     /// GPU blocks that solve one pair together: 0 (default) = automatic (one block per pair for
-    /// small graphs, teams of blocks for large ones, see `gpu::batch::team_blocks_for`), 1 = always
+    /// small graphs, teams of blocks for large ones, see `mgk::gpu::batch::team_blocks_for`), 1 = always
     /// one block per pair, N ≥ 2 = every pair by a team of N blocks.
     pub blocks_per_pair: u32,
     /// How `D` and `R` walk tile B (shared tiling by default).

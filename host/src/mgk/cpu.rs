@@ -1,6 +1,6 @@
 //! CPU solver: Jacobi-preconditioned CG with the on-the-fly octile XMV, generic over f32/f64, one
 //! pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
-//! multiplies tile pairs with the same primitives (`octile_types::primitives`), chosen per tile
+//! multiplies tile pairs with the same primitives (`octile_types::mgk::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::mgk::pack::PackedGraphs;
 use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
@@ -21,7 +21,7 @@ pub struct Workspace<T> {
 }
 
 impl<T: Copy> Workspace<T> {
-    /// The last solve's x (tiled layout, `octile_types::tiling`).
+    /// The last solve's x (tiled layout, `octile_types::mgk::tiling`).
     pub fn x(&self) -> &[T] {
         &self.x
     }

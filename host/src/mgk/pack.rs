@@ -1,4 +1,4 @@
-//! Packing graphs into the octile format of `octile_types::layout` — the only format every solver
+//! Packing graphs into the octile format of `octile_types::mgk::layout` — the only format every solver
 //! (CPU, GPU) reads.
 use crate::mgk::config::ResolvedKernel;
 use crate::error::{OctileError, Result};
@@ -60,7 +60,7 @@ impl<T> PackedGraphs<T> {
         self.row_ptr[d.row_ptr_offset as usize] as usize..self.row_ptr[d.row_ptr_offset as usize + d.n_tile_rows as usize] as usize
     }
     /// Expand the octiles of graph `g` into `out`: 64 entries of `nz_stride` values per octile, in
-    /// octile order (the layout of `octile_types::primitives`; zeros where the bitmap is clear).
+    /// octile order (the layout of `octile_types::mgk::primitives`; zeros where the bitmap is clear).
     pub fn expand_graph(&self, g: usize, out: &mut Vec<T>)
     where
         T: Real,
@@ -80,7 +80,7 @@ impl<T> PackedGraphs<T> {
     }
 }
 
-/// Expand octile `t` into `dst` (64·stride values, the layout of `octile_types::primitives`):
+/// Expand octile `t` into `dst` (64·stride values, the layout of `octile_types::mgk::primitives`):
 /// its nonzeros copied from `edge_data` (compact: in bit order from `nz_offset`; dense storage:
 /// entry k at `nz_offset + k`), zeros elsewhere.
 pub fn expand_octile<T: Real>(t: &Octile, edge_data: &[T], stride: usize, compact: bool, dst: &mut [T]) {

@@ -459,7 +459,7 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
 /// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
 /// `team_sync` argument, one zeroed [`TeamSync`] per team). Both arms expand the one `@entry` arm,
 /// which owns the argument list every solver entry shares (the host pushes it in this order:
-/// `gpu::launch::push_solver_args`); the parameter names come from the calling arm so that its
+/// `octile::mgk::gpu::launch::push_solver_args`); the parameter names come from the calling arm so that its
 /// team constructor can use them.
 macro_rules! mgk_entry {
     ($(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr) => {

@@ -111,7 +111,7 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
-    // SAFETY: the kernel's contract (octile_kernels::mgk::solve_all) is checked in check_solve (the
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solver::solve_all) is checked in check_solve (the
     // sparse-only entry additionally gets compact storage, the blocked one a usable gathered κe
     // whose slots lie inside the nonzero rows, both checked there): every tile's
     // entries in the chosen storage lie inside edge_data, job count and
