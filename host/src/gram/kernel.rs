@@ -164,3 +164,132 @@ fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// A method whose K(a, b) = (1 + |V_a|)(1 + |V_b|) + [a == b], reporting pair (fail_a, fail_b)
+    /// as not converged, and recording every pair list it is asked for.
+    struct Toy {
+        fail: Option<(usize, usize)>,
+        asked: RefCell<Vec<Vec<(u32, u32)>>>,
+        control: RunControl,
+    }
+
+    impl Toy {
+        fn new(fail: Option<(usize, usize)>) -> Self {
+            Toy { fail, asked: RefCell::new(Vec::new()), control: RunControl::default() }
+        }
+        fn k(graphs: &[Graph], a: usize, b: usize) -> f64 {
+            (1 + graphs[a].n_nodes()) as f64 * (1 + graphs[b].n_nodes()) as f64 + (a == b) as u8 as f64
+        }
+    }
+
+    impl GraphKernel for Toy {
+        fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
+            self.asked.borrow_mut().push(pairs.to_vec());
+            let sizes: Vec<usize> = graphs.iter().map(|g| g.n_nodes()).collect();
+            let info = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let bad = self.fail.is_some_and(|(fa, fb)| (sizes[a as usize], sizes[b as usize]) == (fa, fb));
+                    PairInfo { iterations: 7, residual: if bad { 0.5 } else { 1e-13 }, converged: !bad }
+                })
+                .collect();
+            Ok(Evaluation { values: pairs.iter().map(|&(a, b)| Toy::k(graphs, a as usize, b as usize)).collect(), info, seconds: 0.25, details: "toy".into() })
+        }
+        fn control(&self) -> &RunControl {
+            &self.control
+        }
+        fn backend_name(&self) -> &'static str {
+            "cpu"
+        }
+        fn device_name(&self) -> String {
+            "toy device".into()
+        }
+    }
+
+    /// Graphs of 1, 2, ..., n nodes (no edges): graph i has i + 1 nodes.
+    fn graphs(n: usize) -> Vec<Graph> {
+        (0..n).map(|i| Graph::new(i + 1, &[], &[])).collect()
+    }
+
+    fn close(actual: f64, expected: f64, what: &str) {
+        assert!((actual - expected).abs() <= 1e-14 * expected.abs().max(1.0), "{what}: actual {actual}, expected {expected}");
+    }
+
+    #[test]
+    fn gram_evaluates_the_upper_triangle_once_and_mirrors_it() {
+        let (toy, x) = (Toy::new(None), graphs(4));
+        let g = toy.gram(&x).unwrap();
+        assert_eq!(toy.asked.borrow().len(), 1);
+        assert_eq!(toy.asked.borrow()[0], vec![(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]);
+        assert_eq!((g.rows, g.cols, g.pairs_solved, g.backend.as_str(), g.device.as_str(), g.details.as_str(), g.seconds), (4, 4, 10, "cpu", "toy device", "toy", 0.25));
+        for i in 0..4 {
+            for j in 0..4 {
+                close(g.get(i, j), Toy::k(&x, i, j), &format!("K[{i}][{j}]"));
+                assert_eq!(g.info[i * 4 + j].iterations, 7);
+            }
+        }
+        assert_eq!(g.iteration_stats(), (7, 7, 7));
+        assert!(g.failures().is_empty());
+    }
+
+    #[test]
+    fn gram_between_diag_and_pairs_index_their_own_graphs() {
+        let (toy, all) = (Toy::new(None), graphs(5));
+        let (x, y) = all.split_at(2);
+        let g = toy.gram_between(x, y).unwrap();
+        assert_eq!((g.rows, g.cols, g.pairs_solved), (2, 3, 6));
+        for i in 0..2 {
+            for j in 0..3 {
+                close(g.get(i, j), Toy::k(&all, i, 2 + j), &format!("K(X, Y)[{i}][{j}]"));
+            }
+        }
+        let d = toy.diag(&all).unwrap();
+        for (i, v) in d.iter().enumerate() {
+            close(*v, Toy::k(&all, i, i), &format!("diag[{i}]"));
+        }
+        let p = toy.pairs(&all, &[(4, 0), (2, 2)]).unwrap();
+        assert_eq!((p.rows, p.cols), (2, 1));
+        close(p.get(0, 0), Toy::k(&all, 4, 0), "pair 0");
+        close(p.get(1, 0), Toy::k(&all, 2, 2), "pair 1");
+        let err = toy.pairs(&all, &[(0, 1), (1, 5)]).unwrap_err();
+        assert!(matches!(err, OctileError::InvalidConfig(ref m) if m.contains("pair 1 = (1, 5)") && m.contains("5 graphs")), "{err}");
+    }
+
+    #[test]
+    fn normalized_forms_divide_by_the_diagonals() {
+        let (toy, all) = (Toy::new(None), graphs(4));
+        let g = toy.gram_normalized(&all).unwrap();
+        let (x, y) = all.split_at(1);
+        let b = toy.gram_between_normalized(x, y).unwrap();
+        for i in 0..4 {
+            for j in 0..4 {
+                let want = Toy::k(&all, i, j) / (Toy::k(&all, i, i) * Toy::k(&all, j, j)).sqrt();
+                close(g.get(i, j), want, &format!("normalized K[{i}][{j}]"));
+                if i == 0 && j >= 1 {
+                    close(b.get(0, j - 1), want, &format!("normalized K(X, Y)[0][{}]", j - 1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn non_convergence_names_the_entry_and_keeps_every_value() {
+        // graphs of 2 and 3 nodes (indices 1 and 2) fail as the pair (2 nodes, 3 nodes)
+        let (toy, all) = (Toy::new(Some((2, 3))), graphs(4));
+        let Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial }) = toy.gram(&all) else { panic!("expected NoConvergence") };
+        assert_eq!((pair, iterations, residual, n_failed), ((1, 2), 7, 0.5, 1));
+        assert_eq!(partial.failures().len(), 2, "the failing pair and its mirror");
+        close(partial.get(2, 1), Toy::k(&all, 2, 1), "mirrored failing entry");
+        close(partial.get(3, 3), Toy::k(&all, 3, 3), "a converged entry");
+        // K(X, Y): the entry is named in Y's own numbering
+        let (x, y) = all.split_at(2);
+        let Err(OctileError::NoConvergence { pair, partial, .. }) = toy.gram_between(x, y) else { panic!("expected NoConvergence") };
+        assert_eq!(pair, (1, 0));
+        assert_eq!((partial.rows, partial.cols), (2, 2));
+    }
+}
