@@ -65,7 +65,7 @@ pub trait GraphKernel {
                 g.info[r as usize * g.cols + c as usize] = e.info[k];
             }
         }
-        finish(g, failure(&e.info), &pairs, |i, j| (i, j))
+        finish(g, &e.info, |k| (pairs[k].0 as usize, pairs[k].1 as usize))
     }
 
     /// K(X, Y).
@@ -74,14 +74,13 @@ pub trait GraphKernel {
         let (nx, ny) = (x.len() as u32, y.len() as u32);
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
         let e = self.evaluate(&all, &pairs)?;
-        finish(filled(self, x.len(), y.len(), &e), failure(&e.info), &pairs, |i, j| (i, j - nx))
+        finish(filled(self, x.len(), y.len(), &e), &e.info, |k| (pairs[k].0 as usize, (pairs[k].1 - nx) as usize))
     }
 
     /// K(G, G) for each graph.
     fn diag(&self, graphs: &[Graph]) -> Result<Vec<f64>> {
-        let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).map(|i| (i, i)).collect();
         let e = self.evaluate_self(graphs)?;
-        Ok(finish(filled(self, graphs.len(), 1, &e), failure(&e.info), &pairs, |i, _| (i, i))?.values)
+        Ok(finish(filled(self, graphs.len(), 1, &e), &e.info, |k| (k, k))?.values)
     }
 
     /// K(graphs[i], graphs[j]) for the listed index pairs only (e.g. a sample of a Gram matrix, or
@@ -90,7 +89,7 @@ pub trait GraphKernel {
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
         let list = listed(graphs, pairs)?;
         let e = self.evaluate(graphs, &list)?;
-        finish(filled(self, pairs.len(), 1, &e), failure(&e.info), &list, |i, j| (i, j))
+        finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])
     }
 
     /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
@@ -141,19 +140,13 @@ fn empty<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: &Eval
     }
 }
 
-/// The first pair (index into the pair list) that did not converge, its diagnostics, and how many
-/// pairs did not converge.
-pub fn failure(info: &[PairInfo]) -> Option<(usize, PairInfo, usize)> {
-    let first = info.iter().position(|f| !f.converged)?;
-    Some((first, info[first], info.iter().filter(|f| !f.converged).count()))
-}
-
-/// `g`, or — when a pair did not converge (`failure`) — `NoConvergence` carrying `g` whole; `at`
-/// maps the failing pair's evaluation indices to the matrix entry it names.
-pub fn finish(g: Gram, failure: Option<(usize, PairInfo, usize)>, pairs: &[(u32, u32)], at: impl Fn(u32, u32) -> (u32, u32)) -> Result<Gram> {
-    let Some((k, info, n_failed)) = failure else { return Ok(g) };
-    let (i, j) = at(pairs[k].0, pairs[k].1);
-    Err(OctileError::NoConvergence { pair: (i as usize, j as usize), iterations: info.iterations, residual: info.residual, n_failed, partial: Box::new(g) })
+/// `g`, or — when a pair did not converge (`info`: per pair, in pair order) — `NoConvergence`
+/// naming the first such pair's matrix entry (`entry`: pair index → (row, column)) and carrying `g`
+/// whole.
+pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize)) -> Result<Gram> {
+    let Some(k) = info.iter().position(|f| !f.converged) else { return Ok(g) };
+    let n_failed = info[k..].iter().filter(|f| !f.converged).count();
+    Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g) })
 }
 
 fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64]) {

@@ -15,7 +15,7 @@ pub mod tune;
 use crate::backend::{Backend, Precision};
 use crate::error::{OctileError, Result};
 use crate::gram::control::{RunControl, blocks_of};
-use crate::gram::kernel::{Evaluation, GraphKernel, failure, filled, finish, listed};
+use crate::gram::kernel::{Evaluation, GraphKernel, filled, finish, listed};
 use crate::gram::matrix::PairInfo;
 use crate::gpu::GpuDevice;
 use crate::graph::Graph;
@@ -132,7 +132,7 @@ impl MarginalizedGraphKernel {
         let list = listed(graphs, pairs)?;
         let Solved { status, seconds, describe, nodal } = self.solve_x(graphs, &list, true)?;
         let e = evaluation(&status, seconds, describe);
-        finish(filled(self, pairs.len(), 1, &e), failure(&e.info), &list, |i, j| (i, j))?;
+        finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
         Ok(pairs
             .iter()
             .zip(nodal.unwrap_or_default())
