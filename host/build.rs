@@ -1,9 +1,11 @@
 //! Builds `kernels-gpu` to PTX with a nested cargo (its own target dir and flags) and rustc's
-//! nvptx64 backend, then leaves `octile_kernels.ptx` in OUT_DIR for `include_str!`.
+//! nvptx64 backend, then leaves `octile_kernels.ptx` in OUT_DIR for `include_str!` and, assembled
+//! by ptxas for the same architecture, `octile_kernels.cubin` for `include_bytes!`.
 //!
 //! Settings (environment, read at build time):
 //! - `OCTILE_CUDA_ARCH`  target SM, default `sm_90` (`sm_80`, `sm_89`, ... work too)
 //! - `OCTILE_PTX`        path of a prebuilt PTX file to embed instead of building one
+//! - `OCTILE_PTXAS`      the ptxas that builds the cubin (default: the one in `.venv`, from scripts/setup)
 //! - `OCTILE_MIN_BLOCKS_PER_SM`  occupancy hint for the solver kernels, default 5 (0: none). rustc has
 //!   no `__launch_bounds__`, so the PTX entries get `.maxntid 128, 1, 1` and `.minnctapersm N`
 //!   added here; ptxas then caps registers so N blocks fit an SM. Measured on an H200 (pairs/s,
@@ -39,6 +41,7 @@ fn main() {
     println!("cargo:rustc-env=OCTILE_CUDA_ARCH={arch}");
     if let Ok(prebuilt) = env::var("OCTILE_PTX") {
         std::fs::copy(&prebuilt, &dest).unwrap_or_else(|e| fail(&format!("OCTILE_PTX={prebuilt}: {e}")));
+        build_cubin(&root, &dest, &arch);
         return;
     }
     if !arch.starts_with("sm_") || arch[3..].parse::<u32>().is_err() {
@@ -97,25 +100,69 @@ fn main() {
     }
     let ptx = target_dir.join("nvptx64-nvidia-cuda/release/octile_kernels.ptx");
     let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| fail(&format!("{}: {e}", ptx.display())));
-    if text.contains(".extern") {
+    // `.extern .shared` is the launch's dynamic shared memory; any other extern is a missing function
+    if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
         fail("the PTX declares .extern symbols: some function was not linked into the module");
     }
     let min_blocks: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
     let text = if min_blocks > 0 { add_launch_bounds(&text, &["mgk_solve_f32", "mgk_solve_f64", "mgk_solve_sparse_f32", "mgk_solve_sparse_f64", "mgk_solve_team_f32", "mgk_solve_team_f64", "tile_bench_f32", "tile_bench_f64"], min_blocks) } else { text };
     let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer"))).unwrap_or(5);
     let text = if min_blocked > 0 { add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked) } else { text };
+    // the resident block entries run at most 512 threads (RESIDENT_BLOCK_THREADS; ptxas then keeps
+    // them within 128 registers: at 1024 threads and 64 registers the unrolled XMV spills)
+    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_sqexp", "mgk_resident_block_kdelta"], "\n.maxntid 512, 1, 1");
     std::fs::write(&dest, text).unwrap();
+    build_cubin(&root, &dest, &arch);
+}
+
+/// Assemble the PTX into a cubin for `arch` with ptxas (`OCTILE_PTXAS`, else the setup's
+/// `.venv`), so that a GPU of that architecture loads machine code instead of JIT-compiling 5 MB of
+/// PTX on its first run (~26 s on an H100). Without ptxas an empty cubin is embedded and every GPU
+/// JIT-compiles the PTX (a warning says so).
+fn build_cubin(root: &Path, ptx: &Path, arch: &str) {
+    println!("cargo:rerun-if-env-changed=OCTILE_PTXAS");
+    let cubin = ptx.with_extension("cubin");
+    let ptxas = env::var_os("OCTILE_PTXAS").map(PathBuf::from).or_else(|| find_ptxas(&root.join(".venv")));
+    let Some(ptxas) = ptxas else {
+        println!("cargo:warning=no ptxas (run scripts/setup or set OCTILE_PTXAS): the kernels are embedded as PTX only and JIT-compiled on the first GPU run");
+        std::fs::write(&cubin, b"").unwrap();
+        return;
+    };
+    let status = Command::new(&ptxas).arg(format!("-arch={arch}")).arg("-O3").arg("-o").arg(&cubin).arg(ptx).status();
+    match status {
+        Ok(s) if s.success() => {}
+        other => fail(&format!("{} failed on the kernels' PTX: {other:?}", ptxas.display())),
+    }
+}
+
+/// `ptxas` of the PyPI wheel nvidia-cuda-nvcc inside a virtual environment.
+fn find_ptxas(venv: &Path) -> Option<PathBuf> {
+    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
+    for py in lib.flatten() {
+        for sub in ["site-packages/nvidia/cu13/bin/ptxas", "site-packages/nvidia/cuda_nvcc/bin/ptxas"] {
+            let p = py.path().join(sub);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
 }
 
 /// Insert `.maxntid 128, 1, 1` (the solver's block size, `SOLVER_BLOCK_THREADS`; a host test checks
 /// they agree) and `.minnctapersm N` after the parameter list of each named entry.
 fn add_launch_bounds(ptx: &str, entries: &[&str], min_blocks: u32) -> String {
+    add_bounds(ptx, entries, &format!("\n.maxntid 128, 1, 1\n.minnctapersm {min_blocks}"))
+}
+
+/// Insert `directives` after the parameter list of each named entry.
+fn add_bounds(ptx: &str, entries: &[&str], directives: &str) -> String {
     let mut out = ptx.to_string();
     for name in entries {
         let head = format!(".visible .entry {name}(");
         let start = out.find(&head).unwrap_or_else(|| fail(&format!("entry {name} not in the PTX")));
         let close = start + out[start..].find(')').unwrap_or_else(|| fail("unterminated parameter list"));
-        out.insert_str(close + 1, &format!("\n.maxntid 128, 1, 1\n.minnctapersm {min_blocks}"));
+        out.insert_str(close + 1, directives);
     }
     out
 }

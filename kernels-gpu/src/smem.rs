@@ -8,6 +8,8 @@
 //!   warp w: [ tile A : 64 × MAX_NZ_STRIDE ][ tile B : 64 × MAX_NZ_STRIDE ][ p block : 64 ]
 //!            dense expansion of one octile of G and one of G' (weight, edge features per entry;
 //!            weight 0 where the bitmap is clear), and the 8×8 block of p the pair multiplies.
+//! dynamic_smem (per launch)
+//!   the resident solver's team slices (`octile_types::mgk::resident`)
 //! reduce_smem (256 bytes)
 //!   [ per-warp partial sums: BLOCK_WARPS × 2 f64 ][ broadcast slot: u32 ][ pad ][ deal: u32 ]
 //!   deal: the block's output-block dealing counter (`team::BlockTeam`), at DEAL_SLOT_OFFSET
@@ -33,6 +35,8 @@ pub const DEAL_SLOT_OFFSET: usize = 2 * BLOCK_WARPS as usize * 8 + 8;
 
 global_asm!(".shared .align 16 .b8 octile_smem[{n}];", n = const OCTILE_SMEM_BYTES);
 global_asm!(".shared .align 16 .b8 reduce_smem[{n}];", n = const REDUCE_SMEM_BYTES);
+// the launch's dynamic shared memory (sized per launch by the host; the resident solver's slices)
+global_asm!(".extern .shared .align 16 .b8 dynamic_smem[];");
 
 /// Generic address of `octile_smem`.
 #[inline(always)]
@@ -40,6 +44,15 @@ pub fn octile_smem() -> *mut u8 {
     let p: u64;
     // SAFETY: takes the address of a module-scope shared array; no memory is accessed.
     unsafe { asm!("cvta.shared.u64 {p}, octile_smem;", p = out(reg64) p, options(nostack, preserves_flags, pure, nomem)) };
+    p as *mut u8
+}
+
+/// Generic address of the launch's dynamic shared memory (`shared_mem_bytes` of the launch).
+#[inline(always)]
+pub fn dynamic_smem() -> *mut u8 {
+    let p: u64;
+    // SAFETY: takes the address of the module's extern shared array; no memory is accessed.
+    unsafe { asm!("cvta.shared.u64 {p}, dynamic_smem;", p = out(reg64) p, options(nostack, preserves_flags, pure, nomem)) };
     p as *mut u8
 }
 

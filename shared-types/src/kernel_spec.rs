@@ -112,6 +112,13 @@ impl BaseKernel {
     /// indices when it builds a spec, so this never fires on validated input.
     #[inline(always)]
     pub fn eval<T: Real>(&self, a: &[T], b: &[T]) -> T {
+        self.eval_as::<T, T>(a, b)
+    }
+
+    /// κ(a, b) in precision T on feature rows stored in precision S (the GPU's f64 residual check
+    /// reads the f32 rows it solved with).
+    #[inline(always)]
+    pub fn eval_as<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T {
         match self.kind {
             0 => T::from_f64(self.param),
             1 => {
@@ -120,7 +127,7 @@ impl BaseKernel {
             }
             _ => {
                 let f = self.feature as usize;
-                let d = a[f] - b[f];
+                let d = T::from_f64(a[f].to_f64()) - T::from_f64(b[f].to_f64());
                 (T::from_f64(self.coef) * d * d).exp()
             }
         }
@@ -162,17 +169,23 @@ impl KernelSpec {
     /// κ(a, b) over two feature rows.
     #[inline(always)]
     pub fn eval<T: Real>(&self, a: &[T], b: &[T]) -> T {
+        self.eval_as::<T, T>(a, b)
+    }
+
+    /// κ(a, b) in precision T over feature rows stored in precision S.
+    #[inline(always)]
+    pub fn eval_as<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T {
         let terms = self.terms();
         if self.combine == Combine::Additive as u32 {
             let mut s = T::ZERO;
             for t in terms {
-                s += T::from_f64(t.weight) * t.eval(a, b);
+                s += T::from_f64(t.weight) * t.eval_as::<T, S>(a, b);
             }
             s
         } else {
             let mut s = T::ONE;
             for t in terms {
-                s *= t.eval(a, b);
+                s *= t.eval_as::<T, S>(a, b);
             }
             s
         }

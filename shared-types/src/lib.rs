@@ -25,11 +25,12 @@ pub use mgk::blocked::GatheredKernel;
 pub use mgk::layout::{GraphDesc, Octile};
 pub use mgk::params::{MgkParams, PairJob, PairStatus, TeamSync, TileBenchParams};
 pub use mgk::primitives::{Primitive, PrimitiveMap};
+pub use mgk::resident::{EdgeShape, ResidentGraph, ResidentParams};
 pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 13] = {
+pub const ALL_KERNELS: [&str; 19] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -46,6 +47,12 @@ pub const ALL_KERNELS: [&str; 13] = {
         SMOKE_INTRINSICS,
         TILE_BENCH_F32,
         TILE_BENCH_F64,
+        MGK_RESIDENT_WARP_GENERAL,
+        MGK_RESIDENT_WARP_SQEXP,
+        MGK_RESIDENT_WARP_KDELTA,
+        MGK_RESIDENT_BLOCK_GENERAL,
+        MGK_RESIDENT_BLOCK_SQEXP,
+        MGK_RESIDENT_BLOCK_KDELTA,
     ]
 };
 
@@ -66,4 +73,7 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}
     unsafe impl cudarc::driver::DeviceRepr for TeamSync {}
     unsafe impl cudarc::driver::ValidAsZeroBits for TeamSync {}
+    unsafe impl cudarc::driver::DeviceRepr for ResidentGraph {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for ResidentGraph {}
+    unsafe impl cudarc::driver::DeviceRepr for ResidentParams {}
 }

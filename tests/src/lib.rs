@@ -19,6 +19,9 @@ pub struct Target {
     pub rtol: f64,
     /// GPU blocks per pair (`TileOptions::blocks_per_pair`: 0 automatic, N ≥ 2 teams of N blocks).
     pub blocks_per_pair: u32,
+    /// GPU f32: the resident solver where a pair fits (`SolverParams::resident`), else the tile
+    /// solver for every pair.
+    pub resident: bool,
 }
 
 impl Target {
@@ -27,32 +30,35 @@ impl Target {
         cfg.backend = self.backend;
         cfg.precision = self.precision;
         cfg.tiles.blocks_per_pair = self.blocks_per_pair;
+        cfg.solver.resident = self.resident;
     }
 }
 
-/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 and f64, each also with
-/// every pair solved by a team of blocks (`cuda-*-team`: 3 blocks per pair in f32, 2 in f64, so the
-/// cross-block barriers and reductions run on every test case). Without a GPU,
+/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 (the resident solver
+/// where the pair fits: `cuda-f32`; the tile solver: `cuda-f32-tiles`) and f64, each also with
+/// every pair solved by a team of blocks of the tile solver (`cuda-*-team`: 3 blocks per pair in
+/// f32, 2 in f64, so the cross-block barriers and reductions run on every test case). Without a GPU,
 /// prints an explicit SKIP line (with the reason) for the CUDA targets; with
 /// `OCTILE_REQUIRE_GPU=1` a missing GPU is a failure instead.
 pub fn targets(test: &str) -> Vec<Target> {
     let mut t = vec![
-        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0 },
-        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0 },
+        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0, resident: false },
+        Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0, resident: false },
     ];
     match octile::gpu::device() {
         Ok(d) => {
             eprintln!("{test}: GPU {}", d.describe());
-            t.push(Target { name: "cuda-f32", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0 });
-            t.push(Target { name: "cuda-f64", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0 });
-            t.push(Target { name: "cuda-f32-team", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 3 });
-            t.push(Target { name: "cuda-f64-team", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 2 });
+            t.push(Target { name: "cuda-f32", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0, resident: true });
+            t.push(Target { name: "cuda-f32-tiles", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0, resident: false });
+            t.push(Target { name: "cuda-f64", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0, resident: false });
+            t.push(Target { name: "cuda-f32-team", backend: Backend::Cuda, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 3, resident: false });
+            t.push(Target { name: "cuda-f64-team", backend: Backend::Cuda, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 2, resident: false });
         }
         Err(why) => {
             if std::env::var("OCTILE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: OCTILE_REQUIRE_GPU=1 but no GPU: {why}");
             }
-            skip_line(&format!("SKIP {test} [cuda-f32, cuda-f64, cuda-f32-team, cuda-f64-team]: {why}"));
+            skip_line(&format!("SKIP {test} [cuda-f32, cuda-f32-tiles, cuda-f64, cuda-f32-team, cuda-f64-team]: {why}"));
         }
     }
     t

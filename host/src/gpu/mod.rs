@@ -14,6 +14,9 @@ use std::sync::{Arc, OnceLock};
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/octile_kernels.ptx"));
 /// The SM the PTX was built for.
 pub const PTX_ARCH: &str = env!("OCTILE_CUDA_ARCH");
+/// The same kernels assembled by ptxas for [`PTX_ARCH`] at build time (empty when the build had no
+/// ptxas): loaded on a GPU of that architecture, so the first run skips the driver's PTX JIT.
+pub const CUBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/octile_kernels.cubin"));
 
 /// A ready GPU: context, stream, the loaded module and what we know of the device.
 pub struct GpuDevice {
@@ -32,6 +35,10 @@ pub struct GpuDevice {
     pub total_mem_bytes: usize,
     /// Driver's CUDA version, e.g. 13000.
     pub driver_version: i32,
+    /// Most dynamic shared memory one block may opt in to, in bytes.
+    pub max_smem_optin_bytes: usize,
+    /// Where the kernels came from: "cubin" (built for this architecture) or "PTX (JIT)".
+    pub kernels_from: &'static str,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -44,15 +51,20 @@ impl GpuDevice {
     /// One line: name, SM, memory, driver.
     pub fn describe(&self) -> String {
         format!(
-            "{} (sm_{}{}, {} SMs, {:.1} GiB, driver CUDA {}.{})",
+            "{} (sm_{}{}, {} SMs, {:.1} GiB, driver CUDA {}.{}, kernels: {})",
             self.name,
             self.compute_capability.0,
             self.compute_capability.1,
             self.sm_count,
             self.total_mem_bytes as f64 / (1u64 << 30) as f64,
             self.driver_version / 1000,
-            (self.driver_version % 1000) / 10
+            (self.driver_version % 1000) / 10,
+            self.kernels_from
         )
+    }
+    /// Most dynamic shared memory one block may use, in bytes (the opt-in limit).
+    pub fn max_smem_per_block_bytes(&self) -> usize {
+        self.max_smem_optin_bytes
     }
     /// "sm_XY" of the device.
     pub fn arch(&self) -> String {
@@ -98,19 +110,30 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
     let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
     // OCTILE_PTX_FILE: load another PTX at run time (experiments with variants of the same kernels)
-    let ptx = match std::env::var_os("OCTILE_PTX_FILE") {
-        Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", std::path::Path::new(&p).display()))?,
-        None => PTX.to_string(),
+    let ptx_file = std::env::var_os("OCTILE_PTX_FILE");
+    let matches = format!("sm_{}{}", compute_capability.0, compute_capability.1) == PTX_ARCH;
+    // the build's cubin on its own architecture (no JIT); else the PTX, JIT-compiled by the driver
+    let cubin = if ptx_file.is_none() && matches && !CUBIN.is_empty() { ctx.load_module(Ptx::from_binary(CUBIN.to_vec())).ok() } else { None };
+    let (module, kernels_from) = match cubin {
+        Some(m) => (m, "cubin"),
+        None => {
+            let ptx = match ptx_file {
+                Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", std::path::Path::new(&p).display()))?,
+                None => PTX.to_string(),
+            };
+            let m = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
+                format!(
+                    "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
+                    compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
+                )
+            })?;
+            (m, "PTX (JIT)")
+        }
     };
-    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
-        format!(
-            "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
-            compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
-        )
-    })?;
     let stream = ctx.default_stream();
     let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| e.to_string())? as u32;
+    let max_smem_optin_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
     let name = ctx.name().map_err(|e| e.to_string())?;
-    Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version }))
+    Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version, max_smem_optin_bytes, kernels_from }))
 }

@@ -6,6 +6,8 @@
 //! p = 1.0                  # starting probability (uniform), > 0
 //! rtol = 1e-10             # optional: stop when ‖r‖ ≤ rtol·‖b‖ (default depends on precision)
 //! max_iterations = 10000   # optional
+//! solver = "auto"          # optional: GPU f32 solver: "auto" (default: resident solver for pairs
+//!                          #   that fit in shared memory, tile solver for the rest) or "tiles"
 //! node_combine = "product" # optional: "product" (tensor product, default) or "additive"
 //! edge_combine = "product"
 //! reorder = "pbr"         # optional: node order for packing: "pbr" (default), "metis", "rcm", "none"
@@ -171,16 +173,22 @@ pub struct FeatureKernel {
 /// Solver parameters (the Params of the Params / Info / Error triple).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverParams {
-    /// Stop when ‖r‖ ≤ rtol·‖b‖ (the true residual, computed in f64, for both precisions).
-    /// `None`: 1e-12 for f64, 1e-9 for f32 (mixed precision with f64 refinement).
+    /// Stop when ‖r‖ ≤ rtol·‖b‖ (the true residual, with f64 sums, for both precisions).
+    /// `None`: 1e-12 for f64, 1e-6 for f32 (GraphDot's accuracy: Gram entries within ~1e-7 of
+    /// the f64 solution).
     pub rtol: Option<f64>,
     /// Iteration limit per pair.
     pub max_iterations: u32,
+    /// GPU, f32: solve each pair whose product system fits in shared memory with the resident
+    /// solver (`octile_types::mgk::resident`), the rest — and any pair it leaves above rtol — with
+    /// the tile solver (`true`, TOML `solver = "auto"`); or every pair with the tile solver
+    /// (`solver = "tiles"`).
+    pub resident: bool,
 }
 
 impl Default for SolverParams {
     fn default() -> Self {
-        SolverParams { rtol: None, max_iterations: 20_000 }
+        SolverParams { rtol: None, max_iterations: 20_000, resident: true }
     }
 }
 
@@ -189,7 +197,7 @@ impl SolverParams {
     pub fn rtol_for(&self, precision: Precision) -> f64 {
         self.rtol.unwrap_or(match precision {
             Precision::F64 => 1e-12,
-            Precision::F32 => 1e-9,
+            Precision::F32 => 1e-6,
         })
     }
 }
@@ -320,7 +328,7 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 15] = ["q", "p", "rtol", "max_iterations", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
+        const TOP: [&str; 16] = ["q", "p", "rtol", "max_iterations", "solver", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
         for (k, v) in &value {
             match k.as_str() {
                 "q" => cfg.q = num(v, "q")?,
@@ -328,6 +336,13 @@ impl KernelConfig {
                 "rtol" => cfg.solver.rtol = Some(num(v, "rtol")?),
                 "max_iterations" => {
                     cfg.solver.max_iterations = v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
+                }
+                "solver" => {
+                    cfg.solver.resident = match v.as_str() {
+                        Some("auto") => true,
+                        Some("tiles") => false,
+                        _ => return Err(bad(format!("solver must be \"auto\" or \"tiles\", got {v}"))),
+                    }
                 }
                 "reorder" => {
                     cfg.reorder = match v.as_str() {

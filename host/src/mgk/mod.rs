@@ -269,6 +269,21 @@ impl MarginalizedGraphKernel {
                     team_blocks: 1,
                     dense_kernel: self.dense_kernel(),
                 };
+                // f32 Gram entries: the resident solver first, the tile solver for what it leaves
+                if T::BYTES == 4 && !want_x && self.config.solver.resident {
+                    let res = gpu::resident::solve_resident(dev, set64, pairs, &self.resolved.node_spec, &self.resolved.edge_spec, rtol, max_iterations, &self.control)?;
+                    let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
+                    let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
+                    if rest.is_empty() {
+                        return Ok((status, None, Some(res.describe)));
+                    }
+                    let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();
+                    let (st, _, entries) = gpu::batch::solve_pairs(dev, set, set64, &rest_pairs, &params, self.config.tiles.blocks_per_pair, false, &self.control)?;
+                    for (&k, s) in rest.iter().zip(st) {
+                        status[k] = s;
+                    }
+                    return Ok((status, None, Some(format!("{}; tile solver for {} pair(s): {entries}", res.describe, rest.len()))));
+                }
                 let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
                 Ok((status, xs, Some(entries)))
             }

@@ -10,4 +10,5 @@ pub mod layout;
 pub mod names;
 pub mod params;
 pub mod primitives;
+pub mod resident;
 pub mod tiling;

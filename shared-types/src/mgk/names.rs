@@ -34,3 +34,16 @@ pub const TILE_BENCH_F64: &str = "tile_bench_f64";
 pub const SOLVER_BLOCK_THREADS: u32 = BLOCK_THREADS;
 /// Warps per solver block.
 pub const SOLVER_WARPS: u32 = BLOCK_WARPS;
+
+/// Resident solver, one warp per pair, general κe.
+pub const MGK_RESIDENT_WARP_GENERAL: &str = "mgk_resident_warp_general";
+/// Resident solver, one warp per pair, one square-exponential term.
+pub const MGK_RESIDENT_WARP_SQEXP: &str = "mgk_resident_warp_sqexp";
+/// Resident solver, one warp per pair, one Kronecker-delta term.
+pub const MGK_RESIDENT_WARP_KDELTA: &str = "mgk_resident_warp_kdelta";
+/// Resident solver, one block per pair, general κe.
+pub const MGK_RESIDENT_BLOCK_GENERAL: &str = "mgk_resident_block_general";
+/// Resident solver, one block per pair, one square-exponential term.
+pub const MGK_RESIDENT_BLOCK_SQEXP: &str = "mgk_resident_block_sqexp";
+/// Resident solver, one block per pair, one Kronecker-delta term.
+pub const MGK_RESIDENT_BLOCK_KDELTA: &str = "mgk_resident_block_kdelta";

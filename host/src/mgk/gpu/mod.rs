@@ -1,6 +1,8 @@
 //! The MGK solver on the GPU runtime ([`crate::gpu`]): [`launch`] holds every `unsafe` launch of
 //! the solver entries behind a safe function that checks the contract first; [`batch`] splits pair
 //! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
-//! blocking, teams) and streams the batches.
+//! blocking, teams) and streams the batches; [`resident`] is the resident solver (pairs whose whole
+//! product system fits in shared memory), tried first for f32 Gram matrices.
 pub mod batch;
 pub mod launch;
+pub mod resident;

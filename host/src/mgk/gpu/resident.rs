@@ -1,0 +1,339 @@
+//! The resident solver on the host: packing graphs into its word layout, choosing a team per pair,
+//! and every `unsafe` launch of its entries behind a checked function.
+//!
+//! Which pairs: a pair runs resident when its slice (both graphs and five f32 vectors of n·n′,
+//! `octile_types::mgk::resident::slice_words`) fits the GPU's shared memory per block; the team is
+//! one warp for small systems and a block of up to 1024 threads for large ones
+//! ([`team_threads`]). A pair that does not fit, or whose true residual misses rtol, goes to the
+//! tile solver (the caller's fallback).
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use crate::gram::control::{RunControl, blocks_of};
+use crate::mgk::pack::PackedGraphs;
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_SQEXP};
+use octile_types::mgk::resident::{RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, slice_words};
+use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
+
+/// A graph set in the resident layout (f32 values stored as their bits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidentSet {
+    /// One per graph.
+    pub graphs: Vec<ResidentGraph>,
+    /// The graphs' runs.
+    pub words: Vec<u32>,
+    /// Values per node row.
+    pub node_stride: usize,
+    /// Values per nonzero row.
+    pub nz_stride: usize,
+}
+
+impl ResidentSet {
+    /// Words of graph g's slice share: (nodes, nonzeros).
+    pub fn size(&self, g: u32) -> (usize, usize) {
+        let d = &self.graphs[g as usize];
+        (d.n_nodes as usize, d.nnz as usize)
+    }
+    /// Slice words of pair (a, b).
+    pub fn slice_words(&self, a: u32, b: u32) -> usize {
+        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride)
+    }
+}
+
+/// Repack an octile set (f64 values, already validated by `pack`) into the resident layout, each
+/// graph's nodes sorted by decreasing number of nonzeros (ties by index): the kernel value does not
+/// depend on the node order, and rows of similar length side by side keep the lanes of a warp
+/// equally busy.
+pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
+    let (ns, nzs) = (set.node_stride, set.nz_stride);
+    let mut out = ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs };
+    for g in 0..set.len() {
+        let n = set.n_nodes(g);
+        // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
+        let mut rows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for tr in 0..set.descs[g].n_tile_rows as usize {
+            for o in set.row_octiles(g, tr) {
+                let t = &set.octiles[o];
+                for (bit, idx) in t.nonzeros() {
+                    let src = if set.compact { idx } else { t.nz_offset as usize + bit };
+                    rows[tr * 8 + bit / 8].push((t.tile_col as usize * 8 + bit % 8, src));
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(rows[i].len()), i));
+        let mut new_of = vec![0usize; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_of[old] = new;
+        }
+        let nnz: usize = rows.iter().map(Vec::len).sum();
+        let offset = out.words.len();
+        if offset + graph_words(n, nnz, ns, nzs) >= u32::MAX as usize {
+            return Err(OctileError::InvalidGraph { graph: Some(g), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
+        }
+        let bits = |v: f64| (v as f32).to_bits();
+        let mut rp = 0u32;
+        out.words.push(0);
+        for &old in &order {
+            rp += rows[old].len() as u32;
+            out.words.push(rp);
+        }
+        let mut sorted: Vec<Vec<(usize, usize)>> = order.iter().map(|&old| rows[old].iter().map(|&(c, src)| (new_of[c], src)).collect()).collect();
+        for r in &mut sorted {
+            r.sort_unstable();
+        }
+        out.words.extend(sorted.iter().flatten().map(|&(c, _)| c as u32));
+        for &(_, src) in sorted.iter().flatten() {
+            out.words.extend(set.edge_data[src * nzs..(src + 1) * nzs].iter().map(|&v| bits(v)));
+        }
+        for &old in &order {
+            out.words.extend(set.node_row(g, old).iter().map(|&v| bits(v)));
+        }
+        out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, _pad: 0 });
+    }
+    Ok(out)
+}
+
+/// Product rows per thread a team aims for: `OCTILE_RESIDENT_ROWS` (tuning), else 4.
+fn rows_per_thread() -> usize {
+    std::env::var("OCTILE_RESIDENT_ROWS").ok().and_then(|v| v.parse().ok()).filter(|&r: &usize| r > 0).unwrap_or(4)
+}
+
+/// Threads of the team for a product system of `n` unknowns: a power of two times 32, about
+/// `rows` rows per thread, at most `RESIDENT_BLOCK_THREADS`. 32 means one warp (the warp entry).
+pub fn team_threads(n: usize, rows: usize) -> u32 {
+    let want = n.div_ceil(rows.max(1));
+    let mut t = 32u32;
+    while (t as usize) < want && t < RESIDENT_BLOCK_THREADS {
+        t *= 2;
+    }
+    t
+}
+
+/// The entry for a team size and κe shape.
+fn entry_name(warp: bool, shape: EdgeShape) -> &'static str {
+    match (warp, shape) {
+        (true, EdgeShape::General) => MGK_RESIDENT_WARP_GENERAL,
+        (true, EdgeShape::SquareExponential) => MGK_RESIDENT_WARP_SQEXP,
+        (true, EdgeShape::KroneckerDelta) => MGK_RESIDENT_WARP_KDELTA,
+        (false, EdgeShape::General) => MGK_RESIDENT_BLOCK_GENERAL,
+        (false, EdgeShape::SquareExponential) => MGK_RESIDENT_BLOCK_SQEXP,
+        (false, EdgeShape::KroneckerDelta) => MGK_RESIDENT_BLOCK_KDELTA,
+    }
+}
+
+/// A resident set on the device.
+pub struct DeviceResident {
+    host: ResidentSet,
+    graphs: CudaSlice<ResidentGraph>,
+    words: CudaSlice<u32>,
+}
+
+/// Upload a resident set.
+pub fn upload_resident(dev: &GpuDevice, set: ResidentSet) -> Result<DeviceResident> {
+    let words = dev.stream.clone_htod(if set.words.is_empty() { &[0u32][..] } else { &set.words })?;
+    let pad = [ResidentGraph::default()];
+    let graphs = dev.stream.clone_htod(if set.graphs.is_empty() { &pad[..] } else { &set.graphs })?;
+    Ok(DeviceResident { host: set, graphs, words })
+}
+
+/// How one launch runs: `team` threads per pair (32: one warp, `warps` of them per block; more:
+/// one block), each team with `slice_words` words of shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Threads per team.
+    pub team: u32,
+    /// Teams per block (warp teams only; 1 for block teams).
+    pub warps: u32,
+    /// Words of each team's slice.
+    pub slice_words: u32,
+}
+
+impl Launch {
+    /// Dynamic shared memory of one block.
+    pub fn smem_bytes(&self) -> usize {
+        if self.team == 32 { self.warps as usize * self.slice_words as usize * 4 } else { RESIDENT_BLOCK_HEADER_BYTES + self.slice_words as usize * 4 }
+    }
+    /// Threads per block.
+    pub fn block_threads(&self) -> u32 {
+        if self.team == 32 { 32 * self.warps } else { self.team }
+    }
+}
+
+/// Solve `jobs` (uploaded in `dev_jobs`) with one resident launch of `grid` blocks.
+///
+/// Checks first: job count, status length and `params.n_jobs` agree; strides match the set; the
+/// edge kernel's shape matches `shape` (the specialized entries read only its first term) and its
+/// features, and the node kernel's, lie inside the rows; every job's graphs exist and its slice
+/// fits `launch.slice_words`; the block's shared memory is within the device's limit; the team size
+/// is a warp (with 1..=`RESIDENT_MAX_WARPS_PER_BLOCK` warps per block) or a block of a power of two
+/// times 32 threads up to `RESIDENT_BLOCK_THREADS`.
+#[allow(clippy::too_many_arguments)]
+pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceResident, jobs: &[PairJob], dev_jobs: &CudaView<'_, PairJob>, status: &mut CudaViewMut<'_, PairStatus>, counter: &mut CudaSlice<u32>, launch: Launch, grid: u32) -> Result<()> {
+    let fail = |m: String| Err(OctileError::Cuda(format!("resident launch check: {m}")));
+    let h = &set.host;
+    if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
+        return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), dev_jobs.len(), status.len()));
+    }
+    if params.node_stride as usize != h.node_stride || params.nz_stride as usize != h.nz_stride || h.nz_stride < NZ_FEATURES || h.node_stride < NODE_FEATURES {
+        return fail("strides of params and the resident set differ".into());
+    }
+    if params.slice_words != launch.slice_words {
+        return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
+    }
+    for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
+        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
+            return fail("kernel feature index outside the packed feature rows".into());
+        }
+    }
+    let warp = launch.team == 32;
+    let team_ok = if warp { (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps) } else { launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS };
+    if !team_ok {
+        return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
+    }
+    let max_smem = dev.max_smem_per_block_bytes();
+    if launch.smem_bytes() > max_smem {
+        return fail(format!("{} bytes of shared memory per block, the device allows {max_smem}", launch.smem_bytes()));
+    }
+    for j in jobs {
+        if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
+            return fail(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
+        }
+        if h.slice_words(j.g1, j.g2) > launch.slice_words as usize {
+            return fail(format!("pair ({}, {}) needs {} slice words, the launch gives {}", j.g1, j.g2, h.slice_words(j.g1, j.g2), launch.slice_words));
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let shape = EdgeShape::of(&params.edge_kernel);
+    let f = dev.function(entry_name(warp, shape))?;
+    f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32)?;
+    dev.stream.memset_zeros(counter)?;
+    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
+    let dev_params = dev.stream.clone_htod(std::slice::from_ref(params))?;
+    let mut b = dev.stream.launch_builder(&f);
+    b.arg(&dev_params).arg(&set.graphs).arg(&set.words).arg(dev_jobs).arg(status).arg(counter);
+    // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
+    // are one ResidentParams in device memory, alive until the stream is synchronized (below, in
+    // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
+    // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
+    // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
+    // header + slice (block teams) as launched, strides and feature indices match the rows, the
+    // specialized κe entries get the spec whose shape they read (EdgeShape::of), status holds
+    // n_jobs entries, and the counter is zeroed.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
+
+/// Blocks of a launch that can be resident at once on the whole GPU.
+fn resident_blocks(dev: &GpuDevice, launch: Launch, shape: EdgeShape) -> u32 {
+    dev.function(entry_name(launch.team == 32, shape))
+        .ok()
+        .and_then(|f| {
+            f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32).ok()?;
+            f.occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None).ok()
+        })
+        .filter(|&b| b > 0)
+        .unwrap_or(1)
+        * dev.sm_count
+}
+
+/// Result of [`solve_resident`]: a status per pair, `None` where the tile solver must take over
+/// (does not fit, or missed rtol), and a line saying what ran.
+pub struct ResidentOutcome {
+    /// Per pair.
+    pub status: Vec<Option<PairStatus>>,
+    /// "resident solver: …".
+    pub describe: String,
+}
+
+/// Solve every pair that fits with the resident solver.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32, u32)], node: &KernelSpec, edge: &KernelSpec, rtol: f64, max_iterations: u32, ctl: &RunControl) -> Result<ResidentOutcome> {
+    let set = pack_resident(set64)?;
+    let rows = rows_per_thread();
+    let max_smem = dev.max_smem_per_block_bytes();
+    let shape = EdgeShape::of(edge);
+    // the launch each pair needs (None: too large); pairs sorted by it so each block of the
+    // stream splits into few launches
+    let plan: Vec<Option<Launch>> = pairs
+        .iter()
+        .map(|&(a, b)| {
+            let words = set.slice_words(a, b);
+            let n = set.size(a).0 * set.size(b).0;
+            let team = team_threads(n, rows);
+            let slice = bucket_words(words);
+            let warps = if team == 32 { ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32 } else { 1 };
+            let l = Launch { team, warps, slice_words: slice as u32 };
+            (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
+    order.sort_by_key(|&k| {
+        let l = plan[k].unwrap();
+        (l.team, l.slice_words)
+    });
+    let fits = order.len();
+    let dset = upload_resident(dev, set)?;
+    let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
+    let mut out: Vec<Option<PairStatus>> = vec![None; pairs.len()];
+    let (mut launches, mut threads_seen) = (0usize, std::collections::BTreeSet::new());
+    let solved = ctl.stream(blocks_of(order.len(), 1 << 18), |range| {
+        let ks = &order[range];
+        let jobs: Vec<PairJob> = ks.iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+        let dev_jobs = dev.stream.clone_htod(&jobs)?;
+        let mut status = dev.stream.alloc_zeros::<PairStatus>(jobs.len())?;
+        let mut start = 0;
+        while start < jobs.len() {
+            let l = plan[ks[start]].unwrap();
+            let mut end = start;
+            while end < jobs.len() && plan[ks[end]] == Some(l) {
+                end += 1;
+            }
+            let params = ResidentParams { node_kernel: *node, edge_kernel: *edge, rtol, n_jobs: (end - start) as u32, max_iterations, node_stride: dset.host.node_stride as u32, nz_stride: dset.host.nz_stride as u32, slice_words: l.slice_words, _pad: 0 };
+            let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
+            let grid = resident_blocks(dev, l, shape).min((end - start).div_ceil(teams_per_block) as u32);
+            let sub_jobs = dev_jobs.slice(start..end);
+            let mut sub_status = status.slice_mut(start..end);
+            mgk_resident(dev, &params, &dset, &jobs[start..end], &sub_jobs, &mut sub_status, &mut counter, l, grid)?;
+            launches += 1;
+            threads_seen.insert(l.team);
+            start = end;
+        }
+        dev.stream.synchronize()?;
+        Ok(dev.stream.clone_dtoh(&status)?)
+    })?;
+    let mut missed = 0usize;
+    for (&k, st) in order.iter().zip(solved) {
+        if st.converged == 1 {
+            out[k] = Some(st);
+        } else {
+            missed += 1;
+        }
+    }
+    let teams: Vec<String> = threads_seen.iter().map(|&t| if t == 32 { "warp".to_string() } else { format!("{t}-thread block") }).collect();
+    let describe = format!(
+        "resident solver ({} κe entry, teams: {}) for {} of {} pairs in {launches} launch(es){}",
+        match shape {
+            EdgeShape::General => "general",
+            EdgeShape::SquareExponential => "square-exponential",
+            EdgeShape::KroneckerDelta => "Kronecker-delta",
+        },
+        if teams.is_empty() { "none".to_string() } else { teams.join(", ") },
+        fits - missed,
+        pairs.len(),
+        if missed > 0 { format!("; {missed} pair(s) above rtol re-solved by the tile solver") } else { String::new() }
+    );
+    Ok(ResidentOutcome { status: out, describe })
+}
+
+/// Slice sizes are rounded up to steps of 1/8 of a power of two (≤ 12.5% waste), so the pairs of a
+/// set fall into few launch shapes.
+pub fn bucket_words(words: usize) -> usize {
+    let words = words.max(32);
+    let step = (words.next_power_of_two() / 8).max(8);
+    words.div_ceil(step) * step
+}

@@ -1,0 +1,508 @@
+//! The resident MGK solver: a team (one warp, or one block) solves one pair with its two graphs
+//! and all five CG vectors in shared memory (layout and why: `octile_types::mgk::resident`).
+//!
+//! Teams are persistent and draw pairs from a global counter, like the tile solver. Per pair:
+//! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run Jacobi-PCG in f32 with f64 reductions
+//! until the recurrence residual reaches `RECURRENCE_SHARE`·rtol, then compute the true residual
+//! b − M·x (f32 products, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′, and report both. The XMV
+//!
+//! ```text
+//!   ap[(i,i')] = dg·p[(i,i')] − Σ_{j ∈ N(i)} Σ_{j' ∈ N'(i')} w_ij w'_i'j' κe(e_ij, e'_i'j') p[(j,j')]
+//! ```
+//! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
+//! by degree, so the lanes of a warp walk rows of similar length.
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, shfl_xor_f64, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
+use crate::smem::dynamic_smem;
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
+use octile_types::mgk::resident::{RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
+use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
+
+/// The threads that solve one pair together.
+trait Crew {
+    /// This thread's index in the team.
+    fn rank(&self) -> usize;
+    /// Threads in the team.
+    fn size(&self) -> usize;
+    /// The team's shared-memory slice.
+    fn slice(&self) -> *mut u32;
+    /// Barrier of the team (orders its shared-memory accesses).
+    ///
+    /// # Safety
+    /// Every thread of the team must reach it.
+    unsafe fn sync(&self);
+    /// Sums of `a` and `b` over the team, bit-identical in every thread.
+    ///
+    /// # Safety
+    /// Every thread of the team must call it.
+    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64);
+    /// The next job index (`*counter` post-incremented once per team), the same in every thread.
+    ///
+    /// # Safety
+    /// Every thread of the team must call it; `counter` is a valid global u32.
+    unsafe fn next_job(&self, counter: *mut u32) -> u32;
+}
+
+/// Sum over the warp by an xor butterfly: every lane adds the same two values in each step (in
+/// swapped order, which is exact), so every lane ends with the same bits.
+#[inline(always)]
+unsafe fn warp_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
+    let mut d = 16;
+    while d > 0 {
+        // SAFETY: all 32 lanes are converged (callers' contract).
+        unsafe {
+            a += shfl_xor_f64(FULL_MASK, a, d);
+            b += shfl_xor_f64(FULL_MASK, b, d);
+        }
+        d /= 2;
+    }
+    (a, b)
+}
+
+/// One warp per pair; the warps of a block own consecutive slices of the dynamic shared memory.
+struct WarpCrew {
+    lane: usize,
+    slice: *mut u32,
+}
+
+impl Crew for WarpCrew {
+    #[inline(always)]
+    fn rank(&self) -> usize {
+        self.lane
+    }
+    #[inline(always)]
+    fn size(&self) -> usize {
+        32
+    }
+    #[inline(always)]
+    fn slice(&self) -> *mut u32 {
+        self.slice
+    }
+    #[inline(always)]
+    unsafe fn sync(&self) {
+        // SAFETY: every lane reaches it (caller's contract).
+        unsafe { sync_warp(FULL_MASK) }
+    }
+    #[inline(always)]
+    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64) {
+        // SAFETY: every lane calls it; the barrier also orders the lanes' shared-memory writes
+        // before the reads that follow the reduction.
+        unsafe {
+            sync_warp(FULL_MASK);
+            warp_sum2(a, b)
+        }
+    }
+    #[inline(always)]
+    unsafe fn next_job(&self, counter: *mut u32) -> u32 {
+        // SAFETY: lane 0 alone increments the valid counter; every lane takes part in the shuffle.
+        unsafe {
+            let v = if self.lane == 0 { atomic_add_u32(counter, 1) } else { 0 };
+            shfl_idx_u32(FULL_MASK, v, 0)
+        }
+    }
+}
+
+/// One block per pair (a multiple of 32 threads, at most `RESIDENT_BLOCK_THREADS`); reductions go
+/// through the header of the dynamic shared memory.
+struct BlockCrew {
+    tid: usize,
+    size: usize,
+    slots: *mut f64,
+    slice: *mut u32,
+}
+
+impl Crew for BlockCrew {
+    #[inline(always)]
+    fn rank(&self) -> usize {
+        self.tid
+    }
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.size
+    }
+    #[inline(always)]
+    fn slice(&self) -> *mut u32 {
+        self.slice
+    }
+    #[inline(always)]
+    unsafe fn sync(&self) {
+        // SAFETY: every thread reaches it (caller's contract).
+        unsafe { sync_threads() }
+    }
+    #[inline(always)]
+    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64) {
+        // SAFETY: every thread calls it; slots 2w, 2w + 1 (w < RESIDENT_BLOCK_WARPS) lie in the header.
+        unsafe {
+            let (a, b) = warp_sum2(a, b);
+            if lane_id() == 0 {
+                let w = warp_id() as usize;
+                *self.slots.add(2 * w) = a;
+                *self.slots.add(2 * w + 1) = b;
+            }
+            sync_threads();
+            let (mut sa, mut sb) = (0.0, 0.0);
+            for w in 0..self.size / 32 {
+                sa += *self.slots.add(2 * w);
+                sb += *self.slots.add(2 * w + 1);
+            }
+            sync_threads();
+            (sa, sb)
+        }
+    }
+    #[inline(always)]
+    unsafe fn next_job(&self, counter: *mut u32) -> u32 {
+        // SAFETY: the broadcast slot follows the 2·WARPS f64 partials inside the header.
+        unsafe {
+            let slot = self.slots.add(2 * RESIDENT_BLOCK_WARPS as usize) as *mut u32;
+            if self.tid == 0 {
+                *slot = atomic_add_u32(counter, 1);
+            }
+            sync_threads();
+            let v = *slot;
+            sync_threads();
+            v
+        }
+    }
+}
+
+/// κe times both weights, for two nonzero rows `[w, features…]`; `A` is what the outer loop
+/// keeps of its row.
+trait EdgeEval {
+    type A: Copy;
+    /// What the outer loop keeps of nonzero row `a`.
+    unsafe fn prep(&self, a: *const f32) -> Self::A;
+    /// w · w′ · κe(a, b).
+    unsafe fn eval(&self, a: Self::A, b: *const f32) -> f32;
+}
+
+/// `ex2.approx.ftz.f32` (one MUFU instruction).
+#[inline(always)]
+fn ex2(x: f32) -> f32 {
+    let r: f32;
+    // SAFETY: a pure arithmetic instruction.
+    unsafe { core::arch::asm!("ex2.approx.ftz.f32 {r}, {a};", r = out(reg32) r, a = in(reg32) x, options(pure, nomem, nostack, preserves_flags)) };
+    r
+}
+
+/// Any κe: the [`KernelSpec`] interpreter.
+struct General<'a> {
+    spec: &'a KernelSpec,
+    features: usize,
+}
+impl EdgeEval for General<'_> {
+    type A = *const f32;
+    #[inline(always)]
+    unsafe fn prep(&self, a: *const f32) -> *const f32 {
+        a
+    }
+    #[inline(always)]
+    unsafe fn eval(&self, a: *const f32, b: *const f32) -> f32 {
+        // SAFETY: both rows hold 1 + features values (caller's contract).
+        unsafe {
+            let fa = core::slice::from_raw_parts(a.add(NZ_FEATURES), self.features);
+            let fb = core::slice::from_raw_parts(b.add(NZ_FEATURES), self.features);
+            *a * *b * self.spec.eval(fa, fb)
+        }
+    }
+}
+
+/// One square-exponential term on feature `f`: exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²).
+struct SqExp {
+    f: usize,
+    c2: f32,
+}
+impl EdgeEval for SqExp {
+    type A = (f32, f32);
+    #[inline(always)]
+    unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
+        // SAFETY: the row holds the feature (host-checked).
+        unsafe { (*a, *a.add(NZ_FEATURES + self.f)) }
+    }
+    #[inline(always)]
+    unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
+        // SAFETY: as in prep.
+        let (wb, lb) = unsafe { (*b, *b.add(NZ_FEATURES + self.f)) };
+        let d = l - lb;
+        w * wb * ex2(self.c2 * d * d)
+    }
+}
+
+/// One Kronecker-delta term on feature `f`: 1 if equal else h.
+struct KDelta {
+    f: usize,
+    h: f32,
+}
+impl EdgeEval for KDelta {
+    type A = (f32, f32);
+    #[inline(always)]
+    unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
+        // SAFETY: the row holds the feature (host-checked).
+        unsafe { (*a, *a.add(NZ_FEATURES + self.f)) }
+    }
+    #[inline(always)]
+    unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
+        // SAFETY: as in prep.
+        let (wb, lb) = unsafe { (*b, *b.add(NZ_FEATURES + self.f)) };
+        w * wb * if l == lb { 1.0 } else { self.h }
+    }
+}
+
+/// A graph staged in the team's slice.
+#[derive(Clone, Copy)]
+struct View {
+    n: usize,
+    rp: *const u32,
+    col: *const u32,
+    edge: *const f32,
+    node: *const f32,
+}
+
+impl View {
+    /// The views of a run of `graph_words` words at `s`.
+    #[inline(always)]
+    unsafe fn at(s: *const u32, n: usize, nnz: usize, nz_stride: usize) -> View {
+        // SAFETY: the run is graph_words(n, nnz, ..) words long (caller's contract).
+        unsafe {
+            let col = s.add(n + 1);
+            let edge = col.add(nnz) as *const f32;
+            View { n, rp: s, col, edge, node: edge.add(nnz * nz_stride) }
+        }
+    }
+    /// Node row i: `[d, p, features…]`.
+    #[inline(always)]
+    unsafe fn node<'a>(&self, i: usize, stride: usize) -> &'a [f32] {
+        // SAFETY: i < n.
+        unsafe { core::slice::from_raw_parts(self.node.add(i * stride), stride) }
+    }
+}
+
+/// Σ_{j,j′} w w′ κe v[(j, j′)] of product row (i, i′).
+#[inline(always)]
+unsafe fn row<E: EdgeEval>(e: &E, g1: &View, g2: &View, nzs: usize, i: usize, i2: usize, v: *const f32) -> f32 {
+    let n2 = g2.n;
+    // SAFETY: i < n1, i2 < n2; CSR entries of a staged graph are in range (host-built).
+    unsafe {
+        let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+        let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+        let mut acc = 0.0f32;
+        for a in a0..a1 {
+            let vrow = v.add(*g1.col.add(a) as usize * n2);
+            let ea = e.prep(g1.edge.add(a * nzs));
+            for b in b0..b1 {
+                acc += e.eval(ea, g2.edge.add(b * nzs)) * *vrow.add(*g2.col.add(b) as usize);
+            }
+        }
+        acc
+    }
+}
+
+/// Walks this thread's rows k = rank, rank + size, … < n1·n2 with their (i, i′).
+macro_rules! rows {
+    ($crew:expr, $n2:expr, $n:expr, |$k:ident, $i:ident, $i2:ident| $body:block) => {{
+        let size = $crew.size();
+        let (step_i, step_i2) = (size / $n2, size % $n2);
+        let mut $k = $crew.rank();
+        let mut $i = $k / $n2;
+        let mut $i2 = $k % $n2;
+        while $k < $n {
+            $body
+            $k += size;
+            $i += step_i;
+            $i2 += step_i2;
+            if $i2 >= $n2 {
+                $i2 -= $n2;
+                $i += 1;
+            }
+        }
+    }};
+}
+
+/// Solve one staged pair; `v` holds room for the five vectors.
+///
+/// # Safety
+/// Called by every thread of the team; the views and `v` lie in the team's slice.
+#[inline(always)]
+unsafe fn solve_pair<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+    let (n1, n2) = (g1.n, g2.n);
+    let n = n1 * n2;
+    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    // SAFETY: five n-long vectors in the slice (caller's contract); every index below is < n.
+    unsafe {
+        let (dg, x, r, p, ap) = (v, v.add(n), v.add(2 * n), v.add(3 * n), v.add(4 * n));
+        let (mut rho, mut bb) = (0.0f64, 0.0f64);
+        rows!(crew, n2, n, |k, i, i2| {
+            let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+            let dd = a1[NODE_D] * a2[NODE_D];
+            let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+            let z = dd / d;
+            *dg.add(k) = d;
+            *x.add(k) = 0.0;
+            *r.add(k) = dd;
+            *p.add(k) = z;
+            rho += dd as f64 * z as f64;
+            bb += dd as f64 * dd as f64;
+        });
+        let (mut rho, bb) = crew.sum2(rho, bb);
+        let tol = RECURRENCE_SHARE * prm.rtol;
+        let tol2 = tol * tol * bb;
+        let mut rr = bb;
+        let mut it = 0u32;
+        while !(rr <= tol2) && it < prm.max_iterations {
+            // ---- ap = M p, p·ap
+            let mut pap = 0.0f64;
+            rows!(crew, n2, n, |k, i, i2| {
+                let pk = *p.add(k);
+                let val = *dg.add(k) * pk - row(e, g1, g2, nzs, i, i2, p);
+                *ap.add(k) = val;
+                pap += pk as f64 * val as f64;
+            });
+            let (pap, _) = crew.sum2(pap, 0.0);
+            if !(pap > 0.0) {
+                break; // breakdown: reported as non-convergence
+            }
+            let alpha = (rho / pap) as f32;
+            // ---- x += αp, r −= α·ap, ρ′ = r·z, rr = r·r
+            let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
+            let mut k = crew.rank();
+            while k < n {
+                *x.add(k) += alpha * *p.add(k);
+                let rk = *r.add(k) - alpha * *ap.add(k);
+                *r.add(k) = rk;
+                rho_new += rk as f64 * (rk / *dg.add(k)) as f64;
+                rr_part += rk as f64 * rk as f64;
+                k += crew.size();
+            }
+            let (rho_new, rr_new) = crew.sum2(rho_new, rr_part);
+            rr = rr_new;
+            it += 1;
+            if rr <= tol2 {
+                break;
+            }
+            let beta = (rho_new / rho) as f32;
+            rho = rho_new;
+            // ---- p = z + βp
+            let mut k = crew.rank();
+            while k < n {
+                *p.add(k) = *r.add(k) / *dg.add(k) + beta * *p.add(k);
+                k += crew.size();
+            }
+            crew.sync(); // the XMV reads p entries of other threads
+        }
+        crew.sync(); // the residual reads x entries of other threads
+        // ---- true residual b − M·x (f32 products, f64 sums) and the value
+        let (mut res2, mut value) = (0.0f64, 0.0f64);
+        rows!(crew, n2, n, |k, i, i2| {
+            let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+            let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+            let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+            let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+            let xk = *x.add(k) as f64;
+            let res = dd - (dd / kv * xk - row(e, g1, g2, nzs, i, i2, x) as f64);
+            res2 += res * res;
+            value += a1[NODE_P] as f64 * a2[NODE_P] as f64 * xk;
+        });
+        let (res2, value) = crew.sum2(res2, value);
+        let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
+        PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 }
+    }
+}
+
+/// Every job, drawn from `counter` by each team in turn.
+///
+/// # Safety
+/// The launch contract of the entries (see [`mgk_resident_warp_general`]).
+#[inline(always)]
+unsafe fn solve_all<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let s = crew.slice();
+    loop {
+        // SAFETY: whole team; valid counter (contract).
+        let j = unsafe { crew.next_job(counter) };
+        if j >= prm.n_jobs {
+            return;
+        }
+        // SAFETY: j < n_jobs; graph indices, runs and slice sizes host-checked.
+        unsafe {
+            let job = *jobs.add(j as usize);
+            let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs);
+            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs);
+            let mut t = crew.rank();
+            while t < w1 + w2 {
+                *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
+                t += crew.size();
+            }
+            crew.sync();
+            let g1 = View::at(s, d1.n_nodes as usize, d1.nnz as usize, nzs);
+            let g2 = View::at(s.add(w1), d2.n_nodes as usize, d2.nnz as usize, nzs);
+            let st = solve_pair(crew, prm, e, &g1, &g2, s.add(w1 + w2) as *mut f32);
+            if crew.rank() == 0 {
+                *status.add(j as usize) = st;
+            }
+            crew.sync(); // the next pair's staging overwrites the slice
+        }
+    }
+}
+
+/// Defines a warp-team and a block-team entry for one κe evaluator.
+macro_rules! resident_entries {
+    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident| $edge:expr) => {
+        $(#[$wdoc])*
+        ///
+        /// # Safety
+        /// `params` points at the launch's parameters in global memory. Launched with 32·w threads (w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`) and w·`slice_words`·4
+        /// bytes of dynamic shared memory; `graphs`/`words` in the resident layout with every run
+        /// inside `words`; every job's graphs exist and its `slice_words(..)` ≤ `params.slice_words`;
+        /// `status` holds `n_jobs` entries; `*counter == 0`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $warp(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+            // SAFETY: `params` points at one ResidentParams in global memory (read through the
+            // pointer: a by-value struct parameter would be copied to each thread's stack).
+            let $p: &ResidentParams = unsafe { &*params };
+            let e = $edge;
+            // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
+            let crew = WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * $p.slice_words as usize) } };
+            // SAFETY: forwarded launch contract.
+            unsafe { solve_all(&crew, $p, &e, graphs, words, jobs, status, counter) }
+        }
+        $(#[$bdoc])*
+        ///
+        /// # Safety
+        /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads and
+        /// `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $block(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+            // SAFETY: as in the warp entry.
+            let $p: &ResidentParams = unsafe { &*params };
+            let e = $edge;
+            let base = dynamic_smem();
+            // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
+            let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
+            // SAFETY: forwarded launch contract.
+            unsafe { solve_all(&crew, $p, &e, graphs, words, jobs, status, counter) }
+        }
+    };
+}
+
+resident_entries!(
+    /// Resident solver, one warp per pair, any κe.
+    mgk_resident_warp_general,
+    /// Resident solver, one block per pair, any κe.
+    mgk_resident_block_general,
+    |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
+);
+resident_entries!(
+    /// Resident solver, one warp per pair, κe one square exponential (host: `EdgeShape::of`).
+    mgk_resident_warp_sqexp,
+    /// Resident solver, one block per pair, κe one square exponential.
+    mgk_resident_block_sqexp,
+    |params| SqExp { f: params.edge_kernel.terms[0].feature as usize, c2: (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32 }
+);
+resident_entries!(
+    /// Resident solver, one warp per pair, κe one Kronecker delta (host: `EdgeShape::of`).
+    mgk_resident_warp_kdelta,
+    /// Resident solver, one block per pair, κe one Kronecker delta.
+    mgk_resident_block_kdelta,
+    |params| KDelta { f: params.edge_kernel.terms[0].feature as usize, h: params.edge_kernel.terms[0].param as f32 }
+);
+
+const _: () = assert!(RESIDENT_VECTORS == 5);

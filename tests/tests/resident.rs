@@ -1,0 +1,118 @@
+//! The resident GPU solver (`octile::mgk::gpu::resident`) on every kind of pair it meets: warp
+//! teams (small systems), block teams (up to ~10⁴ unknowns), pairs too large for shared memory
+//! (handed to the tile solver), every κe entry (general, square exponential, Kronecker delta), and
+//! pairs it cannot converge — each value checked against the CPU f64 solver (itself checked against
+//! the dense reference in `reference.rs`).
+use octile::GraphKernel;
+use octile::generators::{ba_set, nws_set};
+use octile::mgk::config::{BaseKernelConfig, FeatureKernel, synthetic_kernel};
+use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, OctileError, Precision};
+use octile_tests::{Shape, check_rel, gpu_or_skip, random_config, random_graph, random_shape};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// K(X, X) on the GPU in f32 (resident solver on) against the CPU in f64; returns the GPU's details.
+fn check_set(label: &str, graphs: &[Graph], cfg: &KernelConfig) -> Result<String, String> {
+    let mut cpu = cfg.clone();
+    (cpu.backend, cpu.precision) = (Backend::Cpu, Precision::F64);
+    let want = MarginalizedGraphKernel::new(cpu).unwrap().gram(graphs).map_err(|e| format!("{label}: cpu: {e}"))?;
+    let mut gpu = cfg.clone();
+    (gpu.backend, gpu.precision, gpu.solver.resident) = (Backend::Cuda, Precision::F32, true);
+    let got = MarginalizedGraphKernel::new(gpu).unwrap().gram(graphs).map_err(|e| format!("{label}: gpu: {e}"))?;
+    let n = graphs.len();
+    let mut errors = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            if let Err(e) = check_rel(&format!("{label} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want.get(i, j), 1e-5) {
+                errors.push(e);
+            }
+            let info = &got.info[i * n + j];
+            if !(info.converged && info.iterations > 0 || graphs[i].n_edges() == 0 && graphs[j].n_edges() == 0) {
+                errors.push(format!("{label} pair ({i},{j}): converged {} after {} iterations", info.converged, info.iterations));
+            }
+        }
+    }
+    if errors.is_empty() { Ok(got.details) } else { Err(errors.join("\n")) }
+}
+
+#[test]
+fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
+    if !gpu_or_skip("resident_solver_matches_cpu_on_warp_block_and_oversized_pairs") {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(2026_11_23);
+    let mut errors = Vec::new();
+    // sizes from 1 node (warp teams) through 40–96 nodes (block teams) to 140 (too large: tiles)
+    let sizes = [1usize, 2, 5, 9, 17, 30, 40, 64, 96, 140];
+    for round in 0..3 {
+        let graphs: Vec<Graph> = sizes
+            .iter()
+            .map(|&n| {
+                let s = random_shape(&mut rng, n);
+                random_graph(&mut rng, s)
+            })
+            .collect();
+        let mut cfg = random_config(&mut rng);
+        cfg.q = [0.0005, 0.05, 0.5][round];
+        match check_set(&format!("round {round} (general κe)"), &graphs, &cfg) {
+            Ok(d) => {
+                for want in ["resident solver (general κe entry", "warp", "-thread block", "tile solver for"] {
+                    if !d.contains(want) {
+                        errors.push(format!("round {round}: details lack {want:?}: {d}"));
+                    }
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn resident_specialized_edge_kernels_match_cpu() {
+    if !gpu_or_skip("resident_specialized_edge_kernels_match_cpu") {
+        return;
+    }
+    let mut errors = Vec::new();
+    // square exponential on length (the NWS / BA benchmark kernel): 96-node graphs, block teams
+    let mut graphs = nws_set(4, 11);
+    graphs.extend(ba_set(3, 12));
+    match check_set("nws+ba (square-exponential κe)", &graphs, &synthetic_kernel(0.05)) {
+        Ok(d) if d.contains("square-exponential κe entry") && !d.contains("tile solver") => {}
+        Ok(d) => errors.push(format!("nws+ba: unexpected entries: {d}")),
+        Err(e) => errors.push(e),
+    }
+    // Kronecker delta on a categorical edge feature, weighted graphs with self-loops
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let graphs: Vec<Graph> = (0..12)
+        .map(|k| {
+            let n = rng.gen_range(1..=36usize);
+            let density = rng.gen_range(0.0..0.4);
+            random_graph(&mut rng, Shape { n, density, self_loops: if k % 3 == 0 { 0.5 } else { 0.0 }, disconnected: k % 4 == 1, weighted: k % 2 == 0 })
+        })
+        .collect();
+    let mut cfg = synthetic_kernel(0.05);
+    cfg.edge = vec![FeatureKernel { feature: "order".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.4 }, weight: 1.0 }];
+    match check_set("random (Kronecker-delta κe)", &graphs, &cfg) {
+        Ok(d) if d.contains("Kronecker-delta κe entry") => {}
+        Ok(d) => errors.push(format!("kdelta: unexpected entries: {d}")),
+        Err(e) => errors.push(e),
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn pairs_the_resident_solver_cannot_converge_are_reported_not_lost() {
+    if !gpu_or_skip("pairs_the_resident_solver_cannot_converge_are_reported_not_lost") {
+        return;
+    }
+    // 3 iterations cannot reach rtol on 96-node NWS pairs: every pair goes on to the tile solver,
+    // which cannot either, and the Gram call reports non-convergence with the partial matrix
+    let graphs = nws_set(3, 4);
+    let mut cfg = synthetic_kernel(0.05);
+    (cfg.backend, cfg.precision, cfg.solver.max_iterations) = (Backend::Cuda, Precision::F32, 3);
+    match MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs) {
+        Err(OctileError::NoConvergence { n_failed, .. }) => assert_eq!(n_failed, 6, "all 6 pairs fail"),
+        other => panic!("expected NoConvergence, got {other:?}"),
+    }
+}
