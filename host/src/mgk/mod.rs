@@ -165,6 +165,36 @@ impl MarginalizedGraphKernel {
     /// own node order (the packing order's permutation undone).
     fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<Solved> {
         let t = Instant::now();
+        let rtol = self.config.solver.rtol_for(self.config.precision);
+        // f32 Gram entries on the GPU: the resident solver first (it orders each graph's nodes
+        // itself, so no reordering), the tile solver for the pairs it leaves
+        if let Engine::Cuda(dev) = &self.engine
+            && self.config.precision == Precision::F32
+            && self.config.solver.resident
+            && !nodal
+            && rtol >= gpu::resident::RESIDENT_MIN_RTOL
+        {
+            let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
+            let set64 = pack::<f64>(graphs, &opt)?;
+            let res = gpu::resident::solve_resident(dev, &set64, pairs, &self.resolved.node_spec, &self.resolved.edge_spec, rtol, self.config.solver.max_iterations, &self.control)?;
+            let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
+            let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
+            let mut describe = res.describe;
+            if !rest.is_empty() {
+                let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();
+                let tiles = self.solve_tiles(graphs, &rest_pairs, false, t)?;
+                for (&k, s) in rest.iter().zip(tiles.status) {
+                    status[k] = s;
+                }
+                describe = format!("{describe}; tile solver for {} pair(s): {}", rest.len(), tiles.describe);
+            }
+            return Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal: None });
+        }
+        self.solve_tiles(graphs, pairs, nodal, t)
+    }
+
+    /// [`Self::solve_x`] with the tile solvers (CPU or GPU); `t`: when the call started.
+    fn solve_tiles(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool, t: Instant) -> Result<Solved> {
         // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
         let ordered: Vec<Graph>;
         let perms: Vec<Arc<Vec<usize>>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { Arc::new((0..g.n_nodes()).collect()) } else { self.config.reorder.order_cached(g) }).collect();
@@ -269,21 +299,6 @@ impl MarginalizedGraphKernel {
                     team_blocks: 1,
                     dense_kernel: self.dense_kernel(),
                 };
-                // f32 Gram entries: the resident solver first, the tile solver for what it leaves
-                if T::BYTES == 4 && !want_x && self.config.solver.resident {
-                    let res = gpu::resident::solve_resident(dev, set64, pairs, &self.resolved.node_spec, &self.resolved.edge_spec, rtol, max_iterations, &self.control)?;
-                    let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
-                    let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
-                    if rest.is_empty() {
-                        return Ok((status, None, Some(res.describe)));
-                    }
-                    let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();
-                    let (st, _, entries) = gpu::batch::solve_pairs(dev, set, set64, &rest_pairs, &params, self.config.tiles.blocks_per_pair, false, &self.control)?;
-                    for (&k, s) in rest.iter().zip(st) {
-                        status[k] = s;
-                    }
-                    return Ok((status, None, Some(format!("{}; tile solver for {} pair(s): {entries}", res.describe, rest.len()))));
-                }
                 let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
                 Ok((status, xs, Some(entries)))
             }

@@ -4,7 +4,8 @@
 //! Teams are persistent and draw pairs from a global counter, like the tile solver. Per pair:
 //! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run Jacobi-PCG in f32 with f64 reductions
 //! until the recurrence residual reaches `RECURRENCE_SHARE`·rtol, then compute the true residual
-//! b − M·x (f32 products, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′, and report both. The XMV
+//! b − M·x (f32 products, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′; if the true residual misses
+//! rtol, restart CG from x with it (residual replacement, at most `MAX_REPLACEMENTS` times). The XMV
 //!
 //! ```text
 //!   ap[(i,i')] = dg·p[(i,i')] − Σ_{j ∈ N(i)} Σ_{j' ∈ N'(i')} w_ij w'_i'j' κe(e_ij, e'_i'j') p[(j,j')]
@@ -16,6 +17,11 @@ use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
 use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
+
+/// Rounds of residual replacement after the first CG run: when the true residual misses rtol
+/// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
+/// residual, at most this many times.
+const MAX_REPLACEMENTS: u32 = 2;
 
 /// The threads that solve one pair together.
 trait Crew {
@@ -346,63 +352,77 @@ unsafe fn solve_pair<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E
         let tol2 = tol * tol * bb;
         let mut rr = bb;
         let mut it = 0u32;
-        while !(rr <= tol2) && it < prm.max_iterations {
-            // ---- ap = M p, p·ap
-            let mut pap = 0.0f64;
+        let mut replaced = 0u32;
+        loop {
+            while !(rr <= tol2) && it < prm.max_iterations {
+                // ---- ap = M p, p·ap
+                let mut pap = 0.0f64;
+                rows!(crew, n2, n, |k, i, i2| {
+                    let pk = *p.add(k);
+                    let val = *dg.add(k) * pk - row(e, g1, g2, nzs, i, i2, p);
+                    *ap.add(k) = val;
+                    pap += pk as f64 * val as f64;
+                });
+                let (pap, _) = crew.sum2(pap, 0.0);
+                if !(pap > 0.0) {
+                    break; // breakdown: reported as non-convergence
+                }
+                let alpha = (rho / pap) as f32;
+                // ---- x += αp, r −= α·ap, ρ′ = r·z, rr = r·r
+                let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
+                let mut k = crew.rank();
+                while k < n {
+                    *x.add(k) += alpha * *p.add(k);
+                    let rk = *r.add(k) - alpha * *ap.add(k);
+                    *r.add(k) = rk;
+                    rho_new += rk as f64 * (rk / *dg.add(k)) as f64;
+                    rr_part += rk as f64 * rk as f64;
+                    k += crew.size();
+                }
+                let (rho_new, rr_new) = crew.sum2(rho_new, rr_part);
+                rr = rr_new;
+                it += 1;
+                if rr <= tol2 {
+                    break;
+                }
+                let beta = (rho_new / rho) as f32;
+                rho = rho_new;
+                // ---- p = z + βp
+                let mut k = crew.rank();
+                while k < n {
+                    *p.add(k) = *r.add(k) / *dg.add(k) + beta * *p.add(k);
+                    k += crew.size();
+                }
+                crew.sync(); // the XMV reads p entries of other threads
+            }
+            crew.sync(); // the residual reads x entries of other threads
+            // ---- true residual b − M·x (f32 products, f64 sums) and the value; the true residual
+            // also replaces r, and restarts p, for another round if it misses rtol
+            let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
             rows!(crew, n2, n, |k, i, i2| {
-                let pk = *p.add(k);
-                let val = *dg.add(k) * pk - row(e, g1, g2, nzs, i, i2, p);
-                *ap.add(k) = val;
-                pap += pk as f64 * val as f64;
+                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                let xk = *x.add(k) as f64;
+                let res = dd - (dd / kv * xk - row(e, g1, g2, nzs, i, i2, x) as f64);
+                res2 += res * res;
+                value += a1[NODE_P] as f64 * a2[NODE_P] as f64 * xk;
+                let z = res as f32 / *dg.add(k);
+                *r.add(k) = res as f32;
+                *p.add(k) = z;
+                rz += res * z as f64;
             });
-            let (pap, _) = crew.sum2(pap, 0.0);
-            if !(pap > 0.0) {
-                break; // breakdown: reported as non-convergence
+            let (res2, value) = crew.sum2(res2, value);
+            let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
+            if residual <= prm.rtol || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
+                return PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 };
             }
-            let alpha = (rho / pap) as f32;
-            // ---- x += αp, r −= α·ap, ρ′ = r·z, rr = r·r
-            let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
-            let mut k = crew.rank();
-            while k < n {
-                *x.add(k) += alpha * *p.add(k);
-                let rk = *r.add(k) - alpha * *ap.add(k);
-                *r.add(k) = rk;
-                rho_new += rk as f64 * (rk / *dg.add(k)) as f64;
-                rr_part += rk as f64 * rk as f64;
-                k += crew.size();
-            }
-            let (rho_new, rr_new) = crew.sum2(rho_new, rr_part);
-            rr = rr_new;
-            it += 1;
-            if rr <= tol2 {
-                break;
-            }
-            let beta = (rho_new / rho) as f32;
-            rho = rho_new;
-            // ---- p = z + βp
-            let mut k = crew.rank();
-            while k < n {
-                *p.add(k) = *r.add(k) / *dg.add(k) + beta * *p.add(k);
-                k += crew.size();
-            }
-            crew.sync(); // the XMV reads p entries of other threads
+            // residual replacement: f32 rounding let the recurrence drift from b − M·x
+            replaced += 1;
+            rho = crew.sum2(rz, 0.0).0;
+            rr = res2;
         }
-        crew.sync(); // the residual reads x entries of other threads
-        // ---- true residual b − M·x (f32 products, f64 sums) and the value
-        let (mut res2, mut value) = (0.0f64, 0.0f64);
-        rows!(crew, n2, n, |k, i, i2| {
-            let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-            let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-            let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-            let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-            let xk = *x.add(k) as f64;
-            let res = dd - (dd / kv * xk - row(e, g1, g2, nzs, i, i2, x) as f64);
-            res2 += res * res;
-            value += a1[NODE_P] as f64 * a2[NODE_P] as f64 * xk;
-        });
-        let (res2, value) = crew.sum2(res2, value);
-        let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
-        PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 }
     }
 }
 
