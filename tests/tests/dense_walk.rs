@@ -13,6 +13,7 @@ use octile_types::Primitive;
 fn kernel(walk: DenseWalk, backend: Backend, precision: Precision) -> octile::KernelConfig {
     let mut cfg = synthetic_kernel(0.05);
     cfg.tiles.dense_walk = walk;
+    cfg.solver.resident = false; // the tile solver's walks are under test
     // every tile pair through a walk dense in B, so the walk under test does all the work
     cfg.tiles.primitive = PrimitiveChoice::Fixed(Primitive::SparseDense);
     cfg.backend = backend;

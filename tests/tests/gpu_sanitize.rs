@@ -47,6 +47,7 @@ fn gpu_small_gram_matches_cpu() {
                 cfg.tiles.blocks_per_pair = blocks_per_pair;
                 cfg.tiles.dense_walk = walk;
                 cfg.tiles.primitive = primitive;
+                cfg.solver.resident = false; // the tile solver's entries (the resident one below)
                 let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
                 if walk == DenseWalk::TilingBlocking {
                     assert!(gpu.details.contains("tiling-blocking)") || gpu.details.contains("adaptive, tiling-blocking"), "{mode}: {}", gpu.details);
@@ -57,6 +58,14 @@ fn gpu_small_gram_matches_cpu() {
                 }
             }
         }
+    }
+    // the resident solver's entries (warp and block teams, f32)
+    cfg.solver.resident = true;
+    cfg.precision = Precision::F32;
+    let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+    assert!(gpu.details.contains("resident solver"), "{}", gpu.details);
+    for k in 0..gpu.values.len() {
+        errors.extend(check_rel(&format!("resident entry {k}"), gpu.values[k], cpu.values[k], 1e-5).err());
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }

@@ -285,7 +285,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
         })
         .collect();
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    order.sort_unstable_by_key(|&k| plan[k].map_or(0, |l| ((l.team as u64) << 32 | l.slice_words as u64) << 24 | k as u64 & 0xff_ffff));
+    order.sort_by_key(|&k| plan[k].map_or(0, |l| (l.team as u64) << 32 | l.slice_words as u64));
     let fits = order.len();
     if trace {
         eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
