@@ -8,22 +8,34 @@ use crate::intrinsics::{FULL_MASK, lane_id, shfl_xor_f64, sync_threads, thread_i
 use crate::smem::reduce_smem;
 use octile_types::names::BLOCK_WARPS;
 
-/// Sum of `a` and of `b` over the whole block, returned to every thread.
+/// Sums of `a` and `b` over the warp by an xor butterfly: every lane adds the same two values in
+/// each step (in swapped order, which is exact), so every lane ends with the same bits.
 ///
 /// # Safety
-/// Every thread of the block must call it (it contains barriers); the block must have
-/// `BLOCK_WARPS` warps.
+/// All 32 lanes of the warp must call it together.
 #[inline(always)]
-pub unsafe fn block_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
+pub unsafe fn warp_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
     let mut d = 16;
     while d > 0 {
-        // SAFETY: all 32 lanes are converged here (called by every thread of the block).
+        // SAFETY: all 32 lanes are converged (caller's contract).
         unsafe {
             a += shfl_xor_f64(FULL_MASK, a, d);
             b += shfl_xor_f64(FULL_MASK, b, d);
         }
         d /= 2;
     }
+    (a, b)
+}
+
+/// Sum of `a` and of `b` over the whole block, returned to every thread.
+///
+/// # Safety
+/// Every thread of the block must call it (it contains barriers); the block must have
+/// `BLOCK_WARPS` warps.
+#[inline(always)]
+pub unsafe fn block_sum2(a: f64, b: f64) -> (f64, f64) {
+    // SAFETY: all 32 lanes are converged here (called by every thread of the block).
+    let (a, b) = unsafe { warp_sum2(a, b) };
     let slots = reduce_smem() as *mut f64;
     if lane_id() == 0 {
         let w = warp_id() as usize;

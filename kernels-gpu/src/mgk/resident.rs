@@ -12,7 +12,8 @@
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
-use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, shfl_xor_f64, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
+use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
@@ -46,22 +47,6 @@ trait Crew {
     /// # Safety
     /// Every thread of the team must call it; `counter` is a valid global u32.
     unsafe fn next_job(&self, counter: *mut u32) -> u32;
-}
-
-/// Sum over the warp by an xor butterfly: every lane adds the same two values in each step (in
-/// swapped order, which is exact), so every lane ends with the same bits.
-#[inline(always)]
-unsafe fn warp_sum2(mut a: f64, mut b: f64) -> (f64, f64) {
-    let mut d = 16;
-    while d > 0 {
-        // SAFETY: all 32 lanes are converged (callers' contract).
-        unsafe {
-            a += shfl_xor_f64(FULL_MASK, a, d);
-            b += shfl_xor_f64(FULL_MASK, b, d);
-        }
-        d /= 2;
-    }
-    (a, b)
 }
 
 /// One warp per pair; the warps of a block own consecutive slices of the dynamic shared memory.
@@ -211,6 +196,16 @@ impl EdgeEval for General<'_> {
     }
 }
 
+/// (weight, feature f) of a nonzero row.
+///
+/// # Safety
+/// The row holds the feature (host-checked).
+#[inline(always)]
+unsafe fn weight_and(row: *const f32, f: usize) -> (f32, f32) {
+    // SAFETY: caller's contract.
+    unsafe { (*row, *row.add(NZ_FEATURES + f)) }
+}
+
 /// One square-exponential term on feature `f`: exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²).
 struct SqExp {
     f: usize,
@@ -220,13 +215,13 @@ impl EdgeEval for SqExp {
     type A = (f32, f32);
     #[inline(always)]
     unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
-        // SAFETY: the row holds the feature (host-checked).
-        unsafe { (*a, *a.add(NZ_FEATURES + self.f)) }
+        // SAFETY: forwarded.
+        unsafe { weight_and(a, self.f) }
     }
     #[inline(always)]
     unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
-        // SAFETY: as in prep.
-        let (wb, lb) = unsafe { (*b, *b.add(NZ_FEATURES + self.f)) };
+        // SAFETY: forwarded.
+        let (wb, lb) = unsafe { weight_and(b, self.f) };
         let d = l - lb;
         w * wb * ex2(self.c2 * d * d)
     }
@@ -241,13 +236,13 @@ impl EdgeEval for KDelta {
     type A = (f32, f32);
     #[inline(always)]
     unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
-        // SAFETY: the row holds the feature (host-checked).
-        unsafe { (*a, *a.add(NZ_FEATURES + self.f)) }
+        // SAFETY: forwarded.
+        unsafe { weight_and(a, self.f) }
     }
     #[inline(always)]
     unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
-        // SAFETY: as in prep.
-        let (wb, lb) = unsafe { (*b, *b.add(NZ_FEATURES + self.f)) };
+        // SAFETY: forwarded.
+        let (wb, lb) = unsafe { weight_and(b, self.f) };
         w * wb * if l == lb { 1.0 } else { self.h }
     }
 }
