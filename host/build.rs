@@ -111,6 +111,10 @@ fn main() {
     // the resident block entries run at most 512 threads (RESIDENT_BLOCK_THREADS; ptxas then keeps
     // them within 128 registers: at 1024 threads and 64 registers the unrolled XMV spills)
     let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_sqexp", "mgk_resident_block_kdelta"], "\n.maxntid 512, 1, 1");
+    // the product form's per-pair setup would take 138 registers; 96 spill nothing and let 21
+    // warps share an SM
+    let text = add_bounds(&text, &["mgk_resident_warp_product"], "\n.maxnreg 96");
+    let text = add_bounds(&text, &["mgk_resident_block_product"], "\n.maxntid 512, 1, 1\n.maxnreg 96");
     std::fs::write(&dest, text).unwrap();
     build_cubin(&root, &dest, &arch);
 }

@@ -30,7 +30,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 19] = {
+pub const ALL_KERNELS: [&str; 21] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -53,6 +53,8 @@ pub const ALL_KERNELS: [&str; 19] = {
         MGK_RESIDENT_BLOCK_GENERAL,
         MGK_RESIDENT_BLOCK_SQEXP,
         MGK_RESIDENT_BLOCK_KDELTA,
+        MGK_RESIDENT_WARP_PRODUCT,
+        MGK_RESIDENT_BLOCK_PRODUCT,
     ]
 };
 

@@ -1,6 +1,7 @@
 //! The resident GPU solver (`octile::mgk::gpu::resident`) on every kind of pair it meets: warp
 //! teams (small systems), block teams (up to ~10⁴ unknowns), pairs too large for shared memory
-//! (handed to the tile solver), every κe entry (general, square exponential, Kronecker delta), and
+//! (handed to the tile solver), every κe entry (general, square exponential, Kronecker delta, and
+//! the product form for a Kronecker delta on unweighted graphs), and
 //! pairs it cannot converge — each value checked against the CPU f64 solver (itself checked against
 //! the dense reference in `reference.rs`).
 use octile::GraphKernel;
@@ -40,7 +41,7 @@ fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
     if !gpu_or_skip("resident_solver_matches_cpu_on_warp_block_and_oversized_pairs") {
         return;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(2026_11_23);
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_123);
     let mut errors = Vec::new();
     // sizes from 1 node (warp teams) through 40–96 nodes (block teams) to 140 (too large: tiles)
     let sizes = [1usize, 2, 5, 9, 17, 30, 40, 64, 96, 140];
@@ -111,7 +112,8 @@ fn resident_specialized_edge_kernels_match_cpu() {
     let mut cfg = synthetic_kernel(0.05);
     cfg.edge = vec![FeatureKernel { feature: "order".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.4 }, weight: 1.0 }];
     match check_set("random (Kronecker-delta κe)", &graphs, &cfg) {
-        Ok(d) if d.contains("Kronecker-delta κe entry") => {}
+        // unweighted pairs take the product form, weighted ones the on-the-fly entries
+        Ok(d) if d.contains("Kronecker-delta κe entry") && d.contains("in product form") && d.contains("-thread block") => {}
         Ok(d) => errors.push(format!("kdelta: unexpected entries: {d}")),
         Err(e) => errors.push(e),
     }

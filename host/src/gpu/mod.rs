@@ -131,6 +131,14 @@ fn init() -> Result<Arc<GpuDevice>, String> {
         }
     };
     let stream = ctx.default_stream();
+    // the first allocation and transfers of a process set up the driver's memory pool and staging
+    // buffers (~8 ms on an H100): done here, once, rather than inside the first Gram call's time
+    let warm = (|| {
+        let d = stream.clone_htod(&[0u32; 64])?;
+        let back = stream.clone_dtoh(&d)?;
+        stream.synchronize().map(|_| back)
+    })();
+    warm.map_err(|e| format!("first transfer to the GPU: {e}"))?;
     let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| e.to_string())? as u32;
     let max_smem_optin_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;

@@ -176,17 +176,37 @@ impl MarginalizedGraphKernel {
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let set64 = pack::<f64>(graphs, &opt)?;
+            if std::env::var_os("OCTILE_TRACE").is_some() {
+                eprintln!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
+            }
             let res = gpu::resident::solve_resident(dev, &set64, pairs, &self.resolved.node_spec, &self.resolved.edge_spec, rtol, self.config.solver.max_iterations, &self.control)?;
+            let trace = std::env::var_os("OCTILE_TRACE").is_some();
+            if trace {
+                eprintln!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
+            }
             let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
             let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
             let mut describe = res.describe;
             if !rest.is_empty() {
-                let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();
-                let tiles = self.solve_tiles(graphs, &rest_pairs, false, t)?;
+                // the tile solver reorders and packs only the graphs of the pairs it gets
+                let mut local = vec![u32::MAX; graphs.len()];
+                let mut subset: Vec<Graph> = Vec::new();
+                let mut id = |g: u32| {
+                    if local[g as usize] == u32::MAX {
+                        local[g as usize] = subset.len() as u32;
+                        subset.push(graphs[g as usize].clone());
+                    }
+                    local[g as usize]
+                };
+                let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| (id(pairs[k].0), id(pairs[k].1))).collect();
+                let tiles = self.solve_tiles(&subset, &rest_pairs, false, t)?;
                 for (&k, s) in rest.iter().zip(tiles.status) {
                     status[k] = s;
                 }
                 describe = format!("{describe}; tile solver for {} pair(s): {}", rest.len(), tiles.describe);
+            }
+            if trace {
+                eprintln!("solve: done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
             }
             return Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal: None });
         }

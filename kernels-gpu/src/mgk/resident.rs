@@ -16,7 +16,7 @@ use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_t
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
-use octile_types::mgk::resident::{RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
+use octile_types::mgk::resident::{PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
 use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -276,25 +276,93 @@ impl View {
     }
 }
 
-/// Σ_{j,j′} w w′ κe v[(j, j′)] of product row (i, i′).
-#[inline(always)]
-unsafe fn row<E: EdgeEval>(e: &E, g1: &View, g2: &View, nzs: usize, i: usize, i2: usize, v: *const f32) -> f32 {
-    let n2 = g2.n;
-    // SAFETY: i < n1, i2 < n2; CSR entries of a staged graph are in range (host-built).
-    unsafe {
-        let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
-        let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
-        let mut acc = 0.0f32;
-        for a in a0..a1 {
-            let vrow = v.add(*g1.col.add(a) as usize * n2);
-            let ea = e.prep(g1.edge.add(a * nzs));
-            for b in b0..b1 {
-                acc += e.eval(ea, g2.edge.add(b * nzs)) * *vrow.add(*g2.col.add(b) as usize);
+/// The off-diagonal part of one product row: Σ_{j,j′} w w′ κe(e_ij, e′_i′j′) v[(j, j′)].
+trait Xmv {
+    /// Row (i, i′) against `v`.
+    ///
+    /// # Safety
+    /// i < n1, i2 < n2, `v` holds n1·n2 values.
+    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32;
+}
+
+/// κe evaluated on the fly from the two graphs' CSR.
+struct OnTheFly<'a, E> {
+    e: &'a E,
+    g1: &'a View,
+    g2: &'a View,
+    nzs: usize,
+}
+
+impl<E: EdgeEval> Xmv for OnTheFly<'_, E> {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        let n2 = g2.n;
+        // SAFETY: i < n1, i2 < n2; CSR entries of a staged graph are in range (host-built).
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+            let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+            let mut acc = 0.0f32;
+            for a in a0..a1 {
+                let vrow = v.add(*g1.col.add(a) as usize * n2);
+                let ea = self.e.prep(g1.edge.add(a * nzs));
+                for b in b0..b1 {
+                    acc += self.e.eval(ea, g2.edge.add(b * nzs)) * *vrow.add(*g2.col.add(b) as usize);
+                }
             }
+            acc
         }
-        acc
     }
 }
+
+/// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
+/// team's slice, κe = 1 or h.
+struct Product {
+    rp1: *const u32,
+    rp2: *const u32,
+    nnz2: usize,
+    ent: *mut u16,
+    h: f32,
+}
+
+impl Product {
+    /// First entry and entry count of row (i, i′).
+    #[inline(always)]
+    unsafe fn span(&self, i: usize, i2: usize) -> (usize, usize) {
+        // SAFETY: i ≤ n1, i2 ≤ n2 (caller's contract).
+        unsafe {
+            let (a0, b0) = (*self.rp1.add(i) as usize, *self.rp2.add(i2) as usize);
+            let (d1, d2) = (*self.rp1.add(i + 1) as usize - a0, *self.rp2.add(i2 + 1) as usize - b0);
+            (a0 * self.nnz2 + d1 * b0, d1 * d2)
+        }
+    }
+}
+
+impl Xmv for Product {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+        // SAFETY: the row's entries lie in the slice and their columns are < n1·n2 (built by
+        // `build_product` from host-checked CSR).
+        unsafe {
+            let (start, len) = self.span(i, i2);
+            let e = self.ent.add(start);
+            let (mut same, mut diff) = (0.0f32, 0.0f32);
+            for t in 0..len {
+                let c = *e.add(t) as u32;
+                let val = *v.add((c & COLUMN_MASK) as usize);
+                if c >> PRODUCT_COLUMN_BITS != 0 {
+                    diff += val;
+                } else {
+                    same += val;
+                }
+            }
+            same + self.h * diff
+        }
+    }
+}
+
+/// Column bits of a product entry.
+const COLUMN_MASK: u32 = (1 << PRODUCT_COLUMN_BITS) - 1;
 
 /// Walks this thread's rows k = rank, rank + size, … < n1·n2 with their (i, i′).
 macro_rules! rows {
@@ -322,10 +390,10 @@ macro_rules! rows {
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
-    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let ns = prm.node_stride as usize;
     // SAFETY: five n-long vectors in the slice (caller's contract); every index below is < n.
     unsafe {
         let (dg, x, r, p, ap) = (v, v.add(n), v.add(2 * n), v.add(3 * n), v.add(4 * n));
@@ -354,7 +422,7 @@ unsafe fn solve_pair<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E
                 let mut pap = 0.0f64;
                 rows!(crew, n2, n, |k, i, i2| {
                     let pk = *p.add(k);
-                    let val = *dg.add(k) * pk - row(e, g1, g2, nzs, i, i2, p);
+                    let val = *dg.add(k) * pk - xmv.row(i, i2, p);
                     *ap.add(k) = val;
                     pap += pk as f64 * val as f64;
                 });
@@ -400,7 +468,7 @@ unsafe fn solve_pair<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
                 let xk = *x.add(k) as f64;
-                let res = dd - (dd / kv * xk - row(e, g1, g2, nzs, i, i2, x) as f64);
+                let res = dd - (dd / kv * xk - xmv.row(i, i2, x) as f64);
                 res2 += res * res;
                 value += a1[NODE_P] as f64 * a2[NODE_P] as f64 * xk;
                 let z = res as f32 / *dg.add(k);
@@ -449,13 +517,108 @@ unsafe fn solve_all<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E,
             crew.sync();
             let g1 = View::at(s, d1.n_nodes as usize, d1.nnz as usize, nzs);
             let g2 = View::at(s.add(w1), d2.n_nodes as usize, d2.nnz as usize, nzs);
-            let st = solve_pair(crew, prm, e, &g1, &g2, s.add(w1 + w2) as *mut f32);
+            let st = solve_pair(crew, prm, &OnTheFly { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32);
             if crew.rank() == 0 {
                 *status.add(j as usize) = st;
             }
             crew.sync(); // the next pair's staging overwrites the slice
         }
     }
+}
+
+/// Every job in product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): κe a Kronecker
+/// delta on edge feature `f` with value `h` for differing labels, every weight 1. The graphs stay
+/// in global memory (read once per pair, to build the entries and the node terms); the slice holds
+/// both row-pointer arrays, the five vectors and the entries.
+///
+/// # Safety
+/// The launch contract of [`mgk_resident_warp_product`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn solve_all_product<C: Crew>(crew: &C, prm: &ResidentParams, f: usize, h: f32, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+    let nzs = prm.nz_stride as usize;
+    let s = crew.slice();
+    loop {
+        // SAFETY: whole team; valid counter (contract).
+        let j = unsafe { crew.next_job(counter) };
+        if j >= prm.n_jobs {
+            return;
+        }
+        // SAFETY: j < n_jobs; graph indices, runs, n1·n2 < 2^15 and slice sizes host-checked.
+        unsafe {
+            let job = *jobs.add(j as usize);
+            let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
+            let g1 = View::at(words.add(d1.offset as usize), n1, d1.nnz as usize, nzs);
+            let g2 = View::at(words.add(d2.offset as usize), n2, nnz2, nzs);
+            let n = n1 * n2;
+            let v = s.add(n1 + n2 + 2) as *mut f32;
+            let ent = v.add(RESIDENT_VECTORS * n) as *mut u16;
+            let mut t = crew.rank();
+            while t < n1 + n2 + 2 {
+                *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
+                t += crew.size();
+            }
+            // each thread builds the entries of its own rows (disjoint runs)
+            rows!(crew, n2, n, |k, i, i2| {
+                let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+                let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+                let mut o = a0 * nnz2 + (a1 - a0) * b0;
+                for a in a0..a1 {
+                    let base = *g1.col.add(a) * n2 as u32;
+                    let la = *g1.edge.add(a * nzs + NZ_FEATURES + f);
+                    for b in b0..b1 {
+                        let differs = (la != *g2.edge.add(b * nzs + NZ_FEATURES + f)) as u32;
+                        *ent.add(o) = ((base + *g2.col.add(b)) | differs << PRODUCT_COLUMN_BITS) as u16;
+                        o += 1;
+                    }
+                }
+            });
+            crew.sync();
+            let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
+            let st = solve_pair(crew, prm, &prod, &g1, &g2, v);
+            if crew.rank() == 0 {
+                *status.add(j as usize) = st;
+            }
+            crew.sync(); // the next pair overwrites the slice
+        }
+    }
+}
+
+/// Resident solver in product form, one warp per pair: κe one Kronecker-delta term (host:
+/// `EdgeShape::of`) and every edge weight of both graphs 1.
+///
+/// # Safety
+/// As [`mgk_resident_warp_general`], with `product_slice_words(..)` ≤ `params.slice_words` and
+/// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
+/// weights would be ignored).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+    // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
+    let p: &ResidentParams = unsafe { &*params };
+    let term = &p.edge_kernel.terms[0];
+    // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
+    let crew = WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * p.slice_words as usize) } };
+    // SAFETY: forwarded launch contract.
+    unsafe { solve_all_product(&crew, p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+}
+
+/// Resident solver in product form, one block per pair (as [`mgk_resident_warp_product`]; for
+/// pairs whose slice leaves room for few pairs per SM, so that more warps share the work).
+///
+/// # Safety
+/// As [`mgk_resident_warp_product`], but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
+/// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+    // SAFETY: as in the warp entry.
+    let p: &ResidentParams = unsafe { &*params };
+    let term = &p.edge_kernel.terms[0];
+    let base = dynamic_smem();
+    // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
+    let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
+    // SAFETY: forwarded launch contract.
+    unsafe { solve_all_product(&crew, p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.

@@ -41,6 +41,10 @@ pub const MGK_RESIDENT_WARP_GENERAL: &str = "mgk_resident_warp_general";
 pub const MGK_RESIDENT_WARP_SQEXP: &str = "mgk_resident_warp_sqexp";
 /// Resident solver, one warp per pair, one Kronecker-delta term.
 pub const MGK_RESIDENT_WARP_KDELTA: &str = "mgk_resident_warp_kdelta";
+/// Resident solver, one warp per pair, the product built once per pair (Kronecker-delta κe, unit weights).
+pub const MGK_RESIDENT_WARP_PRODUCT: &str = "mgk_resident_warp_product";
+/// Resident solver, one block per pair, the product built once per pair.
+pub const MGK_RESIDENT_BLOCK_PRODUCT: &str = "mgk_resident_block_product";
 /// Resident solver, one block per pair, general κe.
 pub const MGK_RESIDENT_BLOCK_GENERAL: &str = "mgk_resident_block_general";
 /// Resident solver, one block per pair, one square-exponential term.

@@ -53,6 +53,29 @@ pub const fn slice_words(g1: (usize, usize), g2: (usize, usize), node_stride: us
     graph_words(g1.0, g1.1, node_stride, nz_stride) + graph_words(g2.0, g2.1, node_stride, nz_stride) + RESIDENT_VECTORS * g1.0 * g2.0
 }
 
+/// The product form of the resident solver, for κe a Kronecker delta and every edge weight 1:
+/// κe then takes two values (1 or h), so each nonzero of the product's off-diagonal part is one
+/// 16-bit entry, built once per pair and read by every CG iteration:
+///
+/// ```text
+/// entry = k′ | differs << 15        k′ = j·n′ + j′ < 2^15 (the column), differs: the labels differ
+///
+/// team slice (shared memory, `product_slice_words` words):
+///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ dg | x | r | p | ap : 5·N f32 ][ entries : nnz·nnz′ u16 ]
+///   row (i, i′)'s entries: from rp1[i]·nnz′ + (rp1[i+1] − rp1[i])·rp2[i′], (rp1[i+1] − rp1[i])·(rp2[i′+1] − rp2[i′]) of them
+/// ```
+/// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
+/// every iteration; the product form reads one 2-byte entry (the molecule regime of design note 1).
+/// The graphs themselves stay in global memory: they are read once per pair.
+pub const PRODUCT_COLUMN_BITS: u32 = 15;
+/// Most unknowns n·n′ of a product-form pair (its columns fit `PRODUCT_COLUMN_BITS`).
+pub const PRODUCT_MAX_UNKNOWNS: usize = 1 << PRODUCT_COLUMN_BITS;
+
+/// Words of a product-form team slice.
+pub const fn product_slice_words(g1: (usize, usize), g2: (usize, usize)) -> usize {
+    (g1.0 + 1) + (g2.0 + 1) + RESIDENT_VECTORS * g1.0 * g2.0 + (g1.1 * g2.1).div_ceil(2)
+}
+
 /// Threads of a block-team launch (one block per pair).
 pub const RESIDENT_BLOCK_THREADS: u32 = 512;
 /// Warps of a block team.
@@ -123,4 +146,4 @@ pub const RECURRENCE_SHARE: f64 = 0.5;
 
 const _: () = assert!(core::mem::size_of::<ResidentGraph>() == 16 && core::mem::align_of::<ResidentGraph>() == 4);
 const _: () = assert!(core::mem::size_of::<ResidentParams>() == 2 * 264 + 8 + 24 && core::mem::align_of::<ResidentParams>() == 8);
-const _: () = assert!(RESIDENT_BLOCK_HEADER_BYTES % 16 == 0 && RESIDENT_BLOCK_THREADS % 32 == 0);
+const _: () = assert!(RESIDENT_BLOCK_HEADER_BYTES.is_multiple_of(16) && RESIDENT_BLOCK_THREADS.is_multiple_of(32));

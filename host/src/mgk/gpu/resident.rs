@@ -11,10 +11,11 @@ use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::sys::CUfunction_attribute_enum;
+use rayon::prelude::*;
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
-use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
-use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_SQEXP};
-use octile_types::mgk::resident::{RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, slice_words};
+use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
+use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_PRODUCT, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT, MGK_RESIDENT_WARP_SQEXP};
+use octile_types::mgk::resident::{PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words, slice_words};
 use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 
 /// The smallest rtol the resident solver is asked to meet: its f32 true residual settles at
@@ -33,6 +34,8 @@ pub struct ResidentSet {
     pub node_stride: usize,
     /// Values per nonzero row.
     pub nz_stride: usize,
+    /// Per graph: every edge weight is exactly 1 (the product form's condition).
+    pub unit_weights: Vec<bool>,
 }
 
 impl ResidentSet {
@@ -45,6 +48,12 @@ impl ResidentSet {
     pub fn slice_words(&self, a: u32, b: u32) -> usize {
         slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride)
     }
+    /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
+    /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
+    pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
+        let (sa, sb) = (self.size(a), self.size(b));
+        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS).then(|| product_slice_words(sa, sb))
+    }
 }
 
 /// Repack an octile set (f64 values, already validated by `pack`) into the resident layout, each
@@ -53,7 +62,7 @@ impl ResidentSet {
 /// equally busy.
 pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     let (ns, nzs) = (set.node_stride, set.nz_stride);
-    let mut out = ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs };
+    let mut out = ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs, unit_weights: Vec::with_capacity(set.len()) };
     for g in 0..set.len() {
         let n = set.n_nodes(g);
         // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
@@ -98,6 +107,7 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
         for &(_, src) in sorted.iter().flatten() {
             out.words.extend(set.edge_data[src * nzs..(src + 1) * nzs].iter().map(|&v| bits(v)));
         }
+        out.unit_weights.push(sorted.iter().flatten().all(|&(_, src)| set.edge_data[src * nzs + NZ_WEIGHT] == 1.0));
         for &old in &order {
             out.words.extend(set.node_row(g, old).iter().map(|&v| bits(v)));
         }
@@ -106,9 +116,29 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     Ok(out)
 }
 
+/// The product form where it applies, unless `OCTILE_RESIDENT_PRODUCT=0` (ablation).
+fn product_enabled() -> bool {
+    std::env::var("OCTILE_RESIDENT_PRODUCT").map_or(true, |v| v != "0")
+}
+
+/// A positive integer from the environment (tuning knobs).
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|&r: &usize| r > 0)
+}
+
 /// Product rows per thread a team aims for: `OCTILE_RESIDENT_ROWS` (tuning), else 4.
 fn rows_per_thread() -> usize {
-    std::env::var("OCTILE_RESIDENT_ROWS").ok().and_then(|v| v.parse().ok()).filter(|&r: &usize| r > 0).unwrap_or(4)
+    env_usize("OCTILE_RESIDENT_ROWS").unwrap_or(4)
+}
+
+/// Threads of a product-form team for `n` unknowns when shared memory holds `pairs_per_sm`
+/// slices: one warp while that many warps keep an SM busy (`warps_per_sm`, the latency-hiding
+/// target: `OCTILE_PRODUCT_WARPS_PER_SM`, else 16), else as many warps per pair as make up the
+/// target, a power of two with at least 4 rows per thread and at most `RESIDENT_BLOCK_THREADS`.
+pub fn product_team(n: usize, pairs_per_sm: usize, warps_per_sm: usize) -> u32 {
+    let want = warps_per_sm.div_ceil(pairs_per_sm.max(1)).next_power_of_two();
+    let most = n.div_ceil(32 * 4).next_power_of_two();
+    (32 * want.min(most).max(1)).min(RESIDENT_BLOCK_THREADS as usize) as u32
 }
 
 /// Threads of the team for a product system of `n` unknowns: a power of two times 32, about
@@ -122,9 +152,12 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
     t
 }
 
-/// The entry for a team size and κe shape.
-fn entry_name(warp: bool, shape: EdgeShape) -> &'static str {
-    match (warp, shape) {
+/// The entry of a launch for a κe shape.
+fn entry_name(launch: Launch, shape: EdgeShape) -> &'static str {
+    if launch.product {
+        return if launch.team == 32 { MGK_RESIDENT_WARP_PRODUCT } else { MGK_RESIDENT_BLOCK_PRODUCT };
+    }
+    match (launch.team == 32, shape) {
         (true, EdgeShape::General) => MGK_RESIDENT_WARP_GENERAL,
         (true, EdgeShape::SquareExponential) => MGK_RESIDENT_WARP_SQEXP,
         (true, EdgeShape::KroneckerDelta) => MGK_RESIDENT_WARP_KDELTA,
@@ -159,6 +192,8 @@ pub struct Launch {
     pub warps: u32,
     /// Words of each team's slice.
     pub slice_words: u32,
+    /// The product form (Kronecker-delta κe, unit weights).
+    pub product: bool,
 }
 
 impl Launch {
@@ -199,6 +234,10 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
         }
     }
     let warp = launch.team == 32;
+    let shape = EdgeShape::of(&params.edge_kernel);
+    if launch.product && shape != EdgeShape::KroneckerDelta {
+        return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
+    }
     let team_ok = if warp { (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps) } else { launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS };
     if !team_ok {
         return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
@@ -207,19 +246,24 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
     if launch.smem_bytes() > max_smem {
         return fail(format!("{} bytes of shared memory per block, the device allows {max_smem}", launch.smem_bytes()));
     }
-    for j in jobs {
+    let bad = jobs.par_iter().find_map_any(|j| {
         if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
-            return fail(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
+            return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
         }
-        if h.slice_words(j.g1, j.g2) > launch.slice_words as usize {
-            return fail(format!("pair ({}, {}) needs {} slice words, the launch gives {}", j.g1, j.g2, h.slice_words(j.g1, j.g2), launch.slice_words));
+        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
+        match need {
+            None => Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2)),
+            Some(w) if w > launch.slice_words as usize => Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words)),
+            Some(_) => None,
         }
+    });
+    if let Some(m) = bad {
+        return fail(m);
     }
     if jobs.is_empty() {
         return Ok(());
     }
-    let shape = EdgeShape::of(&params.edge_kernel);
-    let f = dev.function(entry_name(warp, shape))?;
+    let f = dev.function(entry_name(launch, shape))?;
     f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32)?;
     dev.stream.memset_zeros(counter)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
@@ -232,7 +276,8 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
     // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
     // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
-    // specialized κe entries get the spec whose shape they read (EdgeShape::of), status holds
+    // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
+    // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
     // n_jobs entries, and the counter is zeroed.
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -240,7 +285,7 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
 
 /// Blocks of a launch that can be resident at once on the whole GPU.
 fn resident_blocks(dev: &GpuDevice, launch: Launch, shape: EdgeShape) -> u32 {
-    dev.function(entry_name(launch.team == 32, shape))
+    dev.function(entry_name(launch, shape))
         .ok()
         .and_then(|f| {
             f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32).ok()?;
@@ -272,40 +317,72 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     let shape = EdgeShape::of(edge);
     // the launch each pair needs (None: too large); pairs sorted by it so each block of the
     // stream splits into few launches
+    let product = shape == EdgeShape::KroneckerDelta && product_enabled();
+    let product_warps = env_usize("OCTILE_PRODUCT_WARPS_PER_SM").unwrap_or(16);
+    let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let plan: Vec<Option<Launch>> = pairs
-        .iter()
+        .par_iter()
         .map(|&(a, b)| {
+            if let Some(words) = set.product_words(a, b).filter(|_| product) {
+                let slice = bucket_words(words);
+                let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
+                let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true };
+                if l.warps >= 1 && l.smem_bytes() <= max_smem {
+                    return Some(l);
+                }
+            }
             let words = set.slice_words(a, b);
             let n = set.size(a).0 * set.size(b).0;
             let team = team_threads(n, rows);
             let slice = bucket_words(words);
-            let warps = if team == 32 { ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32 } else { 1 };
-            let l = Launch { team, warps, slice_words: slice as u32 };
+            let warps = if team == 32 { warps_for(slice) } else { 1 };
+            let l = Launch { team, warps, slice_words: slice as u32, product: false };
             (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
         })
         .collect();
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    order.sort_by_key(|&k| plan[k].map_or(0, |l| (l.team as u64) << 32 | l.slice_words as u64));
+    order.par_sort_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.team as u64) << 32 | l.slice_words as u64));
     let fits = order.len();
     if trace {
         eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     }
     let dset = upload_resident(dev, set)?;
+    if trace {
+        dev.stream.synchronize()?;
+        eprintln!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
     let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
+    let fill = env_usize("OCTILE_RESIDENT_FILL").unwrap_or(16 * dev.sm_count as usize);
     let mut out: Vec<Option<PairStatus>> = vec![None; pairs.len()];
     let (mut launches, mut threads_seen) = (0usize, std::collections::BTreeSet::new());
     let solved = ctl.stream(blocks_of(order.len(), 1 << 18), |range| {
         let ks = &order[range];
         let jobs: Vec<PairJob> = ks.iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+        let tb = std::time::Instant::now();
         let dev_jobs = dev.stream.clone_htod(&jobs)?;
         let mut status = dev.stream.alloc_zeros::<PairStatus>(jobs.len())?;
+        if trace {
+            dev.stream.synchronize()?;
+            eprintln!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
+        }
         let mut start = 0;
         while start < jobs.len() {
-            let l = plan[ks[start]].unwrap();
+            // one launch per shape; a shape with fewer pairs than `fill` teams joins the next
+            // larger slice of the same team kind (its slice then serves both), so that small
+            // sets do not pay a launch and a tail per bucket
+            let first = plan[ks[start]].unwrap();
+            let same_kind = |x: Launch| x.product == first.product && x.team == first.team;
             let mut end = start;
-            while end < jobs.len() && plan[ks[end]] == Some(l) {
+            while end < jobs.len() && plan[ks[end]] == Some(first) {
                 end += 1;
             }
+            while end < jobs.len() && end - start < fill && plan[ks[end]].is_some_and(same_kind) {
+                let next = plan[ks[end]];
+                while end < jobs.len() && plan[ks[end]] == next {
+                    end += 1;
+                }
+            }
+            let l = plan[ks[end - 1]].unwrap();
             let params = ResidentParams { node_kernel: *node, edge_kernel: *edge, rtol, n_jobs: (end - start) as u32, max_iterations, node_stride: dset.host.node_stride as u32, nz_stride: dset.host.nz_stride as u32, slice_words: l.slice_words, _pad: 0 };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let grid = resident_blocks(dev, l, shape).min((end - start).div_ceil(teams_per_block) as u32);
@@ -314,15 +391,22 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             let tl = std::time::Instant::now();
             mgk_resident(dev, &params, &dset, &jobs[start..end], &sub_jobs, &mut sub_status, &mut counter, l, grid)?;
             if trace {
+                let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 dev.stream.synchronize()?;
-                eprintln!("resident: launch team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms", l.team, l.warps, l.slice_words, end - start, tl.elapsed().as_secs_f64() * 1e3);
+                eprint!("(submitted in {submitted:.3} ms) ");
+                eprintln!("resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms", if l.product { "product " } else { "" }, l.team, l.warps, l.slice_words, end - start, tl.elapsed().as_secs_f64() * 1e3);
             }
             launches += 1;
-            threads_seen.insert(l.team);
+            threads_seen.insert((l.product, l.team));
             start = end;
         }
         dev.stream.synchronize()?;
-        Ok(dev.stream.clone_dtoh(&status)?)
+        let tb = std::time::Instant::now();
+        let back = dev.stream.clone_dtoh(&status)?;
+        if trace {
+            eprintln!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
+        }
+        Ok(back)
     })?;
     if trace {
         eprintln!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
@@ -335,7 +419,10 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             missed += 1;
         }
     }
-    let teams: Vec<String> = threads_seen.iter().map(|&t| if t == 32 { "warp".to_string() } else { format!("{t}-thread block") }).collect();
+    let teams: Vec<String> = threads_seen.iter().map(|&(prod, t)| {
+        let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
+        if prod { format!("{team} in product form") } else { team }
+    }).collect();
     let describe = format!(
         "resident solver ({} κe entry, teams: {}) for {} of {} pairs in {launches} launch(es){}",
         match shape {
