@@ -76,6 +76,9 @@ fn main() {
         format!("-Ctarget-cpu={arch}"),
         "-Zunstable-options".into(),
         "-Cpanic=immediate-abort".into(),
+        // no runtime unrolling of loops with data-dependent trip counts (the resident XMV's
+        // neighbour loops): unrolled 4×, they push the 512-thread entries past 128 registers
+        "-Cllvm-args=-unroll-runtime=false".into(),
         format!("-Clinker={}", linker.display()),
     ]
     .join("\x1f");
@@ -110,11 +113,13 @@ fn main() {
     let text = if min_blocked > 0 { add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked) } else { text };
     // the resident block entries run at most 512 threads (RESIDENT_BLOCK_THREADS; ptxas then keeps
     // them within 128 registers: at 1024 threads and 64 registers the unrolled XMV spills)
-    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_sqexp", "mgk_resident_block_kdelta"], "\n.maxntid 512, 1, 1");
+    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_sqexp", "mgk_resident_block_kdelta", "mgk_resident_block_general_split", "mgk_resident_block_sqexp_split", "mgk_resident_block_kdelta_split"], "\n.maxntid 512, 1, 1");
     // the product form's per-pair setup would take 138 registers; 96 spill nothing and let 21
     // warps share an SM
     let text = add_bounds(&text, &["mgk_resident_warp_product"], "\n.maxnreg 96");
-    let text = add_bounds(&text, &["mgk_resident_block_product"], "\n.maxntid 512, 1, 1\n.maxnreg 96");
+    let text = add_bounds(&text, &["mgk_resident_block_product"], "\n.maxntid 512, 1, 1");
+    // ptxas otherwise settles the general interpreter's block entries at 64 registers and spills
+    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_general_split"], "\n.maxnreg 128");
     std::fs::write(&dest, text).unwrap();
     build_cubin(&root, &dest, &arch);
 }

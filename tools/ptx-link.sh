@@ -63,6 +63,6 @@ exports=$(IFS=,; echo "${keep[*]}")
 
 "$bin/llvm-link" "${objects[@]}" ${lazy[@]+"${lazy[@]}"} -o "$work/linked.bc"
 "$bin/opt" -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} \
-  -internalize-public-api-list="$exports" -passes="internalize,globaldce,default<${olevel#-}>" \
+  -unroll-runtime=false -internalize-public-api-list="$exports" -passes="internalize,globaldce,default<${olevel#-}>" \
   "$work/linked.bc" -o "$work/opt.bc"
 "$bin/llc" "$olevel" -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} "$work/opt.bc" -o "$out"

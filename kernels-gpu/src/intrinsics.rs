@@ -216,6 +216,18 @@ pub unsafe fn atomic_add_shared_u32(p: *mut u32, v: u32) -> u32 {
     }
     r
 }
+/// `red.shared.add.f32`: `*p += v` (a generic address of shared memory), no return value.
+///
+/// # Safety
+/// `p` must be the generic address of a valid, 4-byte aligned `f32` in this block's shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add_shared_f32(p: *mut f32, v: f32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; red.shared.add.f32 [s], {v}; }}",
+             p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+}
 /// `red.global.add.f32`: `*p += v`, no return value.
 ///
 /// # Safety

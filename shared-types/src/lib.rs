@@ -30,7 +30,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 21] = {
+pub const ALL_KERNELS: [&str; 24] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -55,6 +55,9 @@ pub const ALL_KERNELS: [&str; 21] = {
         MGK_RESIDENT_BLOCK_KDELTA,
         MGK_RESIDENT_WARP_PRODUCT,
         MGK_RESIDENT_BLOCK_PRODUCT,
+        MGK_RESIDENT_BLOCK_GENERAL_SPLIT,
+        MGK_RESIDENT_BLOCK_SQEXP_SPLIT,
+        MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
     ]
 };
 

@@ -96,7 +96,8 @@ fn resident_specialized_edge_kernels_match_cpu() {
     let mut graphs = nws_set(4, 11);
     graphs.extend(ba_set(3, 12));
     match check_set("nws+ba (square-exponential κe)", &graphs, &synthetic_kernel(0.05)) {
-        Ok(d) if d.contains("square-exponential κe entry") && !d.contains("tile solver") => {}
+        // BA's hubs make its rows long: those pairs walk them in pieces
+        Ok(d) if d.contains("square-exponential κe entry") && d.contains("with split rows") && !d.contains("tile solver") => {}
         Ok(d) => errors.push(format!("nws+ba: unexpected entries: {d}")),
         Err(e) => errors.push(e),
     }

@@ -12,7 +12,7 @@
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
-use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
+use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
@@ -251,21 +251,27 @@ impl EdgeEval for KDelta {
 #[derive(Clone, Copy)]
 struct View {
     n: usize,
+    nnz: usize,
     rp: *const u32,
     col: *const u32,
     edge: *const f32,
     node: *const f32,
+    /// `np` pieces (`octile_types::mgk::resident::PIECE_NONZEROS`).
+    pieces: *const u32,
+    np: usize,
 }
 
 impl View {
-    /// The views of a run of `graph_words` words at `s`.
+    /// The views of graph `d`'s run of `graph_words` words at `s`.
     #[inline(always)]
-    unsafe fn at(s: *const u32, n: usize, nnz: usize, nz_stride: usize) -> View {
-        // SAFETY: the run is graph_words(n, nnz, ..) words long (caller's contract).
+    unsafe fn at(s: *const u32, d: &ResidentGraph, nz_stride: usize, node_stride: usize) -> View {
+        let (n, nnz) = (d.n_nodes as usize, d.nnz as usize);
+        // SAFETY: the run is graph_words(n, nnz, .., n_pieces) words long (caller's contract).
         unsafe {
             let col = s.add(n + 1);
             let edge = col.add(nnz) as *const f32;
-            View { n, rp: s, col, edge, node: edge.add(nnz * nz_stride) }
+            let node = edge.add(nnz * nz_stride);
+            View { n, nnz, rp: s, col, edge, node, pieces: node.add(n * node_stride) as *const u32, np: d.n_pieces as usize }
         }
     }
     /// Node row i: `[d, p, features…]`.
@@ -283,25 +289,37 @@ trait Xmv {
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32;
+    /// Pieces of G′'s rows the XMV walks instead of whole rows (0: whole rows).
+    fn pieces(&self) -> usize {
+        0
+    }
+    /// Row i of G against piece `pc` of G′: (i′, its share of row (i, i′)).
+    ///
+    /// # Safety
+    /// i < n1, pc < `pieces()`, `v` holds n1·n2 values.
+    unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const f32) -> (usize, f32) {
+        (0, 0.0)
+    }
 }
 
 /// κe evaluated on the fly from the two graphs' CSR.
-struct OnTheFly<'a, E> {
+struct OnTheFly<'a, E, const SPLIT: bool> {
     e: &'a E,
     g1: &'a View,
     g2: &'a View,
     nzs: usize,
 }
 
-impl<E: EdgeEval> Xmv for OnTheFly<'_, E> {
+impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
+    /// Σ over G's nonzeros of row i and G′'s nonzeros b0..b1.
     #[inline(always)]
-    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+    unsafe fn sum(&self, i: usize, b0: usize, b1: usize, v: *const f32) -> f32 {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
-        // SAFETY: i < n1, i2 < n2; CSR entries of a staged graph are in range (host-built).
+        // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
+        // (host-built).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
-            let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
             let mut acc = 0.0f32;
             for a in a0..a1 {
                 let vrow = v.add(*g1.col.add(a) as usize * n2);
@@ -311,6 +329,28 @@ impl<E: EdgeEval> Xmv for OnTheFly<'_, E> {
                 }
             }
             acc
+        }
+    }
+}
+
+impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+        // SAFETY: i2 < n2 (caller's contract).
+        unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
+    }
+    #[inline(always)]
+    fn pieces(&self) -> usize {
+        if SPLIT { self.g2.np } else { 0 }
+    }
+    #[inline(always)]
+    unsafe fn piece(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32) {
+        let g2 = self.g2;
+        // SAFETY: pc < np; pieces start in CSR order and piece pc ends where pc + 1 starts.
+        unsafe {
+            let w = *g2.pieces.add(pc);
+            let b1 = if pc + 1 < g2.np { (*g2.pieces.add(pc + 1) & 0xffff) as usize } else { g2.nnz };
+            ((w >> 16) as usize, self.sum(i, (w & 0xffff) as usize, b1, v))
         }
     }
 }
@@ -420,12 +460,36 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
             while !(rr <= tol2) && it < prm.max_iterations {
                 // ---- ap = M p, p·ap
                 let mut pap = 0.0f64;
-                rows!(crew, n2, n, |k, i, i2| {
-                    let pk = *p.add(k);
-                    let val = *dg.add(k) * pk - xmv.row(i, i2, p);
-                    *ap.add(k) = val;
-                    pap += pk as f64 * val as f64;
-                });
+                let np = xmv.pieces();
+                if np > 0 {
+                    // G′ has long rows: one (row of G, piece of G′) per thread, shares added to ap
+                    let mut k = crew.rank();
+                    while k < n {
+                        *ap.add(k) = *dg.add(k) * *p.add(k);
+                        k += crew.size();
+                    }
+                    crew.sync();
+                    let mut vk = crew.rank();
+                    while vk < n1 * np {
+                        let i = vk / np;
+                        let (i2, share) = xmv.piece(i, vk - i * np, p);
+                        atomic_add_shared_f32(ap.add(i * n2 + i2), -share);
+                        vk += crew.size();
+                    }
+                    crew.sync();
+                    let mut k = crew.rank();
+                    while k < n {
+                        pap += *p.add(k) as f64 * *ap.add(k) as f64;
+                        k += crew.size();
+                    }
+                } else {
+                    rows!(crew, n2, n, |k, i, i2| {
+                        let pk = *p.add(k);
+                        let val = *dg.add(k) * pk - xmv.row(i, i2, p);
+                        *ap.add(k) = val;
+                        pap += pk as f64 * val as f64;
+                    });
+                }
                 let (pap, _) = crew.sum2(pap, 0.0);
                 if !(pap > 0.0) {
                     break; // breakdown: reported as non-convergence
@@ -494,7 +558,7 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
 /// # Safety
 /// The launch contract of the entries (see [`mgk_resident_warp_general`]).
 #[inline(always)]
-unsafe fn solve_all<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &ResidentParams, e: &E, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
     let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
     let s = crew.slice();
     loop {
@@ -507,17 +571,17 @@ unsafe fn solve_all<C: Crew, E: EdgeEval>(crew: &C, prm: &ResidentParams, e: &E,
         unsafe {
             let job = *jobs.add(j as usize);
             let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
-            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs);
-            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs);
+            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
+            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
             let mut t = crew.rank();
             while t < w1 + w2 {
                 *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
                 t += crew.size();
             }
             crew.sync();
-            let g1 = View::at(s, d1.n_nodes as usize, d1.nnz as usize, nzs);
-            let g2 = View::at(s.add(w1), d2.n_nodes as usize, d2.nnz as usize, nzs);
-            let st = solve_pair(crew, prm, &OnTheFly { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32);
+            let g1 = View::at(s, &d1, nzs, ns);
+            let g2 = View::at(s.add(w1), &d2, nzs, ns);
+            let st = solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32);
             if crew.rank() == 0 {
                 *status.add(j as usize) = st;
             }
@@ -549,8 +613,8 @@ unsafe fn solve_all_product<C: Crew>(crew: &C, prm: &ResidentParams, f: usize, h
             let job = *jobs.add(j as usize);
             let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
             let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
-            let g1 = View::at(words.add(d1.offset as usize), n1, d1.nnz as usize, nzs);
-            let g2 = View::at(words.add(d2.offset as usize), n2, nnz2, nzs);
+            let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
+            let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
             let n = n1 * n2;
             let v = s.add(n1 + n2 + 2) as *mut f32;
             let ent = v.add(RESIDENT_VECTORS * n) as *mut u16;
@@ -623,7 +687,7 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(params: *const Resi
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.
 macro_rules! resident_entries {
-    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident| $edge:expr) => {
+    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, $(#[$sdoc:meta])* $split:ident, |$p:ident| $edge:expr) => {
         $(#[$wdoc])*
         ///
         /// # Safety
@@ -640,7 +704,7 @@ macro_rules! resident_entries {
             // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
             let crew = WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * $p.slice_words as usize) } };
             // SAFETY: forwarded launch contract.
-            unsafe { solve_all(&crew, $p, &e, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<_, _, false>(&crew, $p, &e, graphs, words, jobs, status, counter) }
         }
         $(#[$bdoc])*
         ///
@@ -656,7 +720,22 @@ macro_rules! resident_entries {
             // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
             let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
             // SAFETY: forwarded launch contract.
-            unsafe { solve_all(&crew, $p, &e, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<_, _, false>(&crew, $p, &e, graphs, words, jobs, status, counter) }
+        }
+        $(#[$sdoc])*
+        ///
+        /// # Safety
+        /// As the block entry; the second graph's pieces (`PIECE_NONZEROS`) are read where it has any.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $split(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+            // SAFETY: as in the warp entry.
+            let $p: &ResidentParams = unsafe { &*params };
+            let e = $edge;
+            let base = dynamic_smem();
+            // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
+            let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
+            // SAFETY: forwarded launch contract.
+            unsafe { solve_all::<_, _, true>(&crew, $p, &e, graphs, words, jobs, status, counter) }
         }
     };
 }
@@ -666,6 +745,8 @@ resident_entries!(
     mgk_resident_warp_general,
     /// Resident solver, one block per pair, any κe.
     mgk_resident_block_general,
+    /// Resident solver, one block per pair, any κe, long rows of G′ split into pieces.
+    mgk_resident_block_general_split,
     |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
 );
 resident_entries!(
@@ -673,6 +754,8 @@ resident_entries!(
     mgk_resident_warp_sqexp,
     /// Resident solver, one block per pair, κe one square exponential.
     mgk_resident_block_sqexp,
+    /// Resident solver, one block per pair, one square exponential, long rows of G′ split into pieces.
+    mgk_resident_block_sqexp_split,
     |params| SqExp { f: params.edge_kernel.terms[0].feature as usize, c2: (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32 }
 );
 resident_entries!(
@@ -680,6 +763,8 @@ resident_entries!(
     mgk_resident_warp_kdelta,
     /// Resident solver, one block per pair, κe one Kronecker delta.
     mgk_resident_block_kdelta,
+    /// Resident solver, one block per pair, one Kronecker delta, long rows of G′ split into pieces.
+    mgk_resident_block_kdelta_split,
     |params| KDelta { f: params.edge_kernel.terms[0].feature as usize, h: params.edge_kernel.terms[0].param as f32 }
 );
 

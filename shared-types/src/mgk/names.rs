@@ -41,6 +41,12 @@ pub const MGK_RESIDENT_WARP_GENERAL: &str = "mgk_resident_warp_general";
 pub const MGK_RESIDENT_WARP_SQEXP: &str = "mgk_resident_warp_sqexp";
 /// Resident solver, one warp per pair, one Kronecker-delta term.
 pub const MGK_RESIDENT_WARP_KDELTA: &str = "mgk_resident_warp_kdelta";
+/// Resident solver, one block per pair, general κe, long rows of the second graph split into pieces.
+pub const MGK_RESIDENT_BLOCK_GENERAL_SPLIT: &str = "mgk_resident_block_general_split";
+/// Resident solver, one block per pair, one square-exponential term, rows split into pieces.
+pub const MGK_RESIDENT_BLOCK_SQEXP_SPLIT: &str = "mgk_resident_block_sqexp_split";
+/// Resident solver, one block per pair, one Kronecker-delta term, rows split into pieces.
+pub const MGK_RESIDENT_BLOCK_KDELTA_SPLIT: &str = "mgk_resident_block_kdelta_split";
 /// Resident solver, one warp per pair, the product built once per pair (Kronecker-delta κe, unit weights).
 pub const MGK_RESIDENT_WARP_PRODUCT: &str = "mgk_resident_warp_product";
 /// Resident solver, one block per pair, the product built once per pair.

@@ -11,11 +11,12 @@
 //! one loop:
 //!
 //! ```text
-//! ResidentGraph { offset, n_nodes, nnz }      words[offset ..]:
+//! ResidentGraph { offset, n_nodes, nnz, n_pieces }      words[offset ..]:
 //!   [ row_ptr : n + 1  u32 ]  CSR over nodes, local (row_ptr[0] = 0)
 //!   [ col     : nnz    u32 ]  neighbour of each nonzero
 //!   [ edge    : nnz · nz_stride  f32 ]   weight, edge features (as `layout::NZ_*`)
 //!   [ node    : n · node_stride  f32 ]   d, p, node features  (as `layout::NODE_*`)
+//!   [ pieces  : n_pieces u32 ]  node << 16 | first nonzero, see `PIECE_NONZEROS`
 //!
 //! team slice (shared memory, `slice_words` words):
 //!   [ graph 1 ][ graph 2 ][ dg : N ][ x : N ][ r : N ][ p : N ][ ap : N ]    N = n · n′, f32
@@ -36,21 +37,30 @@ pub struct ResidentGraph {
     pub n_nodes: u32,
     /// Stored nonzeros (both triangles; a self-loop once).
     pub nnz: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// Pieces of the graph's rows (0: no row is split, see `PIECE_NONZEROS`).
+    pub n_pieces: u32,
 }
 
+/// Rows with more nonzeros than this are split into near-equal pieces when the graph is the
+/// second of a pair, and the XMV gives each thread one (row of G, piece of a row of G′) instead of
+/// one product row: on graphs with hubs (BA) the lanes of a warp then walk inner loops of similar
+/// length instead of waiting for the hub's. The pieces cover every nonzero in CSR order (nodes
+/// without nonzeros have none), so piece p ends where piece p + 1 starts (the last at nnz); a
+/// graph whose rows all fit, or with n or nnz ≥ 2^16, has no pieces and is never split.
+pub const PIECE_NONZEROS: usize = 8;
+
 /// Words of one graph's run.
-pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stride: usize) -> usize {
-    n_nodes + 1 + nnz * (1 + nz_stride) + n_nodes * node_stride
+pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stride: usize, n_pieces: usize) -> usize {
+    n_nodes + 1 + nnz * (1 + nz_stride) + n_nodes * node_stride + n_pieces
 }
 
 /// f32 vectors of the product system a team keeps: dg, x, r, p, ap.
 pub const RESIDENT_VECTORS: usize = 5;
 
-/// Words of a team slice for a pair: both graphs and the five vectors.
-pub const fn slice_words(g1: (usize, usize), g2: (usize, usize), node_stride: usize, nz_stride: usize) -> usize {
-    graph_words(g1.0, g1.1, node_stride, nz_stride) + graph_words(g2.0, g2.1, node_stride, nz_stride) + RESIDENT_VECTORS * g1.0 * g2.0
+/// Words of a team slice for a pair: both graphs and the five vectors; a graph is (nodes, nonzeros,
+/// pieces).
+pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), node_stride: usize, nz_stride: usize) -> usize {
+    graph_words(g1.0, g1.1, node_stride, nz_stride, g1.2) + graph_words(g2.0, g2.1, node_stride, nz_stride, g2.2) + RESIDENT_VECTORS * g1.0 * g2.0
 }
 
 /// The product form of the resident solver, for κe a Kronecker delta and every edge weight 1:

@@ -14,8 +14,8 @@ use cudarc::driver::sys::CUfunction_attribute_enum;
 use rayon::prelude::*;
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
-use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_PRODUCT, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT, MGK_RESIDENT_WARP_SQEXP};
-use octile_types::mgk::resident::{PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words, slice_words};
+use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_GENERAL_SPLIT, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_KDELTA_SPLIT, MGK_RESIDENT_BLOCK_PRODUCT, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_BLOCK_SQEXP_SPLIT, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT, MGK_RESIDENT_WARP_SQEXP};
+use octile_types::mgk::resident::{PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words, slice_words};
 use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 
 /// The smallest rtol the resident solver is asked to meet: its f32 true residual settles at
@@ -39,10 +39,10 @@ pub struct ResidentSet {
 }
 
 impl ResidentSet {
-    /// Words of graph g's slice share: (nodes, nonzeros).
-    pub fn size(&self, g: u32) -> (usize, usize) {
+    /// Graph g's (nodes, nonzeros, pieces).
+    pub fn size(&self, g: u32) -> (usize, usize, usize) {
         let d = &self.graphs[g as usize];
-        (d.n_nodes as usize, d.nnz as usize)
+        (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize)
     }
     /// Slice words of pair (a, b).
     pub fn slice_words(&self, a: u32, b: u32) -> usize {
@@ -52,7 +52,7 @@ impl ResidentSet {
     /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
     pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
         let (sa, sb) = (self.size(a), self.size(b));
-        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS).then(|| product_slice_words(sa, sb))
+        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS).then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1)))
     }
 }
 
@@ -84,7 +84,20 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
         }
         let nnz: usize = rows.iter().map(Vec::len).sum();
         let offset = out.words.len();
-        if offset + graph_words(n, nnz, ns, nzs) >= u32::MAX as usize {
+        // pieces (PIECE_NONZEROS): node << 16 | first nonzero, in CSR order, when some row is long
+        let mut pieces: Vec<u32> = Vec::new();
+        if n < 1 << 16 && nnz < 1 << 16 && rows.iter().any(|r| r.len() > PIECE_NONZEROS) {
+            let mut first = 0usize;
+            for (new, &old) in order.iter().enumerate() {
+                let d = rows[old].len();
+                let parts = d.div_ceil(PIECE_NONZEROS);
+                for q in 0..parts {
+                    pieces.push((new as u32) << 16 | (first + q * d / parts) as u32);
+                }
+                first += d;
+            }
+        }
+        if offset + graph_words(n, nnz, ns, nzs, pieces.len()) >= u32::MAX as usize {
             return Err(OctileError::InvalidGraph { graph: Some(g), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
         }
         // f32 storage: a value beyond f32's range would become ±inf (as `pack::<f32>` refuses)
@@ -111,7 +124,8 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
         for &old in &order {
             out.words.extend(set.node_row(g, old).iter().map(|&v| bits(v)));
         }
-        out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, _pad: 0 });
+        out.words.extend(&pieces);
+        out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, n_pieces: pieces.len() as u32 });
     }
     Ok(out)
 }
@@ -157,6 +171,13 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> &'static str {
     if launch.product {
         return if launch.team == 32 { MGK_RESIDENT_WARP_PRODUCT } else { MGK_RESIDENT_BLOCK_PRODUCT };
     }
+    if launch.split {
+        return match shape {
+            EdgeShape::General => MGK_RESIDENT_BLOCK_GENERAL_SPLIT,
+            EdgeShape::SquareExponential => MGK_RESIDENT_BLOCK_SQEXP_SPLIT,
+            EdgeShape::KroneckerDelta => MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
+        };
+    }
     match (launch.team == 32, shape) {
         (true, EdgeShape::General) => MGK_RESIDENT_WARP_GENERAL,
         (true, EdgeShape::SquareExponential) => MGK_RESIDENT_WARP_SQEXP,
@@ -194,6 +215,8 @@ pub struct Launch {
     pub slice_words: u32,
     /// The product form (Kronecker-delta κe, unit weights).
     pub product: bool,
+    /// Block teams that walk the second graph's rows in pieces (`PIECE_NONZEROS`).
+    pub split: bool,
 }
 
 impl Launch {
@@ -237,6 +260,9 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
     let shape = EdgeShape::of(&params.edge_kernel);
     if launch.product && shape != EdgeShape::KroneckerDelta {
         return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
+    }
+    if launch.split && (launch.product || warp) {
+        return fail("split rows are a block-team form of the on-the-fly entries".into());
     }
     let team_ok = if warp { (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps) } else { launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS };
     if !team_ok {
@@ -326,7 +352,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             if let Some(words) = set.product_words(a, b).filter(|_| product) {
                 let slice = bucket_words(words);
                 let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
-                let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true };
+                let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
                 if l.warps >= 1 && l.smem_bytes() <= max_smem {
                     return Some(l);
                 }
@@ -336,12 +362,12 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             let team = team_threads(n, rows);
             let slice = bucket_words(words);
             let warps = if team == 32 { warps_for(slice) } else { 1 };
-            let l = Launch { team, warps, slice_words: slice as u32, product: false };
+            let l = Launch { team, warps, slice_words: slice as u32, product: false, split: team > 32 && set.size(b).2 > 0 };
             (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
         })
         .collect();
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    order.par_sort_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.team as u64) << 32 | l.slice_words as u64));
+    order.par_sort_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64));
     let fits = order.len();
     if trace {
         eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
@@ -371,7 +397,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             // larger slice of the same team kind (its slice then serves both), so that small
             // sets do not pay a launch and a tail per bucket
             let first = plan[ks[start]].unwrap();
-            let same_kind = |x: Launch| x.product == first.product && x.team == first.team;
+            let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
             let mut end = start;
             while end < jobs.len() && plan[ks[end]] == Some(first) {
                 end += 1;
@@ -397,7 +423,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
                 eprintln!("resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms", if l.product { "product " } else { "" }, l.team, l.warps, l.slice_words, end - start, tl.elapsed().as_secs_f64() * 1e3);
             }
             launches += 1;
-            threads_seen.insert((l.product, l.team));
+            threads_seen.insert((l.product, l.split, l.team));
             start = end;
         }
         dev.stream.synchronize()?;
@@ -419,9 +445,15 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             missed += 1;
         }
     }
-    let teams: Vec<String> = threads_seen.iter().map(|&(prod, t)| {
+    let teams: Vec<String> = threads_seen.iter().map(|&(prod, split, t)| {
         let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
-        if prod { format!("{team} in product form") } else { team }
+        if prod {
+            format!("{team} in product form")
+        } else if split {
+            format!("{team} with split rows")
+        } else {
+            team
+        }
     }).collect();
     let describe = format!(
         "resident solver ({} κe entry, teams: {}) for {} of {} pairs in {launches} launch(es){}",
@@ -444,4 +476,59 @@ pub fn bucket_words(words: usize) -> usize {
     let words = words.max(32);
     let step = (words.next_power_of_two() / 8).max(8);
     words.div_ceil(step) * step
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::{ba_set, nws_set};
+    use crate::mgk::config::synthetic_kernel;
+    use crate::mgk::pack::{PackOptions, pack};
+
+    /// Every graph's run: CSR rows sorted by decreasing length, pieces (where a row is longer than
+    /// `PIECE_NONZEROS`) covering every nonzero in order with at most `PIECE_NONZEROS` each and
+    /// never crossing a row, and the unit-weight flag.
+    #[test]
+    fn resident_runs_hold_sorted_rows_and_pieces_that_cover_them() {
+        let cfg = synthetic_kernel(0.05);
+        let resolved = cfg.resolve().unwrap();
+        let mut graphs = ba_set(6, 3);
+        graphs.extend(nws_set(3, 4));
+        let set = pack_resident(&pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap()).unwrap();
+        let mut split_seen = false;
+        for (g, d) in set.graphs.iter().enumerate() {
+            let (n, nnz, np) = (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize);
+            let run = &set.words[d.offset as usize..d.offset as usize + graph_words(n, nnz, set.node_stride, set.nz_stride, np)];
+            let rp = &run[..n + 1];
+            assert_eq!((rp[0], rp[n] as usize), (0, nnz), "graph {g}: row pointers");
+            let len = |i: usize| (rp[i + 1] - rp[i]) as usize;
+            assert!((1..n).all(|i| len(i - 1) >= len(i)), "graph {g}: rows not sorted by length");
+            let long = (0..n).any(|i| len(i) > PIECE_NONZEROS);
+            assert_eq!(np > 0, long, "graph {g}: pieces {np}, a row longer than {PIECE_NONZEROS}: {long}");
+            let pieces = &run[run.len() - np..];
+            for (p, &w) in pieces.iter().enumerate() {
+                let (node, first) = ((w >> 16) as usize, (w & 0xffff) as usize);
+                let end = if p + 1 < np { (pieces[p + 1] & 0xffff) as usize } else { nnz };
+                assert!(first < end && end - first <= PIECE_NONZEROS, "graph {g} piece {p}: {first}..{end}");
+                assert!(rp[node] as usize <= first && end <= rp[node + 1] as usize, "graph {g} piece {p} leaves row {node}");
+            }
+            if np > 0 {
+                assert_eq!((pieces[0] & 0xffff) as usize, 0, "graph {g}: first piece");
+                split_seen = true;
+            }
+            assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");
+        }
+        assert!(split_seen, "BA graphs have hubs: some graph must be split");
+    }
+
+    #[test]
+    fn product_teams_grow_only_when_few_pairs_fit_an_sm() {
+        // many slices per SM: one warp each; few: more warps per pair, at least 4 rows a thread
+        assert_eq!(product_team(300, 22, 16), 32);
+        assert_eq!(product_team(1500, 5, 16), 128);
+        assert_eq!(product_team(200, 1, 16), 64);
+        assert_eq!(product_team(100_000, 1, 64), RESIDENT_BLOCK_THREADS);
+        assert_eq!(team_threads(9216, 4), RESIDENT_BLOCK_THREADS);
+        assert_eq!(team_threads(100, 4), 32);
+    }
 }
