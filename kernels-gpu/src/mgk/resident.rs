@@ -16,7 +16,7 @@ use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, lane_i
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
-use octile_types::mgk::resident::{PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
+use octile_types::mgk::resident::{PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
 use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -346,11 +346,12 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     #[inline(always)]
     unsafe fn piece(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32) {
         let g2 = self.g2;
-        // SAFETY: pc < np; pieces start in CSR order and piece pc ends where pc + 1 starts.
+        // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end.
         unsafe {
             let w = *g2.pieces.add(pc);
-            let b1 = if pc + 1 < g2.np { (*g2.pieces.add(pc + 1) & 0xffff) as usize } else { g2.nnz };
-            ((w >> 16) as usize, self.sum(i, (w & 0xffff) as usize, b1, v))
+            let (node, b0) = ((w >> 16) as usize, (w & 0xffff) as usize);
+            let b1 = (b0 + PIECE_NONZEROS).min(*g2.rp.add(node + 1) as usize);
+            (node, self.sum(i, b0, b1, v))
         }
     }
 }

@@ -41,12 +41,13 @@ pub struct ResidentGraph {
     pub n_pieces: u32,
 }
 
-/// Rows with more nonzeros than this are split into near-equal pieces when the graph is the
-/// second of a pair, and the XMV gives each thread one (row of G, piece of a row of G′) instead of
-/// one product row: on graphs with hubs (BA) the lanes of a warp then walk inner loops of similar
-/// length instead of waiting for the hub's. The pieces cover every nonzero in CSR order (nodes
-/// without nonzeros have none), so piece p ends where piece p + 1 starts (the last at nnz); a
-/// graph whose rows all fit, or with n or nnz ≥ 2^16, has no pieces and is never split.
+/// Rows with more nonzeros than this are cut into pieces of this many (the last piece of a row
+/// takes the rest) when the graph is the second of a pair, and the XMV gives each thread one
+/// (row of G, piece of a row of G′) instead of one product row. The pieces are sorted by length,
+/// longest first, so on graphs with hubs (BA) the lanes of a warp walk inner loops of equal length
+/// instead of waiting for the hub's. A piece is `node << 16 | first nonzero` and ends at
+/// min(first + PIECE_NONZEROS, row end); together the pieces cover every nonzero once. A graph
+/// whose rows all fit, or with n or nnz ≥ 2^16, has no pieces and is never split.
 pub const PIECE_NONZEROS: usize = 8;
 
 /// Words of one graph's run.

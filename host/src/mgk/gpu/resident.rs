@@ -84,18 +84,20 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
         }
         let nnz: usize = rows.iter().map(Vec::len).sum();
         let offset = out.words.len();
-        // pieces (PIECE_NONZEROS): node << 16 | first nonzero, in CSR order, when some row is long
+        // pieces (PIECE_NONZEROS): node << 16 | first nonzero, longest first, when some row is long
         let mut pieces: Vec<u32> = Vec::new();
         if n < 1 << 16 && nnz < 1 << 16 && rows.iter().any(|r| r.len() > PIECE_NONZEROS) {
+            let mut cut: Vec<(usize, u32)> = Vec::new();
             let mut first = 0usize;
             for (new, &old) in order.iter().enumerate() {
                 let d = rows[old].len();
-                let parts = d.div_ceil(PIECE_NONZEROS);
-                for q in 0..parts {
-                    pieces.push((new as u32) << 16 | (first + q * d / parts) as u32);
+                for start in (0..d).step_by(PIECE_NONZEROS) {
+                    cut.push((PIECE_NONZEROS.min(d - start), (new as u32) << 16 | (first + start) as u32));
                 }
                 first += d;
             }
+            cut.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
+            pieces = cut.into_iter().map(|(_, w)| w).collect();
         }
         if offset + graph_words(n, nnz, ns, nzs, pieces.len()) >= u32::MAX as usize {
             return Err(OctileError::InvalidGraph { graph: Some(g), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
@@ -345,6 +347,8 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     // stream splits into few launches
     let product = shape == EdgeShape::KroneckerDelta && product_enabled();
     let product_warps = env_usize("OCTILE_PRODUCT_WARPS_PER_SM").unwrap_or(16);
+    // OCTILE_RESIDENT_SPLIT=0: never walk rows in pieces (ablation)
+    let split = std::env::var("OCTILE_RESIDENT_SPLIT").map_or(true, |v| v != "0");
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let plan: Vec<Option<Launch>> = pairs
         .par_iter()
@@ -362,7 +366,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             let team = team_threads(n, rows);
             let slice = bucket_words(words);
             let warps = if team == 32 { warps_for(slice) } else { 1 };
-            let l = Launch { team, warps, slice_words: slice as u32, product: false, split: team > 32 && set.size(b).2 > 0 };
+            let l = Launch { team, warps, slice_words: slice as u32, product: false, split: split && team > 32 && set.size(b).2 > 0 };
             (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
         })
         .collect();
@@ -506,14 +510,18 @@ mod tests {
             let long = (0..n).any(|i| len(i) > PIECE_NONZEROS);
             assert_eq!(np > 0, long, "graph {g}: pieces {np}, a row longer than {PIECE_NONZEROS}: {long}");
             let pieces = &run[run.len() - np..];
+            let mut covered = Vec::new();
             for (p, &w) in pieces.iter().enumerate() {
                 let (node, first) = ((w >> 16) as usize, (w & 0xffff) as usize);
-                let end = if p + 1 < np { (pieces[p + 1] & 0xffff) as usize } else { nnz };
-                assert!(first < end && end - first <= PIECE_NONZEROS, "graph {g} piece {p}: {first}..{end}");
-                assert!(rp[node] as usize <= first && end <= rp[node + 1] as usize, "graph {g} piece {p} leaves row {node}");
+                assert!(node < n && rp[node] as usize <= first && first < rp[node + 1] as usize, "graph {g} piece {p}: node {node}, first {first}");
+                let end = (first + PIECE_NONZEROS).min(rp[node + 1] as usize);
+                covered.push((first, end));
             }
+            let lens: Vec<usize> = covered.iter().map(|(a, b)| b - a).collect();
+            assert!(lens.windows(2).all(|w| w[0] >= w[1]), "graph {g}: pieces not sorted by length");
+            covered.sort_unstable();
             if np > 0 {
-                assert_eq!((pieces[0] & 0xffff) as usize, 0, "graph {g}: first piece");
+                assert!(covered[0].0 == 0 && covered[np - 1].1 == nnz && covered.windows(2).all(|w| w[0].1 == w[1].0), "graph {g}: pieces do not cover the nonzeros once");
                 split_seen = true;
             }
             assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");
