@@ -5,6 +5,7 @@ use super::control::RunControl;
 use super::matrix::{Gram, PairInfo};
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
+use rayon::prelude::*;
 
 /// What a method returns for a list of pairs: one value and one [`PairInfo`] per pair, in pair
 /// order, and how long it took.
@@ -59,12 +60,12 @@ pub trait GraphKernel {
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
         let e = self.evaluate(graphs, &pairs)?;
         let mut g = empty(self, graphs.len(), graphs.len(), &e);
-        for (k, &(i, j)) in pairs.iter().enumerate() {
-            for (r, c) in [(i, j), (j, i)] {
-                g.values[r as usize * g.cols + c as usize] = e.values[k];
-                g.info[r as usize * g.cols + c as usize] = e.info[k];
-            }
-        }
+        // row r of the full matrix, in parallel: pair (i, j), i ≤ j, is entry i·n − i(i−1)/2 + j − i
+        let n = n as usize;
+        let upper = |i: usize, j: usize| i * n - i * i.saturating_sub(1) / 2 + j - i;
+        let at = |r: usize, c: usize| if r <= c { upper(r, c) } else { upper(c, r) };
+        g.values.par_chunks_mut(n.max(1)).enumerate().for_each(|(r, row)| row.iter_mut().enumerate().for_each(|(c, v)| *v = e.values[at(r, c)]));
+        g.info.par_chunks_mut(n.max(1)).enumerate().for_each(|(r, row)| row.iter_mut().enumerate().for_each(|(c, v)| *v = e.info[at(r, c)]));
         finish(g, &e.info, |k| (pairs[k].0 as usize, pairs[k].1 as usize))
     }
 

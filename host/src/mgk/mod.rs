@@ -184,8 +184,8 @@ impl MarginalizedGraphKernel {
             if trace {
                 eprintln!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
             }
-            let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
-            let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
+            let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
+            let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
             let mut describe = res.describe;
             if !rest.is_empty() {
                 // the tile solver reorders and packs only the graphs of the pairs it gets
@@ -353,7 +353,7 @@ impl GraphKernel for MarginalizedGraphKernel {
 
 /// The solver's statuses as the driver's per-pair values and diagnostics.
 fn evaluation(status: &[PairStatus], seconds: f64, details: String) -> Evaluation {
-    Evaluation { values: status.iter().map(|s| s.value).collect(), info: status.iter().map(info).collect(), seconds, details }
+    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details }
 }
 
 fn info(s: &PairStatus) -> PairInfo {

@@ -12,7 +12,8 @@ use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use rayon::prelude::*;
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_GENERAL_SPLIT, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_KDELTA_SPLIT, MGK_RESIDENT_BLOCK_PRODUCT, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_BLOCK_SQEXP_SPLIT, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT, MGK_RESIDENT_WARP_SQEXP};
 use octile_types::mgk::resident::{PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words, slice_words};
@@ -22,6 +23,9 @@ use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, Re
 /// ~2–6·10⁻⁷ (measured on NWS and MUTAG pairs), so for a smaller rtol every pair goes to the tile
 /// solver's mixed-precision refinement directly.
 pub const RESIDENT_MIN_RTOL: f64 = 1e-7;
+
+/// Streams the launches of one solve go round-robin over.
+const RESIDENT_STREAMS: usize = 4;
 
 /// A graph set in the resident layout (f32 values stored as their bits).
 #[derive(Clone, Debug, PartialEq)]
@@ -241,7 +245,7 @@ impl Launch {
 /// is a warp (with 1..=`RESIDENT_MAX_WARPS_PER_BLOCK` warps per block) or a block of a power of two
 /// times 32 threads up to `RESIDENT_BLOCK_THREADS`.
 #[allow(clippy::too_many_arguments)]
-pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceResident, jobs: &[PairJob], dev_jobs: &CudaView<'_, PairJob>, status: &mut CudaViewMut<'_, PairStatus>, counter: &mut CudaSlice<u32>, launch: Launch, grid: u32) -> Result<()> {
+pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &ResidentParams, set: &DeviceResident, jobs: &[PairJob], dev_jobs: &CudaView<'_, PairJob>, status: &mut CudaViewMut<'_, PairStatus>, counter: &mut CudaSlice<u32>, launch: Launch, grid: u32) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("resident launch check: {m}")));
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -293,10 +297,10 @@ pub fn mgk_resident(dev: &GpuDevice, params: &ResidentParams, set: &DeviceReside
     }
     let f = dev.function(entry_name(launch, shape))?;
     f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32)?;
-    dev.stream.memset_zeros(counter)?;
+    stream.memset_zeros(counter)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
-    let dev_params = dev.stream.clone_htod(std::slice::from_ref(params))?;
-    let mut b = dev.stream.launch_builder(&f);
+    let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
+    let mut b = stream.launch_builder(&f);
     b.arg(&dev_params).arg(&set.graphs).arg(&set.words).arg(dev_jobs).arg(status).arg(counter);
     // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
     // are one ResidentParams in device memory, alive until the stream is synchronized (below, in
@@ -340,6 +344,9 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     let trace = std::env::var_os("OCTILE_TRACE").is_some();
     let t0 = std::time::Instant::now();
     let set = pack_resident(set64)?;
+    if trace {
+        eprintln!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    }
     let rows = rows_per_thread();
     let max_smem = dev.max_smem_per_block_bytes();
     let shape = EdgeShape::of(edge);
@@ -371,7 +378,7 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
         })
         .collect();
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    order.par_sort_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64));
+    order.par_sort_unstable_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64));
     let fits = order.len();
     if trace {
         eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
@@ -381,16 +388,21 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
         dev.stream.synchronize()?;
         eprintln!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    let mut counter = dev.stream.alloc_zeros::<u32>(1)?;
+    // launches go round-robin over a few streams, so that one shape's tail overlaps the next
+    // shape's start (each launch has its own counter and status buffer: cudarc orders the uses of
+    // one buffer across streams)
+    let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
     let fill = env_usize("OCTILE_RESIDENT_FILL").unwrap_or(16 * dev.sm_count as usize);
-    let mut out: Vec<Option<PairStatus>> = vec![None; pairs.len()];
     let (mut launches, mut threads_seen) = (0usize, std::collections::BTreeSet::new());
     let solved = ctl.stream(blocks_of(order.len(), 1 << 18), |range| {
         let ks = &order[range];
         let jobs: Vec<PairJob> = ks.iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let tb = std::time::Instant::now();
         let dev_jobs = dev.stream.clone_htod(&jobs)?;
-        let mut status = dev.stream.alloc_zeros::<PairStatus>(jobs.len())?;
+        for s in &streams {
+            s.join(&dev.stream)?;
+        }
+        let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>)> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
             eprintln!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
@@ -417,12 +429,15 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let grid = resident_blocks(dev, l, shape).min((end - start).div_ceil(teams_per_block) as u32);
             let sub_jobs = dev_jobs.slice(start..end);
-            let mut sub_status = status.slice_mut(start..end);
+            let stream = &streams[launches % streams.len()];
+            let mut status = stream.alloc_zeros::<PairStatus>(end - start)?;
+            let mut counter = stream.alloc_zeros::<u32>(1)?;
             let tl = std::time::Instant::now();
-            mgk_resident(dev, &params, &dset, &jobs[start..end], &sub_jobs, &mut sub_status, &mut counter, l, grid)?;
+            mgk_resident(dev, stream, &params, &dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid)?;
+            parts.push((stream.clone(), status));
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
-                dev.stream.synchronize()?;
+                stream.synchronize()?;
                 eprint!("(submitted in {submitted:.3} ms) ");
                 eprintln!("resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms", if l.product { "product " } else { "" }, l.team, l.warps, l.slice_words, end - start, tl.elapsed().as_secs_f64() * 1e3);
             }
@@ -430,9 +445,12 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
             threads_seen.insert((l.product, l.split, l.team));
             start = end;
         }
-        dev.stream.synchronize()?;
         let tb = std::time::Instant::now();
-        let back = dev.stream.clone_dtoh(&status)?;
+        let mut back = Vec::with_capacity(jobs.len());
+        for (s, status) in &parts {
+            back.extend(s.clone_dtoh(status)?);
+        }
+        dev.stream.synchronize()?;
         if trace {
             eprintln!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
         }
@@ -441,14 +459,13 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     if trace {
         eprintln!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    let mut missed = 0usize;
-    for (&k, st) in order.iter().zip(solved) {
-        if st.converged == 1 {
-            out[k] = Some(st);
-        } else {
-            missed += 1;
-        }
+    // statuses back in pair order: invert `order` (u32 scatter), then gather in parallel
+    let mut pos = vec![u32::MAX; pairs.len()];
+    for (p, &k) in order.iter().enumerate() {
+        pos[k] = p as u32;
     }
+    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).filter(|st| st.converged == 1).copied()).collect();
+    let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
     let teams: Vec<String> = threads_seen.iter().map(|&(prod, split, t)| {
         let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
         if prod {
