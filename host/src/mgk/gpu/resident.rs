@@ -357,28 +357,33 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     // OCTILE_RESIDENT_SPLIT=0: never walk rows in pieces (ablation)
     let split = std::env::var("OCTILE_RESIDENT_SPLIT").map_or(true, |v| v != "0");
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
-    let plan: Vec<Option<Launch>> = pairs
-        .par_iter()
-        .map(|&(a, b)| {
-            if let Some(words) = set.product_words(a, b).filter(|_| product) {
-                let slice = bucket_words(words);
-                let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
-                let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
-                if l.warps >= 1 && l.smem_bytes() <= max_smem {
-                    return Some(l);
-                }
-            }
-            let words = set.slice_words(a, b);
-            let n = set.size(a).0 * set.size(b).0;
-            let team = team_threads(n, rows);
+    let plan_of = |&(a, b): &(u32, u32)| {
+        if let Some(words) = set.product_words(a, b).filter(|_| product) {
             let slice = bucket_words(words);
-            let warps = if team == 32 { warps_for(slice) } else { 1 };
-            let l = Launch { team, warps, slice_words: slice as u32, product: false, split: split && team > 32 && set.size(b).2 > 0 };
-            (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
-        })
-        .collect();
+            let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
+            let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
+            if l.warps >= 1 && l.smem_bytes() <= max_smem {
+                return Some(l);
+            }
+        }
+        let words = set.slice_words(a, b);
+        let n = set.size(a).0 * set.size(b).0;
+        let team = team_threads(n, rows);
+        let slice = bucket_words(words);
+        let warps = if team == 32 { warps_for(slice) } else { 1 };
+        let l = Launch { team, warps, slice_words: slice as u32, product: false, split: split && team > 32 && set.size(b).2 > 0 };
+        (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
+    };
+    // in parallel only where it pays (waking the pool costs more than planning a small set)
+    let parallel = pairs.len() >= 1 << 16;
+    let plan: Vec<Option<Launch>> = if parallel { pairs.par_iter().map(plan_of).collect() } else { pairs.iter().map(plan_of).collect() };
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    order.par_sort_unstable_by_key(|&k| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64));
+    let key = |&k: &usize| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64);
+    if parallel {
+        order.par_sort_unstable_by_key(key);
+    } else {
+        order.sort_unstable_by_key(key);
+    }
     let fits = order.len();
     if trace {
         eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
