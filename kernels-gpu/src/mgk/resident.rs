@@ -554,7 +554,33 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
     }
 }
 
-/// Every job, drawn from `counter` by each team in turn.
+/// Every job, drawn from `counter` by each team in turn: `solve` gets the pair's two graphs and
+/// returns its status, which the team's first thread stores.
+///
+/// # Safety
+/// Called by the whole team; `counter` valid, `jobs`/`status` hold `n_jobs` entries and every
+/// job's graphs exist (host-checked).
+#[inline(always)]
+unsafe fn deal<C: Crew>(crew: &C, prm: &ResidentParams, graphs: *const ResidentGraph, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32, mut solve: impl FnMut(ResidentGraph, ResidentGraph) -> PairStatus) {
+    loop {
+        // SAFETY: whole team; valid counter (contract).
+        let j = unsafe { crew.next_job(counter) };
+        if j >= prm.n_jobs {
+            return;
+        }
+        // SAFETY: j < n_jobs; the job's graphs exist (contract).
+        unsafe {
+            let job = *jobs.add(j as usize);
+            let st = solve(*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            if crew.rank() == 0 {
+                *status.add(j as usize) = st;
+            }
+            crew.sync(); // the next pair overwrites the slice
+        }
+    }
+}
+
+/// Every job, on the fly.
 ///
 /// # Safety
 /// The launch contract of the entries (see [`mgk_resident_warp_general`]).
@@ -562,16 +588,9 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
 unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &ResidentParams, e: &E, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
     let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
     let s = crew.slice();
-    loop {
-        // SAFETY: whole team; valid counter (contract).
-        let j = unsafe { crew.next_job(counter) };
-        if j >= prm.n_jobs {
-            return;
-        }
-        // SAFETY: j < n_jobs; graph indices, runs and slice sizes host-checked.
-        unsafe {
-            let job = *jobs.add(j as usize);
-            let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+    // SAFETY: forwarded contract; runs and slice sizes host-checked.
+    unsafe {
+        deal(crew, prm, graphs, jobs, status, counter, |d1, d2| {
             let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
             let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
             let mut t = crew.rank();
@@ -582,12 +601,8 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &Res
             crew.sync();
             let g1 = View::at(s, &d1, nzs, ns);
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            let st = solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32);
-            if crew.rank() == 0 {
-                *status.add(j as usize) = st;
-            }
-            crew.sync(); // the next pair's staging overwrites the slice
-        }
+            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32)
+        })
     }
 }
 
@@ -603,16 +618,9 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &Res
 unsafe fn solve_all_product<C: Crew>(crew: &C, prm: &ResidentParams, f: usize, h: f32, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
-    loop {
-        // SAFETY: whole team; valid counter (contract).
-        let j = unsafe { crew.next_job(counter) };
-        if j >= prm.n_jobs {
-            return;
-        }
-        // SAFETY: j < n_jobs; graph indices, runs, n1·n2 < 2^15 and slice sizes host-checked.
-        unsafe {
-            let job = *jobs.add(j as usize);
-            let (d1, d2) = (*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+    // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
+    unsafe {
+        deal(crew, prm, graphs, jobs, status, counter, |d1, d2| {
             let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
             let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
@@ -641,13 +649,30 @@ unsafe fn solve_all_product<C: Crew>(crew: &C, prm: &ResidentParams, f: usize, h
             });
             crew.sync();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            let st = solve_pair(crew, prm, &prod, &g1, &g2, v);
-            if crew.rank() == 0 {
-                *status.add(j as usize) = st;
-            }
-            crew.sync(); // the next pair overwrites the slice
-        }
+            solve_pair(crew, prm, &prod, &g1, &g2, v)
+        })
     }
+}
+
+/// This thread's warp team: warp w of the block owns slice w of the dynamic shared memory.
+///
+/// # Safety
+/// The launch gives each of its warps `slice_words` words of dynamic shared memory.
+#[inline(always)]
+unsafe fn warp_crew(slice_words: u32) -> WarpCrew {
+    // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
+    WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * slice_words as usize) } }
+}
+
+/// This thread's block team: the reduction header, then the slice.
+///
+/// # Safety
+/// The launch gives the block `RESIDENT_BLOCK_HEADER_BYTES` + its slice of dynamic shared memory.
+#[inline(always)]
+unsafe fn block_crew() -> BlockCrew {
+    let base = dynamic_smem();
+    // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
+    BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 }
 }
 
 /// Resident solver in product form, one warp per pair: κe one Kronecker-delta term (host:
@@ -662,10 +687,8 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(params: *const Resid
     // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];
-    // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
-    let crew = WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * p.slice_words as usize) } };
-    // SAFETY: forwarded launch contract.
-    unsafe { solve_all_product(&crew, p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+    // SAFETY: forwarded launch contract (slices, then the solve's).
+    unsafe { solve_all_product(&warp_crew(p.slice_words), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
 /// Resident solver in product form, one block per pair (as [`mgk_resident_warp_product`]; for
@@ -679,11 +702,8 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(params: *const Resi
     // SAFETY: as in the warp entry.
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];
-    let base = dynamic_smem();
-    // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
-    let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
-    // SAFETY: forwarded launch contract.
-    unsafe { solve_all_product(&crew, p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+    // SAFETY: forwarded launch contract (header and slice, then the solve's).
+    unsafe { solve_all_product(&block_crew(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.
@@ -701,11 +721,8 @@ macro_rules! resident_entries {
             // SAFETY: `params` points at one ResidentParams in global memory (read through the
             // pointer: a by-value struct parameter would be copied to each thread's stack).
             let $p: &ResidentParams = unsafe { &*params };
-            let e = $edge;
-            // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
-            let crew = WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * $p.slice_words as usize) } };
-            // SAFETY: forwarded launch contract.
-            unsafe { solve_all::<_, _, false>(&crew, $p, &e, graphs, words, jobs, status, counter) }
+            // SAFETY: forwarded launch contract (slices, then the solve's).
+            unsafe { solve_all::<_, _, false>(&warp_crew($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$bdoc])*
         ///
@@ -716,12 +733,8 @@ macro_rules! resident_entries {
         pub unsafe extern "ptx-kernel" fn $block(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
-            let e = $edge;
-            let base = dynamic_smem();
-            // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
-            let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
-            // SAFETY: forwarded launch contract.
-            unsafe { solve_all::<_, _, false>(&crew, $p, &e, graphs, words, jobs, status, counter) }
+            // SAFETY: forwarded launch contract (header and slice, then the solve's).
+            unsafe { solve_all::<_, _, false>(&block_crew(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$sdoc])*
         ///
@@ -731,12 +744,8 @@ macro_rules! resident_entries {
         pub unsafe extern "ptx-kernel" fn $split(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
-            let e = $edge;
-            let base = dynamic_smem();
-            // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
-            let crew = BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 };
-            // SAFETY: forwarded launch contract.
-            unsafe { solve_all::<_, _, true>(&crew, $p, &e, graphs, words, jobs, status, counter) }
+            // SAFETY: forwarded launch contract (header and slice, then the solve's).
+            unsafe { solve_all::<_, _, true>(&block_crew(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
     };
 }
