@@ -139,6 +139,16 @@ fn init() -> Result<Arc<GpuDevice>, String> {
         stream.synchronize().map(|_| back)
     })();
     warm.map_err(|e| format!("first transfer to the GPU: {e}"))?;
+    // the driver loads a module's kernels lazily, each at its first launch (0.5–3 ms apiece on an
+    // H100): load every entry now (cuFuncLoad, drivers of CUDA 12.4 and later), once per process
+    if driver_version >= 12040 {
+        for name in octile_types::ALL_KERNELS {
+            if let Ok(f) = module.load_function(name) {
+                // SAFETY: a valid function handle of the module just loaded.
+                let _ = unsafe { sys::cuFuncLoad(f.cu_function()) };
+            }
+        }
+    }
     let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| e.to_string())? as u32;
     let max_smem_optin_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
