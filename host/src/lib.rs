@@ -28,6 +28,7 @@ pub mod gram;
 pub mod graph;
 pub mod io;
 pub mod mgk;
+pub mod sp;
 pub mod reorder;
 pub mod selftest;
 
@@ -38,3 +39,5 @@ pub use graph::Graph;
 pub use mgk::config::{KernelConfig, SolverParams};
 pub use mgk::{MarginalizedGraphKernel, NodalMatrix};
 pub use reorder::Reordering;
+pub use sp::ShortestPathKernel;
+pub use sp::config::SpConfig;

@@ -21,6 +21,7 @@ pub mod reduce;
 pub mod smem;
 // one module tree per method
 pub mod mgk;
+pub mod sp;
 // the device self-test of the helpers (not used by any method)
 pub mod selftest;
 

@@ -19,6 +19,7 @@ pub mod kernel_spec;
 pub mod mgk;
 pub mod names;
 pub mod real;
+pub mod sp;
 
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
 pub use mgk::blocked::GatheredKernel;
@@ -30,7 +31,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 24] = {
+pub const ALL_KERNELS: [&str; 26] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -58,6 +59,8 @@ pub const ALL_KERNELS: [&str; 24] = {
         MGK_RESIDENT_BLOCK_GENERAL_SPLIT,
         MGK_RESIDENT_BLOCK_SQEXP_SPLIT,
         MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
+        crate::sp::SP_GENERAL_F64,
+        crate::sp::SP_HISTOGRAM_DOT,
     ]
 };
 
@@ -73,6 +76,11 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for PairJob {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairJob {}
     unsafe impl cudarc::driver::DeviceRepr for PairStatus {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpGraph {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpGraph {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpHistogram {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpHistogram {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpParams {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}

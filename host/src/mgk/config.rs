@@ -328,9 +328,14 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 16] = ["q", "p", "rtol", "max_iterations", "solver", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
+        const TOP: [&str; 17] = ["method", "q", "p", "rtol", "max_iterations", "solver", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
         for (k, v) in &value {
             match k.as_str() {
+                "method" => {
+                    if v.as_str() != Some("marginalized") {
+                        return Err(bad(format!("method {v} is not the marginalized kernel's (its TOML needs the shortest-path kernel's reader)")));
+                    }
+                }
                 "q" => cfg.q = num(v, "q")?,
                 "p" => cfg.p = num(v, "p")?,
                 "rtol" => cfg.solver.rtol = Some(num(v, "rtol")?),
@@ -398,13 +403,13 @@ impl KernelConfig {
     }
 }
 
-fn num(v: &toml::Value, key: &str) -> Result<f64> {
+pub(crate) fn num(v: &toml::Value, key: &str) -> Result<f64> {
     v.as_float()
         .or_else(|| v.as_integer().map(|i| i as f64))
         .ok_or_else(|| OctileError::InvalidConfig(format!("'{key}' must be a number, got {v}")))
 }
 
-fn combine(v: &toml::Value) -> Result<Combine> {
+pub(crate) fn combine(v: &toml::Value) -> Result<Combine> {
     match v.as_str() {
         Some("product") => Ok(Combine::Product),
         Some("additive") => Ok(Combine::Additive),
@@ -412,7 +417,7 @@ fn combine(v: &toml::Value) -> Result<Combine> {
     }
 }
 
-fn parse_term(kind: &str, feature: &str, spec: &toml::Table) -> Result<FeatureKernel> {
+pub(crate) fn parse_term(kind: &str, feature: &str, spec: &toml::Table) -> Result<FeatureKernel> {
     let bad = |m: String| OctileError::InvalidConfig(format!("[{kind}.{feature}]: {m}"));
     let name = spec.get("kernel").and_then(|v| v.as_str()).ok_or_else(|| bad("missing kernel = \"constant\" | \"kronecker_delta\" | \"square_exponential\"".into()))?;
     let (param_key, allowed): (&str, [&str; 3]) = match name {
@@ -449,7 +454,7 @@ fn to_base(t: &FeatureKernel, feature: u32) -> BaseKernel {
     b
 }
 
-fn resolve_terms(terms: &[FeatureKernel], combine: Combine) -> (KernelSpec, Vec<String>, Vec<bool>) {
+pub(crate) fn resolve_terms(terms: &[FeatureKernel], combine: Combine) -> (KernelSpec, Vec<String>, Vec<bool>) {
     let mut spec = KernelSpec::unit();
     spec.combine = combine as u32;
     spec.n_terms = terms.len() as u32;

@@ -61,12 +61,17 @@ pub enum PrecisionArg {
     F64,
 }
 
-pub fn apply(cfg: &mut KernelConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
-    cfg.backend = match backend {
+/// The library's backend for a `--backend` value.
+pub fn backend_of(backend: BackendArg) -> Backend {
+    match backend {
         BackendArg::Auto => Backend::Auto,
         BackendArg::Cpu => Backend::Cpu,
         BackendArg::Cuda => Backend::Cuda,
-    };
+    }
+}
+
+pub fn apply(cfg: &mut KernelConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
+    cfg.backend = backend_of(backend);
     let gpu = !matches!(backend, BackendArg::Cpu) && octile::gpu::device().is_ok();
     cfg.precision = match precision {
         Some(PrecisionArg::F32) => Precision::F32,

@@ -1,10 +1,11 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
-use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, progress, write_summary};
+use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, kernel_config, load, parse_format, progress, write_summary};
 use anyhow::{Context, Result};
 use clap::Args;
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice};
 use octile::io::{ReadOptions, npy};
-use octile::{GraphKernel, MarginalizedGraphKernel, OctileError};
+use octile::sp::config::method_of;
+use octile::{GraphKernel, MarginalizedGraphKernel, OctileError, RunControl, ShortestPathKernel, SpConfig};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -76,7 +77,15 @@ impl std::fmt::Display for NotConverged {
 impl std::error::Error for NotConverged {}
 
 pub fn gram(a: GramArgs) -> Result<()> {
-    let format = parse_format(a.format.as_deref())?;
+    if let Some(p) = &a.kernel {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        if method_of(&text).with_context(|| format!("{}", p.display()))? == "shortest_path" {
+            let mut cfg = SpConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
+            cfg.backend = backend_of(a.backend);
+            let method = json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)});
+            return run(&a, |ctl| Ok(Box::new(ShortestPathKernel::new(cfg)?.with_control(ctl))), method);
+        }
+    }
     let mut cfg = kernel_config(a.kernel.as_deref(), a.backend, a.precision, a.reorder)?;
     if let Some(p) = &a.primitive {
         cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
@@ -97,6 +106,14 @@ pub fn gram(a: GramArgs) -> Result<()> {
     if let Some(w) = a.dense_walk {
         cfg.tiles.dense_walk = w.into();
     }
+    let method = json!({"method": "marginalized", "precision": format!("{:?}", cfg.precision).to_lowercase(), "q": cfg.q, "reorder": format!("{:?}", cfg.reorder).to_lowercase()});
+    run(&a, |ctl| Ok(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl))), method)
+}
+
+/// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
+/// matrix and its JSON summary (`method`: the method's own fields, merged in).
+fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn GraphKernel>>, method: serde_json::Value) -> Result<()> {
+    let format = parse_format(a.format.as_deref())?;
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let (x, skipped_x) = load(&a.inputs, &ropt)?;
     let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt)? };
@@ -105,9 +122,9 @@ pub fn gram(a: GramArgs) -> Result<()> {
     }
     let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } };
     let (bar, ctl) = progress(pairs, a.quiet);
-    let k = MarginalizedGraphKernel::new(cfg.clone())?.with_control(ctl);
+    let k = make(ctl)?;
     if !a.quiet {
-        eprintln!("{} graphs{}; backend {} / {:?} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, k.backend_name(), cfg.precision, k.device_name());
+        eprintln!("{} graphs{}; {} kernel, backend {} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, method["method"].as_str().unwrap_or("?"), k.backend_name(), k.device_name());
     }
     let t = std::time::Instant::now();
     let r = match (y.is_empty(), a.normalize) {
@@ -130,7 +147,7 @@ pub fn gram(a: GramArgs) -> Result<()> {
     npy::write_matrix(&a.out, &g.values, g.rows, g.cols)?;
     let (lo, med, hi) = g.iteration_stats();
     let failures: Vec<_> = g.failures().iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
-    let summary = json!({
+    let mut summary = json!({
         "output": a.out.display().to_string(),
         "shape": [g.rows, g.cols],
         "graphs": x.len(),
@@ -140,15 +157,16 @@ pub fn gram(a: GramArgs) -> Result<()> {
         "seconds": secs,
         "pairs_per_second": g.pairs_solved as f64 / secs,
         "backend": k.backend_name(),
-        "precision": format!("{:?}", cfg.precision).to_lowercase(),
         "device": k.device_name(),
         "normalized": a.normalize,
-        "q": cfg.q,
-        "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
+        "details": g.details,
         "primitives": g.details,
         "iterations": {"min": lo, "median": med, "max": hi},
         "non_converged": failures,
     });
+    if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
+        s.extend(m.clone());
+    }
     let summary_path = write_summary(&a.out, &summary)?;
     if !a.quiet {
         eprintln!("wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)", a.out.display(), g.rows, g.cols, summary_path.display(), g.pairs_solved, secs, g.pairs_solved as f64 / secs);

@@ -1,0 +1,201 @@
+//! The shortest-path kernel's configuration: the node kernel κv (the same `[node.<feature>]` tables
+//! as the marginalized kernel, here with h = 0 allowed for the Kronecker delta, since no inverse is
+//! taken) and the path-length kernel κℓ in one `[path_length]` table:
+//!
+//! ```toml
+//! method = "shortest_path"
+//! [node.label]
+//! kernel = "kronecker_delta"
+//! h = 0.0
+//! [path_length]
+//! kernel = "kronecker_delta"      # | "square_exponential" (length_scale) | "brownian_bridge" (c)
+//! h = 0.0
+//! ```
+//! With Kronecker deltas of h = 0 everywhere this is GraKeL's `ShortestPath(with_labels=True)`
+//! (no node tables: `with_labels=False`).
+use crate::backend::Backend;
+use crate::error::{OctileError, Result};
+use crate::mgk::config::{BaseKernelConfig, FeatureKernel, combine, num, parse_term, resolve_terms};
+use octile_types::sp::LengthKernel;
+use octile_types::{Combine, KernelSpec};
+
+/// κℓ as configured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LengthKernelConfig {
+    /// 1 if the lengths are equal, else h ∈ [0, 1].
+    KroneckerDelta {
+        /// Value for unequal lengths.
+        h: f64,
+    },
+    /// exp(−(d − d′)²/(2ℓ²)).
+    SquareExponential {
+        /// ℓ > 0.
+        length_scale: f64,
+    },
+    /// max(0, c − |d − d′|).
+    BrownianBridge {
+        /// c > 0.
+        c: f64,
+    },
+}
+
+impl LengthKernelConfig {
+    /// The device form.
+    pub fn kernel(&self) -> LengthKernel {
+        match *self {
+            LengthKernelConfig::KroneckerDelta { h } => LengthKernel::kronecker_delta(h),
+            LengthKernelConfig::SquareExponential { length_scale } => LengthKernel::square_exponential(length_scale),
+            LengthKernelConfig::BrownianBridge { c } => LengthKernel::brownian_bridge(c),
+        }
+    }
+}
+
+/// Everything that defines a shortest-path kernel computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpConfig {
+    /// κv terms (none: κv ≡ 1, unlabeled).
+    pub node: Vec<FeatureKernel>,
+    /// How κv terms combine.
+    pub node_combine: Combine,
+    /// κℓ.
+    pub path_length: LengthKernelConfig,
+    /// Hardware.
+    pub backend: Backend,
+}
+
+impl Default for SpConfig {
+    /// GraKeL's `ShortestPath(with_labels=False)`: no node kernel, a delta on the length.
+    fn default() -> Self {
+        SpConfig { node: Vec::new(), node_combine: Combine::Product, path_length: LengthKernelConfig::KroneckerDelta { h: 0.0 }, backend: Backend::Auto }
+    }
+}
+
+/// The `method` key of a kernel TOML: "marginalized" (the default) or "shortest_path".
+pub fn method_of(text: &str) -> Result<&'static str> {
+    let value: toml::Table = text.parse().map_err(|e: toml::de::Error| OctileError::InvalidConfig(e.to_string()))?;
+    match value.get("method").map(|v| v.as_str()) {
+        None | Some(Some("marginalized")) => Ok("marginalized"),
+        Some(Some("shortest_path")) => Ok("shortest_path"),
+        Some(other) => Err(OctileError::InvalidConfig(format!("method must be \"marginalized\" or \"shortest_path\", got {}", other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))))),
+    }
+}
+
+impl SpConfig {
+    /// Parse the TOML form (see the module docs).
+    pub fn from_toml(text: &str) -> Result<Self> {
+        let bad = |m: String| OctileError::InvalidConfig(m);
+        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        let mut cfg = SpConfig::default();
+        const TOP: [&str; 4] = ["method", "node", "node_combine", "path_length"];
+        for (k, v) in &value {
+            match k.as_str() {
+                "method" => {
+                    if v.as_str() != Some("shortest_path") {
+                        return Err(bad(format!("method must be \"shortest_path\" here, got {v}")));
+                    }
+                }
+                "node_combine" => cfg.node_combine = combine(v)?,
+                "node" => {
+                    let tbl = v.as_table().ok_or_else(|| bad("[node] must be a table of per-feature tables".into()))?;
+                    for (feature, spec) in tbl {
+                        let spec = spec.as_table().ok_or_else(|| bad(format!("[node.{feature}] must be a table")))?;
+                        cfg.node.push(parse_term("node", feature, spec)?);
+                    }
+                }
+                "path_length" => cfg.path_length = parse_length(v.as_table().ok_or_else(|| bad("[path_length] must be a table".into()))?)?,
+                other => return Err(bad(format!("unknown key '{other}' for method = \"shortest_path\"; known keys: {}", TOP.join(", ")))),
+            }
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Hyperparameters in range: κv terms as the marginalized kernel's but h ∈ [0, 1]; κℓ's h ∈
+    /// [0, 1], ℓ > 0, c > 0, all finite.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(OctileError::InvalidConfig(m));
+        for t in &self.node {
+            let ok = match t.kernel {
+                BaseKernelConfig::Constant { c } => c.is_finite() && c > 0.0,
+                BaseKernelConfig::KroneckerDelta { h } => (0.0..=1.0).contains(&h),
+                BaseKernelConfig::SquareExponential { length_scale } => length_scale.is_finite() && length_scale > 0.0,
+            };
+            if !ok {
+                return bad(format!("node kernel on '{}': {:?} out of range (constant c > 0, kronecker_delta h in [0, 1], square_exponential length_scale > 0)", t.feature, t.kernel));
+            }
+            if !(t.weight.is_finite() && t.weight > 0.0) {
+                return bad(format!("node kernel on '{}': weight {} must be > 0", t.feature, t.weight));
+            }
+        }
+        let ok = match self.path_length {
+            LengthKernelConfig::KroneckerDelta { h } => (0.0..=1.0).contains(&h),
+            LengthKernelConfig::SquareExponential { length_scale } => length_scale.is_finite() && length_scale > 0.0,
+            LengthKernelConfig::BrownianBridge { c } => c.is_finite() && c > 0.0,
+        };
+        if !ok {
+            return bad(format!("[path_length]: {:?} out of range (kronecker_delta h in [0, 1], square_exponential length_scale > 0, brownian_bridge c > 0)", self.path_length));
+        }
+        Ok(())
+    }
+
+    /// κv as a [`KernelSpec`] and the node features it reads, in spec order.
+    pub fn node_spec(&self) -> (KernelSpec, Vec<String>) {
+        let (spec, names, _) = resolve_terms(&self.node, self.node_combine);
+        (spec, names)
+    }
+
+    /// Kronecker deltas of h = 0 everywhere (κv a product of them, or none; κℓ one): the kernel is
+    /// then the dot product of (label u, label v, length) histograms, exactly.
+    pub fn is_histogram(&self) -> bool {
+        let node_delta = self.node.iter().all(|t| matches!(t.kernel, BaseKernelConfig::KroneckerDelta { h } if h == 0.0));
+        let product = self.node_combine == Combine::Product || self.node.len() <= 1;
+        node_delta && product && self.path_length == LengthKernelConfig::KroneckerDelta { h: 0.0 }
+    }
+}
+
+fn parse_length(spec: &toml::Table) -> Result<LengthKernelConfig> {
+    let bad = |m: String| OctileError::InvalidConfig(format!("[path_length]: {m}"));
+    let name = spec.get("kernel").and_then(|v| v.as_str()).ok_or_else(|| bad("missing kernel = \"kronecker_delta\" | \"square_exponential\" | \"brownian_bridge\"".into()))?;
+    let key = match name {
+        "kronecker_delta" => "h",
+        "square_exponential" => "length_scale",
+        "brownian_bridge" => "c",
+        other => return Err(bad(format!("unknown kernel '{other}'; known: kronecker_delta, square_exponential, brownian_bridge"))),
+    };
+    if let Some(k) = spec.keys().find(|k| *k != "kernel" && *k != key) {
+        return Err(bad(format!("unknown key '{k}'; known keys: kernel, {key}")));
+    }
+    let v = num(spec.get(key).ok_or_else(|| bad(format!("missing {key}")))?, key).map_err(|e| bad(e.to_string()))?;
+    Ok(match name {
+        "kronecker_delta" => LengthKernelConfig::KroneckerDelta { h: v },
+        "square_exponential" => LengthKernelConfig::SquareExponential { length_scale: v },
+        _ => LengthKernelConfig::BrownianBridge { c: v },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_grakel_labelled_form_and_rejects_bad_keys() {
+        let c = SpConfig::from_toml("method = \"shortest_path\"\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0\n[path_length]\nkernel = \"kronecker_delta\"\nh = 0\n").unwrap();
+        assert!(c.is_histogram());
+        assert_eq!(c.node.len(), 1);
+        let c = SpConfig::from_toml("method = \"shortest_path\"\n[path_length]\nkernel = \"brownian_bridge\"\nc = 3\n").unwrap();
+        assert_eq!(c.path_length, LengthKernelConfig::BrownianBridge { c: 3.0 });
+        assert!(!c.is_histogram());
+        for (text, want) in [
+            ("method = \"shortest_path\"\nq = 0.1\n", "unknown key 'q'"),
+            ("method = \"shortest_path\"\n[path_length]\nkernel = \"brownian_bridge\"\nc = -1\n", "out of range"),
+            ("method = \"shortest_path\"\n[path_length]\nkernel = \"cosine\"\n", "unknown kernel 'cosine'"),
+            ("method = \"shortest_path\"\n[path_length]\nkernel = \"kronecker_delta\"\nh = 0\nc = 1\n", "unknown key 'c'"),
+        ] {
+            let e = SpConfig::from_toml(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+        assert_eq!(method_of("q = 0.1").unwrap(), "marginalized");
+        assert_eq!(method_of("method = \"shortest_path\"").unwrap(), "shortest_path");
+        assert!(method_of("method = \"graphlets\"").unwrap_err().to_string().contains("method must be"));
+    }
+}

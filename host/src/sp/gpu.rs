@@ -1,0 +1,96 @@
+//! The shortest-path kernel's GPU launches, each `unsafe` launch behind a function that checks
+//! the data it hands over first (entries: `octile_kernels::sp`, layouts: `octile_types::sp`).
+use super::histogram::Histograms;
+use super::paths::PathSet;
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use crate::gram::control::{RunControl, blocks_of};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpParams};
+use octile_types::{KernelSpec, PairJob};
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
+    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
+}
+
+/// Every run of `set` inside its arrays and every path's nodes inside its graph.
+fn check_set(set: &PathSet) -> Result<()> {
+    check(set.sp_e.len() == set.sp_s.len() && set.sp_w.len() == set.sp_s.len(), || "path arrays of different lengths".into())?;
+    for (g, d) in set.graphs.iter().enumerate() {
+        let paths = d.path_offset as usize..(d.path_offset + d.n_paths) as usize;
+        check(paths.end <= set.sp_s.len(), || format!("graph {g}: paths past the arrays"))?;
+        check((d.node_offset + d.n_nodes) as usize * set.node_stride <= set.nodes.len(), || format!("graph {g}: node rows past the array"))?;
+        check(paths.clone().all(|p| set.sp_s[p] < d.n_nodes && set.sp_e[p] < d.n_nodes), || format!("graph {g}: a path leaves the graph"))?;
+    }
+    Ok(())
+}
+
+/// Jobs of `pairs`, each graph index checked against `n_graphs`.
+fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {
+    check(pairs.iter().all(|&(a, b)| (a as usize) < n_graphs && (b as usize) < n_graphs), || "a pair names a graph past the set".into())?;
+    Ok(pairs.iter().map(|&(a, b)| PairJob { g1: a, g2: b, scratch_offset: 0 }).collect())
+}
+
+/// The general form on the GPU: one value per pair.
+pub fn general_values(dev: &GpuDevice, set: &PathSet, node: &KernelSpec, length: &LengthKernel, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
+    check_set(set)?;
+    check(node.terms().iter().all(|t| t.kind == 0 || (t.feature as usize) < set.node_stride), || "node kernel feature outside the node rows".into())?;
+    let s = &dev.stream;
+    let pad = |v: &[u32]| if v.is_empty() { vec![0u32] } else { v.to_vec() };
+    let (sp_s, sp_e) = (s.clone_htod(&pad(&set.sp_s))?, s.clone_htod(&pad(&set.sp_e))?);
+    let sp_w = s.clone_htod(if set.sp_w.is_empty() { &[0.0][..] } else { &set.sp_w })?;
+    let nodes = s.clone_htod(if set.nodes.is_empty() { &[0.0][..] } else { &set.nodes })?;
+    let one = [octile_types::sp::SpGraph::default()];
+    let graphs = s.clone_htod(if set.graphs.is_empty() { &one[..] } else { &set.graphs })?;
+    let f = dev.function(SP_GENERAL_F64)?;
+    let mut counter = s.alloc_zeros::<u32>(1)?;
+    ctl.stream(blocks_of(pairs.len(), 1 << 16), |range| {
+        let jobs = jobs_of(&pairs[range], set.graphs.len())?;
+        let dev_jobs = s.clone_htod(&jobs)?;
+        let mut out = s.alloc_zeros::<f64>(jobs.len())?;
+        let params = s.clone_htod(&[SpParams { node_kernel: *node, length: *length, n_jobs: jobs.len() as u32, node_stride: set.node_stride as u32 }])?;
+        s.memset_zeros(&mut counter)?;
+        let grid = (jobs.len() as u32).min(dev.sm_count * 6).max(1);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: (SP_TABLE_ENTRIES * 8) as u32 };
+        let mut b = s.launch_builder(&f);
+        b.arg(&params).arg(&graphs).arg(&sp_s).arg(&sp_e).arg(&sp_w).arg(&nodes).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
+        // SAFETY: sp_general_f64's contract: params is one SpParams in device memory; the block is
+        // SP_BLOCK_THREADS threads with SP_TABLE_ENTRIES·8 bytes of dynamic shared memory; every
+        // graph's path and node runs lie inside the uploaded arrays and its paths' nodes inside the
+        // graph (check_set), node-kernel features inside the rows, every job's graphs exist
+        // (jobs_of), out holds n_jobs values and the counter is zeroed; the buffers outlive the
+        // launch (synchronized by the download below).
+        unsafe { b.launch(cfg) }?;
+        Ok(s.clone_dtoh(&out)?)
+    })
+}
+
+/// The histogram form on the GPU: one dot product per pair.
+pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
+    check(h.counts.len() == h.ids.len() && h.runs.iter().all(|r| (r.offset + r.len) as usize <= h.ids.len()), || "histogram runs past their arrays".into())?;
+    check(h.runs.iter().all(|r| h.ids[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || "histogram ids not ascending".into())?;
+    let s = &dev.stream;
+    let pad = |v: &[u32]| if v.is_empty() { vec![0u32] } else { v.to_vec() };
+    let (ids, counts) = (s.clone_htod(&pad(&h.ids))?, s.clone_htod(&pad(&h.counts))?);
+    let one = [octile_types::sp::SpHistogram::default()];
+    let runs = s.clone_htod(if h.runs.is_empty() { &one[..] } else { &h.runs })?;
+    let f = dev.function(SP_HISTOGRAM_DOT)?;
+    let mut counter = s.alloc_zeros::<u32>(1)?;
+    ctl.stream(blocks_of(pairs.len(), 1 << 20), |range| {
+        let jobs = jobs_of(&pairs[range], h.runs.len())?;
+        let dev_jobs = s.clone_htod(&jobs)?;
+        let mut out = s.alloc_zeros::<f64>(jobs.len())?;
+        let params = s.clone_htod(&[SpParams { node_kernel: KernelSpec::unit(), length: LengthKernel::kronecker_delta(0.0), n_jobs: jobs.len() as u32, node_stride: 1 }])?;
+        s.memset_zeros(&mut counter)?;
+        let grid = (jobs.len().div_ceil(4) as u32).min(dev.sm_count * 16).max(1);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+        let mut b = s.launch_builder(&f);
+        b.arg(&params).arg(&runs).arg(&ids).arg(&counts).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
+        // SAFETY: sp_histogram_dot's contract: params is one SpParams in device memory; every run
+        // lies inside ids/counts (checked above), every job's graphs exist (jobs_of), out holds
+        // n_jobs values and the counter is zeroed; the buffers outlive the launch (synchronized by
+        // the download below).
+        unsafe { b.launch(cfg) }?;
+        Ok(s.clone_dtoh(&out)?)
+    })
+}

@@ -1,0 +1,128 @@
+//! All-pairs shortest paths per graph, as the slides' SP_S / SP_E / SP_W arrays
+//! (`octile_types::sp`): breadth-first search from every source when every edge weight is 1 (the
+//! lengths are hop counts), Dijkstra from every source otherwise, with the weights as edge lengths
+//! (they must be finite and > 0). Self-loops never shorten a path and are ignored. Graphs are
+//! independent, so the set is built in parallel.
+use crate::error::{OctileError, Result};
+use crate::graph::Graph;
+use crate::mgk::pack::feature_indices;
+use octile_types::sp::SpGraph;
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Every graph's shortest paths and node feature rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathSet {
+    /// One per graph.
+    pub graphs: Vec<SpGraph>,
+    /// Source node of each path.
+    pub sp_s: Vec<u32>,
+    /// End node of each path.
+    pub sp_e: Vec<u32>,
+    /// Length of each path.
+    pub sp_w: Vec<f64>,
+    /// Node feature rows (`node_stride` values per node, the node kernel's features in its order).
+    pub nodes: Vec<f64>,
+    /// Values per node row (≥ 1: a graph without features gets one 0).
+    pub node_stride: usize,
+}
+
+/// One graph's paths: (u, v, length) for u ≠ v with a finite distance, u-major.
+pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
+    let n = g.n_nodes();
+    if n > u32::MAX as usize {
+        return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("{n} nodes: more than the shortest-path kernel's 32-bit node indices") });
+    }
+    let mut adj: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    let mut unit = true;
+    for e in g.edges() {
+        let (i, j) = (e.i as usize, e.j as usize);
+        if i == j {
+            continue;
+        }
+        if !(e.weight.is_finite() && e.weight > 0.0) {
+            return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("edge ({i}, {j}) has weight {}: shortest paths need finite lengths > 0", e.weight) });
+        }
+        unit &= e.weight == 1.0;
+        adj[i].push((j, e.weight));
+        adj[j].push((i, e.weight));
+    }
+    let mut out = Vec::new();
+    let mut dist = vec![f64::INFINITY; n];
+    for s in 0..n {
+        dist.fill(f64::INFINITY);
+        dist[s] = 0.0;
+        if unit {
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(u) = queue.pop_front() {
+                for &(v, _) in &adj[u] {
+                    if dist[v].is_infinite() {
+                        dist[v] = dist[u] + 1.0;
+                        queue.push_back(v);
+                    }
+                }
+            }
+        } else {
+            // Dijkstra; f64 lengths ordered by their bits (all ≥ 0, so the order is the same)
+            let mut heap = BinaryHeap::from([Reverse((0u64, s))]);
+            while let Some(Reverse((bits, u))) = heap.pop() {
+                let d = f64::from_bits(bits);
+                if d > dist[u] {
+                    continue;
+                }
+                for &(v, w) in &adj[u] {
+                    let nd = d + w;
+                    if nd < dist[v] {
+                        dist[v] = nd;
+                        heap.push(Reverse((nd.to_bits(), v)));
+                    }
+                }
+            }
+        }
+        out.extend((0..n).filter(|&v| v != s && dist[v].is_finite()).map(|v| (s as u32, v as u32, dist[v])));
+    }
+    Ok(out)
+}
+
+impl PathSet {
+    /// The paths of `graphs` and the rows of the node features `features` (by name).
+    pub fn build(graphs: &[Graph], features: &[String]) -> Result<PathSet> {
+        let per: Vec<(Vec<(u32, u32, f64)>, Vec<f64>)> = graphs
+            .par_iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let idx = feature_indices("node", features, g.node_feature_names(), k)?;
+                let rows: Vec<f64> = (0..g.n_nodes()).flat_map(|i| if idx.is_empty() { vec![0.0] } else { idx.iter().map(|&f| g.node_features(i)[f]).collect() }).collect();
+                Ok((shortest_paths(g, k)?, rows))
+            })
+            .collect::<Result<_>>()?;
+        let total: usize = per.iter().map(|p| p.0.len()).sum();
+        if total > u32::MAX as usize {
+            return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
+        }
+        let mut set = PathSet { graphs: Vec::with_capacity(graphs.len()), sp_s: Vec::with_capacity(total), sp_e: Vec::with_capacity(total), sp_w: Vec::with_capacity(total), nodes: Vec::new(), node_stride: features.len().max(1) };
+        for ((paths, rows), g) in per.into_iter().zip(graphs) {
+            set.graphs.push(SpGraph { path_offset: set.sp_s.len() as u32, n_paths: paths.len() as u32, node_offset: (set.nodes.len() / set.node_stride) as u32, n_nodes: g.n_nodes() as u32 });
+            for (u, v, d) in paths {
+                set.sp_s.push(u);
+                set.sp_e.push(v);
+                set.sp_w.push(d);
+            }
+            set.nodes.extend(rows);
+        }
+        Ok(set)
+    }
+
+    /// Graph g's node row i.
+    pub fn node(&self, g: usize, i: usize) -> &[f64] {
+        let o = (self.graphs[g].node_offset as usize + i) * self.node_stride;
+        &self.nodes[o..o + self.node_stride]
+    }
+
+    /// Graph g's path range.
+    pub fn paths(&self, g: usize) -> std::ops::Range<usize> {
+        let d = &self.graphs[g];
+        d.path_offset as usize..(d.path_offset + d.n_paths) as usize
+    }
+}

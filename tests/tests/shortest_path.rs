@@ -1,0 +1,206 @@
+//! The shortest-path kernel (`octile::sp`) on every backend: GraKeL 0.1.11's `ShortestPath` values on
+//! MUTAG, exactly (fixture `tests/fixtures/grakel_sp_mutag.json`, made by the script beside it), and
+//! every form (histogram, all pairs of paths) against a brute-force reference — Floyd–Warshall and
+//! the definition's quadruple sum, written here without octile's code — on random graphs with
+//! isolated nodes, self-loops, two components, weights, 1 node and no edges.
+use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
+use octile::sp::config::{LengthKernelConfig, SpConfig};
+use octile::{Backend, Graph, GraphKernel, ShortestPathKernel};
+use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph, random_shape};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+
+/// CPU, and the GPU where one is usable (an explicit SKIP line otherwise).
+fn backends(test: &str) -> Vec<Backend> {
+    let mut b = vec![Backend::Cpu];
+    if gpu_or_skip(test) {
+        b.push(Backend::Cuda);
+    }
+    b
+}
+
+/// All-pairs shortest path lengths by Floyd–Warshall (self-loops ignored, weights as lengths).
+fn floyd_warshall(g: &Graph) -> Vec<Vec<f64>> {
+    let n = g.n_nodes();
+    let mut d = vec![vec![f64::INFINITY; n]; n];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[i] = 0.0;
+    }
+    for e in g.edges() {
+        let (i, j) = (e.i as usize, e.j as usize);
+        if i != j && e.weight < d[i][j] {
+            d[i][j] = e.weight;
+            d[j][i] = e.weight;
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if d[i][k] + d[k][j] < d[i][j] {
+                    d[i][j] = d[i][k] + d[k][j];
+                }
+            }
+        }
+    }
+    d
+}
+
+/// κv as a product of the configured terms, evaluated from the graphs' named features.
+fn node_kernel(cfg: &SpConfig, g: &Graph, i: usize, h: &Graph, j: usize) -> f64 {
+    cfg.node
+        .iter()
+        .map(|t| {
+            let (a, b) = (g.node_features(i)[g.node_feature_index(&t.feature).unwrap()], h.node_features(j)[h.node_feature_index(&t.feature).unwrap()]);
+            match t.kernel {
+                BaseKernelConfig::Constant { c } => c,
+                BaseKernelConfig::KroneckerDelta { h } => if a == b { 1.0 } else { h },
+                BaseKernelConfig::SquareExponential { length_scale } => (-(a - b) * (a - b) / (2.0 * length_scale * length_scale)).exp(),
+            }
+        })
+        .product()
+}
+
+fn length_kernel(k: LengthKernelConfig, a: f64, b: f64) -> f64 {
+    match k {
+        LengthKernelConfig::KroneckerDelta { h } => if a == b { 1.0 } else { h },
+        LengthKernelConfig::SquareExponential { length_scale } => (-(a - b) * (a - b) / (2.0 * length_scale * length_scale)).exp(),
+        LengthKernelConfig::BrownianBridge { c } => (c - (a - b).abs()).max(0.0),
+    }
+}
+
+/// The definition, term by term.
+fn brute(cfg: &SpConfig, g: &Graph, h: &Graph) -> f64 {
+    let (dg, dh) = (floyd_warshall(g), floyd_warshall(h));
+    let mut k = 0.0;
+    for (u, row) in dg.iter().enumerate() {
+        for (v, &d) in row.iter().enumerate() {
+            if u == v || d.is_infinite() {
+                continue;
+            }
+            for (u2, row2) in dh.iter().enumerate() {
+                for (v2, &d2) in row2.iter().enumerate() {
+                    if u2 != v2 && d2.is_finite() {
+                        k += node_kernel(cfg, g, u, h, u2) * length_kernel(cfg.path_length, d, d2) * node_kernel(cfg, g, v, h, v2);
+                    }
+                }
+            }
+        }
+    }
+    k
+}
+
+fn fk(f: &str, kernel: BaseKernelConfig) -> FeatureKernel {
+    FeatureKernel { feature: f.into(), kernel, weight: 1.0 }
+}
+
+/// K(X) of `graphs` on `backend` against the brute force, entry by entry (two-sided, relative).
+fn check_against_brute(label: &str, graphs: &[Graph], cfg: &SpConfig, backend: Backend, rtol: f64) -> Vec<String> {
+    let mut c = cfg.clone();
+    c.backend = backend;
+    let got = match ShortestPathKernel::new(c).and_then(|k| k.gram(graphs)) {
+        Ok(g) => g,
+        Err(e) => return vec![format!("{label} {backend:?}: {e}")],
+    };
+    let mut errors = Vec::new();
+    for i in 0..graphs.len() {
+        for j in 0..graphs.len() {
+            let want = brute(cfg, &graphs[i], &graphs[j]);
+            if let Err(e) = check_rel(&format!("{label} {backend:?} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want, rtol) {
+                errors.push(e);
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn every_form_and_backend_matches_the_brute_force_reference() {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let mut errors = Vec::new();
+    let configs = [
+        // the histogram form: deltas of h = 0 (with and without labels)
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, false),
+        (SpConfig::default(), false),
+        // the general form: soft deltas, continuous node and length kernels (also on weighted graphs)
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 })], path_length: LengthKernelConfig::KroneckerDelta { h: 0.2 }, ..SpConfig::default() }, false),
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }), fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.7 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.5 }, ..SpConfig::default() }, true),
+        (SpConfig { node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 1.3 })], path_length: LengthKernelConfig::SquareExponential { length_scale: 0.8 }, ..SpConfig::default() }, true),
+    ];
+    for backend in backends("every_form_and_backend_matches_the_brute_force_reference") {
+        for (c, (cfg, weighted)) in configs.iter().enumerate() {
+            // sizes 1..=24 plus the edge cases: 1 node, no edges, self-loops only, two components
+            let mut graphs: Vec<Graph> = (0..7)
+                .map(|_| {
+                    let n = rng.gen_range(1..=24);
+                    let mut s = random_shape(&mut rng, n);
+                    // equal-length tests need exact lengths: hop counts (unit weights)
+                    s.weighted &= *weighted;
+                    random_graph(&mut rng, s)
+                })
+                .collect();
+            graphs.push(random_graph(&mut rng, Shape { n: 1, density: 0.0, self_loops: 0.0, disconnected: false, weighted: false }));
+            graphs.push(random_graph(&mut rng, Shape { n: 6, density: 0.0, self_loops: 1.0, disconnected: false, weighted: *weighted }));
+            graphs.push(random_graph(&mut rng, Shape { n: 12, density: 0.5, self_loops: 0.2, disconnected: true, weighted: *weighted }));
+            errors.extend(check_against_brute(&format!("config {c}"), &graphs, cfg, backend, 1e-12));
+        }
+    }
+    assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
+}
+
+#[test]
+fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_form() {
+    if !gpu_or_skip("gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_form") {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let graphs: Vec<Graph> = (0..60).map(|_| {
+        let n = rng.gen_range(1..=70);
+        let s = random_shape(&mut rng, n);
+        random_graph(&mut rng, s)
+    }).collect();
+    let mut errors = Vec::new();
+    for (cfg, rtol) in [
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, 0.0),
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.0 }, ..SpConfig::default() }, 1e-14),
+    ] {
+        let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..cfg.clone() }).and_then(|k| k.gram(&graphs)).unwrap();
+        let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
+        for k in 0..cpu.values.len() {
+            if let Err(e) = check_rel(&format!("rtol {rtol}: entry {k}"), gpu.values[k], cpu.values[k], rtol) {
+                errors.push(e);
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
+}
+
+#[test]
+fn mutag_equals_grakel_exactly_with_and_without_labels() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/MUTAG");
+    assert!(dir.is_dir(), "{} is missing: run scripts/setup (it fetches MUTAG from the grakel==0.1.11 wheel)", dir.display());
+    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/grakel_sp_mutag.json")).unwrap()).unwrap();
+    let graphs = octile::io::read(&dir, None, false).unwrap().graphs;
+    assert_eq!(graphs.len(), fixture["graphs"].as_u64().unwrap() as usize, "MUTAG graph count");
+    let mut errors = Vec::new();
+    for backend in backends("mutag_equals_grakel_exactly_with_and_without_labels") {
+        for (key, cfg) in [
+            ("labels", SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }),
+            ("no_labels", SpConfig::default()),
+        ] {
+            let got = ShortestPathKernel::new(SpConfig { backend, ..cfg }).and_then(|k| k.gram(&graphs)).unwrap();
+            let want: Vec<f64> = fixture[key].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as f64).collect();
+            let n = graphs.len();
+            let mut k = 0;
+            for i in 0..n {
+                for j in i..n {
+                    if got.get(i, j) != want[k] || got.get(j, i) != want[k] {
+                        errors.push(format!("{key} {backend:?} K[{i},{j}]: actual {}, expected {} (GraKeL)", got.get(i, j), want[k]));
+                    }
+                    k += 1;
+                }
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{} mismatches (first 20):\n{}", errors.len(), errors.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
