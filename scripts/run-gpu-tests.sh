@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 LOG_DIR=${LOG_DIR:-.}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 export OCTILE_REQUIRE_GPU=1
+export OCTILE_REPO=$PWD/repo   # data/MUTAG and tests/fixtures for the tests that read the checkout
 declare -a summary
 fail=0
 step() { # name, command...

@@ -9,7 +9,7 @@ use octile::{Backend, Graph, GraphKernel, ShortestPathKernel};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph, random_shape};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// CPU, and the GPU where one is usable (an explicit SKIP line otherwise).
 fn backends(test: &str) -> Vec<Backend> {
@@ -149,8 +149,8 @@ fn every_form_and_backend_matches_the_brute_force_reference() {
 }
 
 #[test]
-fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_form() {
-    if !gpu_or_skip("gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_form") {
+fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_form() {
+    if !gpu_or_skip("gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_form") {
         return;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(14);
@@ -162,7 +162,7 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_
     let mut errors = Vec::new();
     for (cfg, rtol) in [
         (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, 0.0),
-        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.0 }, ..SpConfig::default() }, 1e-14),
+        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.0 }, ..SpConfig::default() }, 1e-12),
     ] {
         let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..cfg.clone() }).and_then(|k| k.gram(&graphs)).unwrap();
         let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
@@ -177,9 +177,11 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_14_on_the_general_
 
 #[test]
 fn mutag_equals_grakel_exactly_with_and_without_labels() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/MUTAG");
+    // the checkout (OCTILE_REPO: where a GPU bundle keeps data/MUTAG and tests/fixtures)
+    let root = std::env::var_os("OCTILE_REPO").map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), PathBuf::from);
+    let dir = root.join("data/MUTAG");
     assert!(dir.is_dir(), "{} is missing: run scripts/setup (it fetches MUTAG from the grakel==0.1.11 wheel)", dir.display());
-    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/grakel_sp_mutag.json")).unwrap()).unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("tests/fixtures/grakel_sp_mutag.json")).unwrap()).unwrap();
     let graphs = octile::io::read(&dir, None, false).unwrap().graphs;
     assert_eq!(graphs.len(), fixture["graphs"].as_u64().unwrap() as usize, "MUTAG graph count");
     let mut errors = Vec::new();

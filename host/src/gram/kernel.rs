@@ -59,13 +59,17 @@ pub trait GraphKernel {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
         let e = self.evaluate(graphs, &pairs)?;
-        let mut g = empty(self, graphs.len(), graphs.len(), &e);
-        // row r of the full matrix, in parallel: pair (i, j), i ≤ j, is entry i·n − i(i−1)/2 + j − i
+        // entry (r, c) of the full matrix, built in parallel: pair (i, j), i ≤ j, is pair number
+        // i·n − i(i−1)/2 + j − i
         let n = n as usize;
         let upper = |i: usize, j: usize| i * n - i * i.saturating_sub(1) / 2 + j - i;
-        let at = |r: usize, c: usize| if r <= c { upper(r, c) } else { upper(c, r) };
-        g.values.par_chunks_mut(n.max(1)).enumerate().for_each(|(r, row)| row.iter_mut().enumerate().for_each(|(c, v)| *v = e.values[at(r, c)]));
-        g.info.par_chunks_mut(n.max(1)).enumerate().for_each(|(r, row)| row.iter_mut().enumerate().for_each(|(c, v)| *v = e.info[at(r, c)]));
+        let at = |k: usize| if k / n <= k % n { upper(k / n, k % n) } else { upper(k % n, k / n) };
+        let g = Gram {
+            values: (0..n * n).into_par_iter().map(|k| e.values[at(k)]).collect(),
+            info: (0..n * n).into_par_iter().map(|k| e.info[at(k)]).collect(),
+            ..empty(self, 0, 0, &e)
+        };
+        let g = Gram { rows: n, cols: n, ..g };
         finish(g, &e.info, |k| (pairs[k].0 as usize, pairs[k].1 as usize))
     }
 

@@ -11,6 +11,7 @@ use super::paths::PathSet;
 use octile_types::sp::SpHistogram;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Every graph's histogram.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,21 +24,55 @@ pub struct Histograms {
     pub counts: Vec<u32>,
 }
 
-/// A node's label: the bits of its feature row (−0 as 0).
-fn label(row: &[f64]) -> Vec<u64> {
-    row.iter().map(|&v| if v == 0.0 { 0 } else { v.to_bits() }).collect()
+/// A fast multiplicative hash for the small integer keys here (labels, triples); not for
+/// untrusted keys' worst cases, which only cost time.
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
 }
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 impl Histograms {
     /// The histograms of a path set.
     pub fn build(set: &PathSet) -> Histograms {
+        // every node's label (the bits of its feature row, −0 as 0) as a small id: one lookup per
+        // node, not per path
+        let bits: Vec<u64> = set.nodes.iter().map(|&v| if v == 0.0 { 0 } else { v.to_bits() }).collect();
+        let mut label_id: FxMap<&[u64], u32> = FxMap::default();
+        let node_label: Vec<u32> = bits
+            .chunks(set.node_stride)
+            .map(|row| {
+                let next = label_id.len() as u32;
+                *label_id.entry(row).or_insert(next)
+            })
+            .collect();
         // per graph: its sorted (label u, label v, length bits) triples with counts
-        let per: Vec<Vec<((Vec<u64>, Vec<u64>, u64), u32)>> = (0..set.graphs.len())
+        let per: Vec<Vec<((u32, u32, u64), u32)>> = (0..set.graphs.len())
             .into_par_iter()
             .map(|g| {
-                let mut t: Vec<(Vec<u64>, Vec<u64>, u64)> = set.paths(g).map(|p| (label(set.node(g, set.sp_s[p] as usize)), label(set.node(g, set.sp_e[p] as usize)), set.sp_w[p].to_bits())).collect();
+                let base = set.graphs[g].node_offset as usize;
+                let mut t: Vec<(u32, u32, u64)> = set.paths(g).map(|p| (node_label[base + set.sp_s[p] as usize], node_label[base + set.sp_e[p] as usize], set.sp_w[p].to_bits())).collect();
                 t.sort_unstable();
-                let mut out: Vec<((Vec<u64>, Vec<u64>, u64), u32)> = Vec::new();
+                let mut out: Vec<((u32, u32, u64), u32)> = Vec::new();
                 for x in t {
                     match out.last_mut() {
                         Some((y, c)) if *y == x => *c += 1,
@@ -47,7 +82,7 @@ impl Histograms {
                 out
             })
             .collect();
-        let mut id_of: HashMap<(Vec<u64>, Vec<u64>, u64), u32> = HashMap::new();
+        let mut id_of: FxMap<(u32, u32, u64), u32> = FxMap::default();
         let mut h = Histograms::default();
         for run in per {
             let mut r: Vec<(u32, u32)> = run

@@ -53,6 +53,8 @@ impl ShortestPathKernel {
             Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
         };
         let length = config.path_length.kernel();
+        // start the thread pool now (its threads spawn at first use), not inside the first call
+        rayon::broadcast(|_| ());
         Ok(ShortestPathKernel { config, node, features, length, engine, control: RunControl::default() })
     }
 
@@ -72,8 +74,12 @@ impl GraphKernel for ShortestPathKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
         let t = Instant::now();
         let set = PathSet::build(graphs, &self.features)?;
+        let t_paths = t.elapsed().as_secs_f64() * 1e3;
         let histogram = self.config.is_histogram();
         let hist = histogram.then(|| Histograms::build(&set));
+        if std::env::var_os("OCTILE_TRACE").is_some() {
+            eprintln!("sp: {} paths at {t_paths:.2} ms, histograms at {:.2} ms", set.sp_s.len(), t.elapsed().as_secs_f64() * 1e3);
+        }
         let form = if histogram { "histogram dot products (Kronecker deltas, h = 0)" } else { "all pairs of paths" };
         let values: Vec<f64> = match &self.engine {
             Engine::Cpu => self.control.stream(blocks_of(pairs.len(), 1 << 14), |range| {
@@ -90,9 +96,12 @@ impl GraphKernel for ShortestPathKernel {
                 None => gpu::general_values(dev, &set, &self.node, &self.length, pairs, &self.control)?,
             },
         };
+        if std::env::var_os("OCTILE_TRACE").is_some() {
+            eprintln!("sp: {} values at {:.2} ms", values.len(), t.elapsed().as_secs_f64() * 1e3);
+        }
         let paths: usize = set.sp_s.len();
         Ok(Evaluation {
-            info: vec![PairInfo { iterations: 0, residual: 0.0, converged: true }; values.len()],
+            info: (0..values.len()).into_par_iter().map(|_| PairInfo { iterations: 0, residual: 0.0, converged: true }).collect(),
             values,
             seconds: t.elapsed().as_secs_f64(),
             details: format!("shortest-path kernel: {form}, {paths} paths over {} graphs", graphs.len()),

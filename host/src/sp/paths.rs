@@ -34,44 +34,62 @@ pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
     if n > u32::MAX as usize {
         return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("{n} nodes: more than the shortest-path kernel's 32-bit node indices") });
     }
-    let mut adj: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    // adjacency in CSR form (both directions, self-loops dropped)
+    let mut start = vec![0usize; n + 1];
     let mut unit = true;
     for e in g.edges() {
-        let (i, j) = (e.i as usize, e.j as usize);
-        if i == j {
+        if e.i == e.j {
             continue;
         }
         if !(e.weight.is_finite() && e.weight > 0.0) {
-            return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("edge ({i}, {j}) has weight {}: shortest paths need finite lengths > 0", e.weight) });
+            return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("edge ({}, {}) has weight {}: shortest paths need finite lengths > 0", e.i, e.j, e.weight) });
         }
         unit &= e.weight == 1.0;
-        adj[i].push((j, e.weight));
-        adj[j].push((i, e.weight));
+        start[e.i as usize + 1] += 1;
+        start[e.j as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut adj = vec![(0usize, 0.0f64); start[n]];
+    for e in g.edges().iter().filter(|e| e.i != e.j) {
+        let (i, j) = (e.i as usize, e.j as usize);
+        adj[fill[i]] = (j, e.weight);
+        fill[i] += 1;
+        adj[fill[j]] = (i, e.weight);
+        fill[j] += 1;
     }
     let mut out = Vec::new();
     let mut dist = vec![f64::INFINITY; n];
+    let mut queue = vec![0usize; n];
+    let mut heap = BinaryHeap::new();
     for s in 0..n {
         dist.fill(f64::INFINITY);
         dist[s] = 0.0;
         if unit {
-            let mut queue = std::collections::VecDeque::from([s]);
-            while let Some(u) = queue.pop_front() {
-                for &(v, _) in &adj[u] {
+            let (mut head, mut tail) = (0, 1);
+            queue[0] = s;
+            while head < tail {
+                let u = queue[head];
+                head += 1;
+                for &(v, _) in &adj[start[u]..start[u + 1]] {
                     if dist[v].is_infinite() {
                         dist[v] = dist[u] + 1.0;
-                        queue.push_back(v);
+                        queue[tail] = v;
+                        tail += 1;
                     }
                 }
             }
         } else {
             // Dijkstra; f64 lengths ordered by their bits (all ≥ 0, so the order is the same)
-            let mut heap = BinaryHeap::from([Reverse((0u64, s))]);
+            heap.push(Reverse((0u64, s)));
             while let Some(Reverse((bits, u))) = heap.pop() {
                 let d = f64::from_bits(bits);
                 if d > dist[u] {
                     continue;
                 }
-                for &(v, w) in &adj[u] {
+                for &(v, w) in &adj[start[u]..start[u + 1]] {
                     let nd = d + w;
                     if nd < dist[v] {
                         dist[v] = nd;
@@ -90,6 +108,7 @@ impl PathSet {
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<PathSet> {
         let per: Vec<(Vec<(u32, u32, f64)>, Vec<f64>)> = graphs
             .par_iter()
+            .with_min_len(16)
             .enumerate()
             .map(|(k, g)| {
                 let idx = feature_indices("node", features, g.node_feature_names(), k)?;
