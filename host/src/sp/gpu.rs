@@ -8,6 +8,7 @@ use crate::gram::control::{RunControl, blocks_of};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpParams};
 use octile_types::{KernelSpec, PairJob};
+use rayon::prelude::*;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
     if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
@@ -28,7 +29,7 @@ fn check_set(set: &PathSet) -> Result<()> {
 /// Jobs of `pairs`, each graph index checked against `n_graphs`.
 fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {
     check(pairs.iter().all(|&(a, b)| (a as usize) < n_graphs && (b as usize) < n_graphs), || "a pair names a graph past the set".into())?;
-    Ok(pairs.iter().map(|&(a, b)| PairJob { g1: a, g2: b, scratch_offset: 0 }).collect())
+    Ok(pairs.par_iter().map(|&(a, b)| PairJob { g1: a, g2: b, scratch_offset: 0 }).collect())
 }
 
 /// The general form on the GPU: one value per pair.

@@ -51,6 +51,9 @@ impl Hasher for Fx {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
+/// (label id of u, label id of v, length bits).
+type Triple = (u32, u32, u64);
+
 impl Histograms {
     /// The histograms of a path set.
     pub fn build(set: &PathSet) -> Histograms {
@@ -66,13 +69,13 @@ impl Histograms {
             })
             .collect();
         // per graph: its sorted (label u, label v, length bits) triples with counts
-        let per: Vec<Vec<((u32, u32, u64), u32)>> = (0..set.graphs.len())
+        let per: Vec<Vec<(Triple, u32)>> = (0..set.graphs.len())
             .into_par_iter()
             .map(|g| {
                 let base = set.graphs[g].node_offset as usize;
                 let mut t: Vec<(u32, u32, u64)> = set.paths(g).map(|p| (node_label[base + set.sp_s[p] as usize], node_label[base + set.sp_e[p] as usize], set.sp_w[p].to_bits())).collect();
                 t.sort_unstable();
-                let mut out: Vec<((u32, u32, u64), u32)> = Vec::new();
+                let mut out: Vec<(Triple, u32)> = Vec::new();
                 for x in t {
                     match out.last_mut() {
                         Some((y, c)) if *y == x => *c += 1,
@@ -82,7 +85,7 @@ impl Histograms {
                 out
             })
             .collect();
-        let mut id_of: FxMap<(u32, u32, u64), u32> = FxMap::default();
+        let mut id_of: FxMap<Triple, u32> = FxMap::default();
         let mut h = Histograms::default();
         for run in per {
             let mut r: Vec<(u32, u32)> = run

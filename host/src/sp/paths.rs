@@ -30,6 +30,39 @@ pub struct PathSet {
 
 /// One graph's paths: (u, v, length) for u ≠ v with a finite distance, u-major.
 pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
+    let mut out = Vec::with_capacity(path_count(g));
+    for_each_path(g, graph, |u, v, d| out.push((u, v, d)))?;
+    Ok(out)
+}
+
+/// Ordered node pairs u ≠ v in one connected component: how many paths [`for_each_path`] emits
+/// (union–find over the edges; self-loops join nothing).
+pub fn path_count(g: &Graph) -> usize {
+    let n = g.n_nodes();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for e in g.edges() {
+        let (a, b) = (root(&mut parent, e.i as usize), root(&mut parent, e.j as usize));
+        if a != b {
+            parent[a] = b;
+        }
+    }
+    let mut size = vec![0usize; n];
+    for x in 0..n {
+        let r = root(&mut parent, x);
+        size[r] += 1;
+    }
+    size.iter().map(|&c| c * c.saturating_sub(1)).sum()
+}
+
+/// Calls `emit(u, v, length)` for every path of `g`, u-major.
+pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64)) -> Result<()> {
     let n = g.n_nodes();
     if n > u32::MAX as usize {
         return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("{n} nodes: more than the shortest-path kernel's 32-bit node indices") });
@@ -60,7 +93,6 @@ pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
         adj[fill[j]] = (i, e.weight);
         fill[j] += 1;
     }
-    let mut out = Vec::new();
     let mut dist = vec![f64::INFINITY; n];
     let mut queue = vec![0usize; n];
     let mut heap = BinaryHeap::new();
@@ -98,39 +130,64 @@ pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
                 }
             }
         }
-        out.extend((0..n).filter(|&v| v != s && dist[v].is_finite()).map(|v| (s as u32, v as u32, dist[v])));
+        for (v, &d) in dist.iter().enumerate() {
+            if v != s && d.is_finite() {
+                emit(s as u32, v as u32, d);
+            }
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 impl PathSet {
     /// The paths of `graphs` and the rows of the node features `features` (by name).
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<PathSet> {
-        let per: Vec<(Vec<(u32, u32, f64)>, Vec<f64>)> = graphs
-            .par_iter()
-            .with_min_len(16)
-            .enumerate()
-            .map(|(k, g)| {
-                let idx = feature_indices("node", features, g.node_feature_names(), k)?;
-                let rows: Vec<f64> = (0..g.n_nodes()).flat_map(|i| if idx.is_empty() { vec![0.0] } else { idx.iter().map(|&f| g.node_features(i)[f]).collect() }).collect();
-                Ok((shortest_paths(g, k)?, rows))
-            })
-            .collect::<Result<_>>()?;
-        let total: usize = per.iter().map(|p| p.0.len()).sum();
+        // sizes first (union–find), then every graph writes its paths into its own slices of the
+        // final arrays, in parallel: no per-graph buffers, no copies
+        let counts: Vec<usize> = graphs.par_iter().map(path_count).collect();
+        let total: usize = counts.iter().sum();
         if total > u32::MAX as usize {
             return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
         }
-        let mut set = PathSet { graphs: Vec::with_capacity(graphs.len()), sp_s: Vec::with_capacity(total), sp_e: Vec::with_capacity(total), sp_w: Vec::with_capacity(total), nodes: Vec::new(), node_stride: features.len().max(1) };
-        for ((paths, rows), g) in per.into_iter().zip(graphs) {
-            set.graphs.push(SpGraph { path_offset: set.sp_s.len() as u32, n_paths: paths.len() as u32, node_offset: (set.nodes.len() / set.node_stride) as u32, n_nodes: g.n_nodes() as u32 });
-            for (u, v, d) in paths {
-                set.sp_s.push(u);
-                set.sp_e.push(v);
-                set.sp_w.push(d);
-            }
-            set.nodes.extend(rows);
+        let node_stride = features.len().max(1);
+        let (mut sp_s, mut sp_e, mut sp_w) = (vec![0u32; total], vec![0u32; total], vec![0.0f64; total]);
+        let mut parts = Vec::with_capacity(graphs.len());
+        let (mut rs, mut re, mut rw) = (&mut sp_s[..], &mut sp_e[..], &mut sp_w[..]);
+        for &c in &counts {
+            let (a, r1) = std::mem::take(&mut rs).split_at_mut(c);
+            let (b, r2) = std::mem::take(&mut re).split_at_mut(c);
+            let (d, r3) = std::mem::take(&mut rw).split_at_mut(c);
+            (rs, re, rw) = (r1, r2, r3);
+            parts.push((a, b, d));
         }
-        Ok(set)
+        parts.into_par_iter().zip(graphs.par_iter()).enumerate().with_min_len(16).try_for_each(|(k, ((s, e, w), g))| {
+            let mut i = 0;
+            for_each_path(g, k, |u, v, d| {
+                (s[i], e[i], w[i]) = (u, v, d);
+                i += 1;
+            })?;
+            if i == s.len() { Ok(()) } else { Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) }) }
+        })?;
+        let rows: Vec<Vec<f64>> = graphs
+            .par_iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let idx = feature_indices("node", features, g.node_feature_names(), k)?;
+                Ok(if idx.is_empty() { vec![0.0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| g.node_features(i)[f])).collect() })
+            })
+            .collect::<Result<_>>()?;
+        let (mut path_offset, mut node_offset) = (0u32, 0u32);
+        let descs = counts
+            .iter()
+            .zip(graphs)
+            .map(|(&c, g)| {
+                let d = SpGraph { path_offset, n_paths: c as u32, node_offset, n_nodes: g.n_nodes() as u32 };
+                path_offset += c as u32;
+                node_offset += g.n_nodes() as u32;
+                d
+            })
+            .collect();
+        Ok(PathSet { graphs: descs, sp_s, sp_e, sp_w, nodes: rows.into_par_iter().flatten_iter().collect(), node_stride })
     }
 
     /// Graph g's node row i.
