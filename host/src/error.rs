@@ -38,6 +38,14 @@ pub enum OctileError {
         what: String,
     },
     /// I/O failure on a path.
+    /// An output path that cannot take the result (checked before any work).
+    #[error("output {}: {what}", path.display())]
+    Output {
+        /// The path asked for.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
     #[error("{}: {source}", path.display())]
     Io {
         /// The file.

@@ -276,3 +276,35 @@ fn cli_dense_walk_flag_and_key_select_the_walk_and_keep_the_values() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("dense_walk must be \"shared\" or \"blocked\"") && err.contains("bad.toml"), "{err}");
 }
+
+#[test]
+fn shortest_path_method_runs_from_the_kernel_toml_and_equals_the_library() {
+    let dir = scratch_dir("cli-sp");
+    let out = dir.join("K.npy");
+    let tiny = root().join("examples/tiny.jsonl");
+    let toml = root().join("examples/sp-continuous.toml");
+    let st = exe().args(["gram", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).status().unwrap();
+    assert!(st.success());
+    let (dims, vals) = load_npy(&out);
+    assert_eq!(dims, [3, 3]);
+    let mut cfg = octile::SpConfig::from_toml(&std::fs::read_to_string(&toml).unwrap()).unwrap();
+    cfg.backend = Backend::Cpu;
+    let graphs = read(&tiny, None, false).unwrap().graphs;
+    let lib = octile::ShortestPathKernel::new(cfg).unwrap().gram(&graphs).unwrap();
+    assert_eq!(vals, lib.values, "cli and library, same backend: bit for bit");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    assert_eq!(summary["method"], "shortest_path");
+    assert!(summary["details"].as_str().unwrap().contains("all pairs of paths"), "{summary}");
+}
+
+#[test]
+fn bad_output_names_fail_before_any_work_and_write_nothing() {
+    let dir = scratch_dir("cli-out");
+    for (name, want) in [("missing/K.npy", "does not exist"), ("K.json", "written as .npy"), ("K.txt", "written as .npy"), ("K", "written as .npy")] {
+        let out = dir.join(name);
+        let o = exe().args(["gram", "nws:2", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{name}: {err}");
+        assert!(!out.exists() && !out.with_extension("json").exists(), "{name}: something was written");
+    }
+}

@@ -34,6 +34,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Write a matrix as `.npy` or `.csv` (by extension).
+/// Checks, before any work, that `path` can take a matrix: its extension is `.npy` or `.csv` (the
+/// JSON summary goes beside it as `.json`, so no other extension could not collide or mislead) and its
+/// folder exists.
+pub fn check_output(path: &Path) -> Result<()> {
+    let bad = |what: String| Err(OctileError::Output { path: path.to_path_buf(), what });
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("npy") | Some("csv") => {}
+        _ => return bad("the matrix is written as .npy (float64) or .csv; name the file so (the summary goes beside it as .json)".into()),
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return bad(format!("folder {} does not exist", dir.display()));
+    }
+    Ok(())
+}
+
 pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Result<()> {
     let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let bytes = if csv {

@@ -113,6 +113,8 @@ pub fn gram(a: GramArgs) -> Result<()> {
 /// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
 /// matrix and its JSON summary (`method`: the method's own fields, merged in).
 fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn GraphKernel>>, method: serde_json::Value) -> Result<()> {
+    // a bad output name fails now, not after the computation
+    npy::check_output(&a.out)?;
     let format = parse_format(a.format.as_deref())?;
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let (x, skipped_x) = load(&a.inputs, &ropt)?;

@@ -38,6 +38,7 @@ pub struct NodalArgs {
 
 pub fn nodal(a: NodalArgs) -> Result<()> {
     let NodalArgs { inputs, pair, kernel, out, backend, precision, format, reorder, pdb_cutoff } = a;
+    npy::check_output(&out)?;
     let (i, j) = pair
         .split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse::<usize>().ok()?, b.trim().parse::<usize>().ok()?)))
