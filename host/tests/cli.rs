@@ -308,3 +308,18 @@ fn bad_output_names_fail_before_any_work_and_write_nothing() {
         assert!(!out.exists() && !out.with_extension("json").exists(), "{name}: something was written");
     }
 }
+
+#[test]
+fn an_overflowing_value_is_a_reported_failure_not_a_result() {
+    // K ∝ p²: p = 1e200 overflows every entry; each is reported as failed (exit 3, listed in the
+    // summary) rather than written as a silent inf with exit 0
+    let dir = scratch_dir("cli-inf");
+    let (toml, out) = (dir.join("k.toml"), dir.join("K.npy"));
+    std::fs::write(&toml, "q = 0.1\np = 1e200\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
+    let o = exe().args(["gram", "nws:2", "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    // every entry of the 2 × 2 matrix (3 pairs, one mirrored)
+    assert_eq!(summary["non_converged"].as_array().unwrap().len(), 4, "{summary}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("3 pair(s) did not converge"));
+}

@@ -58,7 +58,7 @@ pub trait GraphKernel {
     fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
-        let e = self.evaluate(graphs, &pairs)?;
+        let e = finite(self.evaluate(graphs, &pairs)?);
         // entry (r, c) of the full matrix, built in parallel: pair (i, j), i ≤ j, is pair number
         // i·n − i(i−1)/2 + j − i
         let n = n as usize;
@@ -78,13 +78,13 @@ pub trait GraphKernel {
         let all: Vec<Graph> = x.iter().chain(y).cloned().collect();
         let (nx, ny) = (x.len() as u32, y.len() as u32);
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
-        let e = self.evaluate(&all, &pairs)?;
+        let e = finite(self.evaluate(&all, &pairs)?);
         finish(filled(self, x.len(), y.len(), &e), &e.info, |k| (pairs[k].0 as usize, (pairs[k].1 - nx) as usize))
     }
 
     /// K(G, G) for each graph.
     fn diag(&self, graphs: &[Graph]) -> Result<Vec<f64>> {
-        let e = self.evaluate_self(graphs)?;
+        let e = finite(self.evaluate_self(graphs)?);
         Ok(finish(filled(self, graphs.len(), 1, &e), &e.info, |k| (k, k))?.values)
     }
 
@@ -93,25 +93,59 @@ pub trait GraphKernel {
     /// `graphs` is an `InvalidConfig` error naming it.
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
         let list = listed(graphs, pairs)?;
-        let e = self.evaluate(graphs, &list)?;
+        let e = finite(self.evaluate(graphs, &list)?);
         finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])
     }
 
     /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
+    /// When pairs fail, the error's partial matrix is normalized too (with the diagonal it has), so
+    /// what is written is what the summary says.
     fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
-        let mut g = self.gram(graphs)?;
-        let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
-        normalize(&mut g, &d, &d);
-        Ok(g)
+        let norm = |g: &mut Gram| {
+            let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
+            normalize(g, &d, &d);
+        };
+        match self.gram(graphs) {
+            Ok(mut g) => {
+                norm(&mut g);
+                Ok(g)
+            }
+            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
+                norm(&mut partial);
+                Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// K(X, Y) normalized with diag(X) and diag(Y).
+    /// When pairs of K(X, Y) fail, the error's partial matrix is normalized too (a failing diagonal
+    /// pair fails the call as before).
     fn gram_between_normalized(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
-        let mut g = self.gram_between(x, y)?;
         let (dx, dy) = (self.diag(x)?, self.diag(y)?);
-        normalize(&mut g, &dx, &dy);
-        Ok(g)
+        match self.gram_between(x, y) {
+            Ok(mut g) => {
+                normalize(&mut g, &dx, &dy);
+                Ok(g)
+            }
+            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
+                normalize(&mut partial, &dx, &dy);
+                Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
+            }
+            Err(e) => Err(e),
+        }
     }
+}
+
+/// `e` with every pair whose value is not finite (±inf, NaN: e.g. an overflowing p) marked as failed,
+/// so it is reported as a failure, never passed on as a result.
+pub fn finite(mut e: Evaluation) -> Evaluation {
+    for (v, i) in e.values.iter().zip(e.info.iter_mut()) {
+        if !v.is_finite() {
+            i.converged = false;
+        }
+    }
+    e
 }
 
 /// `pairs` as evaluation indices, or an error naming the first index outside `graphs`.
@@ -207,6 +241,24 @@ mod tests {
         fn device_name(&self) -> String {
             "toy device".into()
         }
+    }
+
+    #[test]
+    fn failures_keep_the_partial_matrix_normalized_and_non_finite_values_fail() {
+        let (toy, all) = (Toy::new(Some((2, 3))), graphs(4));
+        match toy.gram_normalized(&all) {
+            Err(OctileError::NoConvergence { partial, n_failed, .. }) => {
+                assert_eq!(n_failed, 1);
+                for i in 0..4 {
+                    close(partial.get(i, i), 1.0, &format!("partial normalized diagonal {i}"));
+                }
+                close(partial.get(0, 3), Toy::k(&all, 0, 3) / (Toy::k(&all, 0, 0) * Toy::k(&all, 3, 3)).sqrt(), "partial normalized K[0][3]");
+            }
+            other => panic!("expected NoConvergence, got {other:?}"),
+        }
+        let mut e = Evaluation { values: vec![1.0, f64::INFINITY, f64::NAN], info: vec![PairInfo { iterations: 1, residual: 0.0, converged: true }; 3], seconds: 0.0, details: String::new() };
+        e = finite(e);
+        assert_eq!(e.info.iter().map(|i| i.converged).collect::<Vec<_>>(), [true, false, false]);
     }
 
     /// Graphs of 1, 2, ..., n nodes (no edges): graph i has i + 1 nodes.
