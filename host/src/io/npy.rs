@@ -29,14 +29,17 @@ pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
     let mut f = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-    f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+    // a failed write or rename leaves no .partial file behind
+    let done = f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
-/// Write a matrix as `.npy` or `.csv` (by extension).
 /// Checks, before any work, that `path` can take a matrix: its extension is `.npy` or `.csv` (the
-/// JSON summary goes beside it as `.json`, so no other extension could not collide or mislead) and its
-/// folder exists.
+/// JSON summary goes beside it as `.json`, which any other extension could collide with or mislead)
+/// and its folder exists.
 pub fn check_output(path: &Path) -> Result<()> {
     let bad = |what: String| Err(OctileError::Output { path: path.to_path_buf(), what });
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
@@ -50,6 +53,7 @@ pub fn check_output(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Write a matrix as `.npy` or `.csv` (by extension).
 pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Result<()> {
     let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let bytes = if csv {
@@ -64,4 +68,22 @@ pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Re
         npy_bytes(values, rows, cols)
     };
     write_atomic(path, &bytes)
+}
+
+#[cfg(test)]
+mod atomic_tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_neither_the_file_nor_a_partial_behind() {
+        let dir = std::env::temp_dir().join(format!("octile-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("K.npy")).unwrap(); // a folder where the file should go: rename fails
+        let e = write_atomic(&dir.join("K.npy"), b"x").unwrap_err().to_string();
+        assert!(e.contains("K.npy"), "{e}");
+        assert!(!dir.join("K.npy.partial").exists(), "partial file left behind");
+        write_atomic(&dir.join("ok.npy"), b"y").unwrap();
+        assert_eq!(std::fs::read(dir.join("ok.npy")).unwrap(), b"y");
+        assert!(!dir.join("ok.npy.partial").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
