@@ -155,3 +155,29 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     let name = ctx.name().map_err(|e| e.to_string())?;
     Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version, max_smem_optin_bytes, kernels_from }))
 }
+
+/// Where a method's computation runs: all CPU cores, or a GPU. Methods pick it from a
+/// [`crate::Backend`] and name it in their results.
+pub enum Engine {
+    /// rayon over the CPU cores.
+    Cpu,
+    /// The GPU.
+    Cuda(Arc<GpuDevice>),
+}
+
+impl Engine {
+    /// "cpu" or "cuda".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+    /// Human-readable device.
+    pub fn describe(&self) -> String {
+        match self {
+            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
+            Engine::Cuda(d) => d.describe(),
+        }
+    }
+}

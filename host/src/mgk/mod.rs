@@ -17,7 +17,7 @@ use crate::error::{OctileError, Result};
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel, filled, finish, listed};
 use crate::gram::matrix::PairInfo;
-use crate::gpu::GpuDevice;
+use crate::gpu::Engine;
 use crate::graph::Graph;
 use crate::reorder::Reordering;
 use config::{DenseWalk, KernelConfig, ResolvedKernel, gathered};
@@ -69,10 +69,6 @@ struct Solved {
 /// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
 type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<String>);
 
-enum Engine {
-    Cpu,
-    Cuda(Arc<GpuDevice>),
-}
 
 /// The marginalized graph kernel, configured once and applied to many graph sets.
 pub struct MarginalizedGraphKernel {
@@ -337,17 +333,11 @@ impl GraphKernel for MarginalizedGraphKernel {
     }
 
     fn backend_name(&self) -> &'static str {
-        match self.engine {
-            Engine::Cpu => "cpu",
-            Engine::Cuda(_) => "cuda",
-        }
+        self.engine.name()
     }
 
     fn device_name(&self) -> String {
-        match &self.engine {
-            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
-            Engine::Cuda(d) => d.describe(),
-        }
+        self.engine.describe()
     }
 }
 

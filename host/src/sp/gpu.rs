@@ -5,10 +5,11 @@ use super::paths::PathSet;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpParams};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
 use octile_types::{KernelSpec, PairJob};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
     if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
@@ -26,6 +27,11 @@ fn check_set(set: &PathSet) -> Result<()> {
     Ok(())
 }
 
+/// `v` on the device (one `pad` element when empty: the driver allocates nothing of size 0).
+fn upload<T: DeviceRepr + Clone>(s: &Arc<CudaStream>, v: &[T], pad: T) -> Result<CudaSlice<T>> {
+    Ok(if v.is_empty() { s.clone_htod(&[pad])? } else { s.clone_htod(v)? })
+}
+
 /// Jobs of `pairs`, each graph index checked against `n_graphs`.
 fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {
     check(pairs.iter().all(|&(a, b)| (a as usize) < n_graphs && (b as usize) < n_graphs), || "a pair names a graph past the set".into())?;
@@ -37,12 +43,8 @@ pub fn general_values(dev: &GpuDevice, set: &PathSet, node: &KernelSpec, length:
     check_set(set)?;
     check(node.terms().iter().all(|t| t.kind == 0 || (t.feature as usize) < set.node_stride), || "node kernel feature outside the node rows".into())?;
     let s = &dev.stream;
-    let pad = |v: &[u32]| if v.is_empty() { vec![0u32] } else { v.to_vec() };
-    let (sp_s, sp_e) = (s.clone_htod(&pad(&set.sp_s))?, s.clone_htod(&pad(&set.sp_e))?);
-    let sp_w = s.clone_htod(if set.sp_w.is_empty() { &[0.0][..] } else { &set.sp_w })?;
-    let nodes = s.clone_htod(if set.nodes.is_empty() { &[0.0][..] } else { &set.nodes })?;
-    let one = [octile_types::sp::SpGraph::default()];
-    let graphs = s.clone_htod(if set.graphs.is_empty() { &one[..] } else { &set.graphs })?;
+    let (sp_s, sp_e, sp_w) = (upload(s, &set.sp_s, 0)?, upload(s, &set.sp_e, 0)?, upload(s, &set.sp_w, 0.0)?);
+    let (nodes, graphs) = (upload(s, &set.nodes, 0.0)?, upload(s, &set.graphs, SpGraph::default())?);
     let f = dev.function(SP_GENERAL_F64)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 16), |range| {
@@ -71,10 +73,7 @@ pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl
     check(h.counts.len() == h.ids.len() && h.runs.iter().all(|r| (r.offset + r.len) as usize <= h.ids.len()), || "histogram runs past their arrays".into())?;
     check(h.runs.iter().all(|r| h.ids[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || "histogram ids not ascending".into())?;
     let s = &dev.stream;
-    let pad = |v: &[u32]| if v.is_empty() { vec![0u32] } else { v.to_vec() };
-    let (ids, counts) = (s.clone_htod(&pad(&h.ids))?, s.clone_htod(&pad(&h.counts))?);
-    let one = [octile_types::sp::SpHistogram::default()];
-    let runs = s.clone_htod(if h.runs.is_empty() { &one[..] } else { &h.runs })?;
+    let (ids, counts, runs) = (upload(s, &h.ids, 0)?, upload(s, &h.counts, 0)?, upload(s, &h.runs, SpHistogram::default())?);
     let f = dev.function(SP_HISTOGRAM_DOT)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 20), |range| {

@@ -13,7 +13,7 @@ pub mod paths;
 
 use crate::backend::Backend;
 use crate::error::{OctileError, Result};
-use crate::gpu::GpuDevice;
+use crate::gpu::Engine;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel};
 use crate::gram::matrix::PairInfo;
@@ -24,13 +24,8 @@ use octile_types::KernelSpec;
 use octile_types::sp::LengthKernel;
 use paths::PathSet;
 use rayon::prelude::*;
-use std::sync::Arc;
 use std::time::Instant;
 
-enum Engine {
-    Cpu,
-    Cuda(Arc<GpuDevice>),
-}
 
 /// The shortest-path kernel on a backend.
 pub struct ShortestPathKernel {
@@ -113,16 +108,10 @@ impl GraphKernel for ShortestPathKernel {
     }
 
     fn backend_name(&self) -> &'static str {
-        match self.engine {
-            Engine::Cpu => "cpu",
-            Engine::Cuda(_) => "cuda",
-        }
+        self.engine.name()
     }
 
     fn device_name(&self) -> String {
-        match &self.engine {
-            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
-            Engine::Cuda(d) => d.describe(),
-        }
+        self.engine.describe()
     }
 }
