@@ -120,6 +120,21 @@ fn tu_folder_and_bad_ids() {
 }
 
 #[test]
+fn a_tu_graph_id_in_the_trillions_is_refused_before_allocating() {
+    let dir = std::env::temp_dir().join(format!("octile-tu-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("DS_A.txt"), "1, 2
+2, 1
+").unwrap();
+    std::fs::write(dir.join("DS_graph_indicator.txt"), "1
+4000000000000
+").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 2, "{what}");
+    assert!(what.contains("graph id 4000000000000 exceeds the 2 nodes"), "{what}");
+}
+
+#[test]
 fn config_errors_list_what_exists() {
     let e = KernelConfig::from_toml("q = 0.05\nqq = 1\n").unwrap_err().to_string();
     assert!(e.contains("unknown key 'qq'") && e.contains("known keys"), "{e}");
@@ -185,6 +200,15 @@ fn sdf_records_hydrogens_charges_and_errors() {
     let (line, what) = parse_error(read(&tmp("u.sdf", &unknown), None, false));
     assert_eq!(line, 7, "{what}");
     assert!(what.contains("unknown element"), "{what}");
+}
+
+#[test]
+fn pdb_coordinate_beyond_any_structure_is_an_error_with_its_line() {
+    let line = |x: &str| format!("ATOM      1 N    ALA A   1    {x:>8}{:>8.3}{:>8.3}  1.00  0.00           N\n", 0.0, 0.0);
+    let p = tmp("far.pdb", &[line("1.000"), line("1e300")].concat());
+    let (ln, what) = parse_error(read(&p, None, false));
+    assert_eq!(ln, 2, "{what}");
+    assert!(what.contains("coordinate 1e300"), "{what}");
 }
 
 #[test]

@@ -18,6 +18,10 @@ fn field(line: &str, a: usize, b: usize) -> &str {
     line.get(a..b.min(line.len())).unwrap_or("").trim()
 }
 
+/// Largest |coordinate| accepted (Å): far past what the PDB columns hold, far below where cell
+/// indices overflow.
+const MAX_COORDINATE: f64 = 1e9;
+
 /// Heavy atoms (atomic number, position) of the first model.
 pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
     let mut out = Vec::new();
@@ -30,8 +34,9 @@ pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
         }
         let coord = |a, b| field(line, a, b).parse::<f64>().map_err(|_| parse_err(path, ln + 1, format!("bad coordinate in columns {}-{}: '{}'", a + 1, b, field(line, a, b))));
         let xyz = [coord(30, 38)?, coord(38, 46)?, coord(46, 54)?];
-        if xyz.iter().any(|v| !v.is_finite()) {
-            return Err(parse_err(path, ln + 1, "non-finite coordinate"));
+        // the fixed columns hold |v| < 10^4 Å; far beyond that (1e300) a cell index would overflow
+        if let Some(v) = xyz.iter().find(|v| !(v.abs() <= MAX_COORDINATE)) {
+            return Err(parse_err(path, ln + 1, format!("coordinate {v:e} is not a finite number within ±{MAX_COORDINATE:e} Å")));
         }
         let mut el = field(line, 76, 78).to_string();
         // pre-2.0 files (e.g. ASTRAL/SCOP domains) have no element columns: 73-80 hold a segment id

@@ -32,6 +32,11 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {
         return Err(parse_err(&gi_path, k + 1, "graph ids are 1-based"));
     }
+    // every graph has at least one node, so no id can exceed the node count: a larger one (a typo, a
+    // wrong file) is refused here, before anything is allocated for it
+    if let Some((k, &g)) = indicator.iter().enumerate().find(|(_, g)| **g as usize > indicator.len()) {
+        return Err(parse_err(&gi_path, k + 1, format!("graph id {g} exceeds the {} nodes listed: ids run 1..=graphs and every graph has a node", indicator.len())));
+    }
     if let Some(nl) = &node_labels
         && nl.len() != indicator.len()
     {
