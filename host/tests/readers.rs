@@ -88,6 +88,11 @@ fn smiles_atoms_bonds_and_errors() {
     assert_eq!(line, 1, "{what}");
     let l = read(&tmp("skip.smi", "CC\nC1CC(\nCN\n"), None, true).unwrap();
     assert_eq!((l.graphs.len(), l.skipped), (2, 1));
+    // a ring closure to the same atom is an error (RDKit's rule), not a silently lost bond
+    let p = tmp("self.smi", "CC\nC11\n");
+    let (line, what) = parse_error(read(&p, None, false));
+    assert_eq!(line, 2, "{what}");
+    assert!(what.contains("to itself"), "{what}");
 }
 
 #[test]
@@ -200,6 +205,13 @@ fn sdf_records_hydrogens_charges_and_errors() {
     let (line, what) = parse_error(read(&tmp("u.sdf", &unknown), None, false));
     assert_eq!(line, 7, "{what}");
     assert!(what.contains("unknown element"), "{what}");
+    // bond types outside the molecule's 1–4 are errors with their line, not single bonds
+    for (t, want) in [("5", "query bond"), ("9", "outside the V2000 types")] {
+        let odd = ETHANOL_SDF.replace("  2  3  2  0", &format!("  2  3  {t}  0"));
+        let (line, what) = parse_error(read(&tmp("q.sdf", &odd), None, false));
+        assert_eq!(line, 10, "{what}");
+        assert!(what.contains(want), "{what}");
+    }
 }
 
 #[test]

@@ -46,6 +46,13 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
             (Some(a), Some(b), Some(t)) => (a, b, t),
             _ => return Err((first + 4 + na + k, format!("bad bond line '{l}'"))),
         };
+        // V2000 bond types: 1–3 single/double/triple, 4 aromatic; 5–8 are query bonds (no chemical
+        // order), anything else is outside the format: both are errors, never a single bond
+        match t {
+            1..=4 => {}
+            5..=8 => return Err((first + 4 + na + k, format!("bond type {t} is a query bond (5–8), not a bond of a molecule"))),
+            _ => return Err((first + 4 + na + k, format!("bond type {t} is outside the V2000 types 1–8"))),
+        }
         if a < 1 || b < 1 || a > na || b > na {
             return Err((first + 4 + na + k, format!("bond ({a}, {b}) refers to an atom outside 1..={na}")));
         }
@@ -98,11 +105,8 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
         if z[a] == 1 || z[b] == 1 {
             continue;
         }
-        let order = match t {
-            1..=4 => t as f64,
-            _ => 1.0,
-        };
-        g.add_edge(index[a], index[b], 1.0, &[order]).map_err(|e| (first, e.to_string()))?;
+        // t in 1..=4 (checked where the line was read)
+        g.add_edge(index[a], index[b], 1.0, &[t as f64]).map_err(|e| (first, e.to_string()))?;
     }
     g.validate().map_err(|e| (first, e.to_string()))?;
     Ok(g)

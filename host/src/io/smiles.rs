@@ -54,7 +54,11 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
     }
     for (i, atom) in atoms.iter().enumerate() {
         for b in &atom.bonds {
-            if b.tid <= i {
+            // a ring closure back to its own atom ('C11'): RDKit refuses it, and it is no bond
+            if b.tid == i {
+                return Err(format!("SMILES '{smiles}': a ring closure bonds atom {i} to itself"));
+            }
+            if b.tid < i {
                 continue;
             }
             let order = match b.kind {
