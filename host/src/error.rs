@@ -46,12 +46,14 @@ pub enum OctileError {
         /// What is wrong.
         what: String,
     },
-    #[error("{}: {source}", path.display())]
+    /// (The cause is in the message, not a `source()`: a message printed with its chain would
+    /// otherwise say it twice.)
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Some pairs did not converge; `partial` holds every value computed (non-converged ones
     /// included, flagged in its per-pair info).

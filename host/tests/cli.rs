@@ -323,3 +323,11 @@ fn an_overflowing_value_is_a_reported_failure_not_a_result() {
     assert_eq!(summary["non_converged"].as_array().unwrap().len(), 4, "{summary}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("3 pair(s) did not converge"));
 }
+
+#[test]
+fn a_missing_input_is_reported_once_with_its_path() {
+    let o = exe().args(["gram", "/nonexistent-octile/x.smi", "--out", std::env::temp_dir().join("octile-missing.npy").to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("/nonexistent-octile/x.smi"), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "the cause printed once: {err}");
+}

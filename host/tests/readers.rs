@@ -125,6 +125,15 @@ fn tu_folder_and_bad_ids() {
 }
 
 #[test]
+fn a_byte_that_is_not_utf8_names_its_line_and_column() {
+    let p = std::env::temp_dir().join(format!("octile-utf8-{}.smi", std::process::id()));
+    std::fs::write(&p, b"CC\nCCO\nC\xffC\n").unwrap();
+    let (line, what) = parse_error(read(&p, None, false));
+    assert_eq!(line, 3, "{what}");
+    assert!(what.contains("byte 255 at column 2 is not UTF-8"), "{what}");
+}
+
+#[test]
 fn a_tu_graph_id_in_the_trillions_is_refused_before_allocating() {
     let dir = std::env::temp_dir().join(format!("octile-tu-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

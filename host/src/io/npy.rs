@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 fn io_err(path: &Path, source: std::io::Error) -> OctileError {
-    OctileError::Io { path: path.into(), source }
+    OctileError::Io { path: path.into(), cause: source }
 }
 
 /// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).

@@ -91,7 +91,7 @@ pub fn contact_graph(atoms: &[(u32, [f64; 3])], rc: f64) -> Graph {
 
 /// Read one PDB file (`.gz` is decompressed) as one graph.
 pub fn read(path: &Path, cutoff: f64) -> Result<Loaded> {
-    let bytes = std::fs::read(path).map_err(|source| OctileError::Io { path: path.into(), source })?;
+    let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
     let text = if path.extension().is_some_and(|e| e == "gz") {
         let mut s = String::new();
         flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut s).map_err(|e| parse_err(path, 0, format!("gzip: {e}")))?;

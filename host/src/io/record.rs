@@ -13,8 +13,19 @@ pub struct Loaded {
     pub skipped: usize,
 }
 
+/// A whole text file. A byte sequence that is not UTF-8 is a parse error naming its line (1-based)
+/// and column, not an I/O error about the whole file; a directory given as a file says so.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| OctileError::Io { path: path.into(), source })
+    if path.is_dir() {
+        return Err(parse_err(path, 0, "a folder where a file was expected (a TU dataset folder is read as one input; give files otherwise)"));
+    }
+    let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        parse_err(path, line, format!("byte {} at column {col} is not UTF-8 text", e.as_bytes()[good.len()]))
+    })
 }
 
 pub(crate) fn parse_err(path: &Path, line: usize, what: impl Into<String>) -> OctileError {

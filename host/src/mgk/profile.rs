@@ -178,7 +178,7 @@ impl ProfileFile {
 
     /// Read a file.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| OctileError::Io { path: path.to_path_buf(), source: e })?;
+        let text = std::fs::read_to_string(path).map_err(|e| OctileError::Io { path: path.to_path_buf(), cause: e })?;
         Self::parse(&text, path)
     }
 
