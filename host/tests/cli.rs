@@ -331,3 +331,20 @@ fn a_missing_input_is_reported_once_with_its_path() {
     assert!(!o.status.success() && err.contains("/nonexistent-octile/x.smi"), "{err}");
     assert_eq!(err.matches("No such file or directory").count(), 1, "the cause printed once: {err}");
 }
+
+#[test]
+fn a_graph_without_edges_gets_a_value_on_the_default_kernel() {
+    // no edges, so no edge features to name: K = Σ p·p′·κv(i, i′) (M is diagonal, x = V×·1)
+    let mut g0 = octile::Graph::new(2, &["label"], &[]);
+    g0.set_node_features(0, &[1.0]).unwrap();
+    g0.set_node_features(1, &[2.0]).unwrap();
+    let mut g1 = octile::Graph::new(2, &["label"], &["length"]);
+    g1.set_node_features(0, &[1.0]).unwrap();
+    g1.set_node_features(1, &[1.0]).unwrap();
+    g1.add_edge(0, 1, 1.0, &[1.0]).unwrap();
+    let cfg = KernelConfig { backend: Backend::Cpu, precision: Precision::F64, ..octile::mgk::config::synthetic_kernel(0.05) };
+    let k = MarginalizedGraphKernel::new(cfg).unwrap().gram(&[g0, g1]).unwrap();
+    let want = 1.0 + 0.5 + 0.5 + 1.0; // κv = Kronecker delta on the label, h = 0.5
+    assert!((k.get(0, 0) - want).abs() <= 1e-12 * want, "K(G0, G0): actual {}, expected {want}", k.get(0, 0));
+    assert!(k.get(0, 1).is_finite() && k.get(0, 1) > 0.0, "K(G0, G1) = {}", k.get(0, 1));
+}

@@ -136,7 +136,8 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
     for (gi, g) in graphs.iter().enumerate() {
         g.validate().map_err(|e| at_graph(e, gi))?;
         let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
-        let edge_idx = feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)?;
+        // a graph without edges reads no edge feature: it need not name them (K is still defined)
+        let edge_idx = if g.n_edges() == 0 { Vec::new() } else { feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)? };
         let n = g.n_nodes();
         let (edge_start, node_start) = (out.edge_data.len(), out.node_data.len());
         out.descs.push(GraphDesc {
