@@ -88,6 +88,12 @@ fn smiles_atoms_bonds_and_errors() {
     assert_eq!(line, 1, "{what}");
     let l = read(&tmp("skip.smi", "CC\nC1CC(\nCN\n"), None, true).unwrap();
     assert_eq!((l.graphs.len(), l.skipped), (2, 1));
+    // a SMILES far longer than any molecule: a typed error, its line, and a shortened echo (no
+    // stack overflow, no 100 kB message)
+    let p = tmp("long.smi", &format!("CC\n{}(\n", "C".repeat(100_000)));
+    let (line, what) = parse_error(read(&p, None, false));
+    assert_eq!(line, 2, "{}", &what[..what.len().min(300)]);
+    assert!(what.contains("longer than the reader's limit") && what.len() < 300, "{}", &what[..what.len().min(300)]);
     // a ring closure to the same atom is an error (RDKit's rule), not a silently lost bond
     let p = tmp("self.smi", "CC\nC11\n");
     let (line, what) = parse_error(read(&p, None, false));

@@ -28,6 +28,16 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
     })
 }
 
+/// `s` for a message: at most 60 characters, the rest elided with its length (a 1 MB line is not
+/// echoed whole).
+pub(crate) fn shorten(s: &str) -> String {
+    const KEEP: usize = 60;
+    match s.char_indices().nth(KEEP) {
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &s[..cut], s.len()),
+        None => s.to_string(),
+    }
+}
+
 pub(crate) fn parse_err(path: &Path, line: usize, what: impl Into<String>) -> OctileError {
     OctileError::Parse { path: PathBuf::from(path), line, what: what.into() }
 }

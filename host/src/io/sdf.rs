@@ -2,7 +2,7 @@
 //! with the SMILES reader's features (`element`, `aromatic`, `charge`, `hcount` = attached explicit
 //! hydrogens), bonds become edges with `order` (1, 2, 3; 4 = aromatic).
 use super::smiles::atomic_number;
-use super::record::{Loaded, bad_record, parse_err, read_text};
+use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
 use crate::error::Result;
 use crate::graph::Graph;
 use std::path::Path;
@@ -44,7 +44,7 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
         let l = lines[4 + na + k];
         let (a, b, t): (usize, usize, u32) = match (num(l, 0, 3), num(l, 3, 6), num(l, 6, 9)) {
             (Some(a), Some(b), Some(t)) => (a, b, t),
-            _ => return Err((first + 4 + na + k, format!("bad bond line '{l}'"))),
+            _ => return Err((first + 4 + na + k, format!("bad bond line '{}'", shorten(l)))),
         };
         // V2000 bond types: 1–3 single/double/triple, 4 aromatic; 5–8 are query bonds (no chemical
         // order), anything else is outside the format: both are errors, never a single bond

@@ -2,7 +2,7 @@
 //! Nodes are heavy atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
 //! `hcount` (implicit + bracket hydrogens); edges are bonds with feature `order`: 1, 2, 3, 4 =
 //! aromatic, 5 = quadruple.
-use super::record::{Loaded, bad_record, parse_err, read_text};
+use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
 use crate::error::Result;
 use crate::graph::Graph;
 use purr::feature::{AtomKind, BondKind, BracketSymbol};
@@ -25,30 +25,39 @@ pub fn atomic_number(symbol: &str) -> Option<u32> {
     ELEMENTS.iter().position(|e| *e == s).map(|p| p as u32 + 1)
 }
 
+/// Longest SMILES accepted (bytes); 40,000-atom chains parse, 100,000 overflowed the stack.
+pub const MAX_SMILES_BYTES: usize = 20_000;
+
 /// One SMILES string to a molecular graph.
 pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
+    let shown = shorten(smiles);
+    // the SMILES parser (purr) recurses along the chain: far past any molecule, refuse before it
+    // can overflow the stack (100,000 atoms did)
+    if smiles.len() > MAX_SMILES_BYTES {
+        return Err(format!("SMILES '{shown}' is longer than the reader's limit of {MAX_SMILES_BYTES} bytes"));
+    }
     let mut builder = Builder::new();
-    purr::read::read(smiles, &mut builder, None).map_err(|e| format!("bad SMILES '{smiles}': {e:?}"))?;
-    let atoms = builder.build().map_err(|e| format!("bad SMILES '{smiles}': {e:?}"))?;
+    purr::read::read(smiles, &mut builder, None).map_err(|e| format!("bad SMILES '{shown}': {e:?}"))?;
+    let atoms = builder.build().map_err(|e| format!("bad SMILES '{shown}': {e:?}"))?;
     if atoms.is_empty() {
-        return Err(format!("empty SMILES '{smiles}'"));
+        return Err(format!("empty SMILES '{shown}'"));
     }
     let mut g = Graph::new(atoms.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
     for (i, atom) in atoms.iter().enumerate() {
         let (symbol, charge, bracket_h) = match &atom.kind {
-            AtomKind::Star => return Err(format!("SMILES '{smiles}': wildcard atom '*' has no element")),
+            AtomKind::Star => return Err(format!("SMILES '{shown}': wildcard atom '*' has no element")),
             AtomKind::Aliphatic(a) => (a.to_string(), 0i8, 0u8),
             AtomKind::Aromatic(a) => (a.to_string(), 0, 0),
             AtomKind::Bracket { symbol, hcount, charge, .. } => {
                 let s = match symbol {
-                    BracketSymbol::Star => return Err(format!("SMILES '{smiles}': wildcard atom '*' has no element")),
+                    BracketSymbol::Star => return Err(format!("SMILES '{shown}': wildcard atom '*' has no element")),
                     BracketSymbol::Element(e) => e.to_string(),
                     BracketSymbol::Aromatic(a) => a.to_string(),
                 };
                 (s, charge.as_ref().map_or(0, |c| c.into()), hcount.as_ref().map_or(0, |h| h.into()))
             }
         };
-        let z = atomic_number(&symbol).ok_or_else(|| format!("SMILES '{smiles}': unknown element '{symbol}'"))?;
+        let z = atomic_number(&symbol).ok_or_else(|| format!("SMILES '{shown}': unknown element '{symbol}'"))?;
         let h = bracket_h as f64 + if matches!(atom.kind, AtomKind::Bracket { .. }) { 0.0 } else { atom.suppressed_hydrogens() as f64 };
         g.set_node_features(i, &[z as f64, atom.is_aromatic() as u8 as f64, charge as f64, h]).map_err(|e| e.to_string())?;
     }
@@ -56,7 +65,7 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
         for b in &atom.bonds {
             // a ring closure back to its own atom ('C11'): RDKit refuses it, and it is no bond
             if b.tid == i {
-                return Err(format!("SMILES '{smiles}': a ring closure bonds atom {i} to itself"));
+                return Err(format!("SMILES '{shown}': a ring closure bonds atom {i} to itself"));
             }
             if b.tid < i {
                 continue;

@@ -223,7 +223,8 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         // f32 packing: a value beyond f32's range would become ±inf (and κe NaN); the GPU's
         // staging also relies on every stored value being finite in T
         if let Some(v) = out.edge_data[edge_start..].iter().chain(&out.node_data[node_start..]).find(|v| !v.to_f64().is_finite()) {
-            return Err(OctileError::InvalidGraph { graph: Some(gi), what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", v.to_f64()) });
+            let what = if T::BYTES == 4 { format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", v.to_f64()) } else { format!("a weight or feature is not finite ({})", v.to_f64()) };
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what });
         }
         n_nodes_total += n;
         if n_nodes_total >= u32::MAX as usize || nnz_total >= u32::MAX as usize || out.octiles.len() >= u32::MAX as usize {
