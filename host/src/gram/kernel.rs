@@ -65,11 +65,12 @@ pub trait GraphKernel {
         let upper = |i: usize, j: usize| i * n - i * i.saturating_sub(1) / 2 + j - i;
         let at = |k: usize| if k / n <= k % n { upper(k / n, k % n) } else { upper(k % n, k / n) };
         let g = Gram {
+            rows: n,
+            cols: n,
             values: (0..n * n).into_par_iter().map(|k| e.values[at(k)]).collect(),
             info: (0..n * n).into_par_iter().map(|k| e.info[at(k)]).collect(),
             ..empty(self, 0, 0, &e)
         };
-        let g = Gram { rows: n, cols: n, ..g };
         finish(g, &e.info, |k| (pairs[k].0 as usize, pairs[k].1 as usize))
     }
 

@@ -35,7 +35,7 @@ pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
         let coord = |a, b| field(line, a, b).parse::<f64>().map_err(|_| parse_err(path, ln + 1, format!("bad coordinate in columns {}-{}: '{}'", a + 1, b, field(line, a, b))));
         let xyz = [coord(30, 38)?, coord(38, 46)?, coord(46, 54)?];
         // the fixed columns hold |v| < 10^4 Å; far beyond that (1e300) a cell index would overflow
-        if let Some(v) = xyz.iter().find(|v| !(v.abs() <= MAX_COORDINATE)) {
+        if let Some(v) = xyz.iter().find(|v| !v.is_finite() || v.abs() > MAX_COORDINATE) {
             return Err(parse_err(path, ln + 1, format!("coordinate {v:e} is not a finite number within ±{MAX_COORDINATE:e} Å")));
         }
         let mut el = field(line, 76, 78).to_string();

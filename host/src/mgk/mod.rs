@@ -184,18 +184,23 @@ impl MarginalizedGraphKernel {
             let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
             let mut describe = res.describe;
             if !rest.is_empty() {
-                // the tile solver reorders and packs only the graphs of the pairs it gets
-                let mut local = vec![u32::MAX; graphs.len()];
-                let mut subset: Vec<Graph> = Vec::new();
-                let mut id = |g: u32| {
-                    if local[g as usize] == u32::MAX {
-                        local[g as usize] = subset.len() as u32;
-                        subset.push(graphs[g as usize].clone());
-                    }
-                    local[g as usize]
+                // the tile solver reorders and packs only the graphs of the pairs it gets (copied
+                // out only when that is not all of them)
+                let mut used = vec![false; graphs.len()];
+                for &k in &rest {
+                    used[pairs[k].0 as usize] = true;
+                    used[pairs[k].1 as usize] = true;
+                }
+                let subset: Vec<Graph>;
+                let (set, rest_pairs): (&[Graph], Vec<(u32, u32)>) = if used.iter().all(|&u| u) {
+                    (graphs, rest.iter().map(|&k| pairs[k]).collect())
+                } else {
+                    let mut next = 0u32;
+                    let local: Vec<u32> = used.iter().map(|&u| if u { next += 1; next - 1 } else { u32::MAX }).collect();
+                    subset = graphs.iter().zip(&used).filter(|(_, u)| **u).map(|(g, _)| g.clone()).collect();
+                    (&subset, rest.iter().map(|&k| (local[pairs[k].0 as usize], local[pairs[k].1 as usize])).collect())
                 };
-                let rest_pairs: Vec<(u32, u32)> = rest.iter().map(|&k| (id(pairs[k].0), id(pairs[k].1))).collect();
-                let tiles = self.solve_tiles(&subset, &rest_pairs, false, t)?;
+                let tiles = self.solve_tiles(set, &rest_pairs, false, t)?;
                 for (&k, s) in rest.iter().zip(tiles.status) {
                     status[k] = s;
                 }

@@ -48,8 +48,6 @@ impl ShortestPathKernel {
             Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
         };
         let length = config.path_length.kernel();
-        // start the thread pool now (its threads spawn at first use), not inside the first call
-        rayon::broadcast(|_| ());
         Ok(ShortestPathKernel { config, node, features, length, engine, control: RunControl::default() })
     }
 

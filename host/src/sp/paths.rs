@@ -28,13 +28,6 @@ pub struct PathSet {
     pub node_stride: usize,
 }
 
-/// One graph's paths: (u, v, length) for u ≠ v with a finite distance, u-major.
-pub fn shortest_paths(g: &Graph, graph: usize) -> Result<Vec<(u32, u32, f64)>> {
-    let mut out = Vec::with_capacity(path_count(g));
-    for_each_path(g, graph, |u, v, d| out.push((u, v, d)))?;
-    Ok(out)
-}
-
 /// Ordered node pairs u ≠ v in one connected component: how many paths [`for_each_path`] emits
 /// (union–find over the edges; self-loops join nothing).
 pub fn path_count(g: &Graph) -> usize {
@@ -61,7 +54,7 @@ pub fn path_count(g: &Graph) -> usize {
     size.iter().map(|&c| c * c.saturating_sub(1)).sum()
 }
 
-/// Calls `emit(u, v, length)` for every path of `g`, u-major.
+/// Calls `emit(u, v, length)` for every path of `g` (u ≠ v, finite distance), u-major.
 pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64)) -> Result<()> {
     let n = g.n_nodes();
     if n > u32::MAX as usize {

@@ -206,12 +206,13 @@ unsafe fn weight_and(row: *const f32, f: usize) -> (f32, f32) {
     unsafe { (*row, *row.add(NZ_FEATURES + f)) }
 }
 
-/// One square-exponential term on feature `f`: exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²).
-struct SqExp {
+/// One base-kernel term `k(a, b)` on edge feature `f` (the specialized shapes: square exponential,
+/// Kronecker delta), times both weights.
+struct OneTerm<K> {
     f: usize,
-    c2: f32,
+    k: K,
 }
-impl EdgeEval for SqExp {
+impl<K: Fn(f32, f32) -> f32> EdgeEval for OneTerm<K> {
     type A = (f32, f32);
     #[inline(always)]
     unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
@@ -222,28 +223,7 @@ impl EdgeEval for SqExp {
     unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
         // SAFETY: forwarded.
         let (wb, lb) = unsafe { weight_and(b, self.f) };
-        let d = l - lb;
-        w * wb * ex2(self.c2 * d * d)
-    }
-}
-
-/// One Kronecker-delta term on feature `f`: 1 if equal else h.
-struct KDelta {
-    f: usize,
-    h: f32,
-}
-impl EdgeEval for KDelta {
-    type A = (f32, f32);
-    #[inline(always)]
-    unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
-        // SAFETY: forwarded.
-        unsafe { weight_and(a, self.f) }
-    }
-    #[inline(always)]
-    unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
-        // SAFETY: forwarded.
-        let (wb, lb) = unsafe { weight_and(b, self.f) };
-        w * wb * if l == lb { 1.0 } else { self.h }
+        w * wb * (self.k)(l, lb)
     }
 }
 
@@ -766,7 +746,11 @@ resident_entries!(
     mgk_resident_block_sqexp,
     /// Resident solver, one block per pair, one square exponential, long rows of G′ split into pieces.
     mgk_resident_block_sqexp_split,
-    |params| SqExp { f: params.edge_kernel.terms[0].feature as usize, c2: (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32 }
+    // exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²)
+    |params| {
+        let c2 = (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
+        OneTerm { f: params.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) }
+    }
 );
 resident_entries!(
     /// Resident solver, one warp per pair, κe one Kronecker delta (host: `EdgeShape::of`).
@@ -775,7 +759,10 @@ resident_entries!(
     mgk_resident_block_kdelta,
     /// Resident solver, one block per pair, one Kronecker delta, long rows of G′ split into pieces.
     mgk_resident_block_kdelta_split,
-    |params| KDelta { f: params.edge_kernel.terms[0].feature as usize, h: params.edge_kernel.terms[0].param as f32 }
+    |params| {
+        let h = params.edge_kernel.terms[0].param as f32;
+        OneTerm { f: params.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } }
+    }
 );
 
 const _: () = assert!(RESIDENT_VECTORS == 5);

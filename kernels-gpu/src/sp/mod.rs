@@ -2,7 +2,7 @@
 //!
 //! Both entries deal graph pairs from a global counter to persistent teams (blocks or warps), like
 //! the marginalized solver, so pairs of very different sizes balance themselves.
-use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, shfl_xor_u32, thread_idx_x, warp_id, sync_threads};
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, shfl_xor_u32, sync_threads, thread_idx_x};
 use crate::reduce::{block_broadcast_u32, block_sum2};
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
@@ -82,7 +82,6 @@ pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs
     unsafe {
         let n_jobs = (*params).n_jobs;
         let lane = lane_id();
-        let _ = warp_id();
         loop {
             let v = if lane == 0 { atomic_add_u32(counter, 1) } else { 0 };
             let j = shfl_idx_u32(FULL_MASK, v, 0);

@@ -136,9 +136,10 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     Ok(out)
 }
 
-/// The product form where it applies, unless `OCTILE_RESIDENT_PRODUCT=0` (ablation).
-fn product_enabled() -> bool {
-    std::env::var("OCTILE_RESIDENT_PRODUCT").map_or(true, |v| v != "0")
+/// An ablation switch: on unless the variable is "0" (`OCTILE_RESIDENT_PRODUCT`,
+/// `OCTILE_RESIDENT_SPLIT`).
+fn env_on(name: &str) -> bool {
+    std::env::var(name).map_or(true, |v| v != "0")
 }
 
 /// A positive integer from the environment (tuning knobs).
@@ -352,10 +353,9 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     let shape = EdgeShape::of(edge);
     // the launch each pair needs (None: too large); pairs sorted by it so each block of the
     // stream splits into few launches
-    let product = shape == EdgeShape::KroneckerDelta && product_enabled();
+    let product = shape == EdgeShape::KroneckerDelta && env_on("OCTILE_RESIDENT_PRODUCT");
     let product_warps = env_usize("OCTILE_PRODUCT_WARPS_PER_SM").unwrap_or(16);
-    // OCTILE_RESIDENT_SPLIT=0: never walk rows in pieces (ablation)
-    let split = std::env::var("OCTILE_RESIDENT_SPLIT").map_or(true, |v| v != "0");
+    let split = env_on("OCTILE_RESIDENT_SPLIT");
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let plan_of = |&(a, b): &(u32, u32)| {
         if let Some(words) = set.product_words(a, b).filter(|_| product) {
