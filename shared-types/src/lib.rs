@@ -31,7 +31,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 26] = {
+pub const ALL_KERNELS: [&str; 28] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -61,6 +61,8 @@ pub const ALL_KERNELS: [&str; 26] = {
         MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
         crate::sp::SP_GENERAL_F64,
         crate::sp::SP_HISTOGRAM_DOT,
+        crate::sp::SP_HOP_HISTOGRAMS,
+        crate::sp::SP_HISTOGRAM_GRAM,
     ]
 };
 
@@ -81,6 +83,10 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpHistogram {}
     unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpHistogram {}
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpParams {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpHopGraph {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpHopGraph {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpHopParams {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpGramParams {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}

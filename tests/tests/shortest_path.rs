@@ -206,3 +206,94 @@ fn mutag_equals_grakel_exactly_with_and_without_labels() {
     }
     assert!(errors.is_empty(), "{} mismatches (first 20):\n{}", errors.len(), errors.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
+
+/// The histogram form's definition, independently: Floyd–Warshall lengths, counts of (features of
+/// u, features of v, length) per graph, and the dot product of two count maps.
+fn brute_histogram_dot(features: &[&str], g: &Graph, h: &Graph) -> f64 {
+    use std::collections::HashMap;
+    let counts = |g: &Graph| {
+        let d = floyd_warshall(g);
+        let row = |i: usize| features.iter().map(|f| g.node_features(i)[g.node_feature_index(f).unwrap()].to_bits()).collect::<Vec<u64>>();
+        let mut m: HashMap<(Vec<u64>, Vec<u64>, u64), u64> = HashMap::new();
+        for (u, r) in d.iter().enumerate() {
+            for (v, &l) in r.iter().enumerate() {
+                if u != v && l.is_finite() {
+                    *m.entry((row(u), row(v), l.to_bits())).or_default() += 1;
+                }
+            }
+        }
+        m
+    };
+    let (a, b) = (counts(g), counts(h));
+    a.iter().map(|(k, c)| c * b.get(k).copied().unwrap_or(0)).sum::<u64>() as f64
+}
+
+/// A graph of `n` nodes with node features `label` (`labels` distinct values) and `charge`, edges
+/// with probability `density`, weights drawn from `weights`.
+fn labeled(rng: &mut ChaCha8Rng, n: usize, labels: usize, density: f64, weights: &[f64]) -> Graph {
+    let mut g = Graph::new(n, &["label", "charge"], &[]);
+    for i in 0..n {
+        g.set_node_features(i, &[rng.gen_range(0..labels) as f64, rng.gen_range(0..3) as f64 * 0.5]).unwrap();
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            if rng.r#gen::<f64>() < density {
+                g.add_edge(i, j, weights[rng.gen_range(0..weights.len())], &[]).unwrap();
+            }
+        }
+    }
+    g
+}
+
+/// Every way to reach the histogram form — the whole matrix K(X) (on the GPU: histograms built on
+/// the device for small unit-weight graphs, on the host for graphs past 256 nodes or with many
+/// labels, and for weighted sets), K(X, Y), listed pairs and the diagonal (pair lists) — against
+/// the definition, exactly, on every backend.
+#[test]
+fn histogram_form_every_path_equals_the_definition_exactly() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut unit: Vec<Graph> = (0..14).map(|k| labeled(&mut rng, [1, 2, 5, 17, 30, 64][k % 6], 4, [0.0, 0.5, 0.15][k % 3], &[1.0])).collect();
+    unit.push(labeled(&mut rng, 30, 30, 0.1, &[1.0])); // ℓ²n = 27,000 cells: built on the host
+    unit.push(labeled(&mut rng, 270, 5, 0.012, &[1.0])); // past 256 nodes: built on the host
+    unit.push(random_graph(&mut rng, Shape { n: 12, density: 0.4, self_loops: 0.5, disconnected: true, weighted: false }));
+    let mut weighted = unit[..8].to_vec();
+    weighted.extend((0..6).map(|k| labeled(&mut rng, 3 + 5 * k, 3, 0.3, &[1.0, 2.0, 3.0])));
+    let mut errors = Vec::new();
+    for backend in backends("histogram_form_every_path_equals_the_definition_exactly") {
+        for (name, graphs) in [("unit weights", &unit), ("integer weights", &weighted)] {
+            for features in [vec!["label"], vec![], vec!["label", "charge"]] {
+                let cfg = SpConfig { node: features.iter().map(|f| fk(f, BaseKernelConfig::KroneckerDelta { h: 0.0 })).collect(), backend, ..SpConfig::default() };
+                assert!(cfg.is_histogram());
+                let k = ShortestPathKernel::new(cfg).unwrap();
+                let want = |i: usize, j: usize| brute_histogram_dot(&features, &graphs[i], &graphs[j]);
+                let mut same = |what: String, got: f64, want: f64| {
+                    if got != want {
+                        errors.push(format!("{name} {features:?} {backend:?} {what}: actual {got}, expected {want}"));
+                    }
+                };
+                let n = graphs.len();
+                let full = k.gram(graphs).unwrap();
+                assert!(full.details.contains("histogram Gram matrix"), "{}", full.details);
+                let (x, y) = graphs.split_at(5);
+                let between = k.gram_between(x, y).unwrap();
+                let listed = k.pairs(graphs, &[(n - 1, 0), (3, n - 2), (n - 2, n - 2)]).unwrap();
+                let diag = k.diag(graphs).unwrap();
+                for i in 0..n {
+                    for j in 0..n {
+                        same(format!("K[{i},{j}]"), full.get(i, j), want(i, j));
+                    }
+                    same(format!("diag[{i}]"), diag[i], want(i, i));
+                }
+                for i in 0..x.len() {
+                    for j in 0..y.len() {
+                        same(format!("K(X, Y)[{i},{j}]"), between.get(i, j), want(i, 5 + j));
+                    }
+                }
+                for (r, (i, j)) in [(n - 1, 0), (3, n - 2), (n - 2, n - 2)].into_iter().enumerate() {
+                    same(format!("pair {r} ({i}, {j})"), listed.get(r, 0), want(i, j));
+                }
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{} mismatches (first 20):\n{}", errors.len(), errors.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}

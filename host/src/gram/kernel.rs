@@ -48,6 +48,15 @@ pub trait GraphKernel {
     /// Human-readable device.
     fn device_name(&self) -> String;
 
+    /// K(X) (`y` = None: the symmetric matrix) or K(X, Y) as one row-major matrix in
+    /// [`Evaluation::values`], for a method that computes whole blocks faster than pair lists (the
+    /// shortest-path histograms: no pair list, no per-pair transfer). Its `info` may be empty:
+    /// exact values, no solver. `None` (the default): the driver lists pairs for
+    /// [`evaluate`](Self::evaluate).
+    fn evaluate_matrix(&self, _x: &[Graph], _y: Option<&[Graph]>) -> Result<Option<Evaluation>> {
+        Ok(None)
+    }
+
     /// K(G, G) for each graph: the pairs (i, i). A method with a cheaper self-value overrides it.
     fn evaluate_self(&self, graphs: &[Graph]) -> Result<Evaluation> {
         let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).map(|i| (i, i)).collect();
@@ -56,6 +65,9 @@ pub trait GraphKernel {
 
     /// K(X): the symmetric Gram matrix; only the upper triangle is evaluated.
     fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
+        if let Some(e) = self.evaluate_matrix(graphs, None)? {
+            return from_matrix(self, graphs.len(), graphs.len(), graphs.len() * (graphs.len() + 1) / 2, e);
+        }
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
         let e = finite(self.evaluate(graphs, &pairs)?);
@@ -76,6 +88,9 @@ pub trait GraphKernel {
 
     /// K(X, Y).
     fn gram_between(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
+        if let Some(e) = self.evaluate_matrix(x, Some(y))? {
+            return from_matrix(self, x.len(), y.len(), x.len() * y.len(), e);
+        }
         let all: Vec<Graph> = x.iter().chain(y).cloned().collect();
         let (nx, ny) = (x.len() as u32, y.len() as u32);
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
@@ -163,6 +178,28 @@ pub fn filled<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: 
     g.values[..e.values.len()].copy_from_slice(&e.values);
     g.info[..e.info.len()].copy_from_slice(&e.info);
     g
+}
+
+/// The rows × cols result of a whole-matrix evaluation (`pairs` distinct pairs in it): values as
+/// they are; without per-entry info when every value is finite (exact), else with one marking the
+/// non-finite entries as failed, reported as for pair lists.
+fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize, e: Evaluation) -> Result<Gram> {
+    if e.values.len() != rows * cols || !(e.info.is_empty() || e.info.len() == rows * cols) {
+        return Err(OctileError::InvalidConfig(format!("a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics", e.values.len(), e.info.len())));
+    }
+    let failed = e.values.par_iter().any(|v| !v.is_finite()) || e.info.iter().any(|i| !i.converged);
+    let mut g = Gram { rows, cols, values: e.values, info: e.info, pairs_solved: pairs, backend: kernel.backend_name().into(), device: kernel.device_name(), seconds: e.seconds, details: e.details };
+    if !failed {
+        return Ok(g);
+    }
+    if g.info.is_empty() {
+        g.info = vec![PairInfo { iterations: 0, residual: 0.0, converged: true }; rows * cols];
+    }
+    for (v, i) in g.values.iter().zip(g.info.iter_mut()) {
+        i.converged &= v.is_finite();
+    }
+    let info = g.info.clone();
+    finish(g, &info, |k| (k / cols.max(1), k % cols.max(1)))
 }
 
 /// A zero rows × cols result carrying `e`'s timing and details.

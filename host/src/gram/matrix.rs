@@ -21,7 +21,8 @@ pub struct Gram {
     pub cols: usize,
     /// Row-major values.
     pub values: Vec<f64>,
-    /// Row-major per-entry diagnostics (a symmetric Gram mirrors the upper triangle).
+    /// Row-major per-entry diagnostics (a symmetric Gram mirrors the upper triangle); empty when
+    /// every entry is exact (a method without a solver: converged, 0 iterations).
     pub info: Vec<PairInfo>,
     /// Pairs actually evaluated.
     pub pairs_solved: usize,

@@ -70,10 +70,10 @@ pub fn general_values(dev: &GpuDevice, set: &PathSet, node: &KernelSpec, length:
 
 /// The histogram form on the GPU: one dot product per pair.
 pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
-    check(h.counts.len() == h.ids.len() && h.runs.iter().all(|r| (r.offset + r.len) as usize <= h.ids.len()), || "histogram runs past their arrays".into())?;
-    check(h.runs.iter().all(|r| h.ids[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || "histogram ids not ascending".into())?;
+    check(h.counts.len() == h.keys.len() && h.runs.iter().all(|r| (r.offset + r.len) as usize <= h.keys.len()), || "histogram runs past their arrays".into())?;
+    check(h.runs.iter().all(|r| h.keys[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || "histogram keys not ascending".into())?;
     let s = &dev.stream;
-    let (ids, counts, runs) = (upload(s, &h.ids, 0)?, upload(s, &h.counts, 0)?, upload(s, &h.runs, SpHistogram::default())?);
+    let (keys, counts, runs) = (upload(s, &h.keys, 0)?, upload(s, &h.counts, 0)?, upload(s, &h.runs, SpHistogram::default())?);
     let f = dev.function(SP_HISTOGRAM_DOT)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 20), |range| {
@@ -85,9 +85,9 @@ pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl
         let grid = (jobs.len().div_ceil(4) as u32).min(dev.sm_count * 16).max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
         let mut b = s.launch_builder(&f);
-        b.arg(&params).arg(&runs).arg(&ids).arg(&counts).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
+        b.arg(&params).arg(&runs).arg(&keys).arg(&counts).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
         // SAFETY: sp_histogram_dot's contract: params is one SpParams in device memory; every run
-        // lies inside ids/counts (checked above), every job's graphs exist (jobs_of), out holds
+        // lies inside keys/counts (checked above), every job's graphs exist (jobs_of), out holds
         // n_jobs values and the counter is zeroed; the buffers outlive the launch (synchronized by
         // the download below).
         unsafe { b.launch(cfg) }?;

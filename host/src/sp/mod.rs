@@ -2,12 +2,14 @@
 //! `../shared/papers/shortest-path-kernel-gpu-slides.txt`): configuration ([`config`]), all-pairs
 //! shortest paths per graph ([`paths`]), the histogram form for Kronecker deltas everywhere
 //! ([`histogram`], GraKeL's case, exact integers), the general all-pairs-of-paths sum on the CPU
-//! ([`cpu`]) and both forms on the GPU ([`gpu`]). [`ShortestPathKernel`] implements the Gram
+//! ([`cpu`]) and both forms on the GPU ([`gpu`]); whole histogram Gram matrices on the GPU, with
+//! the histograms built there ([`gpu_gram`]). [`ShortestPathKernel`] implements the Gram
 //! driver's [`GraphKernel`], so `gram`, `gram_between`, `diag`, normalization, progress and the CLI
 //! work as for the marginalized kernel.
 pub mod config;
 pub mod cpu;
 pub mod gpu;
+pub mod gpu_gram;
 pub mod histogram;
 pub mod paths;
 
@@ -24,7 +26,14 @@ use octile_types::KernelSpec;
 use octile_types::sp::LengthKernel;
 use paths::PathSet;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::time::Instant;
+
+fn trace(what: std::fmt::Arguments) {
+    if std::env::var_os("OCTILE_TRACE").is_some() {
+        eprintln!("sp: {what}");
+    }
+}
 
 
 /// The shortest-path kernel on a backend.
@@ -66,13 +75,10 @@ impl ShortestPathKernel {
 impl GraphKernel for ShortestPathKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
         let t = Instant::now();
-        let set = PathSet::build(graphs, &self.features)?;
-        let t_paths = t.elapsed().as_secs_f64() * 1e3;
         let histogram = self.config.is_histogram();
-        let hist = histogram.then(|| Histograms::build(&set));
-        if std::env::var_os("OCTILE_TRACE").is_some() {
-            eprintln!("sp: {} paths at {t_paths:.2} ms, histograms at {:.2} ms", set.sp_s.len(), t.elapsed().as_secs_f64() * 1e3);
-        }
+        let set = if histogram { None } else { Some(PathSet::build(graphs, &self.features)?) };
+        let hist = if histogram { Some(Histograms::build(graphs, &self.features)?) } else { None };
+        trace(format_args!("{} at {:.2} ms", if histogram { "histograms" } else { "paths" }, t.elapsed().as_secs_f64() * 1e3));
         let form = if histogram { "histogram dot products (Kronecker deltas, h = 0)" } else { "all pairs of paths" };
         let values: Vec<f64> = match &self.engine {
             Engine::Cpu => self.control.stream(blocks_of(pairs.len(), 1 << 14), |range| {
@@ -80,25 +86,65 @@ impl GraphKernel for ShortestPathKernel {
                     .par_iter()
                     .map(|&(a, b)| match &hist {
                         Some(h) => h.dot(a as usize, b as usize),
-                        None => cpu::pair_value(&set, &self.node, &self.length, a as usize, b as usize),
+                        None => set.as_ref().map_or(0.0, |set| cpu::pair_value(set, &self.node, &self.length, a as usize, b as usize)),
                     })
                     .collect())
             })?,
-            Engine::Cuda(dev) => match &hist {
-                Some(h) => gpu::histogram_dots(dev, h, pairs, &self.control)?,
-                None => gpu::general_values(dev, &set, &self.node, &self.length, pairs, &self.control)?,
+            Engine::Cuda(dev) => match (&hist, &set) {
+                (Some(h), _) => gpu::histogram_dots(dev, h, pairs, &self.control)?,
+                (None, Some(set)) => gpu::general_values(dev, set, &self.node, &self.length, pairs, &self.control)?,
+                (None, None) => Vec::new(),
             },
         };
-        if std::env::var_os("OCTILE_TRACE").is_some() {
-            eprintln!("sp: {} values at {:.2} ms", values.len(), t.elapsed().as_secs_f64() * 1e3);
-        }
-        let paths: usize = set.sp_s.len();
+        trace(format_args!("{} values at {:.2} ms", values.len(), t.elapsed().as_secs_f64() * 1e3));
+        let size = match (&set, &hist) {
+            (Some(set), _) => format!("{} paths", set.sp_s.len()),
+            (None, Some(h)) => format!("{} histogram entries", h.keys.len()),
+            (None, None) => String::new(),
+        };
         Ok(Evaluation {
             info: (0..values.len()).into_par_iter().map(|_| PairInfo { iterations: 0, residual: 0.0, converged: true }).collect(),
             values,
             seconds: t.elapsed().as_secs_f64(),
-            details: format!("shortest-path kernel: {form}, {paths} paths over {} graphs", graphs.len()),
+            details: format!("shortest-path kernel: {form}, {size} over {} graphs", graphs.len()),
         })
+    }
+
+    /// The histogram form's whole matrix: no pair list (the GPU builds the histograms of the
+    /// graphs it can, then computes every row × column dot product in place).
+    fn evaluate_matrix(&self, x: &[Graph], y: Option<&[Graph]>) -> Result<Option<Evaluation>> {
+        if !self.config.is_histogram() {
+            return Ok(None);
+        }
+        let t = Instant::now();
+        let all: Cow<[Graph]> = match y {
+            None => Cow::Borrowed(x),
+            Some(y) => Cow::Owned(x.iter().chain(y).cloned().collect()),
+        };
+        let (rows, cols) = match y {
+            None => (0..x.len(), 0..x.len()),
+            Some(y) => (0..x.len(), x.len()..x.len() + y.len()),
+        };
+        let pairs = if y.is_some() { rows.len() * cols.len() } else { x.len() * (x.len() + 1) / 2 };
+        let (values, built) = match &self.engine {
+            Engine::Cpu => {
+                let h = Histograms::build(&all, &self.features)?;
+                trace(format_args!("{} histogram entries at {:.2} ms", h.keys.len(), t.elapsed().as_secs_f64() * 1e3));
+                (h.matrix(rows, cols, &self.control)?, "on the host".to_string())
+            }
+            Engine::Cuda(dev) => {
+                let h = gpu_gram::build(dev, &all, &self.features)?;
+                trace(format_args!("histograms ({} of {} on the GPU) at {:.2} ms", h.built_on_gpu, all.len(), t.elapsed().as_secs_f64() * 1e3));
+                (gpu_gram::matrix(dev, &h, rows, cols, pairs, &self.control)?, format!("{} of {} on the GPU", h.built_on_gpu, all.len()))
+            }
+        };
+        trace(format_args!("{}-value matrix at {:.2} ms", values.len(), t.elapsed().as_secs_f64() * 1e3));
+        Ok(Some(Evaluation {
+            values,
+            info: Vec::new(),
+            seconds: t.elapsed().as_secs_f64(),
+            details: format!("shortest-path kernel: histogram Gram matrix (Kronecker deltas, h = 0), histograms of {} graphs {built}", all.len()),
+        }))
     }
 
     fn control(&self) -> &RunControl {

@@ -1,8 +1,13 @@
-//! The shortest-path kernel on the GPU (layouts and the *why*: `octile_types::sp`).
+//! The shortest-path kernel on the GPU (layouts and the *why*: `octile_types::sp`): the general
+//! form and the histogram dot products of pair lists here, the histogram build ([`hop`]) and the
+//! histogram Gram matrix ([`gram`]) beside.
 //!
 //! Both entries deal graph pairs from a global counter to persistent teams (blocks or warps), like
 //! the marginalized solver, so pairs of very different sizes balance themselves.
-use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, shfl_xor_u32, sync_threads, thread_idx_x};
+pub mod gram;
+pub mod hop;
+
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, thread_idx_x};
 use crate::reduce::{block_broadcast_u32, block_sum2};
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
@@ -70,14 +75,14 @@ pub unsafe extern "ptx-kernel" fn sp_general_f64(params: *const SpParams, graphs
 }
 
 /// The histogram form: one warp per pair at a time. Lane l takes entries l, l + 32, … of G's
-/// sorted (id, count) run and binary-searches each id in G′'s run; the count products are summed
+/// sorted (key, count) run and binary-searches each key in G′'s run; the count products are summed
 /// exactly in u64.
 ///
 /// # Safety
 /// `params` points at one SpParams in global memory (only `n_jobs` is read); every job's runs lie
-/// inside `ids`/`counts`; `out` holds `n_jobs` values; `*counter == 0`.
+/// inside `keys`/`counts`; `out` holds `n_jobs` values; `*counter == 0`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs: *const SpHistogram, ids: *const u32, counts: *const u32, jobs: *const PairJob, out: *mut f64, counter: *mut u32) {
+pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs: *const SpHistogram, keys: *const u64, counts: *const u32, jobs: *const PairJob, out: *mut f64, counter: *mut u32) {
     // SAFETY: contract above.
     unsafe {
         let n_jobs = (*params).n_jobs;
@@ -90,8 +95,8 @@ pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs
             }
             let job = *jobs.add(j as usize);
             let (ra, rb) = (*runs.add(job.g1 as usize), *runs.add(job.g2 as usize));
-            let (ia, ca) = (ids.add(ra.offset as usize), counts.add(ra.offset as usize));
-            let (ib, cb) = (ids.add(rb.offset as usize), counts.add(rb.offset as usize));
+            let (ia, ca) = (keys.add(ra.offset as usize), counts.add(ra.offset as usize));
+            let (ib, cb) = (keys.add(rb.offset as usize), counts.add(rb.offset as usize));
             let mut acc = 0u64;
             let mut x = lane as usize;
             while x < ra.len as usize {
@@ -106,13 +111,7 @@ pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs
                 }
                 x += 32;
             }
-            let mut d = 16;
-            while d > 0 {
-                let lo = shfl_xor_u32(FULL_MASK, acc as u32, d);
-                let hi = shfl_xor_u32(FULL_MASK, (acc >> 32) as u32, d);
-                acc += (hi as u64) << 32 | lo as u64;
-                d /= 2;
-            }
+            let acc = gram::warp_sum_u64(acc);
             if lane == 0 {
                 *out.add(j as usize) = acc as f64;
             }

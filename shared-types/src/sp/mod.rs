@@ -111,6 +111,109 @@ pub const SP_GENERAL_F64: &str = "sp_general_f64";
 /// Entry: the histogram dot products (delta kernels everywhere) for a list of graph pairs.
 pub const SP_HISTOGRAM_DOT: &str = "sp_histogram_dot";
 
+/// Entry: every (unit-weight, small) graph's histogram from its hop counts, on the GPU.
+pub const SP_HOP_HISTOGRAMS: &str = "sp_hop_histograms";
+/// Entry: the histogram Gram matrix, rows × columns of whole lists, written row-major.
+pub const SP_HISTOGRAM_GRAM: &str = "sp_histogram_gram";
+
+/// A histogram key: the triple (label of u, label of v, length) numbered lexicographically, so
+/// sorting keys sorts triples. Labels are dataset-wide ids `< n_labels`, lengths ids `< n_lengths`
+/// (hop counts themselves on unit-weight sets). `None` when the numbering would pass `u64`.
+#[inline(always)]
+pub fn sp_key(label_u: u64, label_v: u64, length: u64, n_labels: u64, n_lengths: u64) -> u64 {
+    (label_u * n_labels + label_v) * n_lengths + length
+}
+
+/// Whether every key of a set with `n_labels` labels and `n_lengths` length ids fits `u64`.
+pub fn sp_keys_fit(n_labels: u64, n_lengths: u64) -> bool {
+    n_labels.checked_mul(n_labels).and_then(|x| x.checked_mul(n_lengths.max(1))).is_some()
+}
+
+/// Nodes of the largest graph the GPU histogram build takes (its bitsets: `n / 32` words per node).
+pub const SP_HOP_MAX_NODES: u32 = 256;
+/// Largest count table ℓ²·n (ℓ the graph's own distinct labels) the GPU histogram build keeps in
+/// shared memory (64 KiB of u32); a graph past it or `SP_HOP_MAX_NODES` is built on the host.
+pub const SP_HOP_MAX_CELLS: u32 = 16384;
+/// Histogram entries of the row graph the Gram entry keeps in shared memory (key u64 + count u32:
+/// 96 KiB); a longer row list is searched in global memory.
+pub const SP_GRAM_SMEM_ENTRIES: u32 = 8192;
+
+/// One graph of the GPU histogram build (unit weights: lengths are hop counts).
+///
+/// ```text
+/// adj_start[node_offset + v ..= node_offset + v + 1]   its neighbours' range in adj (local ids)
+/// local_label[node_offset + v]                          its label among the graph's own ℓ labels
+/// label_global[label_offset + a]                        local label a's dataset-wide id (ascending in a)
+/// cells (shared memory): ℓ × ℓ × n counts, cell (a, b, d) = paths a → b of d hops
+/// keys/counts[list_offset ..]                           the non-zero cells in cell order
+/// ```
+/// Why cells in that order: local labels ascend with their global ids, so reading the cells in
+/// order gives keys in ascending order — sorted lists without a sort.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpHopGraph {
+    /// The graph's index (its run in `runs`).
+    pub graph: u32,
+    /// First node of the graph in `adj_start` / `local_label`.
+    pub node_offset: u32,
+    /// Nodes (≤ `SP_HOP_MAX_NODES`).
+    pub n_nodes: u32,
+    /// First entry of its local → global label table.
+    pub label_offset: u32,
+    /// Its distinct labels ℓ (ℓ²·n ≤ `SP_HOP_MAX_CELLS`).
+    pub n_labels: u32,
+    /// First entry of its output list (room for min(ℓ²·n, n(n−1)) entries).
+    pub list_offset: u32,
+}
+
+/// Parameters of one GPU histogram build.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpHopParams {
+    /// Graphs (one block each).
+    pub n_graphs: u32,
+    /// Dataset-wide labels (the key's label base).
+    pub n_labels: u32,
+    /// Length ids (the key's length base: > every hop count).
+    pub n_lengths: u32,
+    /// The largest graph's nodes (shared-memory layout).
+    pub n_cap: u32,
+    /// The largest ℓ²·n (shared-memory layout).
+    pub cells_cap: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// u32 words of the histogram build's dynamic shared memory:
+///
+/// ```text
+/// [ reach : n_cap × W ][ next : n_cap × W ][ cells : cells_cap ][ warp totals : 32 ][ flags : 4 ]
+/// W = ⌈n_cap / 32⌉; reach[v] = the sources whose BFS has reached v (one bit each)
+/// ```
+pub const fn sp_hop_smem_words(n_cap: u32, cells_cap: u32) -> usize {
+    let w = n_cap.div_ceil(32) as usize;
+    2 * n_cap as usize * w + cells_cap as usize + 32 + 4
+}
+
+/// Parameters of one histogram Gram launch: rows `row_begin ..` (chunk of `n_rows`) of the matrix
+/// whose row r is graph `row_graph0 + r` and column c graph `col_graph0 + c`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpGramParams {
+    /// First row of this launch.
+    pub row_begin: u32,
+    /// Rows of this launch (one block each).
+    pub n_rows: u32,
+    /// Columns (the output's row stride).
+    pub n_cols: u32,
+    /// Run index of row 0.
+    pub row_graph0: u32,
+    /// Run index of column 0.
+    pub col_graph0: u32,
+    /// 1: the row's list is staged in shared memory (every row list ≤ `SP_GRAM_SMEM_ENTRIES`).
+    pub staged: u32,
+}
+
 /// One graph's histogram run: sorted u64 keys and their counts.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,3 +228,8 @@ const _: () = assert!(core::mem::size_of::<SpGraph>() == 16 && core::mem::align_
 const _: () = assert!(core::mem::size_of::<LengthKernel>() == 16 && core::mem::align_of::<LengthKernel>() == 8);
 const _: () = assert!(core::mem::size_of::<SpParams>() == 264 + 16 + 8 && core::mem::align_of::<SpParams>() == 8);
 const _: () = assert!(core::mem::size_of::<SpHistogram>() == 8);
+const _: () = assert!(core::mem::size_of::<SpHopGraph>() == 24 && core::mem::align_of::<SpHopGraph>() == 4);
+const _: () = assert!(core::mem::size_of::<SpHopParams>() == 24 && core::mem::align_of::<SpHopParams>() == 4);
+const _: () = assert!(core::mem::size_of::<SpGramParams>() == 24 && core::mem::align_of::<SpGramParams>() == 4);
+const _: () = assert!(sp_hop_smem_words(SP_HOP_MAX_NODES, SP_HOP_MAX_CELLS) * 4 <= 100 * 1024);
+const _: () = assert!(SP_GRAM_SMEM_ENTRIES as usize * 12 <= 100 * 1024);

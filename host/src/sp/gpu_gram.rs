@@ -1,0 +1,240 @@
+//! The histogram form's whole Gram matrix on the GPU (entries `octile_kernels::sp::{hop, gram}`,
+//! layouts `octile_types::sp`): the histograms of unit-weight graphs up to `SP_HOP_MAX_NODES`
+//! nodes are built on the device (all-sources BFS); the others (larger, or weighted sets) on the
+//! host; then every row × column dot product, written row-major and copied straight into the
+//! result, a chunk of rows at a time (progress, cancellation).
+//!
+//! ```text
+//! keys/counts: [ host-built lists, packed ][ GPU graph 0: room for min(ℓ²n, n(n−1)) ][ GPU graph 1 … ]
+//! runs[g] = { offset, len }: host runs uploaded, GPU runs written by the build
+//! ```
+use super::histogram::{Histograms, Labels, Lengths, check_keys};
+use super::paths::PathSet;
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use crate::gram::control::RunControl;
+use crate::graph::Graph;
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use octile_types::sp::{SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HISTOGRAM_GRAM, SP_HOP_HISTOGRAMS, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph, SpHopParams, sp_hop_smem_words};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Bytes of one chunk of result rows on the device.
+const CHUNK_BYTES: usize = 256 << 20;
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
+    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path histogram launch check: {}", what()))) }
+}
+
+fn upload<T: DeviceRepr + Clone>(s: &Arc<CudaStream>, v: &[T], pad: T) -> Result<CudaSlice<T>> {
+    Ok(if v.is_empty() { s.clone_htod(&[pad])? } else { s.clone_htod(v)? })
+}
+
+/// The histograms on the device: `runs` (one per graph), `keys`, `counts`, and how many graphs
+/// the device built.
+pub struct DeviceHistograms {
+    runs: CudaSlice<SpHistogram>,
+    keys: CudaSlice<u64>,
+    counts: CudaSlice<u32>,
+    /// Every run, as on the device after the build.
+    pub host_runs: Vec<SpHistogram>,
+    /// Graphs whose histogram the device built.
+    pub built_on_gpu: usize,
+}
+
+/// The GPU build's inputs for the graphs it takes (`which`): descriptors and the arrays they index.
+struct HopInput {
+    descs: Vec<SpHopGraph>,
+    adj_start: Vec<u32>,
+    adj: Vec<u32>,
+    local_label: Vec<u32>,
+    label_global: Vec<u32>,
+    list_end: usize,
+}
+
+fn hop_input(graphs: &[Graph], labels: &Labels, local: &[Vec<u32>], which: &[usize], list_begin: usize) -> HopInput {
+    // per graph: CSR rows (both directions, no self-loops) and local labels, in parallel
+    let parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = which
+        .par_iter()
+        .map(|&g| {
+            let n = graphs[g].n_nodes();
+            let mut deg = vec![0u32; n + 1];
+            for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
+                deg[e.i as usize + 1] += 1;
+                deg[e.j as usize + 1] += 1;
+            }
+            for i in 0..n {
+                deg[i + 1] += deg[i];
+            }
+            let mut fill = deg.clone();
+            let mut adj = vec![0u32; deg[n] as usize];
+            for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
+                adj[fill[e.i as usize] as usize] = e.j;
+                fill[e.i as usize] += 1;
+                adj[fill[e.j as usize] as usize] = e.i;
+                fill[e.j as usize] += 1;
+            }
+            let lab = labels.of_graph(g).iter().map(|l| local[g].partition_point(|x| x < l) as u32).collect();
+            (deg, adj, lab)
+        })
+        .collect();
+    let (mut descs, mut adj_base) = (Vec::with_capacity(which.len()), Vec::with_capacity(which.len()));
+    let (mut node, mut label, mut list, mut edges) = (0usize, 0usize, list_begin, 0usize);
+    for (&g, (_, adj, _)) in which.iter().zip(&parts) {
+        let (n, l) = (graphs[g].n_nodes(), local[g].len());
+        descs.push(SpHopGraph { graph: g as u32, node_offset: node as u32, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
+        adj_base.push(edges as u32);
+        (node, label, list, edges) = (node + n, label + l, list + (l * l * n).min(n * n.saturating_sub(1)), edges + adj.len());
+    }
+    let mut adj_start: Vec<u32> = parts.par_iter().zip(&adj_base).flat_map_iter(|((deg, _, _), &b)| deg[..deg.len() - 1].iter().map(move |d| d + b)).collect();
+    adj_start.push(edges as u32);
+    HopInput {
+        descs,
+        adj_start,
+        adj: parts.par_iter().flat_map_iter(|p| p.1.iter().copied()).collect(),
+        local_label: parts.par_iter().flat_map_iter(|p| p.2.iter().copied()).collect(),
+        label_global: which.iter().flat_map(|&g| local[g].iter().copied()).collect(),
+        list_end: list,
+    }
+}
+
+/// Every descriptor's ranges inside the arrays, neighbours and labels inside the graph, the global
+/// labels ascending: `sp_hop_histograms`' contract.
+fn check_hop(h: &HopInput, n_labels: u32, n_lengths: u64, n_graphs: usize, n_cap: u32, cells_cap: u32) -> Result<()> {
+    let nodes = h.local_label.len();
+    check(h.adj_start.len() == nodes + 1 && h.adj_start[nodes] as usize == h.adj.len(), || "row starts do not cover the neighbours".into())?;
+    let bad = h.descs.par_iter().find_map_any(|d| {
+        let (o, n, l) = (d.node_offset as usize, d.n_nodes as usize, d.n_labels as usize);
+        let ok = n <= n_cap as usize
+            && (l * l * n) <= cells_cap as usize
+            && n as u64 <= n_lengths
+            && o + n <= nodes
+            && (d.graph as usize) < n_graphs
+            && d.label_offset as usize + l <= h.label_global.len()
+            && h.label_global[d.label_offset as usize..d.label_offset as usize + l].windows(2).all(|w| w[0] < w[1])
+            && h.label_global[d.label_offset as usize..d.label_offset as usize + l].iter().all(|&x| x < n_labels)
+            && h.local_label[o..o + n].iter().all(|&x| (x as usize) < l)
+            && (o..o + n).all(|v| h.adj_start[v] <= h.adj_start[v + 1] && h.adj[h.adj_start[v] as usize..h.adj_start[v + 1] as usize].iter().all(|&u| (u as usize) < n && u as usize != v - o));
+        (!ok).then(|| format!("graph {} breaks the build's layout", d.graph))
+    });
+    bad.map_or(Ok(()), |m| check(false, || m))
+}
+
+/// The histograms of `graphs` (node labels on `features`) on the device.
+pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<DeviceHistograms> {
+    let s = &dev.stream;
+    let labels = Labels::build(graphs, features)?;
+    let Some(lengths) = Lengths::hops(graphs) else {
+        // weighted lengths: every histogram on the host
+        let set = PathSet::build(graphs, &[])?;
+        let lengths = Lengths::of(graphs, &set);
+        let all: Vec<usize> = (0..graphs.len()).collect();
+        let h = Histograms::from_paths(&set, &all, &labels, &lengths)?;
+        return Ok(DeviceHistograms { runs: upload(s, &h.runs, SpHistogram::default())?, keys: upload(s, &h.keys, 0)?, counts: upload(s, &h.counts, 0)?, host_runs: h.runs, built_on_gpu: 0 });
+    };
+    check_keys(&labels, &lengths)?;
+    let local: Vec<Vec<u32>> = (0..graphs.len())
+        .into_par_iter()
+        .map(|g| {
+            let mut d = labels.of_graph(g).to_vec();
+            d.sort_unstable();
+            d.dedup();
+            d
+        })
+        .collect();
+    let on_gpu = |g: usize| {
+        let (n, l) = (graphs[g].n_nodes(), local[g].len());
+        n >= 2 && n <= SP_HOP_MAX_NODES as usize && l * l * n <= SP_HOP_MAX_CELLS as usize
+    };
+    let (gpu, host): (Vec<usize>, Vec<usize>) = (0..graphs.len()).partition(|&g| on_gpu(g));
+    let host_graphs: Vec<Graph> = host.iter().map(|&g| graphs[g].clone()).collect();
+    let h = Histograms::from_paths(&PathSet::build(&host_graphs, &[])?, &host, &labels, &lengths)?;
+    let mut runs = vec![SpHistogram::default(); graphs.len()];
+    for (k, &g) in host.iter().enumerate() {
+        runs[g] = h.runs[k];
+    }
+    let input = hop_input(graphs, &labels, &local, &gpu, h.keys.len());
+    if input.list_end > u32::MAX as usize {
+        return Err(OctileError::InvalidConfig(format!("{} histogram entries in all: more than 2^32; split the set", input.list_end)));
+    }
+    let n_cap = input.descs.iter().map(|d| d.n_nodes).max().unwrap_or(1);
+    let cells_cap = input.descs.iter().map(|d| d.n_labels * d.n_labels * d.n_nodes).max().unwrap_or(1);
+    check_hop(&input, labels.count, lengths.count(), graphs.len(), n_cap, cells_cap)?;
+    let mut keys = s.alloc_zeros::<u64>(input.list_end.max(1))?;
+    let mut counts = s.alloc_zeros::<u32>(input.list_end.max(1))?;
+    if !h.keys.is_empty() {
+        s.memcpy_htod(&h.keys, &mut keys.slice_mut(..h.keys.len()))?;
+        s.memcpy_htod(&h.counts, &mut counts.slice_mut(..h.counts.len()))?;
+    }
+    let mut dev_runs = upload(s, &runs, SpHistogram::default())?;
+    if !input.descs.is_empty() {
+        let params = SpHopParams { n_graphs: input.descs.len() as u32, n_labels: labels.count, n_lengths: lengths.count() as u32, n_cap, cells_cap, _pad: 0 };
+        let dev_params = s.clone_htod(&[params])?;
+        let (descs, adj_start, adj) = (upload(s, &input.descs, SpHopGraph::default())?, upload(s, &input.adj_start, 0)?, upload(s, &input.adj, 0)?);
+        let (local_label, label_global) = (upload(s, &input.local_label, 0)?, upload(s, &input.label_global, 0)?);
+        let smem = (sp_hop_smem_words(n_cap, cells_cap) * 4) as u32;
+        let f = dev.function(SP_HOP_HISTOGRAMS)?;
+        f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
+        let cfg = LaunchConfig { grid_dim: (input.descs.len() as u32, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: smem };
+        let mut b = s.launch_builder(&f);
+        b.arg(&dev_params).arg(&descs).arg(&adj_start).arg(&adj).arg(&local_label).arg(&label_global).arg(&mut keys).arg(&mut counts).arg(&mut dev_runs);
+        // SAFETY: sp_hop_histograms' contract is checked by check_hop (sizes against n_cap and
+        // cells_cap, which size the dynamic shared memory; ranges, neighbours, labels, ascending
+        // global labels, n ≤ n_lengths); the lists' room (min(ℓ²n, n(n−1)) each, from
+        // list_offset) lies inside keys/counts (list_end); the grid has one block per descriptor;
+        // the buffers outlive the launch (the runs' download below synchronizes the stream).
+        unsafe { b.launch(cfg) }?;
+    }
+    let host_runs = s.clone_dtoh(&dev_runs)?;
+    check(host_runs.iter().all(|r| (r.offset + r.len) as usize <= input.list_end.max(h.keys.len())), || "a built run passes the lists".into())?;
+    Ok(DeviceHistograms { runs: dev_runs, keys, counts, host_runs, built_on_gpu: gpu.len() })
+}
+
+/// The row-major matrix of runs `rows` × runs `cols` of `h`, rows in chunks: cancellation is
+/// checked before each, and after each its share of `pairs` (what the caller counts as the whole
+/// matrix's pairs) is reported. The host result is touched while the first chunk runs, so its page
+/// faults overlap the device.
+pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: Range<usize>, pairs: usize, ctl: &RunControl) -> Result<Vec<f64>> {
+    let s = &dev.stream;
+    let (nr, nc) = (rows.len(), cols.len());
+    check(rows.end <= h.host_runs.len() && cols.end <= h.host_runs.len(), || "rows or columns past the runs".into())?;
+    let mut result = vec![0.0f64; nr * nc];
+    if nr == 0 || nc == 0 {
+        return Ok(result);
+    }
+    let longest = h.host_runs[rows.clone()].iter().map(|r| r.len).max().unwrap_or(0);
+    let staged = if longest <= SP_GRAM_SMEM_ENTRIES { longest.max(1) } else { 0 };
+    let smem = staged * 12;
+    let f = dev.function(SP_HISTOGRAM_GRAM)?;
+    f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
+    let chunk = (CHUNK_BYTES / 8 / nc).clamp(1, nr);
+    let mut out = s.alloc_zeros::<f64>(chunk * nc)?;
+    let mut begin = 0;
+    while begin < nr {
+        if ctl.cancelled() {
+            return Err(OctileError::Cancelled);
+        }
+        let n_rows = chunk.min(nr - begin);
+        let params = SpGramParams { row_begin: begin as u32, n_rows: n_rows as u32, n_cols: nc as u32, row_graph0: rows.start as u32, col_graph0: cols.start as u32, staged };
+        let dev_params = s.clone_htod(&[params])?;
+        let cfg = LaunchConfig { grid_dim: (n_rows as u32, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: smem };
+        let mut b = s.launch_builder(&f);
+        b.arg(&dev_params).arg(&h.runs).arg(&h.keys).arg(&h.counts).arg(&mut out);
+        // SAFETY: sp_histogram_gram's contract: the row and column runs exist (checked above) and
+        // lie inside keys/counts (checked after the build; their keys ascend by construction, which
+        // only the values depend on); staged ≥ every row list's length or 0, with
+        // staged·12 bytes of shared memory; out holds chunk·n_cols ≥ n_rows·n_cols values; the
+        // buffers outlive the launch (the download below synchronizes).
+        unsafe { b.launch(cfg) }?;
+        if begin == 0 {
+            result.par_chunks_mut(1 << 16).for_each(|c| c.fill(0.0));
+        }
+        s.memcpy_dtoh(&out.slice(..n_rows * nc), &mut result[begin * nc..(begin + n_rows) * nc])?;
+        s.synchronize()?;
+        ctl.report(pairs * (begin + n_rows) / nr - pairs * begin / nr);
+        begin += n_rows;
+    }
+    Ok(result)
+}
