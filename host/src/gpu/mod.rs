@@ -5,6 +5,8 @@
 //! here; each method's launches (e.g. `mgk::gpu::launch`) wrap its `unsafe` kernel launches behind
 //! safe functions that check the contract first, using [`GpuDevice::function`] and its stream.
 
+pub mod staging;
+
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
 use crate::error::OctileError;

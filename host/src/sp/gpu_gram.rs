@@ -12,6 +12,7 @@ use super::histogram::{Histograms, Labels, Lengths, check_keys};
 use super::paths::PathSet;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
+use crate::gpu::staging::Staging;
 use crate::gram::control::RunControl;
 use crate::graph::Graph;
 use cudarc::driver::sys::CUfunction_attribute_enum;
@@ -23,6 +24,10 @@ use std::sync::Arc;
 
 /// Bytes of one chunk of result rows on the device.
 const CHUNK_BYTES: usize = 256 << 20;
+/// Values of a chunk from which the download goes through the pinned staging buffers.
+const STAGED_MIN: usize = 1 << 20;
+/// Values per pinned staging buffer (8 MB).
+pub const STAGING_PIECE: usize = 1 << 20;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
     if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path histogram launch check: {}", what()))) }
@@ -54,50 +59,51 @@ struct HopInput {
     list_end: usize,
 }
 
-fn hop_input(graphs: &[Graph], labels: &Labels, local: &[Vec<u32>], which: &[usize], list_begin: usize) -> HopInput {
-    // per graph: CSR rows (both directions, no self-loops) and local labels, in parallel
-    let parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = which
-        .par_iter()
-        .map(|&g| {
-            let n = graphs[g].n_nodes();
-            let mut deg = vec![0u32; n + 1];
-            for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
-                deg[e.i as usize + 1] += 1;
-                deg[e.j as usize + 1] += 1;
-            }
-            for i in 0..n {
-                deg[i + 1] += deg[i];
-            }
-            let mut fill = deg.clone();
-            let mut adj = vec![0u32; deg[n] as usize];
-            for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
-                adj[fill[e.i as usize] as usize] = e.j;
-                fill[e.i as usize] += 1;
-                adj[fill[e.j as usize] as usize] = e.i;
-                fill[e.j as usize] += 1;
-            }
-            let lab = labels.of_graph(g).iter().map(|l| local[g].partition_point(|x| x < l) as u32).collect();
-            (deg, adj, lab)
-        })
-        .collect();
+fn hop_input(graphs: &[Graph], labels: &Labels, which: &[usize], list_begin: usize) -> HopInput {
+    // sizes first (neighbour entries: both directions of every edge but self-loops), then every
+    // graph fills its own slices of the final arrays, in parallel
+    let g = super::histogram::grain(which.len(), which.iter().map(|&g| graphs[g].n_nodes()).sum());
+    let entries: Vec<usize> = which.par_iter().with_min_len(g).map(|&g| 2 * graphs[g].edges().iter().filter(|e| e.i != e.j).count()).collect();
     let (mut descs, mut adj_base) = (Vec::with_capacity(which.len()), Vec::with_capacity(which.len()));
-    let (mut node, mut label, mut list, mut edges) = (0usize, 0usize, list_begin, 0usize);
-    for (&g, (_, adj, _)) in which.iter().zip(&parts) {
-        let (n, l) = (graphs[g].n_nodes(), local[g].len());
+    let (mut node, mut label, mut list, mut adj_len) = (0usize, 0usize, list_begin, 0usize);
+    for (&g, &m) in which.iter().zip(&entries) {
+        let (n, l) = (graphs[g].n_nodes(), labels.own[g].len());
         descs.push(SpHopGraph { graph: g as u32, node_offset: node as u32, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
-        adj_base.push(edges as u32);
-        (node, label, list, edges) = (node + n, label + l, list + (l * l * n).min(n * n.saturating_sub(1)), edges + adj.len());
+        adj_base.push(adj_len);
+        (node, label, list, adj_len) = (node + n, label + l, list + (l * l * n).min(n * n.saturating_sub(1)), adj_len + m);
     }
-    let mut adj_start: Vec<u32> = parts.par_iter().zip(&adj_base).flat_map_iter(|((deg, _, _), &b)| deg[..deg.len() - 1].iter().map(move |d| d + b)).collect();
-    adj_start.push(edges as u32);
-    HopInput {
-        descs,
-        adj_start,
-        adj: parts.par_iter().flat_map_iter(|p| p.1.iter().copied()).collect(),
-        local_label: parts.par_iter().flat_map_iter(|p| p.2.iter().copied()).collect(),
-        label_global: which.iter().flat_map(|&g| local[g].iter().copied()).collect(),
-        list_end: list,
+    let (mut adj_start, mut adj, mut local_label) = (vec![0u32; node + 1], vec![0u32; adj_len], vec![0u32; node]);
+    adj_start[node] = adj_len as u32;
+    let mut slots = Vec::with_capacity(which.len());
+    let (mut rs, mut ra, mut rl) = (&mut adj_start[..node], &mut adj[..], &mut local_label[..]);
+    for (&g, &m) in which.iter().zip(&entries) {
+        let n = graphs[g].n_nodes();
+        let (s, r1) = std::mem::take(&mut rs).split_at_mut(n);
+        let (a, r2) = std::mem::take(&mut ra).split_at_mut(m);
+        let (l, r3) = std::mem::take(&mut rl).split_at_mut(n);
+        (rs, ra, rl) = (r1, r2, r3);
+        slots.push((s, a, l));
     }
+    slots.into_par_iter().zip(which.par_iter().zip(&adj_base)).with_min_len(g).for_each(|((start, adj, lab), (&g, &base))| {
+        let n = start.len();
+        let mut fill = vec![0u32; n + 1];
+        for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
+            fill[e.i as usize + 1] += 1;
+            fill[e.j as usize + 1] += 1;
+        }
+        for i in 0..n {
+            fill[i + 1] += fill[i];
+            start[i] = base as u32 + fill[i];
+        }
+        for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
+            adj[fill[e.i as usize] as usize] = e.j;
+            fill[e.i as usize] += 1;
+            adj[fill[e.j as usize] as usize] = e.i;
+            fill[e.j as usize] += 1;
+        }
+        lab.copy_from_slice(labels.local_of_graph(g));
+    });
+    HopInput { descs, adj_start, adj, local_label, label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
 }
 
 /// Every descriptor's ranges inside the arrays, neighbours and labels inside the graph, the global
@@ -125,7 +131,10 @@ fn check_hop(h: &HopInput, n_labels: u32, n_lengths: u64, n_graphs: usize, n_cap
 /// The histograms of `graphs` (node labels on `features`) on the device.
 pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<DeviceHistograms> {
     let s = &dev.stream;
+    let t = std::time::Instant::now();
+    let at = |what: &str| super::trace(format_args!("  build: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
     let labels = Labels::build(graphs, features)?;
+    at("labels");
     let Some(lengths) = Lengths::hops(graphs) else {
         // weighted lengths: every histogram on the host
         let set = PathSet::build(graphs, &[])?;
@@ -135,17 +144,8 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         return Ok(DeviceHistograms { runs: upload(s, &h.runs, SpHistogram::default())?, keys: upload(s, &h.keys, 0)?, counts: upload(s, &h.counts, 0)?, host_runs: h.runs, built_on_gpu: 0 });
     };
     check_keys(&labels, &lengths)?;
-    let local: Vec<Vec<u32>> = (0..graphs.len())
-        .into_par_iter()
-        .map(|g| {
-            let mut d = labels.of_graph(g).to_vec();
-            d.sort_unstable();
-            d.dedup();
-            d
-        })
-        .collect();
     let on_gpu = |g: usize| {
-        let (n, l) = (graphs[g].n_nodes(), local[g].len());
+        let (n, l) = (graphs[g].n_nodes(), labels.own[g].len());
         n >= 2 && n <= SP_HOP_MAX_NODES as usize && l * l * n <= SP_HOP_MAX_CELLS as usize
     };
     let (gpu, host): (Vec<usize>, Vec<usize>) = (0..graphs.len()).partition(|&g| on_gpu(g));
@@ -155,7 +155,9 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     for (k, &g) in host.iter().enumerate() {
         runs[g] = h.runs[k];
     }
-    let input = hop_input(graphs, &labels, &local, &gpu, h.keys.len());
+    at("host lists");
+    let input = hop_input(graphs, &labels, &gpu, h.keys.len());
+    at("device inputs");
     if input.list_end > u32::MAX as usize {
         return Err(OctileError::InvalidConfig(format!("{} histogram entries in all: more than 2^32; split the set", input.list_end)));
     }
@@ -171,9 +173,25 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     let mut dev_runs = upload(s, &runs, SpHistogram::default())?;
     if !input.descs.is_empty() {
         let params = SpHopParams { n_graphs: input.descs.len() as u32, n_labels: labels.count, n_lengths: lengths.count() as u32, n_cap, cells_cap, _pad: 0 };
-        let dev_params = s.clone_htod(&[params])?;
-        let (descs, adj_start, adj) = (upload(s, &input.descs, SpHopGraph::default())?, upload(s, &input.adj_start, 0)?, upload(s, &input.adj, 0)?);
-        let (local_label, label_global) = (upload(s, &input.local_label, 0)?, upload(s, &input.label_global, 0)?);
+        // one upload: [ params ][ descriptors ][ adj_start ][ adj ][ local_label ][ label_global ]
+        // (u32 words; the two structs are 6 words each, 4-aligned)
+        let words = |d: &SpHopGraph| [d.graph, d.node_offset, d.n_nodes, d.label_offset, d.n_labels, d.list_offset];
+        let mut arena: Vec<u32> = Vec::with_capacity(6 + 6 * input.descs.len() + input.adj_start.len() + input.adj.len() + 2 * input.local_label.len());
+        arena.extend([params.n_graphs, params.n_labels, params.n_lengths, params.n_cap, params.cells_cap, params._pad]);
+        arena.extend(input.descs.iter().flat_map(words));
+        let mut cuts = vec![arena.len()];
+        for part in [&input.adj_start, &input.adj, &input.local_label, &input.label_global] {
+            arena.extend_from_slice(part);
+            cuts.push(arena.len());
+        }
+        let dev_arena = s.clone_htod(&arena)?;
+        let view = |k: usize| dev_arena.slice(match k {
+            0 => 0..6,
+            1 => 6..cuts[0],
+            _ => cuts[k - 2]..cuts[k - 1],
+        });
+        let (dev_params, descs, adj_start, adj, local_label, label_global) = (view(0), view(1), view(2), view(3), view(4), view(5));
+        at("uploads");
         let smem = (sp_hop_smem_words(n_cap, cells_cap) * 4) as u32;
         let f = dev.function(SP_HOP_HISTOGRAMS)?;
         f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
@@ -188,16 +206,19 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         unsafe { b.launch(cfg) }?;
     }
     let host_runs = s.clone_dtoh(&dev_runs)?;
+    at("device build");
     check(host_runs.iter().all(|r| (r.offset + r.len) as usize <= input.list_end.max(h.keys.len())), || "a built run passes the lists".into())?;
     Ok(DeviceHistograms { runs: dev_runs, keys, counts, host_runs, built_on_gpu: gpu.len() })
 }
 
 /// The row-major matrix of runs `rows` × runs `cols` of `h`, rows in chunks: cancellation is
 /// checked before each, and after each its share of `pairs` (what the caller counts as the whole
-/// matrix's pairs) is reported. The host result is touched while the first chunk runs, so its page
-/// faults overlap the device.
-pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: Range<usize>, pairs: usize, ctl: &RunControl) -> Result<Vec<f64>> {
+/// matrix's pairs) is reported. Large chunks come back through `staging` (pinned buffers: the
+/// copy-out by all host threads overlaps the DMA), small ones directly.
+pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: Range<usize>, pairs: usize, staging: Option<&Staging>, ctl: &RunControl) -> Result<Vec<f64>> {
     let s = &dev.stream;
+    let t = std::time::Instant::now();
+    let at = |what: &str| super::trace(format_args!("  matrix: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
     let (nr, nc) = (rows.len(), cols.len());
     check(rows.end <= h.host_runs.len() && cols.end <= h.host_runs.len(), || "rows or columns past the runs".into())?;
     let mut result = vec![0.0f64; nr * nc];
@@ -228,11 +249,15 @@ pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: R
         // staged·12 bytes of shared memory; out holds chunk·n_cols ≥ n_rows·n_cols values; the
         // buffers outlive the launch (the download below synchronizes).
         unsafe { b.launch(cfg) }?;
-        if begin == 0 {
-            result.par_chunks_mut(1 << 16).for_each(|c| c.fill(0.0));
+        let dst = &mut result[begin * nc..(begin + n_rows) * nc];
+        match staging {
+            Some(st) if dst.len() >= STAGED_MIN => st.download(s, &out.slice(..n_rows * nc), dst)?,
+            _ => {
+                s.memcpy_dtoh(&out.slice(..n_rows * nc), dst)?;
+                s.synchronize()?;
+            }
         }
-        s.memcpy_dtoh(&out.slice(..n_rows * nc), &mut result[begin * nc..(begin + n_rows) * nc])?;
-        s.synchronize()?;
+        at("chunk copied");
         ctl.report(pairs * (begin + n_rows) / nr - pairs * begin / nr);
         begin += n_rows;
     }

@@ -21,58 +21,94 @@ use octile_types::sp::{SpHistogram, sp_key, sp_keys_fit};
 use rayon::prelude::*;
 
 /// Every node's dataset-wide label id (Kronecker deltas of h = 0 on all features: two nodes have
-/// the same id exactly when all their features are equal).
+/// the same id exactly when all their features are equal), and each graph's own labels.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Labels {
     /// Label id per node, graph after graph.
     pub of_node: Vec<u32>,
-    /// Graph g's nodes: `of_node[node_offset[g] .. node_offset[g + 1]]`.
+    /// Per node: the index of its label among its graph's own labels (`own`).
+    pub local_of_node: Vec<u32>,
+    /// Graph g's nodes: `node_offset[g] .. node_offset[g + 1]`.
     pub node_offset: Vec<usize>,
+    /// Per graph: the distinct label ids of its nodes, ascending.
+    pub own: Vec<Vec<u32>>,
     /// Distinct labels.
     pub count: u32,
+}
+
+/// Graphs per parallel task for a set of `graphs` graphs with `nodes` nodes in all: the whole set
+/// in one task below 50,000 nodes (handing tiny tasks to other threads costs more than it saves),
+/// else 16.
+pub fn grain(graphs: usize, nodes: usize) -> usize {
+    if nodes < 50_000 { graphs.max(1) } else { 16 }
+}
+
+/// `parts` concatenated, copied in parallel into one allocation.
+pub fn concat<T: Copy + Default + Send + Sync>(parts: &[Vec<T>]) -> Vec<T> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let mut out = vec![T::default(); total];
+    let mut rest = &mut out[..];
+    let mut slots = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (a, b) = std::mem::take(&mut rest).split_at_mut(p.len());
+        slots.push(a);
+        rest = b;
+    }
+    let g = grain(parts.len(), total / 4);
+    slots.into_par_iter().zip(parts.par_iter()).with_min_len(g).for_each(|(d, p)| d.copy_from_slice(p));
+    out
 }
 
 impl Labels {
     /// The labels of `graphs` on the node features `features` (none: every node the same label).
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<Labels> {
         let stride = features.len().max(1);
-        // each graph's feature rows as bits (−0 as 0, so that it equals 0 as the delta says)
-        let rows: Vec<Vec<u64>> = graphs
+        let g = grain(graphs.len(), graphs.iter().map(Graph::n_nodes).sum());
+        // per graph: its distinct feature rows (as bits, −0 as 0 so that it equals 0 as the delta
+        // says), sorted, and each node's index among them
+        let per: Vec<(Vec<u64>, Vec<u32>)> = graphs
             .par_iter()
             .enumerate()
+            .with_min_len(g)
             .map(|(k, g)| {
                 let idx = feature_indices("node", features, g.node_feature_names(), k)?;
                 let canon = |v: f64| if v == 0.0 { 0 } else { v.to_bits() };
-                Ok(if idx.is_empty() { vec![0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| canon(g.node_features(i)[f]))).collect() })
+                let rows: Vec<u64> = if idx.is_empty() { vec![0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| canon(g.node_features(i)[f]))).collect() };
+                let mut distinct: Vec<&[u64]> = rows.chunks(stride).collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let local = rows.chunks(stride).map(|r| distinct.partition_point(|d| *d < r) as u32).collect();
+                Ok((distinct.concat(), local))
             })
             .collect::<Result<_>>()?;
-        // the dataset's distinct rows, sorted: each graph's own first (few), then merged
-        let mut distinct: Vec<&[u64]> = rows
-            .par_iter()
-            .flat_map_iter(|r| {
-                let mut d: Vec<&[u64]> = r.chunks(stride).collect();
-                d.sort_unstable();
-                d.dedup();
-                d
-            })
-            .collect();
-        distinct.par_sort_unstable();
-        distinct.dedup();
-        if distinct.len() > u32::MAX as usize {
-            return Err(OctileError::InvalidConfig(format!("{} distinct node labels: more than 2^32", distinct.len())));
+        // the dataset's distinct rows, sorted
+        let mut all: Vec<&[u64]> = per.par_iter().flat_map_iter(|(d, _)| d.chunks(stride)).collect();
+        all.par_sort_unstable();
+        all.dedup();
+        if all.len() > u32::MAX as usize {
+            return Err(OctileError::InvalidConfig(format!("{} distinct node labels: more than 2^32", all.len())));
         }
-        let of_node = rows.par_iter().flat_map_iter(|r| r.chunks(stride).map(|row| distinct.partition_point(|d| *d < row) as u32).collect::<Vec<_>>()).collect();
+        let own: Vec<Vec<u32>> = per.par_iter().with_min_len(g).map(|(d, _)| d.chunks(stride).map(|r| all.partition_point(|x| *x < r) as u32).collect()).collect();
+        let globals: Vec<Vec<u32>> = per.par_iter().zip(&own).with_min_len(g).map(|((_, local), own)| local.iter().map(|&l| own[l as usize]).collect()).collect();
+        let count = all.len() as u32;
+        drop(all);
+        let locals: Vec<Vec<u32>> = per.into_iter().map(|(_, l)| l).collect();
         let mut node_offset = Vec::with_capacity(graphs.len() + 1);
         node_offset.push(0);
         for g in graphs {
             node_offset.push(node_offset.last().copied().unwrap_or(0) + g.n_nodes());
         }
-        Ok(Labels { of_node, node_offset, count: distinct.len() as u32 })
+        Ok(Labels { of_node: concat(&globals), local_of_node: concat(&locals), node_offset, own, count })
     }
 
     /// Graph g's node labels.
     pub fn of_graph(&self, g: usize) -> &[u32] {
         &self.of_node[self.node_offset[g]..self.node_offset[g + 1]]
+    }
+
+    /// Graph g's nodes' indices among its own labels.
+    pub fn local_of_graph(&self, g: usize) -> &[u32] {
+        &self.local_of_node[self.node_offset[g]..self.node_offset[g + 1]]
     }
 }
 

@@ -1,0 +1,68 @@
+//! Pinned host buffers for large device → host copies (a whole Gram matrix: 200 MB for 5,000
+//! graphs). A copy into ordinary (pageable) memory goes through the driver's own staging at about
+//! a third of the bus speed; here the DMA fills one pinned buffer while the host threads copy the
+//! previous one out, in parallel, into its place in the result:
+//!
+//! ```text
+//! device src:  [ piece 0 ][ piece 1 ][ piece 2 ] …      piece = `piece_elems` values
+//! pinned:      [ buffer 0 ][ buffer 1 ]                  piece k → buffer k % 2 (DMA, async)
+//! host dst:    piece k−1 copied out of buffer (k−1) % 2 by all threads while piece k is in flight
+//! ```
+//! Why two buffers owned by the caller: pinning memory is slow (the driver locks every page), so a
+//! kernel object allocates them once and reuses them for every call.
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use cudarc::driver::{CudaStream, CudaView, PinnedHostSlice};
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// Two pinned buffers of `piece_elems` f64 each.
+pub struct Staging {
+    bufs: Mutex<[PinnedHostSlice<f64>; 2]>,
+    piece_elems: usize,
+}
+
+impl Staging {
+    /// Pin two buffers of `piece_elems` values on `dev`'s context.
+    pub fn new(dev: &GpuDevice, piece_elems: usize) -> Result<Staging> {
+        let alloc = || -> Result<PinnedHostSlice<f64>> {
+            // SAFETY: page-locked host memory of piece_elems f64 (any bits are a valid f64); flags
+            // 0: cached, readable by the host at full speed (write-combined memory is not); it is
+            // only read after a copy into it has completed (as_slice waits for its event).
+            Ok(unsafe { dev.ctx.alloc_pinned_with_flags::<f64>(piece_elems.max(1), 0) }?)
+        };
+        Ok(Staging { bufs: Mutex::new([alloc()?, alloc()?]), piece_elems: piece_elems.max(1) })
+    }
+
+    /// Copy `src` into `dst` (same length) through the pinned buffers on stream `s`.
+    pub fn download(&self, s: &Arc<CudaStream>, src: &CudaView<f64>, dst: &mut [f64]) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(OctileError::Cuda(format!("staged download of {} values into {}", src.len(), dst.len())));
+        }
+        let mut bufs = self.bufs.lock().map_err(|_| OctileError::Cuda("staging buffers poisoned by a panic".into()))?;
+        // whole pieces through the buffers (a copy into pinned memory moves the buffer's whole
+        // length), the tail directly
+        let whole = src.len() / self.piece_elems;
+        let copy_out = |buf: &PinnedHostSlice<f64>, dst: &mut [f64]| -> Result<()> {
+            let from = buf.as_slice()?;
+            dst.par_chunks_mut(1 << 15).zip(from.par_chunks(1 << 15)).for_each(|(d, f)| d.copy_from_slice(f));
+            Ok(())
+        };
+        let piece = |k: usize| k * self.piece_elems..(k + 1) * self.piece_elems;
+        for k in 0..whole {
+            s.memcpy_dtoh(&src.slice(piece(k)), &mut bufs[k % 2])?;
+            if k > 0 {
+                copy_out(&bufs[(k - 1) % 2], &mut dst[piece(k - 1)])?;
+            }
+        }
+        if whole > 0 {
+            copy_out(&bufs[(whole - 1) % 2], &mut dst[piece(whole - 1)])?;
+        }
+        let tail = whole * self.piece_elems;
+        if tail < src.len() {
+            s.memcpy_dtoh(&src.slice(tail..), &mut dst[tail..])?;
+            s.synchronize()?;
+        }
+        Ok(())
+    }
+}
