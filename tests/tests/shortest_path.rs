@@ -160,6 +160,20 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
         random_graph(&mut rng, s)
     }).collect();
     let mut errors = Vec::new();
+    // a matrix of over 2^20 values: the GPU's result comes back through the pinned staging buffers
+    let many: Vec<Graph> = (0..1100).map(|_| {
+        let n = rng.gen_range(1..=12);
+        let s = random_shape(&mut rng, n);
+        random_graph(&mut rng, Shape { weighted: false, ..s })
+    }).collect();
+    let hist = SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() };
+    let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..hist.clone() }).and_then(|k| k.gram(&many)).unwrap();
+    let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
+    assert_eq!(gpu.values.len(), 1100 * 1100);
+    let wrong: Vec<usize> = (0..cpu.values.len()).filter(|&k| gpu.values[k] != cpu.values[k]).collect();
+    for &k in wrong.iter().take(20) {
+        errors.push(format!("1,100 graphs ({} entries differ): entry ({}, {}): actual {}, expected {} (CPU)", wrong.len(), k / 1100, k % 1100, gpu.values[k], cpu.values[k]));
+    }
     for (cfg, rtol) in [
         (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, 0.0),
         (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.0 }, ..SpConfig::default() }, 1e-12),

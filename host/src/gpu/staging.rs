@@ -12,13 +12,15 @@
 //! kernel object allocates them once and reuses them for every call.
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
-use cudarc::driver::{CudaStream, CudaView, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaStream, CudaView, PinnedHostSlice};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 
-/// Two pinned buffers of `piece_elems` f64 each.
+/// Two pinned buffers of `piece_elems` f64 each, and an event per buffer marking the end of the
+/// copy into it (recorded here: cudarc records a pinned buffer's own event only when the context
+/// runs several streams).
 pub struct Staging {
-    bufs: Mutex<[PinnedHostSlice<f64>; 2]>,
+    bufs: Mutex<([PinnedHostSlice<f64>; 2], [CudaEvent; 2])>,
     piece_elems: usize,
 }
 
@@ -31,7 +33,8 @@ impl Staging {
             // only read after a copy into it has completed (as_slice waits for its event).
             Ok(unsafe { dev.ctx.alloc_pinned_with_flags::<f64>(piece_elems.max(1), 0) }?)
         };
-        Ok(Staging { bufs: Mutex::new([alloc()?, alloc()?]), piece_elems: piece_elems.max(1) })
+        let event = || dev.ctx.new_event(None);
+        Ok(Staging { bufs: Mutex::new(([alloc()?, alloc()?], [event()?, event()?])), piece_elems: piece_elems.max(1) })
     }
 
     /// Copy `src` into `dst` (same length) through the pinned buffers on stream `s`.
@@ -39,11 +42,13 @@ impl Staging {
         if src.len() != dst.len() {
             return Err(OctileError::Cuda(format!("staged download of {} values into {}", src.len(), dst.len())));
         }
-        let mut bufs = self.bufs.lock().map_err(|_| OctileError::Cuda("staging buffers poisoned by a panic".into()))?;
+        let mut guard = self.bufs.lock().map_err(|_| OctileError::Cuda("staging buffers poisoned by a panic".into()))?;
+        let (bufs, events) = &mut *guard;
         // whole pieces through the buffers (a copy into pinned memory moves the buffer's whole
         // length), the tail directly
         let whole = src.len() / self.piece_elems;
-        let copy_out = |buf: &PinnedHostSlice<f64>, dst: &mut [f64]| -> Result<()> {
+        let copy_out = |buf: &PinnedHostSlice<f64>, done: &CudaEvent, dst: &mut [f64]| -> Result<()> {
+            done.synchronize()?;
             let from = buf.as_slice()?;
             dst.par_chunks_mut(1 << 15).zip(from.par_chunks(1 << 15)).for_each(|(d, f)| d.copy_from_slice(f));
             Ok(())
@@ -51,12 +56,13 @@ impl Staging {
         let piece = |k: usize| k * self.piece_elems..(k + 1) * self.piece_elems;
         for k in 0..whole {
             s.memcpy_dtoh(&src.slice(piece(k)), &mut bufs[k % 2])?;
+            events[k % 2].record(s)?;
             if k > 0 {
-                copy_out(&bufs[(k - 1) % 2], &mut dst[piece(k - 1)])?;
+                copy_out(&bufs[(k - 1) % 2], &events[(k - 1) % 2], &mut dst[piece(k - 1)])?;
             }
         }
         if whole > 0 {
-            copy_out(&bufs[(whole - 1) % 2], &mut dst[piece(whole - 1)])?;
+            copy_out(&bufs[(whole - 1) % 2], &events[(whole - 1) % 2], &mut dst[piece(whole - 1)])?;
         }
         let tail = whole * self.piece_elems;
         if tail < src.len() {
