@@ -325,6 +325,59 @@ mod tests {
         assert!(g.failures().is_empty());
     }
 
+    /// A method that computes whole matrices: K(a, b) = |V_a| + |V_b| as K(X) or K(X, Y), with a NaN
+    /// at entry `bad` when set; `evaluate` is never needed for them.
+    struct Whole {
+        bad: Option<usize>,
+        control: RunControl,
+    }
+
+    impl GraphKernel for Whole {
+        fn evaluate(&self, _: &[Graph], _: &[(u32, u32)]) -> Result<Evaluation> {
+            Err(OctileError::InvalidConfig("pair lists were not expected".into()))
+        }
+        fn evaluate_matrix(&self, x: &[Graph], y: Option<&[Graph]>) -> Result<Option<Evaluation>> {
+            let y = y.unwrap_or(x);
+            let mut values: Vec<f64> = x.iter().flat_map(|a| y.iter().map(move |b| (a.n_nodes() + b.n_nodes()) as f64)).collect();
+            if let Some(k) = self.bad {
+                values[k] = f64::NAN;
+            }
+            Ok(Some(Evaluation { values, info: Vec::new(), seconds: 0.5, details: "whole".into() }))
+        }
+        fn control(&self) -> &RunControl {
+            &self.control
+        }
+        fn backend_name(&self) -> &'static str {
+            "cpu"
+        }
+        fn device_name(&self) -> String {
+            "whole device".into()
+        }
+    }
+
+    #[test]
+    fn whole_matrix_methods_skip_pair_lists_and_report_non_finite_entries() {
+        let all = graphs(5);
+        let ok = Whole { bad: None, control: RunControl::default() };
+        let g = ok.gram(&all).unwrap();
+        assert_eq!((g.rows, g.cols, g.pairs_solved, g.info.len(), g.details.as_str()), (5, 5, 15, 0, "whole"));
+        assert!(g.failures().is_empty());
+        assert_eq!(g.iteration_stats(), (0, 0, 0));
+        close(g.get(4, 1), 7.0, "K[4][1]");
+        let (x, y) = all.split_at(2);
+        let b = ok.gram_between(x, y).unwrap();
+        assert_eq!((b.rows, b.cols, b.pairs_solved), (2, 3, 6));
+        close(b.get(1, 2), 2.0 + 5.0, "K(X, Y)[1][2]");
+        let n = ok.gram_normalized(&all).unwrap();
+        close(n.get(2, 2), 1.0, "normalized diagonal");
+        // entry 7 = (1, 2): a non-finite value is a failure of that entry, the rest kept
+        let bad = Whole { bad: Some(7), control: RunControl::default() };
+        let Err(OctileError::NoConvergence { pair, n_failed, partial, .. }) = bad.gram(&all) else { panic!("expected NoConvergence") };
+        assert_eq!((pair, n_failed), ((1, 2), 1));
+        assert_eq!(partial.failures().iter().map(|f| (f.0, f.1)).collect::<Vec<_>>(), [(1, 2)]);
+        close(partial.get(3, 4), 9.0, "a finite entry of the partial matrix");
+    }
+
     #[test]
     fn gram_between_diag_and_pairs_index_their_own_graphs() {
         let (toy, all) = (Toy::new(None), graphs(5));

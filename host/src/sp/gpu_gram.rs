@@ -10,6 +10,7 @@
 //! ```
 use super::histogram::{Histograms, Labels, Lengths, check_keys};
 use super::paths::PathSet;
+use super::trace::trace;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;
@@ -132,7 +133,7 @@ fn check_hop(h: &HopInput, n_labels: u32, n_lengths: u64, n_graphs: usize, n_cap
 pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<DeviceHistograms> {
     let s = &dev.stream;
     let t = std::time::Instant::now();
-    let at = |what: &str| super::trace(format_args!("  build: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
+    let at = |what: &str| trace(format_args!("  build: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
     let labels = Labels::build(graphs, features)?;
     at("labels");
     let Some(lengths) = Lengths::hops(graphs) else {
@@ -218,7 +219,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
 pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: Range<usize>, pairs: usize, staging: Option<&Staging>, ctl: &RunControl) -> Result<Vec<f64>> {
     let s = &dev.stream;
     let t = std::time::Instant::now();
-    let at = |what: &str| super::trace(format_args!("  matrix: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
+    let at = |what: &str| trace(format_args!("  matrix: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
     let (nr, nc) = (rows.len(), cols.len());
     check(rows.end <= h.host_runs.len() && cols.end <= h.host_runs.len(), || "rows or columns past the runs".into())?;
     let mut result = vec![0.0f64; nr * nc];

@@ -12,6 +12,7 @@ pub mod gpu;
 pub mod gpu_gram;
 pub mod histogram;
 pub mod paths;
+pub mod trace;
 
 use crate::backend::Backend;
 use crate::error::{OctileError, Result};
@@ -29,12 +30,8 @@ use paths::PathSet;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::time::Instant;
+use trace::trace;
 
-pub(crate) fn trace(what: std::fmt::Arguments) {
-    if std::env::var_os("OCTILE_TRACE").is_some() {
-        eprintln!("sp: {what}");
-    }
-}
 
 
 /// The shortest-path kernel on a backend.
