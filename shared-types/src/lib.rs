@@ -31,7 +31,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 28] = {
+pub const ALL_KERNELS: [&str; 29] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -63,6 +63,7 @@ pub const ALL_KERNELS: [&str; 28] = {
         crate::sp::SP_HISTOGRAM_DOT,
         crate::sp::SP_HOP_HISTOGRAMS,
         crate::sp::SP_HISTOGRAM_GRAM,
+        crate::sp::SP_FLOYD_WARSHALL,
     ]
 };
 
@@ -87,6 +88,9 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpHopGraph {}
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpHopParams {}
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpGramParams {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpApspGraph {}
+    unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpApspGraph {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpApspParams {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}

@@ -166,6 +166,23 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
         let s = random_shape(&mut rng, n);
         random_graph(&mut rng, Shape { weighted: false, ..s })
     }).collect();
+    // the general form with graphs past SP_APSP_MAX_NODES (96): their paths from the host, the
+    // others' from the GPU's Floyd–Warshall, weighted and not
+    let mixed = vec![
+        random_graph(&mut rng, Shape { n: 104, density: 0.06, self_loops: 0.1, disconnected: true, weighted: true }),
+        random_graph(&mut rng, Shape { n: 30, density: 0.2, self_loops: 0.0, disconnected: false, weighted: true }),
+        random_graph(&mut rng, Shape { n: 96, density: 0.05, self_loops: 0.0, disconnected: true, weighted: false }),
+        random_graph(&mut rng, Shape { n: 1, density: 0.0, self_loops: 1.0, disconnected: false, weighted: false }),
+    ];
+    let general = SpConfig { node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.9 })], path_length: LengthKernelConfig::SquareExponential { length_scale: 1.1 }, ..SpConfig::default() };
+    let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..general.clone() }).and_then(|k| k.gram(&mixed)).unwrap();
+    let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
+    assert!(gpu.details.contains("2 of 4 graphs' on the GPU"), "{}", gpu.details);
+    for k in 0..cpu.values.len() {
+        if let Err(e) = check_rel(&format!("mixed host/GPU paths: entry {k}"), gpu.values[k], cpu.values[k], 1e-12) {
+            errors.push(e);
+        }
+    }
     let hist = SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() };
     let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..hist.clone() }).and_then(|k| k.gram(&many)).unwrap();
     let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));

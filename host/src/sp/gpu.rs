@@ -1,30 +1,18 @@
 //! The shortest-path kernel's GPU launches, each `unsafe` launch behind a function that checks
 //! the data it hands over first (entries: `octile_kernels::sp`, layouts: `octile_types::sp`).
 use super::histogram::Histograms;
-use super::paths::PathSet;
+use super::gpu_paths::DevicePaths;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
-use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
+use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpHistogram, SpParams};
 use octile_types::{KernelSpec, PairJob};
 use rayon::prelude::*;
 use std::sync::Arc;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
     if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
-}
-
-/// Every run of `set` inside its arrays and every path's nodes inside its graph.
-fn check_set(set: &PathSet) -> Result<()> {
-    check(set.sp_e.len() == set.sp_s.len() && set.sp_w.len() == set.sp_s.len(), || "path arrays of different lengths".into())?;
-    for (g, d) in set.graphs.iter().enumerate() {
-        let paths = d.path_offset as usize..(d.path_offset + d.n_paths) as usize;
-        check(paths.end <= set.sp_s.len(), || format!("graph {g}: paths past the arrays"))?;
-        check((d.node_offset + d.n_nodes) as usize * set.node_stride <= set.nodes.len(), || format!("graph {g}: node rows past the array"))?;
-        check(paths.clone().all(|p| set.sp_s[p] < d.n_nodes && set.sp_e[p] < d.n_nodes), || format!("graph {g}: a path leaves the graph"))?;
-    }
-    Ok(())
 }
 
 /// `v` on the device (one `pad` element when empty: the driver allocates nothing of size 0).
@@ -38,17 +26,15 @@ fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {
     Ok(pairs.par_iter().map(|&(a, b)| PairJob { g1: a, g2: b, scratch_offset: 0 }).collect())
 }
 
-/// The general form on the GPU: one value per pair.
-pub fn general_values(dev: &GpuDevice, set: &PathSet, node: &KernelSpec, length: &LengthKernel, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
-    check_set(set)?;
+/// The general form on the GPU: one value per pair, over the paths of [`gpu_paths::build`](super::gpu_paths::build).
+pub fn general_values(dev: &GpuDevice, set: &DevicePaths, node: &KernelSpec, length: &LengthKernel, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
     check(node.terms().iter().all(|t| t.kind == 0 || (t.feature as usize) < set.node_stride), || "node kernel feature outside the node rows".into())?;
+    check(set.descs.iter().all(|d| (d.path_offset + d.n_paths) as usize <= set.sp_s.len() && ((d.node_offset + d.n_nodes) as usize) * set.node_stride <= set.nodes.len().max(set.node_stride)), || "a graph's paths or node rows pass the arrays".into())?;
     let s = &dev.stream;
-    let (sp_s, sp_e, sp_w) = (upload(s, &set.sp_s, 0)?, upload(s, &set.sp_e, 0)?, upload(s, &set.sp_w, 0.0)?);
-    let (nodes, graphs) = (upload(s, &set.nodes, 0.0)?, upload(s, &set.graphs, SpGraph::default())?);
     let f = dev.function(SP_GENERAL_F64)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 16), |range| {
-        let jobs = jobs_of(&pairs[range], set.graphs.len())?;
+        let jobs = jobs_of(&pairs[range], set.descs.len())?;
         let dev_jobs = s.clone_htod(&jobs)?;
         let mut out = s.alloc_zeros::<f64>(jobs.len())?;
         let params = s.clone_htod(&[SpParams { node_kernel: *node, length: *length, n_jobs: jobs.len() as u32, node_stride: set.node_stride as u32 }])?;
@@ -56,13 +42,14 @@ pub fn general_values(dev: &GpuDevice, set: &PathSet, node: &KernelSpec, length:
         let grid = (jobs.len() as u32).min(dev.sm_count * 6).max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: (SP_TABLE_ENTRIES * 8) as u32 };
         let mut b = s.launch_builder(&f);
-        b.arg(&params).arg(&graphs).arg(&sp_s).arg(&sp_e).arg(&sp_w).arg(&nodes).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
+        b.arg(&params).arg(&set.graphs).arg(&set.sp_s).arg(&set.sp_e).arg(&set.sp_w).arg(&set.nodes).arg(&dev_jobs).arg(&mut out).arg(&mut counter);
         // SAFETY: sp_general_f64's contract: params is one SpParams in device memory; the block is
         // SP_BLOCK_THREADS threads with SP_TABLE_ENTRIES·8 bytes of dynamic shared memory; every
-        // graph's path and node runs lie inside the uploaded arrays and its paths' nodes inside the
-        // graph (check_set), node-kernel features inside the rows, every job's graphs exist
-        // (jobs_of), out holds n_jobs values and the counter is zeroed; the buffers outlive the
-        // launch (synchronized by the download below).
+        // graph's path and node runs lie inside the arrays (checked above), its paths' nodes inside
+        // the graph (host-built: PathSet; GPU-built: written < n by sp_floyd_warshall, and exactly
+        // the counted number, checked by gpu_paths::build), node-kernel features inside the rows,
+        // every job's graphs exist (jobs_of), out holds n_jobs values and the counter is zeroed;
+        // the buffers outlive the launch (synchronized by the download below).
         unsafe { b.launch(cfg) }?;
         Ok(s.clone_dtoh(&out)?)
     })

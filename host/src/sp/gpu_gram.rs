@@ -9,6 +9,8 @@
 //! runs[g] = { offset, len }: host runs uploaded, GPU runs written by the build
 //! ```
 use super::histogram::{Histograms, Labels, Lengths, check_keys};
+use super::csr::Csr;
+use super::gather::concat;
 use super::paths::PathSet;
 use super::trace::trace;
 use crate::error::{OctileError, Result};
@@ -61,50 +63,15 @@ struct HopInput {
 }
 
 fn hop_input(graphs: &[Graph], labels: &Labels, which: &[usize], list_begin: usize) -> HopInput {
-    // sizes first (neighbour entries: both directions of every edge but self-loops), then every
-    // graph fills its own slices of the final arrays, in parallel
-    let g = super::histogram::grain(which.len(), which.iter().map(|&g| graphs[g].n_nodes()).sum());
-    let entries: Vec<usize> = which.par_iter().with_min_len(g).map(|&g| 2 * graphs[g].edges().iter().filter(|e| e.i != e.j).count()).collect();
-    let (mut descs, mut adj_base) = (Vec::with_capacity(which.len()), Vec::with_capacity(which.len()));
-    let (mut node, mut label, mut list, mut adj_len) = (0usize, 0usize, list_begin, 0usize);
-    for (&g, &m) in which.iter().zip(&entries) {
+    let csr = Csr::build(graphs, which, false);
+    let (mut descs, mut label, mut list) = (Vec::with_capacity(which.len()), 0usize, list_begin);
+    for (&g, &node) in which.iter().zip(&csr.node_offset) {
         let (n, l) = (graphs[g].n_nodes(), labels.own[g].len());
-        descs.push(SpHopGraph { graph: g as u32, node_offset: node as u32, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
-        adj_base.push(adj_len);
-        (node, label, list, adj_len) = (node + n, label + l, list + (l * l * n).min(n * n.saturating_sub(1)), adj_len + m);
+        descs.push(SpHopGraph { graph: g as u32, node_offset: node, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
+        (label, list) = (label + l, list + (l * l * n).min(n * n.saturating_sub(1)));
     }
-    let (mut adj_start, mut adj, mut local_label) = (vec![0u32; node + 1], vec![0u32; adj_len], vec![0u32; node]);
-    adj_start[node] = adj_len as u32;
-    let mut slots = Vec::with_capacity(which.len());
-    let (mut rs, mut ra, mut rl) = (&mut adj_start[..node], &mut adj[..], &mut local_label[..]);
-    for (&g, &m) in which.iter().zip(&entries) {
-        let n = graphs[g].n_nodes();
-        let (s, r1) = std::mem::take(&mut rs).split_at_mut(n);
-        let (a, r2) = std::mem::take(&mut ra).split_at_mut(m);
-        let (l, r3) = std::mem::take(&mut rl).split_at_mut(n);
-        (rs, ra, rl) = (r1, r2, r3);
-        slots.push((s, a, l));
-    }
-    slots.into_par_iter().zip(which.par_iter().zip(&adj_base)).with_min_len(g).for_each(|((start, adj, lab), (&g, &base))| {
-        let n = start.len();
-        let mut fill = vec![0u32; n + 1];
-        for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
-            fill[e.i as usize + 1] += 1;
-            fill[e.j as usize + 1] += 1;
-        }
-        for i in 0..n {
-            fill[i + 1] += fill[i];
-            start[i] = base as u32 + fill[i];
-        }
-        for e in graphs[g].edges().iter().filter(|e| e.i != e.j) {
-            adj[fill[e.i as usize] as usize] = e.j;
-            fill[e.i as usize] += 1;
-            adj[fill[e.j as usize] as usize] = e.i;
-            fill[e.j as usize] += 1;
-        }
-        lab.copy_from_slice(labels.local_of_graph(g));
-    });
-    HopInput { descs, adj_start, adj, local_label, label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
+    let local: Vec<Vec<u32>> = which.iter().map(|&g| labels.local_of_graph(g).to_vec()).collect();
+    HopInput { descs, adj_start: csr.start, adj: csr.adj, local_label: concat(&local), label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
 }
 
 /// Every descriptor's ranges inside the arrays, neighbours and labels inside the graph, the global

@@ -8,8 +8,11 @@
 //! work as for the marginalized kernel.
 pub mod config;
 pub mod cpu;
+pub mod csr;
+pub mod gather;
 pub mod gpu;
 pub mod gpu_gram;
+pub mod gpu_paths;
 pub mod histogram;
 pub mod paths;
 pub mod trace;
@@ -82,31 +85,39 @@ impl GraphKernel for ShortestPathKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
         let t = Instant::now();
         let histogram = self.config.is_histogram();
-        let set = if histogram { None } else { Some(PathSet::build(graphs, &self.features)?) };
+        let gpu = match &self.engine {
+            Engine::Cuda(dev) => Some(dev),
+            Engine::Cpu => None,
+        };
+        // the paths: on the host for the CPU, mostly on the device for the GPU's general form
+        let set = if histogram || gpu.is_some() { None } else { Some(PathSet::build(graphs, &self.features)?) };
+        let dev_set = match gpu {
+            Some(dev) if !histogram => Some(gpu_paths::build(dev, graphs, &self.features)?),
+            _ => None,
+        };
         let hist = if histogram { Some(Histograms::build(graphs, &self.features)?) } else { None };
         trace(format_args!("{} at {:.2} ms", if histogram { "histograms" } else { "paths" }, t.elapsed().as_secs_f64() * 1e3));
         let form = if histogram { "histogram dot products (Kronecker deltas, h = 0)" } else { "all pairs of paths" };
-        let values: Vec<f64> = match &self.engine {
-            Engine::Cpu => self.control.stream(blocks_of(pairs.len(), 1 << 14), |range| {
+        let values: Vec<f64> = match (gpu, &hist, &set, &dev_set) {
+            (Some(dev), Some(h), _, _) => gpu::histogram_dots(dev, h, pairs, &self.control)?,
+            (Some(dev), None, _, Some(d)) => gpu::general_values(dev, d, &self.node, &self.length, pairs, &self.control)?,
+            _ => self.control.stream(blocks_of(pairs.len(), 1 << 14), |range| {
                 Ok(pairs[range]
                     .par_iter()
-                    .map(|&(a, b)| match &hist {
-                        Some(h) => h.dot(a as usize, b as usize),
-                        None => set.as_ref().map_or(0.0, |set| cpu::pair_value(set, &self.node, &self.length, a as usize, b as usize)),
+                    .map(|&(a, b)| match (&hist, &set) {
+                        (Some(h), _) => h.dot(a as usize, b as usize),
+                        (None, Some(set)) => cpu::pair_value(set, &self.node, &self.length, a as usize, b as usize),
+                        (None, None) => f64::NAN,
                     })
                     .collect())
             })?,
-            Engine::Cuda(dev) => match (&hist, &set) {
-                (Some(h), _) => gpu::histogram_dots(dev, h, pairs, &self.control)?,
-                (None, Some(set)) => gpu::general_values(dev, set, &self.node, &self.length, pairs, &self.control)?,
-                (None, None) => Vec::new(),
-            },
         };
         trace(format_args!("{} values at {:.2} ms", values.len(), t.elapsed().as_secs_f64() * 1e3));
-        let size = match (&set, &hist) {
-            (Some(set), _) => format!("{} paths", set.sp_s.len()),
-            (None, Some(h)) => format!("{} histogram entries", h.keys.len()),
-            (None, None) => String::new(),
+        let size = match (&set, &dev_set, &hist) {
+            (Some(set), _, _) => format!("{} paths", set.sp_s.len()),
+            (None, Some(d), _) => format!("{} paths ({} of {} graphs' on the GPU)", d.sp_s.len(), d.built_on_gpu, graphs.len()),
+            (None, None, Some(h)) => format!("{} histogram entries", h.keys.len()),
+            (None, None, None) => String::new(),
         };
         Ok(Evaluation {
             info: (0..values.len()).into_par_iter().map(|_| PairInfo { iterations: 0, residual: 0.0, converged: true }).collect(),

@@ -1,12 +1,13 @@
 //! All-pairs shortest paths per graph, as the slides' SP_S / SP_E / SP_W arrays
 //! (`octile_types::sp`): breadth-first search from every source when every edge weight is 1 (the
-//! lengths are hop counts), Dijkstra from every source otherwise, with the weights as edge lengths
-//! (they must be finite and > 0). Self-loops never shorten a path and are ignored. Graphs are
-//! independent, so the set is built in parallel.
+//! lengths are hop counts), otherwise — with the weights as edge lengths (finite, > 0) —
+//! Floyd–Warshall up to `SP_APSP_MAX_NODES` nodes (the GPU's algorithm, so host and GPU give the
+//! same bits) and Dijkstra from every source beyond. Self-loops never shorten a path and are
+//! ignored. Graphs are independent, so the set is built in parallel.
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use crate::mgk::pack::feature_indices;
-use octile_types::sp::SpGraph;
+use octile_types::sp::{SP_APSP_MAX_NODES, SpGraph};
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -54,23 +55,33 @@ pub fn path_count(g: &Graph) -> usize {
     size.iter().map(|&c| c * c.saturating_sub(1)).sum()
 }
 
-/// Calls `emit(u, v, length)` for every path of `g` (u ≠ v, finite distance), u-major.
-pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64)) -> Result<()> {
+/// Whether every edge of `g` but self-loops has weight 1, or the error naming a weight that is not
+/// a length (finite, > 0), or a graph past 32-bit node indices.
+pub fn unit_weights(g: &Graph, graph: usize) -> Result<bool> {
     let n = g.n_nodes();
     if n > u32::MAX as usize {
         return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("{n} nodes: more than the shortest-path kernel's 32-bit node indices") });
     }
-    // adjacency in CSR form (both directions, self-loops dropped)
-    let mut start = vec![0usize; n + 1];
     let mut unit = true;
-    for e in g.edges() {
-        if e.i == e.j {
-            continue;
-        }
+    for e in g.edges().iter().filter(|e| e.i != e.j) {
         if !(e.weight.is_finite() && e.weight > 0.0) {
             return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("edge ({}, {}) has weight {}: shortest paths need finite lengths > 0", e.i, e.j, e.weight) });
         }
         unit &= e.weight == 1.0;
+    }
+    Ok(unit)
+}
+
+/// Calls `emit(u, v, length)` for every path of `g` (u ≠ v, finite distance), u-major.
+pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64)) -> Result<()> {
+    let n = g.n_nodes();
+    let unit = unit_weights(g, graph)?;
+    // adjacency in CSR form (both directions, self-loops dropped)
+    let mut start = vec![0usize; n + 1];
+    for e in g.edges() {
+        if e.i == e.j {
+            continue;
+        }
         start[e.i as usize + 1] += 1;
         start[e.j as usize + 1] += 1;
     }
@@ -85,6 +96,37 @@ pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64
         fill[i] += 1;
         adj[fill[j]] = (i, e.weight);
         fill[j] += 1;
+    }
+    if !unit && n <= SP_APSP_MAX_NODES as usize {
+        // Floyd–Warshall, the same operations as the GPU's sp_floyd_warshall
+        let mut d = vec![f64::INFINITY; n * n];
+        for v in 0..n {
+            d[v * n + v] = 0.0;
+        }
+        for v in 0..n {
+            for &(u, w) in &adj[start[v]..start[v + 1]] {
+                if w < d[v * n + u] {
+                    d[v * n + u] = w;
+                }
+            }
+        }
+        for k in 0..n {
+            for i in 0..n {
+                let dik = d[i * n + k];
+                for j in 0..n {
+                    let via = dik + d[k * n + j];
+                    if via < d[i * n + j] {
+                        d[i * n + j] = via;
+                    }
+                }
+            }
+        }
+        for (c, &l) in d.iter().enumerate() {
+            if c / n != c % n && l.is_finite() {
+                emit((c / n) as u32, (c % n) as u32, l);
+            }
+        }
+        return Ok(());
     }
     let mut dist = vec![f64::INFINITY; n];
     let mut queue = vec![0usize; n];
@@ -132,6 +174,20 @@ pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64
     Ok(())
 }
 
+/// Every node's row of the features `features` (by name), graph after graph; one 0 per node
+/// when there are none.
+pub fn node_rows(graphs: &[Graph], features: &[String]) -> Result<Vec<f64>> {
+    let rows: Vec<Vec<f64>> = graphs
+        .par_iter()
+        .enumerate()
+        .map(|(k, g)| {
+            let idx = feature_indices("node", features, g.node_feature_names(), k)?;
+            Ok(if idx.is_empty() { vec![0.0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| g.node_features(i)[f])).collect() })
+        })
+        .collect::<Result<_>>()?;
+    Ok(super::gather::concat(&rows))
+}
+
 impl PathSet {
     /// The paths of `graphs` and the rows of the node features `features` (by name).
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<PathSet> {
@@ -161,14 +217,7 @@ impl PathSet {
             })?;
             if i == s.len() { Ok(()) } else { Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) }) }
         })?;
-        let rows: Vec<Vec<f64>> = graphs
-            .par_iter()
-            .enumerate()
-            .map(|(k, g)| {
-                let idx = feature_indices("node", features, g.node_feature_names(), k)?;
-                Ok(if idx.is_empty() { vec![0.0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| g.node_features(i)[f])).collect() })
-            })
-            .collect::<Result<_>>()?;
+        let nodes = node_rows(graphs, features)?;
         let (mut path_offset, mut node_offset) = (0u32, 0u32);
         let descs = counts
             .iter()
@@ -180,7 +229,7 @@ impl PathSet {
                 d
             })
             .collect();
-        Ok(PathSet { graphs: descs, sp_s, sp_e, sp_w, nodes: rows.into_par_iter().flatten_iter().collect(), node_stride })
+        Ok(PathSet { graphs: descs, sp_s, sp_e, sp_w, nodes, node_stride })
     }
 
     /// Graph g's node row i.

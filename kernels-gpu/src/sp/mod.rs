@@ -1,9 +1,10 @@
 //! The shortest-path kernel on the GPU (layouts and the *why*: `octile_types::sp`): the general
 //! form and the histogram dot products of pair lists here, the histogram build ([`hop`]) and the
-//! histogram Gram matrix ([`gram`]) beside.
+//! histogram Gram matrix ([`gram`]) and the general form's shortest paths ([`apsp`]) beside.
 //!
 //! Both entries deal graph pairs from a global counter to persistent teams (blocks or warps), like
 //! the marginalized solver, so pairs of very different sizes balance themselves.
+pub mod apsp;
 pub mod gram;
 pub mod hop;
 

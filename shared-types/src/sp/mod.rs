@@ -118,7 +118,7 @@ pub const SP_HISTOGRAM_GRAM: &str = "sp_histogram_gram";
 
 /// A histogram key: the triple (label of u, label of v, length) numbered lexicographically, so
 /// sorting keys sorts triples. Labels are dataset-wide ids `< n_labels`, lengths ids `< n_lengths`
-/// (hop counts themselves on unit-weight sets). `None` when the numbering would pass `u64`.
+/// (hop counts themselves on unit-weight sets); callers check [`sp_keys_fit`] first.
 #[inline(always)]
 pub fn sp_key(label_u: u64, label_v: u64, length: u64, n_labels: u64, n_lengths: u64) -> u64 {
     (label_u * n_labels + label_v) * n_lengths + length
@@ -214,6 +214,52 @@ pub struct SpGramParams {
     pub staged: u32,
 }
 
+/// Entry: all-pairs shortest paths of small graphs by Floyd–Warshall in shared memory, written as
+/// SP_S / SP_E / SP_W runs (the general form's input).
+pub const SP_FLOYD_WARSHALL: &str = "sp_floyd_warshall";
+/// Nodes of the largest graph whose shortest paths the GPU computes (n² f64 lengths in shared
+/// memory: 72 KiB); a larger graph's come from the host. The host uses the same Floyd–Warshall
+/// for weighted graphs up to this size, so both give the same bits.
+pub const SP_APSP_MAX_NODES: u32 = 96;
+
+/// One graph of the GPU shortest-path build.
+///
+/// ```text
+/// adj_start[adj_node_offset + v ..= + v + 1]   its neighbours' range in adj / adj_w (local ids, weights)
+/// sp_s / sp_e / sp_w[path_offset .. + n_paths] its paths, written in (u, v) order, u ≠ v, finite
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpApspGraph {
+    /// The graph's index (its slot in `found`).
+    pub graph: u32,
+    /// First node of the graph in `adj_start`.
+    pub adj_node_offset: u32,
+    /// Nodes (≤ `SP_APSP_MAX_NODES`).
+    pub n_nodes: u32,
+    /// First path in the path arrays.
+    pub path_offset: u32,
+    /// Paths the host counted (ordered pairs in one component); the build writes at most these.
+    pub n_paths: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// Parameters of one GPU shortest-path build.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpApspParams {
+    /// Graphs (one block each).
+    pub n_graphs: u32,
+    /// The largest graph's nodes (shared-memory layout: `n_cap`² f64, then 32 u32 warp totals).
+    pub n_cap: u32,
+}
+
+/// Bytes of the shortest-path build's dynamic shared memory.
+pub const fn sp_apsp_smem_bytes(n_cap: u32) -> usize {
+    n_cap as usize * n_cap as usize * 8 + 32 * 4
+}
+
 /// One graph's histogram run: sorted u64 keys and their counts.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -233,3 +279,6 @@ const _: () = assert!(core::mem::size_of::<SpHopParams>() == 24 && core::mem::al
 const _: () = assert!(core::mem::size_of::<SpGramParams>() == 24 && core::mem::align_of::<SpGramParams>() == 4);
 const _: () = assert!(sp_hop_smem_words(SP_HOP_MAX_NODES, SP_HOP_MAX_CELLS) * 4 <= 100 * 1024);
 const _: () = assert!(SP_GRAM_SMEM_ENTRIES as usize * 12 <= 100 * 1024);
+const _: () = assert!(core::mem::size_of::<SpApspGraph>() == 24 && core::mem::align_of::<SpApspGraph>() == 4);
+const _: () = assert!(core::mem::size_of::<SpApspParams>() == 8 && core::mem::align_of::<SpApspParams>() == 4);
+const _: () = assert!(sp_apsp_smem_bytes(SP_APSP_MAX_NODES) <= 100 * 1024);

@@ -1,0 +1,96 @@
+//! All-pairs shortest paths of small graphs on the GPU, for the general form: Floyd–Warshall on
+//! the n × n f64 lengths in shared memory, one block per graph, then the paths (u ≠ v, finite) in
+//! (u, v) order as SP_S / SP_E / SP_W runs (layouts: `octile_types::sp::SpApspGraph`).
+//!
+//! Iteration k updates every d[i][j] with d[i][k] + d[k][j] in place: row k and column k do not
+//! change in iteration k (d[k][k] = 0, lengths ≥ 0), so the block needs one barrier per k.
+use crate::intrinsics::{FULL_MASK, ballot, block_idx_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use crate::smem::dynamic_smem;
+use octile_types::sp::{SP_BLOCK_THREADS, SpApspGraph, SpApspParams};
+
+/// One block of `SP_BLOCK_THREADS` per graph.
+///
+/// # Safety
+/// `params` points at one SpApspParams; the grid has `n_graphs` blocks of `SP_BLOCK_THREADS`
+/// threads with `sp_apsp_smem_bytes(n_cap)` bytes of dynamic shared memory; every graph has
+/// `n_nodes ≤ n_cap`, its `n_nodes + 1` row starts inside `adj_start`, its neighbours (local ids
+/// `< n_nodes`, no self-loops) and their lengths (finite, > 0) inside `adj`/`adj_w`, room for
+/// `n_paths` paths from `path_offset` in `sp_s`/`sp_e`/`sp_w`, and its `graph` slot in `found`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(params: *const SpApspParams, graphs: *const SpApspGraph, adj_start: *const u32, adj: *const u32, adj_w: *const f64, sp_s: *mut u32, sp_e: *mut u32, sp_w: *mut f64, found: *mut u32) {
+    // SAFETY: contract above; every index below is inside the graph's own ranges.
+    unsafe {
+        let p = &*params;
+        if block_idx_x() >= p.n_graphs {
+            return;
+        }
+        let g = *graphs.add(block_idx_x() as usize);
+        let n = g.n_nodes as usize;
+        let dist = dynamic_smem() as *mut f64;
+        let totals = dist.add(p.n_cap as usize * p.n_cap as usize) as *mut u32;
+        let (tid, threads) = (thread_idx_x() as usize, SP_BLOCK_THREADS as usize);
+        let mut c = tid;
+        while c < n * n {
+            *dist.add(c) = if c / n == c % n { 0.0 } else { f64::INFINITY };
+            c += threads;
+        }
+        sync_threads();
+        // the edges: row v is one thread's (the rows list both directions of every edge)
+        let base = g.adj_node_offset as usize;
+        let mut v = tid;
+        while v < n {
+            for e in *adj_start.add(base + v) as usize..*adj_start.add(base + v + 1) as usize {
+                let cell = dist.add(v * n + *adj.add(e) as usize);
+                let w = *adj_w.add(e);
+                if w < *cell {
+                    *cell = w;
+                }
+            }
+            v += threads;
+        }
+        sync_threads();
+        for k in 0..n {
+            let mut c = tid;
+            while c < n * n {
+                let via = *dist.add(c / n * n + k) + *dist.add(k * n + c % n);
+                if via < *dist.add(c) {
+                    *dist.add(c) = via;
+                }
+                c += threads;
+            }
+            sync_threads();
+        }
+        // the paths in (u, v) order: a block-wide ordered compaction
+        let (lane, warp) = (lane_id(), warp_id() as usize);
+        let (mut written, mut start) = (0u32, 0usize);
+        let po = g.path_offset as usize;
+        while start < n * n {
+            let c = start + tid;
+            let keep = c < n * n && c / n != c % n && *dist.add(c) < f64::INFINITY;
+            let mask = ballot(FULL_MASK, keep);
+            if lane == 0 {
+                *totals.add(warp) = mask.count_ones();
+            }
+            sync_threads();
+            let (mut before, mut all) = (written, written);
+            for x in 0..threads / 32 {
+                let t = *totals.add(x);
+                before += if x < warp { t } else { 0 };
+                all += t;
+            }
+            let rank = before + (mask & ((1u32 << lane) - 1)).count_ones();
+            if keep && rank < g.n_paths {
+                *sp_s.add(po + rank as usize) = (c / n) as u32;
+                *sp_e.add(po + rank as usize) = (c % n) as u32;
+                *sp_w.add(po + rank as usize) = *dist.add(c);
+            }
+            written = all;
+            // the totals are rewritten next round
+            sync_threads();
+            start += threads;
+        }
+        if tid == 0 {
+            *found.add(g.graph as usize) = written;
+        }
+    }
+}
