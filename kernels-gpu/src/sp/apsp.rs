@@ -4,7 +4,8 @@
 //!
 //! Iteration k updates every d[i][j] with d[i][k] + d[k][j] in place: row k and column k do not
 //! change in iteration k (d[k][k] = 0, lengths ≥ 0), so the block needs one barrier per k.
-use crate::intrinsics::{FULL_MASK, ballot, block_idx_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use super::compact::compact_in_order;
+use crate::intrinsics::{block_idx_x, sync_threads, thread_idx_x};
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SpApspGraph, SpApspParams};
 
@@ -60,35 +61,15 @@ pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(params: *const SpApspParams,
             }
             sync_threads();
         }
-        // the paths in (u, v) order: a block-wide ordered compaction
-        let (lane, warp) = (lane_id(), warp_id() as usize);
-        let (mut written, mut start) = (0u32, 0usize);
+        // the paths in (u, v) order
         let po = g.path_offset as usize;
-        while start < n * n {
-            let c = start + tid;
-            let keep = c < n * n && c / n != c % n && *dist.add(c) < f64::INFINITY;
-            let mask = ballot(FULL_MASK, keep);
-            if lane == 0 {
-                *totals.add(warp) = mask.count_ones();
-            }
-            sync_threads();
-            let (mut before, mut all) = (written, written);
-            for x in 0..threads / 32 {
-                let t = *totals.add(x);
-                before += if x < warp { t } else { 0 };
-                all += t;
-            }
-            let rank = before + (mask & ((1u32 << lane) - 1)).count_ones();
-            if keep && rank < g.n_paths {
+        let written = compact_in_order(n * n, totals, |c| c / n != c % n && *dist.add(c) < f64::INFINITY, |c, rank| {
+            if rank < g.n_paths {
                 *sp_s.add(po + rank as usize) = (c / n) as u32;
                 *sp_e.add(po + rank as usize) = (c % n) as u32;
                 *sp_w.add(po + rank as usize) = *dist.add(c);
             }
-            written = all;
-            // the totals are rewritten next round
-            sync_threads();
-            start += threads;
-        }
+        });
         if tid == 0 {
             *found.add(g.graph as usize) = written;
         }

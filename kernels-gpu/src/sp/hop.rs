@@ -5,7 +5,8 @@
 //! Level k: every node v ORs its neighbours' reach bitsets into its own; a bit s that turns on is
 //! the path s → v of k hops, counted in the cell (label s, label v, k). The search stops when no
 //! bit turns on. Then the non-zero cells, read in order, are the graph's sorted list.
-use crate::intrinsics::{FULL_MASK, atomic_add_shared_u32, ballot, block_idx_x, lane_id, sync_threads, thread_idx_x, vote_any, warp_id};
+use super::compact::compact_in_order;
+use crate::intrinsics::{FULL_MASK, atomic_add_shared_u32, block_idx_x, lane_id, sync_threads, thread_idx_x, vote_any};
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SpHistogram, SpHopGraph, SpHopParams, sp_key};
 
@@ -90,36 +91,14 @@ pub unsafe extern "ptx-kernel" fn sp_hop_histograms(params: *const SpHopParams, 
             core::mem::swap(&mut reach, &mut next);
             hops += 1;
         }
-        // the non-zero cells in cell order (keys ascending): a block-wide ordered compaction
-        let (lane, warp) = (lane_id(), warp_id() as usize);
+        // the non-zero cells in cell order (keys ascending)
         let lo = g.label_offset as usize;
-        let mut written = 0u32;
-        let mut start = 0usize;
-        while start < n_cells {
-            let c = start + tid;
-            let count = if c < n_cells { *cells.add(c) } else { 0 };
-            let mask = ballot(FULL_MASK, count != 0);
-            if lane == 0 {
-                *totals.add(warp) = mask.count_ones();
-            }
-            sync_threads();
-            let (mut before, mut all) = (written, written);
-            for x in 0..threads / 32 {
-                let t = *totals.add(x);
-                before += if x < warp { t } else { 0 };
-                all += t;
-            }
-            if count != 0 {
-                let at = g.list_offset as usize + (before + (mask & ((1u32 << lane) - 1)).count_ones()) as usize;
-                let (a, b, d) = (c / (l * n), c / n % l, c % n);
-                *keys.add(at) = sp_key(*label_global.add(lo + a) as u64, *label_global.add(lo + b) as u64, d as u64, p.n_labels as u64, p.n_lengths as u64);
-                *counts.add(at) = count;
-            }
-            written = all;
-            // the totals are rewritten next round
-            sync_threads();
-            start += threads;
-        }
+        let written = compact_in_order(n_cells, totals, |c| *cells.add(c) != 0, |c, rank| {
+            let at = g.list_offset as usize + rank as usize;
+            let (a, b, d) = (c / (l * n), c / n % l, c % n);
+            *keys.add(at) = sp_key(*label_global.add(lo + a) as u64, *label_global.add(lo + b) as u64, d as u64, p.n_labels as u64, p.n_lengths as u64);
+            *counts.add(at) = *cells.add(c);
+        });
         if tid == 0 {
             *runs.add(g.graph as usize) = SpHistogram { offset: g.list_offset, len: written };
         }

@@ -5,6 +5,7 @@
 //! Both entries deal graph pairs from a global counter to persistent teams (blocks or warps), like
 //! the marginalized solver, so pairs of very different sizes balance themselves.
 pub mod apsp;
+pub mod compact;
 pub mod gram;
 pub mod hop;
 
