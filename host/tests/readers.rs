@@ -123,6 +123,11 @@ fn tu_folder_and_bad_ids() {
     assert_eq!(l.graphs.len(), 2);
     assert_eq!((l.graphs[0].n_nodes(), l.graphs[0].n_edges()), (3, 2));
     assert_eq!(l.graphs[0].edge_features(1), [2.0]);
+    // the two listings of edge (2, 3) disagree: an error naming the edge-label lines, not a silent pick
+    std::fs::write(dir.join("DS_edge_labels.txt"), "1\n1\n2\n3\n1\n1\n").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 4, "{what}");
+    assert!(what.contains("edge (3, 2) has label 3, but line 3 gives it label 2"), "{what}");
     std::fs::remove_file(dir.join("DS_edge_labels.txt")).unwrap();
     std::fs::write(dir.join("DS_A.txt"), "1, 2\n2, 9\n").unwrap();
     let (line, what) = parse_error(read(&dir, None, false));
@@ -261,6 +266,16 @@ fn pdb_contact_graph_with_cutoff_and_smooth_weights() {
     let bad = text.replace("   1.500", "   x.xxx");
     let (line, what) = parse_error(read(&tmp("bad.pdb", &bad), None, false));
     assert_eq!(line, 2, "{what}");
+}
+
+#[test]
+fn pdb_alternate_locations_keep_the_first_only() {
+    // atom 2 in two places (altLoc A and B), atom 1 and 3 without: 3 atoms, not 4, at A's position
+    let atom = |serial: usize, alt: char, x: f64| format!("ATOM  {serial:>5}  CA {alt}ALA A   1    {x:>8.3}{:>8.3}{:>8.3}  0.50  0.00           C\n", 0.0, 0.0);
+    let text = [atom(1, ' ', 0.0), atom(2, 'A', 1.5), atom(3, 'B', 40.0), atom(4, ' ', 3.0)].concat();
+    let g = &read(&tmp("alt.pdb", &text), None, false).unwrap().graphs[0];
+    assert_eq!(g.n_nodes(), 3, "alternate location B must not become an atom");
+    assert_eq!(g.n_edges(), 3, "the three kept atoms lie within 5 Å of each other");
 }
 
 #[test]

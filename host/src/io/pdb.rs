@@ -2,7 +2,9 @@
 //! nodes with feature `element` (atomic number); atoms closer than the cutoff (default 5 Å) are
 //! joined by an edge with feature `length` (the distance, Å) and weight w = (1 − (r/rc)²)², which
 //! falls smoothly to 0 at the cutoff. Neighbours are found with a cell grid (cells of the cutoff's
-//! size: each atom looks at 27 cells), so building a graph is linear in the atoms.
+//! size: each atom looks at 27 cells), so building a graph is linear in the atoms. Alternate
+//! locations (column 17) are one atom placed twice: only the first identifier listed (usually 'A')
+//! is kept, with the atoms that have none.
 use super::record::{Loaded, parse_err};
 use super::smiles::atomic_number;
 use crate::error::{OctileError, Result};
@@ -25,11 +27,18 @@ const MAX_COORDINATE: f64 = 1e9;
 /// Heavy atoms (atomic number, position) of the first model.
 pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
     let mut out = Vec::new();
+    let mut first_alt: Option<char> = None;
     for (ln, line) in text.lines().enumerate() {
         if line.starts_with("ENDMDL") {
             break;
         }
         if !(line.starts_with("ATOM  ") || line.starts_with("HETATM")) {
+            continue;
+        }
+        let alt = line.get(16..17).and_then(|c| c.chars().next()).filter(|c| *c != ' ');
+        if let Some(a) = alt
+            && *first_alt.get_or_insert(a) != a
+        {
             continue;
         }
         let coord = |a, b| field(line, a, b).parse::<f64>().map_err(|_| parse_err(path, ln + 1, format!("bad coordinate in columns {}-{}: '{}'", a + 1, b, field(line, a, b))));

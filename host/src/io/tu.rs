@@ -1,6 +1,7 @@
 //! TU benchmark dataset folders (`DS_A.txt`, `DS_graph_indicator.txt`, optional
 //! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label`, edge feature `label` (0 when the
-//! files are absent). Edges are listed in both directions; each undirected edge is kept once.
+//! files are absent). Edges are listed in both directions; each undirected edge is kept once, and
+//! its listings must carry the same edge label (else an error names both lines).
 use super::record::{Loaded, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
@@ -27,7 +28,8 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     let gi_path = find(dir, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, "no *_graph_indicator.txt"))?;
     let indicator: Vec<i64> = ints(&gi_path)?.into_iter().map(|r| r[0]).collect();
     let node_labels: Option<Vec<i64>> = find(dir, "_node_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
-    let edge_labels: Option<Vec<i64>> = find(dir, "_edge_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let el_path = find(dir, "_edge_labels.txt");
+    let edge_labels: Option<Vec<i64>> = el_path.as_ref().map(|p| ints(p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
     let n_graphs = indicator.iter().copied().max().unwrap_or(0) as usize;
     if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {
         return Err(parse_err(&gi_path, k + 1, "graph ids are 1-based"));
@@ -60,7 +62,8 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     {
         return Err(parse_err(dir, 0, format!("{} edge labels for {} edges", el.len(), edges.len())));
     }
-    let mut seen = std::collections::HashSet::new();
+    // each undirected edge once: its first listing's line
+    let mut seen: std::collections::HashMap<(i64, i64), usize> = std::collections::HashMap::new();
     for (ln, e) in edges.iter().enumerate() {
         if e.len() != 2 {
             return Err(parse_err(&a_path, ln + 1, "expected 'i, j'"));
@@ -74,9 +77,15 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         if gi != gj {
             return Err(parse_err(&a_path, ln + 1, format!("edge ({i}, {j}) joins graphs {gi} and {gj}")));
         }
-        if !seen.insert((i.min(j), i.max(j))) {
+        if let Some(&first) = seen.get(&(i.min(j), i.max(j))) {
+            if let (Some(el), Some(p)) = (&edge_labels, &el_path)
+                && el[first] != el[ln]
+            {
+                return Err(parse_err(p, ln + 1, format!("edge ({i}, {j}) has label {}, but line {} gives it label {}: both listings of an edge must carry the same label", el[ln], first + 1, el[first])));
+            }
             continue;
         }
+        seen.insert((i.min(j), i.max(j)), ln);
         let lab = edge_labels.as_ref().map_or(0, |v| v[ln]) as f64;
         graphs[gi as usize - 1].add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &[lab]).map_err(|e| parse_err(&a_path, ln + 1, e.to_string()))?;
     }
