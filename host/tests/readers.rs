@@ -291,3 +291,24 @@ fn pdb_pre_v2_format_takes_elements_from_atom_names() {
     let z: Vec<f64> = (0..3).map(|i| g.node_features(i)[0]).collect();
     assert_eq!(z, [7.0, 6.0, 8.0]);
 }
+
+#[test]
+fn a_json_feature_mixing_strings_and_numbers_is_an_error_naming_the_record() {
+    let g = |lab: &str| format!("{{\"nodes\": [{{\"id\": 0, \"label\": {lab}}}, {{\"id\": 1, \"label\": 1}}], \"links\": [{{\"source\": 0, \"target\": 1, \"label\": \"single\"}}]}}\n");
+    // numbers on nodes, strings on edges: two features, each of one kind
+    let ok = tmp("kinds-ok.jsonl", &[g("0"), g("2")].concat());
+    assert_eq!(read(&ok, None, false).unwrap().graphs.len(), 2);
+    // the string "A" among numbers: its code would equal a number
+    let bad = tmp("kinds-bad.jsonl", &[g("0"), g("\"A\"")].concat());
+    let (line, what) = parse_error(read(&bad, None, false));
+    assert_eq!(line, 2, "{what}");
+    assert!(what.contains("node feature 'label' = \"A\" is a string, but earlier values of 'label' are numbers"), "{what}");
+}
+
+#[test]
+fn a_folder_given_as_a_file_says_so() {
+    let dir = std::env::temp_dir().join(format!("octile-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = read(&dir, Some(Format::Smiles), false).unwrap_err().to_string();
+    assert!(e.contains("a folder where a file was expected"), "{e}");
+}

@@ -3,7 +3,9 @@
 //! other than `source`/`target`/`weight`/`key` become edge features, `weight` is the edge weight
 //! (default 1). Edges are read from `links` (older networkx) or `edges` (newer). Node ids may be any
 //! JSON scalars. Feature values: numbers as is, booleans as 0/1, strings as integer codes
-//! (consistent within a process, for Kronecker-delta kernels).
+//! (consistent within a process, for Kronecker-delta kernels). Within a file a feature's values are
+//! all strings or all numbers (booleans count as numbers): a code would otherwise equal a number
+//! (the string "A" coded 0 and the number 0 compared equal), so a mix is an error naming the record.
 use super::record::{Loaded, bad_record, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
@@ -22,6 +24,10 @@ pub fn string_code(s: &str) -> f64 {
     *m.entry(s.to_string()).or_insert(n)
 }
 
+/// Whether each feature of a file holds strings (`true`) or numbers, keyed "node <name>" / "edge <name>":
+/// set by the first value seen.
+pub type FeatureKinds = HashMap<String, bool>;
+
 fn feature_value(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
@@ -31,19 +37,27 @@ fn feature_value(v: &Value) -> Option<f64> {
     }
 }
 
-/// The values of `names` in a node or link object (`what` names it in errors).
-fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str) -> std::result::Result<Vec<f64>, String> {
+/// The values of `names` in a node or link object (`what` names it in errors, `side` is "node" or
+/// "edge"), each feature's kind checked against `kinds`.
+fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str, side: &str, kinds: &mut FeatureKinds) -> std::result::Result<Vec<f64>, String> {
     names
         .iter()
         .map(|k| {
             let v = o.get(k).ok_or_else(|| format!("{what} lacks feature '{k}'"))?;
-            feature_value(v).ok_or_else(|| format!("{what}: feature '{k}' = {v} is not a number, bool or string"))
+            let x = feature_value(v).ok_or_else(|| format!("{what}: feature '{k}' = {v} is not a number, bool or string"))?;
+            let is_string = v.is_string();
+            let first = *kinds.entry(format!("{side} {k}")).or_insert(is_string);
+            if first != is_string {
+                let (this, earlier) = if is_string { ("a string", "numbers") } else { ("a number", "strings") };
+                return Err(format!("{what}: {side} feature '{k}' = {v} is {this}, but earlier values of '{k}' are {earlier}; use one kind per feature (a string's code would equal a number)"));
+            }
+            Ok(x)
         })
         .collect()
 }
 
-/// One node-link object to a graph.
-pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
+/// One node-link object to a graph (`kinds`: the file's feature kinds so far).
+pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Result<Graph, String> {
     let obj = v.as_object().ok_or("expected a JSON object with 'nodes' and 'links' (or 'edges')")?;
     let nodes = obj.get("nodes").and_then(|n| n.as_array()).ok_or("missing 'nodes' array")?;
     let links = obj.get("links").or_else(|| obj.get("edges")).and_then(|l| l.as_array()).ok_or("missing 'links' (or 'edges') array")?;
@@ -71,7 +85,7 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
         if index.insert(id.to_string(), i).is_some() {
             return Err(format!("duplicate node id {id}"));
         }
-        let vals = features(o, &node_names, &format!("node {id}"))?;
+        let vals = features(o, &node_names, &format!("node {id}"), "node", kinds)?;
         g.set_node_features(i, &vals).map_err(|e| e.to_string())?;
     }
     for (e, l) in links.iter().enumerate() {
@@ -85,7 +99,7 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
             Some(v) => v.as_f64().ok_or_else(|| format!("link {e}: weight {v} is not a number"))?,
             None => 1.0,
         };
-        let vals = features(o, &edge_names, &format!("link {e}"))?;
+        let vals = features(o, &edge_names, &format!("link {e}"), "edge", kinds)?;
         g.add_edge(s, t, w, &vals).map_err(|e| e.to_string())?;
     }
     g.validate().map_err(|e| e.to_string())?;
@@ -96,11 +110,12 @@ pub fn graph_from_value(v: &Value) -> std::result::Result<Graph, String> {
 pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
     let text = read_text(path)?;
     let mut out = Loaded::default();
+    let mut kinds = FeatureKinds::new();
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(&text).map_err(|e| parse_err(path, e.line(), e.to_string()))?;
         for (k, item) in v.as_array().unwrap().iter().enumerate() {
-            match graph_from_value(item) {
+            match graph_from_value(item, &mut kinds) {
                 Ok(g) => out.graphs.push(g),
                 Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out.skipped)?,
             }
@@ -110,7 +125,7 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
             if line.trim().is_empty() {
                 continue;
             }
-            let r = serde_json::from_str::<Value>(line).map_err(|e| e.to_string()).and_then(|v| graph_from_value(&v));
+            let r = serde_json::from_str::<Value>(line).map_err(|e| e.to_string()).and_then(|v| graph_from_value(&v, &mut kinds));
             match r {
                 Ok(g) => out.graphs.push(g),
                 Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,

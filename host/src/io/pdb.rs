@@ -98,12 +98,28 @@ pub fn contact_graph(atoms: &[(u32, [f64; 3])], rc: f64) -> Graph {
     g
 }
 
-/// Read one PDB file (`.gz` is decompressed) as one graph.
+/// Largest PDB text read (plain, or after decompression): 1 GiB, ten times the largest structures'
+/// files; a larger one (a wrong file, a decompression bomb) is refused before it fills memory.
+pub const MAX_PDB_BYTES: u64 = 1 << 30;
+
+/// Read one PDB file (`.gz` is decompressed, streamed up to [`MAX_PDB_BYTES`]) as one graph.
 pub fn read(path: &Path, cutoff: f64) -> Result<Loaded> {
-    let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
+    read_capped(path, cutoff, MAX_PDB_BYTES)
+}
+
+fn read_capped(path: &Path, cutoff: f64, cap: u64) -> Result<Loaded> {
+    let io = |cause| OctileError::Io { path: path.into(), cause };
+    let too_big = |what: &str| parse_err(path, 0, format!("{what} more than {cap} bytes of PDB text: not a single structure"));
+    if std::fs::metadata(path).map_err(io)?.len() > cap {
+        return Err(too_big("the file holds"));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     let text = if path.extension().is_some_and(|e| e == "gz") {
         let mut s = String::new();
-        flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut s).map_err(|e| parse_err(path, 0, format!("gzip: {e}")))?;
+        flate2::read::GzDecoder::new(&bytes[..]).take(cap + 1).read_to_string(&mut s).map_err(|e| parse_err(path, 0, format!("gzip: {e}")))?;
+        if s.len() as u64 > cap {
+            return Err(too_big("it decompresses to"));
+        }
         s
     } else {
         String::from_utf8(bytes).map_err(|_| parse_err(path, 0, "not UTF-8 text"))?
@@ -113,4 +129,27 @@ pub fn read(path: &Path, cutoff: f64) -> Result<Loaded> {
         return Err(parse_err(path, 0, "no heavy ATOM/HETATM records"));
     }
     Ok(Loaded { graphs: vec![contact_graph(&a, cutoff)], skipped: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn compressed_text_past_the_cap_is_refused_without_reading_it_all() {
+        let atom = "ATOM      1  CA  ALA A   1       0.000   0.000   0.000  1.00  0.00           C\n";
+        let path = std::env::temp_dir().join(format!("octile-cap-{}.pdb.gz", std::process::id()));
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(atom.repeat(100).as_bytes()).unwrap();
+        std::fs::write(&path, z.finish().unwrap()).unwrap();
+        // 8,100 bytes of text: read under a 10,000-byte cap, refused under a 1,000-byte one
+        assert_eq!(read_capped(&path, 5.0, 10_000).unwrap().graphs[0].n_nodes(), 100);
+        let e = read_capped(&path, 5.0, 1_000).unwrap_err().to_string();
+        assert!(e.contains("decompresses to more than 1000 bytes"), "{e}");
+        let plain = path.with_extension("");
+        std::fs::write(&plain, atom.repeat(100)).unwrap();
+        let e = read_capped(&plain, 5.0, 1_000).unwrap_err().to_string();
+        assert!(e.contains("the file holds more than 1000 bytes"), "{e}");
+    }
 }
