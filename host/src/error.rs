@@ -76,9 +76,33 @@ pub enum OctileError {
     /// A CUDA call failed.
     #[error("CUDA: {0}")]
     Cuda(String),
+    /// A request needs more memory than there is (or than `--max-memory` allows); refused before
+    /// allocating.
+    #[error("{what} needs {}, more than the {} of {} — use fewer graphs, or compute K(X) in blocks K(X_i, X_j)", human_bytes(*need_bytes), of, human_bytes(*have_bytes as u128))]
+    TooLarge {
+        /// The request.
+        what: String,
+        /// Bytes it needs (an estimate of its largest allocations).
+        need_bytes: u128,
+        /// Bytes there are.
+        have_bytes: u64,
+        /// "available memory" or "--max-memory limit".
+        of: &'static str,
+    },
     /// The run was cancelled (Ctrl-C); nothing was written as complete.
     #[error("cancelled")]
     Cancelled,
+}
+
+/// A byte count for messages: "12.3 GiB" style.
+pub fn human_bytes(bytes: u128) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let (mut v, mut u) = (bytes as f64, 0);
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{bytes} bytes") } else { format!("{v:.1} {}", units[u]) }
 }
 
 /// Result with [`OctileError`].

@@ -27,6 +27,7 @@ pub mod gpu;
 pub mod gram;
 pub mod graph;
 pub mod io;
+pub mod memory;
 pub mod mgk;
 pub mod sp;
 pub mod reorder;

@@ -348,3 +348,23 @@ fn a_graph_without_edges_gets_a_value_on_the_default_kernel() {
     assert!((k.get(0, 0) - want).abs() <= 1e-12 * want, "K(G0, G0): actual {}, expected {want}", k.get(0, 0));
     assert!(k.get(0, 1).is_finite() && k.get(0, 1) > 0.0, "K(G0, G1) = {}", k.get(0, 1));
 }
+
+#[test]
+fn requests_past_memory_are_refused_before_any_work() {
+    let dir = scratch_dir("cli-mem");
+    let out = dir.join("K.npy");
+    // a generator asked for 10^12 graphs: refused at once, nothing written
+    let o = exe().args(["gram", "nws:1000000000000", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("generating 1000000000000 graphs needs") && err.contains("available memory"), "{err}");
+    // a Gram matrix past --max-memory
+    let o = exe().args(["gram", "nws:2000", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("a 2000 × 2000 Gram matrix needs") && err.contains("--max-memory limit of 10.0 MiB"), "{err}");
+    assert!(!out.exists() && !dir.join("K.json").exists(), "nothing written");
+    // within the limit it runs
+    let o = exe().args(["gram", "nws:3", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

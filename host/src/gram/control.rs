@@ -12,6 +12,8 @@ pub struct RunControl {
     pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
     /// Set to stop early (the call returns `Cancelled`).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Most bytes a call may need (`--max-memory`); the memory available bounds it too.
+    pub max_memory_bytes: Option<u64>,
 }
 
 impl RunControl {
@@ -68,7 +70,7 @@ mod tests {
         let done = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let (d, c) = (done.clone(), cancel.clone());
-        let ctl = RunControl { progress: Some(Arc::new(move |n| { d.fetch_add(n, Ordering::Relaxed); })), cancel: Some(cancel.clone()) };
+        let ctl = RunControl { progress: Some(Arc::new(move |n| { d.fetch_add(n, Ordering::Relaxed); })), cancel: Some(cancel.clone()), max_memory_bytes: None };
         let out = ctl.stream(blocks_of(10, 4), |r| Ok(r.collect::<Vec<usize>>())).unwrap();
         assert_eq!(out, (0..10).collect::<Vec<_>>());
         assert_eq!(done.load(Ordering::Relaxed), 10);

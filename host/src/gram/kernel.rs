@@ -65,6 +65,7 @@ pub trait GraphKernel {
 
     /// K(X): the symmetric Gram matrix; only the upper triangle is evaluated.
     fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
+        check_memory(self, graphs.len(), graphs.len(), graphs.len() * (graphs.len() + 1) / 2)?;
         if let Some(e) = self.evaluate_matrix(graphs, None)? {
             return from_matrix(self, graphs.len(), graphs.len(), graphs.len() * (graphs.len() + 1) / 2, e);
         }
@@ -88,6 +89,7 @@ pub trait GraphKernel {
 
     /// K(X, Y).
     fn gram_between(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
+        check_memory(self, x.len(), y.len(), x.len() * y.len())?;
         if let Some(e) = self.evaluate_matrix(x, Some(y))? {
             return from_matrix(self, x.len(), y.len(), x.len() * y.len(), e);
         }
@@ -151,6 +153,16 @@ pub trait GraphKernel {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The driver's largest allocations for a rows × cols result of `pairs` evaluated pairs — the
+/// matrix with per-entry diagnostics, and the pair list with its values and diagnostics — against
+/// the control's `max_memory_bytes` and the memory available, before any of them is made.
+pub fn check_memory<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize) -> Result<()> {
+    let entry = (8 + std::mem::size_of::<PairInfo>()) as u128;
+    let pair = (8 + 8 + std::mem::size_of::<PairInfo>()) as u128;
+    let need = rows as u128 * cols as u128 * entry + pairs as u128 * pair;
+    crate::memory::check(need, kernel.control().max_memory_bytes, || format!("a {rows} × {cols} Gram matrix"))
 }
 
 /// `e` with every pair whose value is not finite (±inf, NaN: e.g. an overflowing p) marked as failed,
@@ -376,6 +388,20 @@ mod tests {
         assert_eq!((pair, n_failed), ((1, 2), 1));
         assert_eq!(partial.failures().iter().map(|f| (f.0, f.1)).collect::<Vec<_>>(), [(1, 2)]);
         close(partial.get(3, 4), 9.0, "a finite entry of the partial matrix");
+    }
+
+    #[test]
+    fn a_matrix_past_the_memory_limit_is_refused_before_any_pair_is_asked_for() {
+        let mut toy = Toy::new(None);
+        toy.control.max_memory_bytes = Some(1 << 20);
+        let all = graphs(400);
+        let e = toy.gram(&all).unwrap_err();
+        assert!(matches!(e, OctileError::TooLarge { .. }), "{e}");
+        assert!(e.to_string().contains("a 400 × 400 Gram matrix needs") && e.to_string().contains("--max-memory limit"), "{e}");
+        assert!(toy.asked.borrow().is_empty(), "nothing evaluated");
+        let (x, y) = all.split_at(200);
+        assert!(matches!(toy.gram_between(x, y), Err(OctileError::TooLarge { .. })), "200 × 200 (2.8 MiB) is past 1 MiB");
+        assert!(toy.gram_between(&x[..10], &y[..10]).is_ok(), "a 10 × 10 block fits");
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
         b
     });
     let b2 = bar.clone();
-    let ctl = RunControl { progress: Some(Arc::new(move |n| if let Some(b) = &b2 { b.inc(n as u64) })), cancel: Some(cancel) };
+    let ctl = RunControl { progress: Some(Arc::new(move |n| if let Some(b) = &b2 { b.inc(n as u64) })), cancel: Some(cancel), max_memory_bytes: None };
     (bar, ctl)
 }
 
@@ -106,6 +106,8 @@ pub fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)>
         if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba") {
             let count: usize = parts[1].parse().with_context(|| format!("{inp}: COUNT must be an integer"))?;
             let seed: u64 = parts.get(2).map(|s| s.parse()).transpose().with_context(|| format!("{inp}: SEED must be an integer"))?.unwrap_or(2020);
+            // a generated graph (96 nodes, up to 540 edges, their features) takes under 32 KiB
+            octile::memory::check(count as u128 * (32 << 10), None, || format!("{inp}: generating {count} graphs"))?;
             graphs.extend(if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) });
             continue;
         }

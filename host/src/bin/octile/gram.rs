@@ -62,6 +62,14 @@ pub struct GramArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Most memory the Gram computation may need, e.g. 8G or 512M (default: the memory available);
+    /// a larger request is refused before any work.
+    #[arg(long, value_parser = max_memory)]
+    max_memory: Option<u64>,
+}
+
+fn max_memory(s: &str) -> std::result::Result<u64, String> {
+    octile::memory::parse_size(s).ok_or_else(|| format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"))
 }
 
 /// Some pairs did not converge; the values were still written (exit code 3).
@@ -123,7 +131,8 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }
     let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } };
-    let (bar, ctl) = progress(pairs, a.quiet);
+    let (bar, mut ctl) = progress(pairs, a.quiet);
+    ctl.max_memory_bytes = a.max_memory;
     let k = make(ctl)?;
     if !a.quiet {
         eprintln!("{} graphs{}; {} kernel, backend {} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, method["method"].as_str().unwrap_or("?"), k.backend_name(), k.device_name());

@@ -1,0 +1,61 @@
+//! What a request needs in memory against what there is, checked before allocating: a request far
+//! past memory (a Gram matrix of millions of graphs, a generator asked for 10⁹ graphs) is a typed
+//! error naming the need, not an abort ("memory allocation of … bytes failed") minutes later.
+use crate::error::{OctileError, Result};
+
+/// Bytes the kernel reports as available (`MemAvailable` of `/proc/meminfo`; `None` elsewhere).
+pub fn available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `need` bytes for `what`: an error when they pass `limit` (the user's `--max-memory`) or the
+/// memory available.
+pub fn check(need: u128, limit: Option<u64>, what: impl FnOnce() -> String) -> Result<()> {
+    let (have, of) = match (limit, available_bytes()) {
+        (Some(l), Some(a)) if a < l => (a, "available memory"),
+        (Some(l), _) => (l, "--max-memory limit"),
+        (None, Some(a)) => (a, "available memory"),
+        (None, None) => return Ok(()),
+    };
+    if need <= have as u128 {
+        return Ok(());
+    }
+    Err(OctileError::TooLarge { what: what(), need_bytes: need, have_bytes: have, of })
+}
+
+pub use crate::error::human_bytes as human;
+
+/// A size such as "8G", "512M", "64k" or plain bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        (i, 't' | 'T') => (&t[..i], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0 && v * (mult as f64) < u64::MAX as f64).then_some((v * mult as f64) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_needs_past_the_limit_are_refused() {
+        assert_eq!(parse_size("8G"), Some(8 << 30));
+        assert_eq!(parse_size("512m"), Some(512 << 20));
+        assert_eq!(parse_size("1.5k"), Some(1536));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!((parse_size("-1G"), parse_size("lots"), parse_size("")), (None, None, None));
+        assert!(check(1000, Some(1 << 20), || "small".into()).is_ok());
+        let e = check(3 << 20, Some(1 << 20), || "a 3 MiB thing".into()).unwrap_err().to_string();
+        assert!(e.contains("a 3 MiB thing needs 3.0 MiB") && e.contains("1.0 MiB"), "{e}");
+        assert_eq!(human(5), "5 bytes");
+    }
+}
