@@ -1,24 +1,15 @@
 //! The shortest-path kernel's GPU launches, each `unsafe` launch behind a function that checks
 //! the data it hands over first (entries: `octile_kernels::sp`, layouts: `octile_types::sp`).
 use super::histogram::Histograms;
+use super::device::{check, upload};
 use super::gpu_paths::DevicePaths;
-use crate::error::{OctileError, Result};
+use crate::error::Result;
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
-use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpHistogram, SpParams};
 use octile_types::{KernelSpec, PairJob};
 use rayon::prelude::*;
-use std::sync::Arc;
-
-fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
-}
-
-/// `v` on the device (one `pad` element when empty: the driver allocates nothing of size 0).
-fn upload<T: DeviceRepr + Clone>(s: &Arc<CudaStream>, v: &[T], pad: T) -> Result<CudaSlice<T>> {
-    Ok(if v.is_empty() { s.clone_htod(&[pad])? } else { s.clone_htod(v)? })
-}
 
 /// Jobs of `pairs`, each graph index checked against `n_graphs`.
 fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {

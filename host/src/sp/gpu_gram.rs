@@ -10,7 +10,7 @@
 //! ```
 use super::histogram::{Histograms, Labels, Lengths, check_keys};
 use super::csr::Csr;
-use super::gather::concat;
+use super::device::{check, upload};
 use super::paths::PathSet;
 use super::trace::trace;
 use crate::error::{OctileError, Result};
@@ -19,11 +19,10 @@ use crate::gpu::staging::Staging;
 use crate::gram::control::RunControl;
 use crate::graph::Graph;
 use cudarc::driver::sys::CUfunction_attribute_enum;
-use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use octile_types::sp::{SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HISTOGRAM_GRAM, SP_HOP_HISTOGRAMS, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph, SpHopParams, sp_hop_smem_words};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// Bytes of one chunk of result rows on the device.
 const CHUNK_BYTES: usize = 256 << 20;
@@ -31,14 +30,6 @@ const CHUNK_BYTES: usize = 256 << 20;
 const STAGED_MIN: usize = 1 << 20;
 /// Values per pinned staging buffer (8 MB).
 pub const STAGING_PIECE: usize = 1 << 20;
-
-fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path histogram launch check: {}", what()))) }
-}
-
-fn upload<T: DeviceRepr + Clone>(s: &Arc<CudaStream>, v: &[T], pad: T) -> Result<CudaSlice<T>> {
-    Ok(if v.is_empty() { s.clone_htod(&[pad])? } else { s.clone_htod(v)? })
-}
 
 /// The histograms on the device: `runs` (one per graph), `keys`, `counts`, and how many graphs
 /// the device built.
@@ -70,8 +61,8 @@ fn hop_input(graphs: &[Graph], labels: &Labels, which: &[usize], list_begin: usi
         descs.push(SpHopGraph { graph: g as u32, node_offset: node, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
         (label, list) = (label + l, list + (l * l * n).min(n * n.saturating_sub(1)));
     }
-    let local: Vec<Vec<u32>> = which.iter().map(|&g| labels.local_of_graph(g).to_vec()).collect();
-    HopInput { descs, adj_start: csr.start, adj: csr.adj, local_label: concat(&local), label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
+    let local_label = which.iter().flat_map(|&g| labels.local_of_graph(g).iter().copied()).collect();
+    HopInput { descs, adj_start: csr.start, adj: csr.adj, local_label, label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
 }
 
 /// Every descriptor's ranges inside the arrays, neighbours and labels inside the graph, the global
@@ -105,10 +96,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     at("labels");
     let Some(lengths) = Lengths::hops(graphs) else {
         // weighted lengths: every histogram on the host
-        let set = PathSet::build(graphs, &[])?;
-        let lengths = Lengths::of(graphs, &set);
-        let all: Vec<usize> = (0..graphs.len()).collect();
-        let h = Histograms::from_paths(&set, &all, &labels, &lengths)?;
+        let h = Histograms::on_host(graphs, &labels)?;
         return Ok(DeviceHistograms { runs: upload(s, &h.runs, SpHistogram::default())?, keys: upload(s, &h.keys, 0)?, counts: upload(s, &h.counts, 0)?, host_runs: h.runs, built_on_gpu: 0 });
     };
     check_keys(&labels, &lengths)?;
@@ -117,8 +105,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         n >= 2 && n <= SP_HOP_MAX_NODES as usize && l * l * n <= SP_HOP_MAX_CELLS as usize
     };
     let (gpu, host): (Vec<usize>, Vec<usize>) = (0..graphs.len()).partition(|&g| on_gpu(g));
-    let host_graphs: Vec<Graph> = host.iter().map(|&g| graphs[g].clone()).collect();
-    let h = Histograms::from_paths(&PathSet::build(&host_graphs, &[])?, &host, &labels, &lengths)?;
+    let h = Histograms::from_paths(&PathSet::build_some(graphs, &host, &[])?, &host, &labels, &lengths)?;
     let mut runs = vec![SpHistogram::default(); graphs.len()];
     for (k, &g) in host.iter().enumerate() {
         runs[g] = h.runs[k];

@@ -8,6 +8,7 @@
 //! nodes: every graph's node feature rows, graph after graph
 //! ```
 use super::csr::Csr;
+use super::device::{check, upload};
 use super::paths::{PathSet, node_rows, path_count, unit_weights};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
@@ -37,10 +38,6 @@ pub struct DevicePaths {
     pub built_on_gpu: usize,
 }
 
-fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path build check: {}", what()))) }
-}
-
 /// The paths of `graphs` and their rows of `features`, on the device.
 pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<DevicePaths> {
     let s = &dev.stream;
@@ -52,8 +49,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
     }
     let (gpu, host): (Vec<usize>, Vec<usize>) = (0..graphs.len()).partition(|&g| (2..=SP_APSP_MAX_NODES as usize).contains(&graphs[g].n_nodes()));
-    let host_graphs: Vec<Graph> = host.iter().map(|&g| graphs[g].clone()).collect();
-    let hs = PathSet::build(&host_graphs, &[])?;
+    let hs = PathSet::build_some(graphs, &host, &[])?;
     let node_stride = features.len().max(1);
     let nodes = node_rows(graphs, features)?;
     let mut descs = vec![SpGraph::default(); graphs.len()];
@@ -100,7 +96,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         });
         bad.map_or(Ok(()), |m| check(false, || m))?;
         let params = s.clone_htod(&[SpApspParams { n_graphs: apsp.len() as u32, n_cap }])?;
-        let (dev_apsp, start, adj, weight) = (s.clone_htod(&apsp)?, s.clone_htod(&csr.start)?, s.clone_htod(&csr.adj.iter().copied().chain([0]).collect::<Vec<u32>>())?, s.clone_htod(&csr.weight.iter().copied().chain([0.0]).collect::<Vec<f64>>())?);
+        let (dev_apsp, start, adj, weight) = (s.clone_htod(&apsp)?, s.clone_htod(&csr.start)?, upload(s, &csr.adj, 0)?, upload(s, &csr.weight, 0.0)?);
         let mut found = s.alloc_zeros::<u32>(graphs.len())?;
         let smem = sp_apsp_smem_bytes(n_cap) as u32;
         let f = dev.function(SP_FLOYD_WARSHALL)?;
@@ -119,11 +115,11 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         }
     }
     Ok(DevicePaths {
-        graphs: s.clone_htod(&if descs.is_empty() { vec![SpGraph::default()] } else { descs.clone() })?,
+        graphs: upload(s, &descs, SpGraph::default())?,
         sp_s,
         sp_e,
         sp_w,
-        nodes: s.clone_htod(&if nodes.is_empty() { vec![0.0] } else { nodes })?,
+        nodes: upload(s, &nodes, 0.0)?,
         node_stride,
         descs,
         built_on_gpu: gpu.len(),

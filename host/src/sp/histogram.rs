@@ -167,11 +167,15 @@ pub fn check_keys(labels: &Labels, lengths: &Lengths) -> Result<()> {
 impl Histograms {
     /// The histograms of `graphs`, all built on the host (shortest paths by [`PathSet`]).
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<Histograms> {
-        let labels = Labels::build(graphs, features)?;
+        Histograms::on_host(graphs, &Labels::build(graphs, features)?)
+    }
+
+    /// The histograms of `graphs`, all built on the host, with their `labels` already known.
+    pub fn on_host(graphs: &[Graph], labels: &Labels) -> Result<Histograms> {
         let set = PathSet::build(graphs, &[])?;
         let lengths = Lengths::of(graphs, &set);
         let all: Vec<usize> = (0..graphs.len()).collect();
-        Histograms::from_paths(&set, &all, &labels, &lengths)
+        Histograms::from_paths(&set, &all, labels, &lengths)
     }
 
     /// The histograms of the graphs of `set`, whose graph k is the dataset's graph `which[k]` (its

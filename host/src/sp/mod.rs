@@ -9,6 +9,7 @@
 pub mod config;
 pub mod cpu;
 pub mod csr;
+pub mod device;
 pub mod gather;
 pub mod gpu;
 pub mod gpu_gram;

@@ -177,10 +177,16 @@ pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64
 /// Every node's row of the features `features` (by name), graph after graph; one 0 per node
 /// when there are none.
 pub fn node_rows(graphs: &[Graph], features: &[String]) -> Result<Vec<f64>> {
-    let rows: Vec<Vec<f64>> = graphs
+    let all: Vec<usize> = (0..graphs.len()).collect();
+    rows_of(graphs, &all, features)
+}
+
+/// [`node_rows`] of `graphs[which[k]]`, k in order (errors name the dataset's graph index).
+fn rows_of(graphs: &[Graph], which: &[usize], features: &[String]) -> Result<Vec<f64>> {
+    let rows: Vec<Vec<f64>> = which
         .par_iter()
-        .enumerate()
-        .map(|(k, g)| {
+        .map(|&k| {
+            let g = &graphs[k];
             let idx = feature_indices("node", features, g.node_feature_names(), k)?;
             Ok(if idx.is_empty() { vec![0.0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| g.node_features(i)[f])).collect() })
         })
@@ -191,16 +197,23 @@ pub fn node_rows(graphs: &[Graph], features: &[String]) -> Result<Vec<f64>> {
 impl PathSet {
     /// The paths of `graphs` and the rows of the node features `features` (by name).
     pub fn build(graphs: &[Graph], features: &[String]) -> Result<PathSet> {
+        let all: Vec<usize> = (0..graphs.len()).collect();
+        PathSet::build_some(graphs, &all, features)
+    }
+
+    /// [`build`](Self::build) for the graphs `graphs[which[k]]` only: the set's graph k is the
+    /// dataset's graph `which[k]` (errors name `which[k]`), without copying any graph.
+    pub fn build_some(graphs: &[Graph], which: &[usize], features: &[String]) -> Result<PathSet> {
         // sizes first (union–find), then every graph writes its paths into its own slices of the
         // final arrays, in parallel: no per-graph buffers, no copies
-        let counts: Vec<usize> = graphs.par_iter().map(path_count).collect();
+        let counts: Vec<usize> = which.par_iter().map(|&k| path_count(&graphs[k])).collect();
         let total: usize = counts.iter().sum();
         if total > u32::MAX as usize {
             return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
         }
         let node_stride = features.len().max(1);
         let (mut sp_s, mut sp_e, mut sp_w) = (vec![0u32; total], vec![0u32; total], vec![0.0f64; total]);
-        let mut parts = Vec::with_capacity(graphs.len());
+        let mut parts = Vec::with_capacity(which.len());
         let (mut rs, mut re, mut rw) = (&mut sp_s[..], &mut sp_e[..], &mut sp_w[..]);
         for &c in &counts {
             let (a, r1) = std::mem::take(&mut rs).split_at_mut(c);
@@ -209,19 +222,19 @@ impl PathSet {
             (rs, re, rw) = (r1, r2, r3);
             parts.push((a, b, d));
         }
-        parts.into_par_iter().zip(graphs.par_iter()).enumerate().with_min_len(16).try_for_each(|(k, ((s, e, w), g))| {
+        parts.into_par_iter().zip(which.par_iter()).with_min_len(16).try_for_each(|((s, e, w), &k)| {
             let mut i = 0;
-            for_each_path(g, k, |u, v, d| {
+            for_each_path(&graphs[k], k, |u, v, d| {
                 (s[i], e[i], w[i]) = (u, v, d);
                 i += 1;
             })?;
             if i == s.len() { Ok(()) } else { Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) }) }
         })?;
-        let nodes = node_rows(graphs, features)?;
+        let nodes = rows_of(graphs, which, features)?;
         let (mut path_offset, mut node_offset) = (0u32, 0u32);
         let descs = counts
             .iter()
-            .zip(graphs)
+            .zip(which.iter().map(|&k| &graphs[k]))
             .map(|(&c, g)| {
                 let d = SpGraph { path_offset, n_paths: c as u32, node_offset, n_nodes: g.n_nodes() as u32 };
                 path_offset += c as u32;
