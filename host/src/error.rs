@@ -37,7 +37,6 @@ pub enum OctileError {
         /// What is wrong.
         what: String,
     },
-    /// I/O failure on a path.
     /// An output path that cannot take the result (checked before any work).
     #[error("output {}: {what}", path.display())]
     Output {
@@ -46,6 +45,7 @@ pub enum OctileError {
         /// What is wrong.
         what: String,
     },
+    /// I/O failure on a path.
     /// (The cause is in the message, not a `source()`: a message printed with its chain would
     /// otherwise say it twice.)
     #[error("{}: {cause}", path.display())]
@@ -89,9 +89,24 @@ pub enum OctileError {
         /// "available memory" or "--max-memory limit".
         of: &'static str,
     },
-    /// The run was cancelled (Ctrl-C); nothing was written as complete.
+    /// The run was cancelled (Ctrl-C) before any result could be kept (a diagonal, listed pairs,
+    /// or a whole-matrix method).
     #[error("cancelled")]
     Cancelled,
+    /// A Gram matrix run was cancelled (Ctrl-C) part way: `partial` holds every entry computed
+    /// (others NaN), `done` marks them (row-major); give both back as [`Known`](crate::gram::Known)
+    /// to finish only the rest.
+    #[error("interrupted: {n_done} of {n_total} pairs done")]
+    Interrupted {
+        /// The entries computed (un-normalized), NaN elsewhere.
+        partial: Box<crate::gram::matrix::Gram>,
+        /// Row-major: whether the entry was computed.
+        done: Vec<bool>,
+        /// Distinct pairs done.
+        n_done: usize,
+        /// Distinct pairs of the whole matrix.
+        n_total: usize,
+    },
 }
 
 /// A byte count for messages: "12.3 GiB" style.

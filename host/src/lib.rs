@@ -35,7 +35,7 @@ pub mod selftest;
 
 pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};
-pub use gram::{Evaluation, Gram, GraphKernel, PairInfo, RunControl};
+pub use gram::{Evaluation, Gram, GraphKernel, Known, PairInfo, RunControl};
 pub use graph::Graph;
 pub use mgk::config::{KernelConfig, SolverParams};
 pub use mgk::{MarginalizedGraphKernel, NodalMatrix};

@@ -103,19 +103,103 @@ fn cli_bad_input_fails_with_file_and_line() {
     assert!(!out.exists(), "no output on failure");
 }
 
+/// `count` random connected labeled graphs of 12–27 nodes (a ring plus chords) in the JSON
+/// reader's node-link format.
+fn random_jsonl(count: usize, seed: u64) -> String {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let mut out = String::new();
+    for _ in 0..count {
+        let n = 12 + next(16) as usize;
+        let nodes: Vec<String> = (0..n).map(|i| format!("{{\"id\": {i}, \"label\": {}}}", next(3))).collect();
+        let mut links: Vec<String> = (0..n).map(|i| format!("{{\"source\": {i}, \"target\": {}, \"length\": {:.2}}}", (i + 1) % n, 0.5 + next(100) as f64 / 100.0)).collect();
+        let mut chords = std::collections::BTreeSet::new();
+        for _ in 0..n / 3 {
+            let (a, b) = (next(n as u64), next(n as u64));
+            if a != b && (a + 1) % n as u64 != b && (b + 1) % n as u64 != a && chords.insert((a.min(b), a.max(b))) {
+                links.push(format!("{{\"source\": {a}, \"target\": {b}, \"length\": 1.0}}"));
+            }
+        }
+        out.push_str(&format!("{{\"directed\": false, \"multigraph\": false, \"graph\": {{}}, \"nodes\": [{}], \"links\": [{}]}}\n", nodes.join(", "), links.join(", ")));
+    }
+    out
+}
+
 #[test]
-fn ctrl_c_stops_without_a_file_that_looks_complete() {
+fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
     let dir = scratch_dir("cli4");
-    let out = dir.join("K.npy");
-    let mut child = exe().args(["gram", "nws:300:5", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(st.success(), "could not send SIGINT");
-    let code = child.wait().unwrap().code();
-    assert_eq!(code, Some(130), "exit code after Ctrl-C");
-    assert!(!out.exists() && !dir.join("K.json").exists(), "no output after Ctrl-C");
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
-    assert!(leftovers.is_empty(), "files left behind: {leftovers:?}");
+    let toml = root().join("examples/synthetic.toml");
+    // a set big enough that the run is still going when the signal comes (grown if not)
+    let (mut count, mut wait_ms) = (120, 800);
+    let (input, out, partial) = loop {
+        let input = dir.join(format!("set{count}.jsonl"));
+        std::fs::write(&input, random_jsonl(count, 7)).unwrap();
+        let out = dir.join(format!("K{count}.npy"));
+        let args = ["gram", input.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet"];
+        let child = exe().args(args).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        assert!(st.success(), "could not send SIGINT");
+        let res = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&res.stderr).to_string();
+        if res.status.success() {
+            // finished before the signal: try a larger set
+            assert!(count < 5000, "the run never outlasted the signal");
+            count *= 2;
+            continue;
+        }
+        assert_eq!(res.status.code(), Some(130), "exit code after Ctrl-C; stderr: {err}");
+        let partial = dir.join(format!("K{count}.partial.npy"));
+        assert!(err.contains("--resume") && err.contains(partial.to_str().unwrap()), "the message says how to resume: {err}");
+        assert!(!out.exists() && !dir.join(format!("K{count}.json")).exists(), "no complete-looking output after Ctrl-C");
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("K{count}.partial.json"))).unwrap()).unwrap();
+        let (done, total) = (summary["pairs_done"].as_u64().unwrap(), summary["pairs_total"].as_u64().unwrap());
+        assert_eq!(total as usize, count * (count + 1) / 2);
+        assert!(done < total, "interrupted but {done} of {total} done");
+        if done == 0 {
+            // interrupted before the first block finished: wait longer
+            wait_ms *= 2;
+            assert!(wait_ms < 60_000, "no pair done after {wait_ms} ms");
+            continue;
+        }
+        break (input, out, partial);
+    };
+    let (dims, part) = load_npy(&partial);
+    assert_eq!(dims, [count, count]);
+    let (_, mask) = {
+        let b = std::fs::read(dir.join(format!("K{count}.partial-mask.npy"))).unwrap();
+        let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
+        ((), b[10 + hl..].to_vec())
+    };
+    assert_eq!(mask.len(), count * count);
+    assert!(mask.iter().zip(&part).all(|(&m, v)| (m == 1) == v.is_finite()), "mask marks exactly the finite entries");
+    // a resume against other inputs is refused
+    let other = dir.join("other.jsonl");
+    std::fs::write(&other, random_jsonl(count, 8)).unwrap();
+    let st = exe().args(["gram", other.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet", "--resume", partial.to_str().unwrap()]).output().unwrap();
+    assert_eq!(st.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("other inputs"), "{}", String::from_utf8_lossy(&st.stderr));
+    // resume, then the same run uninterrupted: equal bit for bit
+    let args = |out: &Path| vec!["gram".to_string(), input.display().to_string(), "--kernel".into(), toml.display().to_string(), "--backend".into(), "cpu".into(), "--precision".into(), "f64".into(), "--out".into(), out.display().to_string(), "--quiet".into()];
+    let mut resume = args(&out);
+    resume.extend(["--resume".to_string(), partial.display().to_string()]);
+    let st = exe().args(&resume).output().unwrap();
+    assert!(st.status.success(), "resume failed: {}", String::from_utf8_lossy(&st.stderr));
+    assert!(!partial.exists() && !dir.join(format!("K{count}.partial-mask.npy")).exists(), "partial files removed once finished");
+    let whole = dir.join("whole.npy");
+    assert!(exe().args(args(&whole)).status().unwrap().success());
+    let ((d1, resumed), (_, uninterrupted)) = (load_npy(&out), load_npy(&whole));
+    assert_eq!(d1, [count, count]);
+    for (k, (a, b)) in resumed.iter().zip(&uninterrupted).enumerate() {
+        assert_eq!(a.to_bits(), b.to_bits(), "entry ({}, {}): resumed {a}, uninterrupted {b}", k / count, k % count);
+    }
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
+    assert!(summary["pairs_resumed"].as_u64().unwrap() > 0);
+    assert_eq!(summary["pairs"].as_u64().unwrap() + summary["pairs_resumed"].as_u64().unwrap(), (count * (count + 1) / 2) as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Progress reporting and cancellation of long runs, and the one loop that streams blocks of
 //! pairs through a backend with both.
-use crate::error::{OctileError, Result};
+use crate::error::Result;
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,19 +28,49 @@ impl RunControl {
         }
     }
     /// Evaluate consecutive `blocks` (ranges of a pair list) with `eval`, which returns one result
-    /// per pair of its block: cancellation is checked before each block (`Cancelled`), progress is
-    /// reported after each, and the results come back concatenated in block order.
-    pub fn stream<R>(&self, blocks: impl IntoIterator<Item = Range<usize>>, mut eval: impl FnMut(Range<usize>) -> Result<Vec<R>>) -> Result<Vec<R>> {
+    /// per pair of its block: progress is reported after each block, and the results come back
+    /// concatenated in block order. Cancellation is checked before each block: once it is set, the
+    /// blocks not yet evaluated get [`Pending::pending`] results (a NaN value), so the caller still
+    /// gets one result per pair and what was computed is kept; the Gram driver then reports the
+    /// pending pairs as not done ([`Interrupted`](crate::OctileError::Interrupted)).
+    pub fn stream<R: Pending>(&self, blocks: impl IntoIterator<Item = Range<usize>>, mut eval: impl FnMut(Range<usize>) -> Result<Vec<R>>) -> Result<Vec<R>> {
         let mut out = Vec::new();
         for block in blocks {
             if self.cancelled() {
-                return Err(OctileError::Cancelled);
+                out.extend(block.map(|_| R::pending()));
+                continue;
             }
             let part = eval(block)?;
             self.report(part.len());
             out.extend(part);
         }
         Ok(out)
+    }
+}
+
+/// The result of a pair that was not evaluated because the run was cancelled: its value is NaN
+/// (never a result: the driver treats non-finite values as failures, and after a cancellation as
+/// not done).
+pub trait Pending {
+    /// The not-evaluated result.
+    fn pending() -> Self;
+}
+
+impl Pending for f64 {
+    fn pending() -> Self {
+        f64::NAN
+    }
+}
+
+impl Pending for octile_types::PairStatus {
+    fn pending() -> Self {
+        octile_types::PairStatus { value: f64::NAN, residual: f64::NAN, iterations: 0, converged: 0 }
+    }
+}
+
+impl<A: Pending, B: Default> Pending for (A, B) {
+    fn pending() -> Self {
+        (A::pending(), B::default())
     }
 }
 
@@ -53,6 +83,7 @@ pub fn blocks_of(len: usize, block: usize) -> impl Iterator<Item = Range<usize>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::OctileError;
     use std::sync::atomic::AtomicUsize;
 
     #[test]
@@ -66,27 +97,31 @@ mod tests {
     }
 
     #[test]
-    fn stream_reports_each_block_and_stops_before_the_next_when_cancelled() {
+    fn stream_reports_each_block_and_pads_pending_results_once_cancelled() {
         let done = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let (d, c) = (done.clone(), cancel.clone());
         let ctl = RunControl { progress: Some(Arc::new(move |n| { d.fetch_add(n, Ordering::Relaxed); })), cancel: Some(cancel.clone()), max_memory_bytes: None };
-        let out = ctl.stream(blocks_of(10, 4), |r| Ok(r.collect::<Vec<usize>>())).unwrap();
-        assert_eq!(out, (0..10).collect::<Vec<_>>());
+        let out = ctl.stream(blocks_of(10, 4), |r| Ok(r.map(|i| i as f64).collect::<Vec<f64>>())).unwrap();
+        assert_eq!(out, (0..10).map(|i| i as f64).collect::<Vec<_>>());
         assert_eq!(done.load(Ordering::Relaxed), 10);
-        // cancel after the first block: the second is never evaluated
+        // cancel during the first block: the others are never evaluated, their results pending
         let mut calls = 0;
-        let err = ctl.stream(blocks_of(10, 4), |r| {
-            calls += 1;
-            c.store(true, Ordering::Relaxed);
-            Ok(r.collect::<Vec<usize>>())
-        });
-        assert!(matches!(err, Err(OctileError::Cancelled)), "{:?}", err.map(|v| v.len()));
+        let out = ctl
+            .stream(blocks_of(10, 4), |r| {
+                calls += 1;
+                c.store(true, Ordering::Relaxed);
+                Ok(r.map(|i| i as f64).collect::<Vec<f64>>())
+            })
+            .unwrap();
         assert_eq!(calls, 1);
+        assert_eq!(out.len(), 10);
+        assert_eq!(&out[..4], &[0.0, 1.0, 2.0, 3.0]);
+        assert!(out[4..].iter().all(|v| v.is_nan()), "{out:?}");
         assert_eq!(done.load(Ordering::Relaxed), 14);
         // an error of a block is returned as is
         let ctl = RunControl::default();
-        let err = ctl.stream(blocks_of(3, 1), |r| if r.start == 1 { Err(OctileError::InvalidConfig("block 1".into())) } else { Ok(vec![r.start]) });
+        let err = ctl.stream(blocks_of(3, 1), |r| if r.start == 1 { Err(OctileError::InvalidConfig("block 1".into())) } else { Ok(vec![r.start as f64]) });
         assert!(matches!(err, Err(OctileError::InvalidConfig(ref m)) if m == "block 1"));
     }
 }

@@ -3,6 +3,7 @@
 //! these graphs, on my backend") and gets the rest.
 use super::control::RunControl;
 use super::matrix::{Gram, PairInfo};
+use super::partial::Known;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use rayon::prelude::*;
@@ -64,17 +65,29 @@ pub trait GraphKernel {
     }
 
     /// K(X): the symmetric Gram matrix; only the upper triangle is evaluated.
+    /// Cancelled part way (Ctrl-C through [`RunControl::cancel`]): [`OctileError::Interrupted`]
+    /// with the entries computed, to finish with [`gram_resumed`](Self::gram_resumed).
     fn gram(&self, graphs: &[Graph]) -> Result<Gram> {
-        check_memory(self, graphs.len(), graphs.len(), graphs.len() * (graphs.len() + 1) / 2)?;
-        if let Some(e) = self.evaluate_matrix(graphs, None)? {
-            return from_matrix(self, graphs.len(), graphs.len(), graphs.len() * (graphs.len() + 1) / 2, e);
+        self.gram_resumed(graphs, None)
+    }
+
+    /// K(X), evaluating only the entries `known` does not have (all when `None`).
+    fn gram_resumed(&self, graphs: &[Graph], known: Option<&Known>) -> Result<Gram> {
+        let n = graphs.len();
+        if let Some(k) = known {
+            k.check(n, n, true)?;
         }
-        let n = graphs.len() as u32;
-        let pairs: Vec<(u32, u32)> = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).collect();
-        let e = finite(self.evaluate(graphs, &pairs)?);
+        check_memory(self, n, n, n * (n + 1) / 2)?;
+        if known.is_none()
+            && let Some(e) = self.evaluate_matrix(graphs, None)?
+        {
+            return from_matrix(self, n, n, n * (n + 1) / 2, e);
+        }
+        let nu = n as u32;
+        let pairs: Vec<(u32, u32)> = (0..nu).flat_map(|i| (i..nu).map(move |j| (i, j))).collect();
+        let (e, done, evaluated) = evaluate_rest(self, graphs, &pairs, known, |k| pairs[k].0 as usize * n + pairs[k].1 as usize)?;
         // entry (r, c) of the full matrix, built in parallel: pair (i, j), i ≤ j, is pair number
         // i·n − i(i−1)/2 + j − i
-        let n = n as usize;
         let upper = |i: usize, j: usize| i * n - i * i.saturating_sub(1) / 2 + j - i;
         let at = |k: usize| if k / n <= k % n { upper(k / n, k % n) } else { upper(k % n, k / n) };
         let g = Gram {
@@ -82,77 +95,162 @@ pub trait GraphKernel {
             cols: n,
             values: (0..n * n).into_par_iter().map(|k| e.values[at(k)]).collect(),
             info: (0..n * n).into_par_iter().map(|k| e.info[at(k)]).collect(),
+            pairs_solved: evaluated,
             ..empty(self, 0, 0, &e)
         };
+        if let Some(done) = done {
+            return Err(interrupted(g, (0..n * n).into_par_iter().map(|k| done[at(k)]).collect(), &done));
+        }
         finish(g, &e.info, |k| (pairs[k].0 as usize, pairs[k].1 as usize))
     }
 
-    /// K(X, Y).
+    /// K(X, Y). Cancelled part way: [`OctileError::Interrupted`], as for [`gram`](Self::gram).
     fn gram_between(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
+        self.gram_between_resumed(x, y, None)
+    }
+
+    /// K(X, Y), evaluating only the entries `known` does not have (all when `None`).
+    fn gram_between_resumed(&self, x: &[Graph], y: &[Graph], known: Option<&Known>) -> Result<Gram> {
+        if let Some(k) = known {
+            k.check(x.len(), y.len(), false)?;
+        }
         check_memory(self, x.len(), y.len(), x.len() * y.len())?;
-        if let Some(e) = self.evaluate_matrix(x, Some(y))? {
+        if known.is_none()
+            && let Some(e) = self.evaluate_matrix(x, Some(y))?
+        {
             return from_matrix(self, x.len(), y.len(), x.len() * y.len(), e);
         }
         let all: Vec<Graph> = x.iter().chain(y).cloned().collect();
         let (nx, ny) = (x.len() as u32, y.len() as u32);
+        // pair k is row-major entry k
         let pairs: Vec<(u32, u32)> = (0..nx).flat_map(|i| (0..ny).map(move |j| (i, nx + j))).collect();
-        let e = finite(self.evaluate(&all, &pairs)?);
-        finish(filled(self, x.len(), y.len(), &e), &e.info, |k| (pairs[k].0 as usize, (pairs[k].1 - nx) as usize))
+        let (e, done, evaluated) = evaluate_rest(self, &all, &pairs, known, |k| k)?;
+        let g = Gram { pairs_solved: evaluated, ..filled(self, x.len(), y.len(), &e) };
+        if let Some(done) = done {
+            return Err(interrupted(g, done.clone(), &done));
+        }
+        finish(g, &e.info, |k| (pairs[k].0 as usize, (pairs[k].1 - nx) as usize))
     }
 
-    /// K(G, G) for each graph.
+    /// K(G, G) for each graph. Cancelled: [`OctileError::Cancelled`].
     fn diag(&self, graphs: &[Graph]) -> Result<Vec<f64>> {
         let e = finite(self.evaluate_self(graphs)?);
+        if self.control().cancelled() {
+            return Err(OctileError::Cancelled);
+        }
         Ok(finish(filled(self, graphs.len(), 1, &e), &e.info, |k| (k, k))?.values)
     }
 
     /// K(graphs[i], graphs[j]) for the listed index pairs only (e.g. a sample of a Gram matrix, or
     /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
-    /// `graphs` is an `InvalidConfig` error naming it.
+    /// `graphs` is an `InvalidConfig` error naming it. Cancelled: [`OctileError::Cancelled`].
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
         let list = listed(graphs, pairs)?;
         let e = finite(self.evaluate(graphs, &list)?);
+        if self.control().cancelled() {
+            return Err(OctileError::Cancelled);
+        }
         finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])
     }
 
     /// K(X) normalized: K_ij / sqrt(K_ii K_jj) (unit diagonal).
     /// When pairs fail, the error's partial matrix is normalized too (with the diagonal it has), so
-    /// what is written is what the summary says.
+    /// what is written is what the summary says. An interrupted run's partial matrix is not (it is
+    /// what [`gram_resumed`](Self::gram_resumed) takes).
     fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
-        let norm = |g: &mut Gram| {
-            let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
-            normalize(g, &d, &d);
-        };
-        match self.gram(graphs) {
-            Ok(mut g) => {
-                norm(&mut g);
-                Ok(g)
-            }
-            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
-                norm(&mut partial);
-                Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
-            }
-            Err(e) => Err(e),
-        }
+        normalized_symmetric(self.gram(graphs))
     }
 
     /// K(X, Y) normalized with diag(X) and diag(Y).
     /// When pairs of K(X, Y) fail, the error's partial matrix is normalized too (a failing diagonal
-    /// pair fails the call as before).
+    /// pair fails the call as before); an interrupted run's is not.
     fn gram_between_normalized(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
         let (dx, dy) = (self.diag(x)?, self.diag(y)?);
-        match self.gram_between(x, y) {
-            Ok(mut g) => {
-                normalize(&mut g, &dx, &dy);
-                Ok(g)
-            }
-            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
-                normalize(&mut partial, &dx, &dy);
-                Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
-            }
-            Err(e) => Err(e),
-        }
+        normalized_between(self.gram_between(x, y), &dx, &dy)
     }
+}
+
+/// A K(X) result normalized, K_ij / √(K_ii K_jj): the matrix, or the partial matrix of a
+/// `NoConvergence` error (with the diagonal it has); other errors (an interrupted run's partial
+/// matrix included) as they are.
+pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
+    let norm = |g: &mut Gram| {
+        let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
+        normalize(g, &d, &d);
+    };
+    match r {
+        Ok(mut g) => {
+            norm(&mut g);
+            Ok(g)
+        }
+        Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
+            norm(&mut partial);
+            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`].
+pub fn normalized_between(r: Result<Gram>, dx: &[f64], dy: &[f64]) -> Result<Gram> {
+    match r {
+        Ok(mut g) => {
+            normalize(&mut g, dx, dy);
+            Ok(g)
+        }
+        Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
+            normalize(&mut partial, dx, dy);
+            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Evaluate the `pairs` (in order) that `known` does not have (all when `None`; `entry`: pair
+/// index → row-major matrix entry) and return one value and diagnostics per pair of `pairs`, the
+/// known ones taken from `known` (as exact: 0 iterations), non-finite values marked failed; and —
+/// when the run was cancelled — which pairs are done (a pending pair's value is NaN); and how many
+/// pairs were evaluated.
+fn evaluate_rest<K: GraphKernel + ?Sized>(kernel: &K, graphs: &[Graph], pairs: &[(u32, u32)], known: Option<&Known>, entry: impl Fn(usize) -> usize + Sync) -> Result<(Evaluation, Option<Vec<bool>>, usize)> {
+    let (e, was_known, evaluated) = match known {
+        None => (kernel.evaluate(graphs, pairs)?, None, pairs.len()),
+        Some(kn) => {
+            let was: Vec<bool> = (0..pairs.len()).into_par_iter().map(|k| kn.done[entry(k)]).collect();
+            let todo: Vec<usize> = (0..pairs.len()).filter(|&k| !was[k]).collect();
+            let list: Vec<(u32, u32)> = todo.iter().map(|&k| pairs[k]).collect();
+            let sub = kernel.evaluate(graphs, &list)?;
+            let exact = PairInfo { iterations: 0, residual: 0.0, converged: true };
+            let mut e = Evaluation {
+                values: (0..pairs.len()).into_par_iter().map(|k| kn.values[entry(k)]).collect(),
+                info: vec![exact; pairs.len()],
+                seconds: sub.seconds,
+                details: sub.details.clone(),
+            };
+            for (t, &k) in todo.iter().enumerate() {
+                e.values[k] = sub.values[t];
+                e.info[k] = sub.info[t];
+            }
+            (e, Some(was), todo.len())
+        }
+    };
+    let e = finite(e);
+    if !kernel.control().cancelled() {
+        return Ok((e, None, evaluated));
+    }
+    let done = (0..pairs.len()).into_par_iter().map(|k| was_known.as_ref().is_some_and(|w| w[k]) || !e.values[k].is_nan()).collect();
+    Ok((e, Some(done), evaluated))
+}
+
+/// The `Interrupted` error of a matrix `g` whose entries `done` (row-major) were computed, with
+/// `pairs_done` per distinct pair; the other entries' values are NaN.
+fn interrupted(mut g: Gram, done: Vec<bool>, pairs_done: &[bool]) -> OctileError {
+    g.values.par_iter_mut().zip(&done).for_each(|(v, &d)| {
+        if !d {
+            *v = f64::NAN;
+        }
+    });
+    let n_done = pairs_done.iter().filter(|&&d| d).count();
+    OctileError::Interrupted { partial: Box::new(g), done, n_done, n_total: pairs_done.len() }
 }
 
 /// The driver's largest allocations for a rows × cols result of `pairs` evaluated pairs — the
@@ -458,5 +556,96 @@ mod tests {
         let Err(OctileError::NoConvergence { pair, partial, .. }) = toy.gram_between(x, y) else { panic!("expected NoConvergence") };
         assert_eq!(pair, (1, 0));
         assert_eq!((partial.rows, partial.cols), (2, 2));
+    }
+
+    /// A method streaming one pair per block that cancels its run once `stop_after` pairs were
+    /// evaluated (a Ctrl-C part way), with the Toy's values, recording the pairs it evaluates.
+    struct Stopper {
+        stop_after: usize,
+        evaluated: RefCell<Vec<(u32, u32)>>,
+        control: RunControl,
+    }
+
+    impl Stopper {
+        fn new(stop_after: usize) -> Self {
+            let cancel = Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)));
+            Stopper { stop_after, evaluated: RefCell::new(Vec::new()), control: RunControl { cancel, ..RunControl::default() } }
+        }
+    }
+
+    impl GraphKernel for Stopper {
+        fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
+            let values = self.control.stream(super::super::control::blocks_of(pairs.len(), 1), |r| {
+                let mut seen = self.evaluated.borrow_mut();
+                seen.extend(&pairs[r.clone()]);
+                if seen.len() >= self.stop_after {
+                    self.control.cancel.as_ref().unwrap().store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok(pairs[r].iter().map(|&(a, b)| Toy::k(graphs, a as usize, b as usize)).collect::<Vec<f64>>())
+            })?;
+            let info = vec![PairInfo { iterations: 3, residual: 1e-12, converged: true }; values.len()];
+            Ok(Evaluation { values, info, seconds: 0.0, details: "stopper".into() })
+        }
+        fn control(&self) -> &RunControl {
+            &self.control
+        }
+        fn backend_name(&self) -> &'static str {
+            "cpu"
+        }
+        fn device_name(&self) -> String {
+            "stopper".into()
+        }
+    }
+
+    #[test]
+    fn an_interrupted_gram_keeps_what_was_done_and_resuming_finishes_only_the_rest() {
+        let all = graphs(5);
+        let whole = Toy::new(None).gram(&all).unwrap();
+        // K(X): 15 distinct pairs; interrupted after 6, then after 4 more, then finished
+        let first = Stopper::new(6);
+        let Err(OctileError::Interrupted { partial, done, n_done, n_total }) = first.gram_normalized(&all) else { panic!("expected Interrupted") };
+        assert_eq!((n_done, n_total, partial.rows, partial.cols), (6, 15, 5, 5));
+        assert_eq!(first.evaluated.borrow()[..], [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 1)]);
+        for i in 0..5 {
+            for j in 0..5 {
+                let want_done = i.min(j) == 0 || (i, j) == (1, 1);
+                assert_eq!(done[i * 5 + j], want_done, "done mark of ({i}, {j})");
+                if want_done {
+                    // un-normalized: what resuming needs
+                    assert_eq!(partial.get(i, j).to_bits(), whole.get(i, j).to_bits(), "partial K[{i}][{j}]: actual {}, expected {}", partial.get(i, j), whole.get(i, j));
+                } else {
+                    assert!(partial.get(i, j).is_nan(), "not-done K[{i}][{j}] = {}, expected NaN", partial.get(i, j));
+                }
+            }
+        }
+        let known = Known { rows: 5, cols: 5, values: partial.values.clone(), done };
+        let second = Stopper::new(4);
+        let Err(OctileError::Interrupted { partial, done, n_done, .. }) = second.gram_resumed(&all, Some(&known)) else { panic!("expected a second Interrupted") };
+        assert_eq!(n_done, 10);
+        assert_eq!(second.evaluated.borrow()[..], [(1, 2), (1, 3), (1, 4), (2, 2)], "only pairs not done are evaluated");
+        let known = Known { rows: 5, cols: 5, values: partial.values.clone(), done };
+        let last = Stopper::new(usize::MAX);
+        let g = last.gram_resumed(&all, Some(&known)).unwrap();
+        assert_eq!(last.evaluated.borrow().len(), 5);
+        assert_eq!(g.pairs_solved, 5);
+        assert_eq!(g.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), whole.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "resumed {:?} vs uninterrupted {:?}", g.values, whole.values);
+        // K(X, Y): row-major pairs
+        let (x, y) = all.split_at(2);
+        let whole = Toy::new(None).gram_between(x, y).unwrap();
+        let first = Stopper::new(4);
+        let Err(OctileError::Interrupted { partial, done, n_done, n_total }) = first.gram_between(x, y) else { panic!("expected Interrupted") };
+        assert_eq!((n_done, n_total), (4, 6));
+        assert_eq!(done, [true, true, true, true, false, false]);
+        let known = Known { rows: 2, cols: 3, values: partial.values.clone(), done };
+        let g = Stopper::new(usize::MAX).gram_between_resumed(x, y, Some(&known)).unwrap();
+        assert_eq!(g.values, whole.values);
+        // a mask of another shape, or a done entry without a value, is refused
+        let bad = Known { rows: 3, cols: 2, ..known.clone() };
+        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidConfig(m)) if m.contains("2 × 3")));
+        let mut bad = known;
+        bad.values[0] = f64::NAN;
+        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidConfig(m)) if m.contains("(0, 0)")));
+        // a diagonal cancelled part way is just Cancelled
+        assert!(matches!(Stopper::new(1).diag(&all), Err(OctileError::Cancelled)));
     }
 }

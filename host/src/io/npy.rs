@@ -1,6 +1,7 @@
-//! `.npy` (NumPy format 1.0, little-endian float64, C order) and `.csv` matrix writers. Files are
-//! written to `NAME.partial` and renamed when complete, so an interrupted run never leaves a file
-//! that looks finished.
+//! `.npy` (NumPy format 1.0, little-endian float64 or bool, C order) and `.csv` matrix writers, and
+//! the `.npy` reader of an interrupted run's partial matrix and mask. Files are written to
+//! `NAME.partial` and renamed when complete, so an interrupted run never leaves a file that looks
+//! finished.
 use crate::error::{OctileError, Result};
 use std::io::Write;
 use std::path::Path;
@@ -11,18 +12,76 @@ fn io_err(path: &Path, source: std::io::Error) -> OctileError {
 
 /// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).
 pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
-    let unpadded = 10 + dict.len() + 1;
-    let pad = (64 - unpadded % 64) % 64;
-    let header = format!("{dict}{}\n", " ".repeat(pad));
-    let mut out = Vec::with_capacity(10 + header.len() + values.len() * 8);
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
+    let mut out = npy_header("<f8", rows, cols, values.len() * 8);
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
     out
+}
+
+/// Bytes of an `.npy` file holding the booleans `mask` (row-major) with shape (rows, cols).
+pub fn mask_bytes(mask: &[bool], rows: usize, cols: usize) -> Vec<u8> {
+    let mut out = npy_header("|b1", rows, cols, mask.len());
+    out.extend(mask.iter().map(|&b| b as u8));
+    out
+}
+
+/// The magic, version and header of an `.npy` file, with room for `data_len` more bytes.
+fn npy_header(descr: &str, rows: usize, cols: usize, data_len: usize) -> Vec<u8> {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let unpadded = 10 + dict.len() + 1;
+    let pad = (64 - unpadded % 64) % 64;
+    let header = format!("{dict}{}\n", " ".repeat(pad));
+    let mut out = Vec::with_capacity(10 + header.len() + data_len);
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out
+}
+
+/// A 2-D array read from an `.npy` file: float64 values, or booleans as 0.0 / 1.0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyMatrix {
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Row-major values.
+    pub values: Vec<f64>,
+}
+
+/// Read a 2-D C-order `.npy` file of little-endian float64 (`<f8`) or booleans (`|b1`, `|u1`), as
+/// octile writes them; anything else is a typed error naming what is wrong.
+pub fn read_matrix(path: &Path) -> Result<NpyMatrix> {
+    let bad = |what: String| OctileError::Parse { path: path.to_path_buf(), line: 0, what };
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("not an .npy file".into()));
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(bad(format!(".npy version {v} is not supported"))),
+    };
+    let header = bytes.get(start..start + header_len).and_then(|h| std::str::from_utf8(h).ok()).ok_or_else(|| bad("truncated or non-text .npy header".into()))?;
+    let field = |key: &str| header.split_once(&format!("'{key}':")).map(|(_, rest)| rest.trim_start());
+    let descr = field("descr").and_then(|r| r.strip_prefix('\'')).and_then(|r| r.split_once('\'')).map(|(d, _)| d).ok_or_else(|| bad("no 'descr' in the .npy header".into()))?;
+    if field("fortran_order").is_some_and(|r| r.starts_with("True")) {
+        return Err(bad("Fortran-order arrays are not supported".into()));
+    }
+    let shape = field("shape").and_then(|r| r.strip_prefix('(')).and_then(|r| r.split_once(')')).map(|(s, _)| s).ok_or_else(|| bad("no 'shape' in the .npy header".into()))?;
+    let dims: Vec<usize> = shape.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| d.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad(format!("shape ({shape}) is not a list of sizes")))?;
+    let [rows, cols] = dims[..] else { return Err(bad(format!("shape ({shape}) is not 2-D"))) };
+    let width = match descr {
+        "<f8" => 8,
+        "|b1" | "|u1" => 1,
+        d => return Err(bad(format!("element type '{d}' is not float64 ('<f8') or bool ('|b1')"))),
+    };
+    let data = &bytes[start + header_len..];
+    let n = rows.checked_mul(cols).filter(|n| n.checked_mul(width) == Some(data.len())).ok_or_else(|| bad(format!("{} data bytes for shape ({rows}, {cols}) of '{descr}'", data.len())))?;
+    let values = if width == 8 { data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect() } else { data.iter().map(|&b| (b != 0) as u8 as f64).collect() };
+    debug_assert_eq!(n, rows * cols);
+    Ok(NpyMatrix { rows, cols, values })
 }
 
 /// Write `bytes` to `path` atomically (through `path.partial`).
@@ -73,6 +132,28 @@ pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Re
 #[cfg(test)]
 mod atomic_tests {
     use super::*;
+
+    #[test]
+    fn written_matrices_and_masks_read_back_and_bad_files_are_typed_errors() {
+        let dir = std::env::temp_dir().join(format!("octile-npy-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (v, m) = (dir.join("v.npy"), dir.join("m.npy"));
+        let values = [1.5, -0.0, f64::NAN, 1e300, 2.0, 3.0];
+        write_atomic(&v, &npy_bytes(&values, 2, 3)).unwrap();
+        let r = read_matrix(&v).unwrap();
+        assert_eq!((r.rows, r.cols), (2, 3));
+        assert_eq!(r.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), values.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        write_atomic(&m, &mask_bytes(&[true, false, true], 3, 1)).unwrap();
+        assert_eq!(read_matrix(&m).unwrap(), NpyMatrix { rows: 3, cols: 1, values: vec![1.0, 0.0, 1.0] });
+        let mut cut = npy_bytes(&values, 2, 3);
+        cut.truncate(cut.len() - 3);
+        for (bytes, says) in [(b"hello".to_vec(), "not an .npy file"), (cut, "data bytes for shape (2, 3)"), (npy_header("<i4", 1, 1, 4).into_iter().chain([0; 4]).collect(), "'<i4' is not float64")] {
+            write_atomic(&v, &bytes).unwrap();
+            let e = read_matrix(&v).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("v.npy"), "expected '{says}', got: {e}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_failed_write_leaves_neither_the_file_nor_a_partial_behind() {

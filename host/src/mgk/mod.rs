@@ -127,6 +127,9 @@ impl MarginalizedGraphKernel {
     pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
         let list = listed(graphs, pairs)?;
         let Solved { status, seconds, describe, nodal } = self.solve_x(graphs, &list, true)?;
+        if self.control.cancelled() {
+            return Err(OctileError::Cancelled);
+        }
         let e = evaluation(&status, seconds, describe);
         finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
         Ok(pairs

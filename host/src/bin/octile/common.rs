@@ -85,8 +85,11 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
     let cancel = Arc::new(AtomicBool::new(false));
     let c2 = cancel.clone();
     let _ = ctrlc::set_handler(move || {
-        eprintln!("\ninterrupt: stopping after the current batch; no output file will be written");
-        c2.store(true, std::sync::atomic::Ordering::SeqCst);
+        if c2.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("\ninterrupt again: quitting without saving");
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupt: stopping after the current batch; the pairs done so far will be saved (Ctrl-C again quits at once)");
     });
     let bar = (!quiet).then(|| {
         let b = ProgressBar::new(total as u64);

@@ -5,6 +5,8 @@ use clap::Args;
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice};
 use octile::io::{ReadOptions, npy};
 use octile::sp::config::method_of;
+use crate::resume;
+use octile::gram::kernel::{normalized_between, normalized_symmetric};
 use octile::{GraphKernel, MarginalizedGraphKernel, OctileError, RunControl, ShortestPathKernel, SpConfig};
 use serde_json::json;
 use std::path::PathBuf;
@@ -62,6 +64,10 @@ pub struct GramArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Finish an interrupted run: the NAME.partial.npy it saved (same inputs, kernel and options);
+    /// only the pairs it lacks are computed, and the partial files are removed when done.
+    #[arg(long)]
+    resume: Option<PathBuf>,
     /// Most memory the Gram computation may need, e.g. 8G or 512M (default: the memory available);
     /// a larger request is refused before any work.
     #[arg(long, value_parser = max_memory)]
@@ -130,7 +136,16 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
     if skipped_x + skipped_y > 0 {
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }
-    let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } };
+    // what decides the values, for --resume to check against
+    let kernel_text = a.kernel.as_deref().map(std::fs::read_to_string).transpose()?.unwrap_or_default();
+    let options = json!({"backend": format!("{:?}", backend_of(a.backend)), "primitive": a.primitive, "profile": a.profile, "blocks_per_pair": a.blocks_per_pair, "dense_walk": a.dense_walk.map(|w| format!("{:?}", octile::mgk::config::DenseWalk::from(w))), "pdb_cutoff": a.pdb_cutoff});
+    let fp = resume::fingerprint(&x, &y, &kernel_text, &json!([method, options]));
+    let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
+    let known = resumed.as_ref().map(|(k, _)| k);
+    let (rows, cols) = if y.is_empty() { (x.len(), x.len()) } else { (x.len(), y.len()) };
+    // distinct pairs already done (K(X): the upper triangle)
+    let known_pairs = known.map_or(0, |k| if y.is_empty() { (0..rows * cols).filter(|&e| e / cols <= e % cols && k.done.get(e) == Some(&true)).count() } else { k.n_done() });
+    let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } } - known_pairs.min(rows * cols);
     let (bar, mut ctl) = progress(pairs, a.quiet);
     ctl.max_memory_bytes = a.max_memory;
     let k = make(ctl)?;
@@ -138,11 +153,16 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
         eprintln!("{} graphs{}; {} kernel, backend {} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, method["method"].as_str().unwrap_or("?"), k.backend_name(), k.device_name());
     }
     let t = std::time::Instant::now();
-    let r = match (y.is_empty(), a.normalize) {
-        (true, false) => k.gram(&x),
-        (true, true) => k.gram_normalized(&x),
-        (false, false) => k.gram_between(&x, &y),
-        (false, true) => k.gram_between_normalized(&x, &y),
+    let r = if y.is_empty() {
+        let r = k.gram_resumed(&x, known);
+        if a.normalize { normalized_symmetric(r) } else { r }
+    } else if a.normalize {
+        match (k.diag(&x), k.diag(&y)) {
+            (Ok(dx), Ok(dy)) => normalized_between(k.gram_between_resumed(&x, &y, known), &dx, &dy),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    } else {
+        k.gram_between_resumed(&x, &y, known)
     };
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -152,6 +172,12 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
         Ok(g) => (g, None),
         Err(OctileError::NoConvergence { partial, pair, iterations, residual, n_failed }) => {
             (*partial, Some(format!("{n_failed} pair(s) did not converge; first ({}, {}) after {iterations} iterations, residual {residual:.3e}", pair.0, pair.1)))
+        }
+        Err(OctileError::Interrupted { partial, done, n_done, n_total }) => {
+            let summary = json!({"output": a.out.display().to_string(), "shape": [partial.rows, partial.cols], "graphs": x.len(), "graphs_against": y.len(), "seconds": secs, "backend": k.backend_name(), "device": k.device_name(), "normalized": false, "method": method});
+            let saved = resume::save(&a.out, &partial, &done, n_done, n_total, &fp, summary)?;
+            return Err(anyhow::Error::new(OctileError::Interrupted { partial, done: Vec::new(), n_done, n_total })
+                .context(format!("saved the {n_done} pairs done to {} (un-normalized, NaN where not done); run the same command with --resume {} to finish", saved.display(), saved.display())));
         }
         Err(e) => return Err(e.into()),
     };
@@ -174,11 +200,16 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
         "primitives": g.details,
         "iterations": {"min": lo, "median": med, "max": hi},
         "non_converged": failures,
+        "resumed_from": a.resume.as_ref().map(|p| p.display().to_string()),
+        "pairs_resumed": known_pairs,
     });
     if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
         s.extend(m.clone());
     }
     let summary_path = write_summary(&a.out, &summary)?;
+    if let Some((_, files)) = &resumed {
+        files.remove();
+    }
     if !a.quiet {
         eprintln!("wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)", a.out.display(), g.rows, g.cols, summary_path.display(), g.pairs_solved, secs, g.pairs_solved as f64 / secs);
     }

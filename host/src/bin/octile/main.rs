@@ -5,6 +5,7 @@ mod gram;
 mod info;
 mod nodal;
 mod octiles;
+mod resume;
 mod tune;
 
 use clap::{Parser, Subcommand};
@@ -51,7 +52,7 @@ fn main() {
     if let Err(e) = r {
         eprintln!("error: {e:#}");
         let code = match e.downcast_ref::<OctileError>() {
-            Some(OctileError::Cancelled) => 130,
+            Some(OctileError::Cancelled | OctileError::Interrupted { .. }) => 130,
             Some(OctileError::NoConvergence { .. }) => 3,
             _ if e.downcast_ref::<gram::NotConverged>().is_some() => 3,
             _ => 1,
