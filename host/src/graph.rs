@@ -155,6 +155,36 @@ impl Graph {
         deg
     }
 
+    /// The power of two 2^−e with 2^e ≤ the largest edge weight < 2^(e+1) (1 without edges; e kept
+    /// within f64's normal exponents). The marginalized kernel does not depend on the scale of a
+    /// graph's weights (D and A scale together; isolated nodes decouple), so the solvers divide by
+    /// this: weights of 1e±100 give the same K as weights near 1, with neither f64 overflow nor f32
+    /// range errors; and as a power of two the division is exact, so weights already in [1, 2)
+    /// are left as they are bit for bit.
+    pub fn weight_scale(&self) -> f64 {
+        let max = self.edges.iter().map(|e| e.weight).fold(0.0f64, f64::max);
+        if max <= 0.0 || !max.is_finite() {
+            return 1.0;
+        }
+        let e = max.log2().floor().clamp(-1022.0, 1023.0) as i32;
+        // log2 may round across a power of two: take the exponent bits of the scaled maximum
+        let s = 2f64.powi(-e);
+        if max * s >= 2.0 { s / 2.0 } else if max * s < 1.0 && e > -1022 { s * 2.0 } else { s }
+    }
+
+    /// Weighted degrees of the weights times `scale` (see [`Self::weight_scale`]), each summed from
+    /// scaled weights so that no sum overflows.
+    pub fn degrees_scaled(&self, scale: f64) -> Vec<f64> {
+        let mut deg = vec![0.0; self.n_nodes];
+        for e in &self.edges {
+            deg[e.i as usize] += e.weight * scale;
+            if e.i != e.j {
+                deg[e.j as usize] += e.weight * scale;
+            }
+        }
+        deg
+    }
+
     /// The same graph with nodes relabeled: new node `perm[k]` is old node `k`.
     pub fn permuted(&self, perm: &[usize]) -> Graph {
         assert_eq!(perm.len(), self.n_nodes);

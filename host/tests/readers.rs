@@ -312,3 +312,73 @@ fn a_folder_given_as_a_file_says_so() {
     let e = read(&dir, Some(Format::Smiles), false).unwrap_err().to_string();
     assert!(e.contains("a folder where a file was expected"), "{e}");
 }
+
+/// A V2000 molfile record of `atoms` (symbol, charge code) and `bonds` (1-based a, b, type), with
+/// extra property lines before `M  END`.
+fn molfile(atoms: &[(&str, u8)], bonds: &[(usize, usize, u8)], props: &[&str]) -> String {
+    let mut s = format!("mol\n  octile\n\n{:>3}{:>3}  0  0  0  0  0  0  0  0999 V2000\n", atoms.len(), bonds.len());
+    for (sym, chg) in atoms {
+        s.push_str(&format!("{:>10.4}{:>10.4}{:>10.4} {:<3} 0{:>3}  0  0  0  0  0  0  0  0  0  0\n", 0.0, 0.0, 0.0, sym, chg));
+    }
+    for (a, b, t) in bonds {
+        s.push_str(&format!("{a:>3}{b:>3}{t:>3}  0\n"));
+    }
+    for p in props {
+        s.push_str(p);
+        s.push('\n');
+    }
+    s.push_str("M  END\n$$$$\n");
+    s
+}
+
+#[test]
+fn hydrogens_give_the_same_graph_from_smiles_and_sdf() {
+    // each molecule: SMILES forms (with and without explicit [H]) and molfiles (with and without H
+    // atoms): every form must give the same graph (RDKit: explicit H folded, implicit from valences)
+    let h = |n: usize, on: usize, from: usize| (0..n).map(move |k| (on, from + k, 1u8));
+    let cases: Vec<(&str, Vec<&str>, Vec<String>)> = vec![
+        ("methanol", vec!["CO", "[H]OC([H])([H])[H]", "[CH3][OH]", "C([H])O"], vec![
+            molfile(&[("C", 0), ("O", 0)], &[(1, 2, 1)], &[]),
+            molfile(&[("C", 0), ("O", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &[vec![(1, 2, 1)], h(3, 1, 3).collect(), vec![(2, 6, 1)]].concat(), &[]),
+        ]),
+        ("ammonium", vec!["[NH4+]", "[H][N+]([H])([H])[H]"], vec![
+            molfile(&[("N", 3)], &[], &[]),
+            molfile(&[("N", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &h(4, 1, 2).collect::<Vec<_>>(), &["M  CHG  1   1   1"]),
+        ]),
+        ("acetate", vec!["CC(=O)[O-]", "[H]C([H])([H])C(=O)[O-]"], vec![
+            molfile(&[("C", 0), ("C", 0), ("O", 0), ("O", 5)], &[(1, 2, 1), (2, 3, 2), (2, 4, 1)], &[]),
+        ]),
+        ("ethylene", vec!["C=C", "[H]C([H])=C([H])[H]"], vec![
+            molfile(&[("C", 0), ("C", 0)], &[(1, 2, 2)], &[]),
+            molfile(&[("C", 0), ("C", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &[vec![(1, 2, 2)], h(2, 1, 3).collect(), h(2, 2, 5).collect()].concat(), &[]),
+        ]),
+        // an isotope stays an atom (RDKit keeps [2H]) in both formats
+        ("deuteromethane", vec!["[2H]C"], vec![molfile(&[("H", 0), ("C", 0)], &[(1, 2, 1)], &["M  ISO  1   1   2"])]),
+        // hydrogen gas and a proton are atoms, not hydrogen counts of nothing
+        ("hydrogen", vec!["[H][H]"], vec![molfile(&[("H", 0), ("H", 0)], &[(1, 2, 1)], &[])]),
+        ("sulfoxide", vec!["CS(C)=O", "[H]C([H])([H])S(=O)C"], vec![molfile(&[("C", 0), ("S", 0), ("C", 0), ("O", 0)], &[(1, 2, 1), (2, 3, 1), (2, 4, 2)], &[])]),
+    ];
+    for (name, smiles, mols) in cases {
+        let want = read(&tmp(&format!("{name}0.smi"), &format!("{}\n", smiles[0])), None, false).unwrap().graphs.remove(0);
+        let graphs = smiles.iter().map(|s| (s.to_string(), read(&tmp(&format!("{name}.smi"), &format!("{s}\n")), None, false)))
+            .chain(mols.iter().enumerate().map(|(k, m)| (format!("molfile {k}"), read(&tmp(&format!("{name}.sdf"), m), None, false))));
+        for (form, got) in graphs {
+            let got = got.unwrap_or_else(|e| panic!("{name} from {form}: {e}")).graphs.remove(0);
+            // the forms number atoms differently: compare node features and bonds (with their
+            // end atoms' features) as sorted lists
+            let node = |g: &octile::Graph, i: u32| g.node_features(i as usize).iter().map(|&v| v as i64).collect::<Vec<_>>();
+            let feats = |g: &octile::Graph| {
+                let mut v: Vec<_> = (0..g.n_nodes() as u32).map(|i| node(g, i)).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(feats(&got), feats(&want), "{name}: node features (element, aromatic, charge, hcount) from {form}, expected as from {}", smiles[0]);
+            let edges = |g: &octile::Graph| {
+                let mut v: Vec<_> = g.edges().iter().enumerate().map(|(e, x)| (node(g, x.i).min(node(g, x.j)), node(g, x.i).max(node(g, x.j)), g.edge_features(e)[0] as u8)).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(edges(&got), edges(&want), "{name}: bonds from {form}");
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //!
 //! Every reader returns typed errors naming file and line/record; a bad record never silently
 //! disappears: with `skip_invalid` it is skipped and counted in [`Loaded::skipped`].
+pub mod hydrogens;
 pub mod json;
 pub mod npy;
 pub mod pdb;

@@ -1,6 +1,8 @@
-//! SDF / MOL files (V2000 connection tables, records ended by `$$$$`): heavy atoms become nodes
-//! with the SMILES reader's features (`element`, `aromatic`, `charge`, `hcount` = attached explicit
-//! hydrogens), bonds become edges with `order` (1, 2, 3; 4 = aromatic).
+//! SDF / MOL files (V2000 connection tables, records ended by `$$$$`): atoms become nodes with the
+//! SMILES reader's features (`element`, `aromatic`, `charge`, `hcount` = explicit hydrogens folded
+//! in + implicit ones from default valences, as from SMILES: see [`super::hydrogens`]), bonds become
+//! edges with `order` (1, 2, 3; 4 = aromatic).
+use super::hydrogens::{Atom, foldable, implicit_h};
 use super::smiles::atomic_number;
 use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
 use crate::error::Result;
@@ -24,6 +26,7 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
     }
     let mut z = Vec::with_capacity(na);
     let mut charge = vec![0.0; na];
+    let mut isotope = vec![false; na];
     for k in 0..na {
         let l = lines[4 + k];
         let sym = l.get(31..34).unwrap_or("").trim();
@@ -59,6 +62,17 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
         bonds.push((a - 1, b - 1, t));
     }
     for (k, l) in lines[4 + na + nb..].iter().enumerate() {
+        if let Some(rest) = l.strip_prefix("M  ISO") {
+            let v: Vec<i64> = rest.split_whitespace().filter_map(|t| t.parse().ok()).collect();
+            for pair in v.get(1..).unwrap_or(&[]).chunks(2) {
+                if let [a, _] = pair {
+                    if *a < 1 || *a as usize > na {
+                        return Err((first + 4 + na + nb + k, format!("M  ISO atom {a} out of range")));
+                    }
+                    isotope[*a as usize - 1] = true;
+                }
+            }
+        }
         if let Some(rest) = l.strip_prefix("M  CHG") {
             let v: Vec<i64> = rest.split_whitespace().filter_map(|t| t.parse().ok()).collect();
             for pair in v.get(1..).unwrap_or(&[]).chunks(2) {
@@ -74,22 +88,22 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
             break;
         }
     }
-    // heavy atoms only; hydrogens become hcount of their neighbour
-    let heavy: Vec<usize> = (0..na).filter(|&k| z[k] != 1).collect();
-    if heavy.is_empty() {
-        return Err((first, "no heavy atoms".into()));
-    }
-    let mut index = vec![usize::MAX; na];
-    for (new, &old) in heavy.iter().enumerate() {
-        index[old] = new;
-    }
+    // hydrogens as from SMILES (io::hydrogens): plain terminal H folded into their neighbour's
+    // hcount, implicit hydrogens from default valences
+    let atoms: Vec<Atom> = (0..na).map(|k| Atom { z: z[k], charge: charge[k] as i32, isotope: isotope[k] }).collect();
+    let pairs: Vec<(usize, usize)> = bonds.iter().map(|&(a, b, _)| (a, b)).collect();
+    let fold = foldable(&atoms, &pairs);
     let mut hcount = vec![0.0; na];
+    let mut valence = vec![0.0f64; na];
     let mut aromatic = vec![0.0; na];
     for &(a, b, t) in &bonds {
-        if z[a] == 1 {
+        let order = if t == 4 { 1.5 } else { t as f64 };
+        valence[a] += order;
+        valence[b] += order;
+        if fold[a] {
             hcount[b] += 1.0;
         }
-        if z[b] == 1 {
+        if fold[b] {
             hcount[a] += 1.0;
         }
         if t == 4 {
@@ -97,12 +111,18 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
             aromatic[b] = 1.0;
         }
     }
-    let mut g = Graph::new(heavy.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
-    for (new, &old) in heavy.iter().enumerate() {
-        g.set_node_features(new, &[z[old] as f64, aromatic[old], charge[old], hcount[old]]).map_err(|e| (first, e.to_string()))?;
+    let kept: Vec<usize> = (0..na).filter(|&k| !fold[k]).collect();
+    let mut index = vec![usize::MAX; na];
+    for (new, &old) in kept.iter().enumerate() {
+        index[old] = new;
+    }
+    let mut g = Graph::new(kept.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
+    for (new, &old) in kept.iter().enumerate() {
+        let h = hcount[old] + implicit_h(z[old], charge[old] as i32, valence[old]) as f64;
+        g.set_node_features(new, &[z[old] as f64, aromatic[old], charge[old], h]).map_err(|e| (first, e.to_string()))?;
     }
     for &(a, b, t) in &bonds {
-        if z[a] == 1 || z[b] == 1 {
+        if fold[a] || fold[b] {
             continue;
         }
         // t in 1..=4 (checked where the line was read)

@@ -1,7 +1,8 @@
 //! SMILES (`.smi`: first token per line; `.csv`: the `smiles` column) through the purr parser.
-//! Nodes are heavy atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
-//! `hcount` (implicit + bracket hydrogens); edges are bonds with feature `order`: 1, 2, 3, 4 =
-//! aromatic, 5 = quadruple.
+//! Nodes are atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
+//! `hcount` (implicit + bracket hydrogens + explicit `[H]` atoms folded in as from SDF: see
+//! [`super::hydrogens`]); edges are bonds with feature `order`: 1, 2, 3, 4 = aromatic, 5 = quadruple.
+use super::hydrogens::{Atom, foldable};
 use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
 use crate::error::Result;
 use crate::graph::Graph;
@@ -42,25 +43,29 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
     if atoms.is_empty() {
         return Err(format!("empty SMILES '{shown}'"));
     }
-    let mut g = Graph::new(atoms.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
-    for (i, atom) in atoms.iter().enumerate() {
-        let (symbol, charge, bracket_h) = match &atom.kind {
+    // per atom: (element, aromatic, charge, hydrogens), and the bonds (i < j, order)
+    let mut props = Vec::with_capacity(atoms.len());
+    let mut plain = Vec::with_capacity(atoms.len());
+    for atom in atoms.iter() {
+        let (symbol, charge, bracket_h, isotope) = match &atom.kind {
             AtomKind::Star => return Err(format!("SMILES '{shown}': wildcard atom '*' has no element")),
-            AtomKind::Aliphatic(a) => (a.to_string(), 0i8, 0u8),
-            AtomKind::Aromatic(a) => (a.to_string(), 0, 0),
-            AtomKind::Bracket { symbol, hcount, charge, .. } => {
+            AtomKind::Aliphatic(a) => (a.to_string(), 0i8, 0u8, false),
+            AtomKind::Aromatic(a) => (a.to_string(), 0, 0, false),
+            AtomKind::Bracket { symbol, hcount, charge, isotope, .. } => {
                 let s = match symbol {
                     BracketSymbol::Star => return Err(format!("SMILES '{shown}': wildcard atom '*' has no element")),
                     BracketSymbol::Element(e) => e.to_string(),
                     BracketSymbol::Aromatic(a) => a.to_string(),
                 };
-                (s, charge.as_ref().map_or(0, |c| c.into()), hcount.as_ref().map_or(0, |h| h.into()))
+                (s, charge.as_ref().map_or(0, |c| c.into()), hcount.as_ref().map_or(0, |h| h.into()), isotope.is_some())
             }
         };
         let z = atomic_number(&symbol).ok_or_else(|| format!("SMILES '{shown}': unknown element '{symbol}'"))?;
         let h = bracket_h as f64 + if matches!(atom.kind, AtomKind::Bracket { .. }) { 0.0 } else { atom.suppressed_hydrogens() as f64 };
-        g.set_node_features(i, &[z as f64, atom.is_aromatic() as u8 as f64, charge as f64, h]).map_err(|e| e.to_string())?;
+        props.push([z as f64, atom.is_aromatic() as u8 as f64, charge as f64, h]);
+        plain.push(Atom { z, charge: charge as i32, isotope });
     }
+    let mut bonds = Vec::new();
     for (i, atom) in atoms.iter().enumerate() {
         for b in &atom.bonds {
             // a ring closure back to its own atom ('C11'): RDKit refuses it, and it is no bond
@@ -78,7 +83,32 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
                 BondKind::Quadruple => 5.0,
                 _ => 1.0,
             };
-            g.add_edge(i, b.tid, 1.0, &[order]).map_err(|e| e.to_string())?;
+            bonds.push((i, b.tid, order));
+        }
+    }
+    // explicit [H] on a heavy atom: into its hydrogen count, as from SDF (io::hydrogens)
+    let pairs: Vec<(usize, usize)> = bonds.iter().map(|&(a, b, _)| (a, b)).collect();
+    let fold = foldable(&plain, &pairs);
+    for &(a, b) in &pairs {
+        if fold[a] {
+            props[b][3] += 1.0;
+        }
+        if fold[b] {
+            props[a][3] += 1.0;
+        }
+    }
+    let mut index = vec![usize::MAX; atoms.len()];
+    let kept: Vec<usize> = (0..atoms.len()).filter(|&k| !fold[k]).collect();
+    for (new, &old) in kept.iter().enumerate() {
+        index[old] = new;
+    }
+    let mut g = Graph::new(kept.len(), &["element", "aromatic", "charge", "hcount"], &["order"]);
+    for (new, &old) in kept.iter().enumerate() {
+        g.set_node_features(new, &props[old]).map_err(|e| e.to_string())?;
+    }
+    for &(a, b, order) in &bonds {
+        if !fold[a] && !fold[b] {
+            g.add_edge(index[a], index[b], 1.0, &[order]).map_err(|e| e.to_string())?;
         }
     }
     Ok(g)

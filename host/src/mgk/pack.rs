@@ -146,8 +146,9 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
             row_ptr_offset: out.row_ptr.len() as u32,
             node_offset: n_nodes_total as u32,
         });
-        // node rows
-        let deg = g.degrees();
+        // node rows; weights divided by the graph's scale (a power of two: K does not depend on it)
+        let scale = g.weight_scale();
+        let deg = g.degrees_scaled(scale);
         for (i, &deg_i) in deg.iter().enumerate().take(n) {
             let d = if deg_i > 0.0 { deg_i } else { 1.0 } / (1.0 - opt.q);
             out.node_data.push(T::from_f64(d));
@@ -195,7 +196,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
                     s += 1;
                 }
                 let row_of = |e: usize, data: &mut Vec<T>| {
-                    data.push(T::from_f64(g.edges()[e].weight));
+                    data.push(T::from_f64(g.edges()[e].weight * scale));
                     let f = g.edge_features(e);
                     data.extend(edge_idx.iter().map(|&src| T::from_f64(f[src])));
                 };

@@ -27,15 +27,16 @@ pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<Vec
     let nf2 = rows(&k.node_features, g2.node_feature_names(), |i| g2.node_features(i), m, "node", 1)?;
     let ef1 = rows(&k.edge_features, g1.edge_feature_names(), |e| g1.edge_features(e), g1.n_edges(), "edge", 0)?;
     let ef2 = rows(&k.edge_features, g2.edge_feature_names(), |e| g2.edge_features(e), g2.n_edges(), "edge", 1)?;
-    let d = |g: &Graph| -> Vec<f64> { g.degrees().into_iter().map(|x| if x > 0.0 { x } else { 1.0 } / (1.0 - cfg.q)).collect() };
+    // weights divided by each graph's scale, as the solvers do (K does not depend on it)
+    let d = |g: &Graph| -> Vec<f64> { g.degrees_scaled(g.weight_scale()).into_iter().map(|x| if x > 0.0 { x } else { 1.0 } / (1.0 - cfg.q)).collect() };
     let (d1, d2) = (d(g1), d(g2));
     // directed nonzeros (both triangles; self-loop once)
     let nz = |g: &Graph| -> Vec<(usize, usize, f64, usize)> {
-        let mut v = Vec::new();
+        let (mut v, s) = (Vec::new(), g.weight_scale());
         for (e, ed) in g.edges().iter().enumerate() {
-            v.push((ed.i as usize, ed.j as usize, ed.weight, e));
+            v.push((ed.i as usize, ed.j as usize, ed.weight * s, e));
             if ed.i != ed.j {
-                v.push((ed.j as usize, ed.i as usize, ed.weight, e));
+                v.push((ed.j as usize, ed.i as usize, ed.weight * s, e));
             }
         }
         v
