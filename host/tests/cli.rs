@@ -452,3 +452,21 @@ fn requests_past_memory_are_refused_before_any_work() {
     let o = exe().args(["gram", "nws:3", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn a_feature_holding_strings_in_x_and_numbers_in_y_is_an_error_naming_both() {
+    let dir = scratch_dir("kinds");
+    let x = dir.join("x.jsonl");
+    std::fs::write(&x, "{\"nodes\": [{\"id\": 0, \"label\": \"A\"}, {\"id\": 1, \"label\": \"B\"}], \"links\": [{\"source\": 0, \"target\": 1, \"length\": 1.0}]}\n").unwrap();
+    let y = root().join("examples/tiny.jsonl");
+    let out = dir.join("K.npy");
+    let st = exe().args(["gram", x.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(1), "{err}");
+    assert!(err.contains("node label holds numbers") && err.contains("tiny.jsonl") && err.contains("x.jsonl"), "{err}");
+    assert!(!out.exists());
+    // the same kinds on both sides are fine
+    let st = exe().args(["gram", y.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

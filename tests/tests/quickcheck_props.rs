@@ -8,8 +8,8 @@
 //! - K(X) is positive semi-definite: its smallest eigenvalue (Jacobi's method, written here) is
 //!   ≥ −rtol·trace;
 //! - the normalized K(X) has a unit diagonal, finite entries and |K̂_ij| ≤ 1 (Cauchy–Schwarz); for
-//!   the shortest-path kernel on the graphs with a path (K(G, G) > 0) — on every graph it is an
-//!   ignored test, naming the library's bug (NaN entries returned as a result);
+//!   the shortest-path kernel on the graphs with a path (K(G, G) > 0), and on every graph (a graph
+//!   without a path is normalized to 0, 1 on its diagonal);
 //! - relabelling the nodes (a random permutation, the edge list shuffled and its ends swapped)
 //!   changes nothing: K(πG, H) = K(G, H);
 //! - K(X) equals K(X, X) from `gram_between`, the listed `pairs` (every pair, both orders) and
@@ -674,12 +674,10 @@ fn sp_normalized_has_unit_diagonal() {
     check("sp_normalized_has_unit_diagonal", prop as fn(GraphSet) -> TestResult);
 }
 
-/// Everywhere: a graph without a path (1 node, or no edges) has K(G, G) = 0, and its normalized
-/// row is 0/0. The driver's rule for non-finite values (`gram::kernel::finite`: reported as a
-/// failure, never passed on as a result) is not applied after normalizing: `gram_normalized`
-/// returns Ok with NaN entries. Minimal case: one graph of 1 node.
+/// Everywhere: a graph without a path (1 node, or no edges) has K(G, G) = 0; its normalized row is
+/// 0 with 1 on the diagonal (the driver's convention), never 0/0 = NaN (found by this property:
+/// minimal case one graph of 1 node).
 #[test]
-#[ignore = "library bug: gram_normalized returns Ok with NaN entries where K(G, G) = 0 (shortest-path kernel, a graph without a path; minimal case: one 1-node graph)"]
 fn sp_normalized_is_finite_with_unit_diagonal_on_every_graph() {
     fn prop(set: GraphSet) -> TestResult {
         verdict(&set, normalized(Method::Sp, &set, false))

@@ -170,13 +170,13 @@ pub trait GraphKernel {
     }
 }
 
-/// A K(X) result normalized, K_ij / √(K_ii K_jj): the matrix, or the partial matrix of a
-/// `NoConvergence` error (with the diagonal it has); other errors (an interrupted run's partial
-/// matrix included) as they are.
+/// A K(X) result normalized, K_ij / √(K_ii K_jj) (0 where K_ii K_jj = 0, 1 on such a diagonal): the
+/// matrix, or the partial matrix of a `NoConvergence` error (with the diagonal it has); other errors
+/// (an interrupted run's partial matrix included) as they are.
 pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
     let norm = |g: &mut Gram| {
         let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
-        normalize(g, &d, &d);
+        normalize(g, &d, &d, true);
     };
     match r {
         Ok(mut g) => {
@@ -191,15 +191,16 @@ pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
     }
 }
 
-/// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`].
+/// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`]
+/// (0 where dx_i dy_j = 0).
 pub fn normalized_between(r: Result<Gram>, dx: &[f64], dy: &[f64]) -> Result<Gram> {
     match r {
         Ok(mut g) => {
-            normalize(&mut g, dx, dy);
+            normalize(&mut g, dx, dy, false);
             Ok(g)
         }
         Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
-            normalize(&mut partial, dx, dy);
+            normalize(&mut partial, dx, dy, false);
             Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
         }
         Err(e) => Err(e),
@@ -336,11 +337,15 @@ pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize
     Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g) })
 }
 
-fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64]) {
+/// K_ij / √(dx_i dy_j) in place. Where dx_i·dy_j = 0 (a graph whose self-similarity is 0, e.g. no
+/// path for the shortest-path kernel: K(G, ·) = 0 then), the normalized value is 0, and 1 on the
+/// diagonal of a symmetric K(X) (`symmetric`), never 0/0 = NaN: the zero feature vector is
+/// orthogonal to every other, and the result stays positive semi-definite.
+fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64], symmetric: bool) {
     let cols = g.cols;
-    for (row, &x) in g.values.chunks_mut(cols.max(1)).zip(dx) {
-        for (v, &y) in row.iter_mut().zip(dy) {
-            *v /= (x * y).sqrt();
+    for (i, (row, &x)) in g.values.chunks_mut(cols.max(1)).zip(dx).enumerate() {
+        for (j, (v, &y)) in row.iter_mut().zip(dy).enumerate() {
+            *v = if x * y != 0.0 { *v / (x * y).sqrt() } else if symmetric && i == j { 1.0 } else { 0.0 };
         }
     }
 }

@@ -5,8 +5,9 @@
 //! JSON scalars. Feature values: numbers as is, booleans as 0/1, strings as integer codes
 //! (consistent within a process, for Kronecker-delta kernels). Within a file a feature's values are
 //! all strings or all numbers (booleans count as numbers): a code would otherwise equal a number
-//! (the string "A" coded 0 and the number 0 compared equal), so a mix is an error naming the record.
-use super::record::{Loaded, bad_record, parse_err, read_text};
+//! (the string "A" coded 0 and the number 0 compared equal), so a mix is an error naming the record;
+//! across files, [`FeatureKinds::check_against`] checks the same.
+use super::record::{FeatureKinds, Loaded, bad_record, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use serde_json::Value;
@@ -24,9 +25,6 @@ pub fn string_code(s: &str) -> f64 {
     *m.entry(s.to_string()).or_insert(n)
 }
 
-/// Whether each feature of a file holds strings (`true`) or numbers, keyed "node <name>" / "edge <name>":
-/// set by the first value seen.
-pub type FeatureKinds = HashMap<String, bool>;
 
 fn feature_value(v: &Value) -> Option<f64> {
     match v {
@@ -46,7 +44,7 @@ fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str, si
             let v = o.get(k).ok_or_else(|| format!("{what} lacks feature '{k}'"))?;
             let x = feature_value(v).ok_or_else(|| format!("{what}: feature '{k}' = {v} is not a number, bool or string"))?;
             let is_string = v.is_string();
-            let first = *kinds.entry(format!("{side} {k}")).or_insert(is_string);
+            let first = *kinds.0.entry(format!("{side} {k}")).or_insert(is_string);
             if first != is_string {
                 let (this, earlier) = if is_string { ("a string", "numbers") } else { ("a number", "strings") };
                 return Err(format!("{what}: {side} feature '{k}' = {v} is {this}, but earlier values of '{k}' are {earlier}; use one kind per feature (a string's code would equal a number)"));
@@ -110,7 +108,7 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
 pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
     let text = read_text(path)?;
     let mut out = Loaded::default();
-    let mut kinds = FeatureKinds::new();
+    let mut kinds = FeatureKinds::default();
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(&text).map_err(|e| parse_err(path, e.line(), e.to_string()))?;
@@ -132,5 +130,6 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
             }
         }
     }
+    out.kinds = kinds;
     Ok(out)
 }

@@ -11,7 +11,7 @@ pub mod sdf;
 pub mod smiles;
 pub mod tu;
 
-pub use record::Loaded;
+pub use record::{FeatureKinds, Loaded};
 
 use crate::error::{OctileError, Result};
 use record::bad_record;
@@ -111,6 +111,10 @@ pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
     };
     if loaded.graphs.is_empty() && loaded.skipped == 0 {
         return Err(OctileError::Parse { path: path.into(), line: 0, what: "no graphs in input".into() });
+    }
+    let mut loaded = loaded;
+    if format != Format::Json {
+        loaded.kinds = FeatureKinds::numbers_of(&loaded.graphs);
     }
     Ok(loaded)
 }

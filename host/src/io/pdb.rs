@@ -128,7 +128,7 @@ fn read_capped(path: &Path, cutoff: f64, cap: u64) -> Result<Loaded> {
     if a.is_empty() {
         return Err(parse_err(path, 0, "no heavy ATOM/HETATM records"));
     }
-    Ok(Loaded { graphs: vec![contact_graph(&a, cutoff)], skipped: 0 })
+    Ok(Loaded { graphs: vec![contact_graph(&a, cutoff)], ..Loaded::default() })
 }
 
 #[cfg(test)]

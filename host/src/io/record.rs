@@ -11,6 +11,37 @@ pub struct Loaded {
     pub graphs: Vec<Graph>,
     /// Records skipped with `skip_invalid` (each was reported on stderr).
     pub skipped: usize,
+    /// Whether each feature holds strings (`true`, coded as integers) or numbers, keyed
+    /// "node NAME" / "edge NAME"; see [`FeatureKinds::check_against`].
+    pub kinds: FeatureKinds,
+}
+
+/// Whether each feature holds strings (`true`) or numbers, keyed "node NAME" / "edge NAME". String
+/// values are coded as integers, so a string feature and a number feature of the same name must
+/// never meet in one computation: a code would equal a number.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FeatureKinds(pub std::collections::BTreeMap<String, bool>);
+
+impl FeatureKinds {
+    /// Every feature of `graphs` as a number feature (readers without strings).
+    pub fn numbers_of(graphs: &[Graph]) -> Self {
+        let mut k = FeatureKinds::default();
+        for g in graphs.iter().take(1) {
+            k.0.extend(g.node_feature_names().iter().map(|n| (format!("node {n}"), false)));
+            k.0.extend(g.edge_feature_names().iter().map(|n| (format!("edge {n}"), false)));
+        }
+        k
+    }
+
+    /// Checks `other` (read from `other_path`) against these (read from `self_path`): a feature
+    /// holding strings in one and numbers in the other is an error naming both inputs.
+    pub fn check_against(&self, self_path: &Path, other: &FeatureKinds, other_path: &Path) -> Result<()> {
+        let kind = |s: bool| if s { "strings" } else { "numbers" };
+        match other.0.iter().find(|(key, s)| self.0.get(*key).is_some_and(|b| b != *s)) {
+            Some((key, &s)) => Err(parse_err(other_path, 0, format!("{key} holds {}, but in {} it holds {}; use one kind per feature across all inputs (a string's code would equal a number)", kind(s), self_path.display(), kind(!s)))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A whole text file. A byte sequence that is not UTF-8 is a parse error naming its line (1-based)

@@ -51,6 +51,11 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         local[k] = sizes[g as usize - 1];
         sizes[g as usize - 1] += 1;
     }
+    // an id that no node carries (1, 1, 3: no graph 2) would be a graph without nodes, which no
+    // kernel accepts, and would shift every later graph against the dataset's graph labels
+    if let Some(g) = sizes.iter().position(|&n| n == 0) {
+        return Err(parse_err(&gi_path, 0, format!("no node belongs to graph {}: graph ids must run 1..={n_graphs} with every id listed", g + 1)));
+    }
     let mut graphs: Vec<Graph> = sizes.iter().map(|&n| Graph::new(n, &["label"], &["label"])).collect();
     for (k, &g) in indicator.iter().enumerate() {
         let lab = node_labels.as_ref().map_or(0, |v| v[k]) as f64;
@@ -89,5 +94,5 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         let lab = edge_labels.as_ref().map_or(0, |v| v[ln]) as f64;
         graphs[gi as usize - 1].add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &[lab]).map_err(|e| parse_err(&a_path, ln + 1, e.to_string()))?;
     }
-    Ok(Loaded { graphs, skipped: 0 })
+    Ok(Loaded { graphs, ..Loaded::default() })
 }

@@ -4,7 +4,7 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
-use octile::io::{Format, ReadOptions, npy};
+use octile::io::{FeatureKinds, Format, ReadOptions, npy};
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, KernelConfig, Precision, RunControl};
 use std::path::{Path, PathBuf};
@@ -101,7 +101,10 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
     (bar, ctl)
 }
 
-pub fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)> {
+/// Graphs of `inputs` (files, folders or generators) and the records skipped; `kinds`: the feature
+/// kinds of the inputs read so far (shared by X and Y), so that a feature holding strings in one
+/// input and numbers in another is an error naming both.
+pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, FeatureKinds)>) -> Result<(Vec<Graph>, usize)> {
     let mut graphs = Vec::new();
     let mut skipped = 0;
     for inp in inputs {
@@ -111,14 +114,25 @@ pub fn load(inputs: &[String], opt: &ReadOptions) -> Result<(Vec<Graph>, usize)>
             let seed: u64 = parts.get(2).map(|s| s.parse()).transpose().with_context(|| format!("{inp}: SEED must be an integer"))?.unwrap_or(2020);
             // a generated graph (96 nodes, up to 540 edges, their features) takes under 32 KiB
             octile::memory::check(count as u128 * (32 << 10), None, || format!("{inp}: generating {count} graphs"))?;
-            graphs.extend(if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) });
+            let set = if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) };
+            merge_kinds(kinds, &FeatureKinds::numbers_of(&set), Path::new(inp))?;
+            graphs.extend(set);
             continue;
         }
         let l = octile::io::read_with(Path::new(inp), opt)?;
+        merge_kinds(kinds, &l.kinds, Path::new(inp))?;
         skipped += l.skipped;
         graphs.extend(l.graphs);
     }
     Ok((graphs, skipped))
+}
+
+fn merge_kinds(seen: &mut Vec<(PathBuf, FeatureKinds)>, new: &FeatureKinds, path: &Path) -> Result<()> {
+    for (p, k) in seen.iter() {
+        k.check_against(p, new, path)?;
+    }
+    seen.push((path.to_path_buf(), new.clone()));
+    Ok(())
 }
 
 /// `--format` of `gram` and `nodal`.

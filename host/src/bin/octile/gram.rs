@@ -131,8 +131,9 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
     npy::check_output(&a.out)?;
     let format = parse_format(a.format.as_deref())?;
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
-    let (x, skipped_x) = load(&a.inputs, &ropt)?;
-    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt)? };
+    let mut kinds = Vec::new();
+    let (x, skipped_x) = load(&a.inputs, &ropt, &mut kinds)?;
+    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt, &mut kinds)? };
     if skipped_x + skipped_y > 0 {
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }

@@ -45,7 +45,7 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         .with_context(|| format!("--pair {pair}: expected two graph indices \"I,J\""))?;
     let format = parse_format(format.as_deref())?;
     let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
-    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
+    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut Vec::new())?;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
     let r = k.nodal_pairs(&graphs, &[(i, j)])?.remove(0);
