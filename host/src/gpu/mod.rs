@@ -76,6 +76,24 @@ impl GpuDevice {
     pub fn function(&self, name: &str) -> Result<CudaFunction, OctileError> {
         self.module.load_function(name).map_err(|e| OctileError::Cuda(format!("kernel {name}: {e}")))
     }
+    /// A kernel that takes `smem_bytes` of dynamic shared memory: its dynamic-shared-memory cap is
+    /// set to the most the device allows it (the opt-in limit less its static shared memory), the
+    /// same value for every caller. Setting the cap to each launch's own size raced between
+    /// threads: one thread lowered it between another's setting and launching, and that launch
+    /// failed with CUDA_ERROR_INVALID_VALUE. The cap only bounds what a launch may ask for; the
+    /// launch's own size is what occupancy sees. A size past the cap is an error.
+    pub fn function_with_smem(&self, name: &str, smem_bytes: usize) -> Result<CudaFunction, OctileError> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        let f = self.function(name)?;
+        let cuda = |e: cudarc::driver::DriverError| OctileError::Cuda(format!("kernel {name}: {e}"));
+        let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).map_err(cuda)?.max(0) as usize;
+        let cap = self.max_smem_optin_bytes.saturating_sub(static_bytes);
+        if smem_bytes > cap {
+            return Err(OctileError::Cuda(format!("kernel {name}: {smem_bytes} bytes of dynamic shared memory, more than the {cap} this device allows it")));
+        }
+        f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cap as i32).map_err(cuda)?;
+        Ok(f)
+    }
     /// Free device memory in bytes.
     pub fn free_mem_bytes(&self) -> usize {
         self.ctx.mem_get_info().map(|(f, _)| f).unwrap_or(0)

@@ -10,7 +10,6 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::pack::PackedGraphs;
-use cudarc::driver::sys::CUfunction_attribute_enum;
 use rayon::prelude::*;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -296,8 +295,7 @@ pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &Resident
     if jobs.is_empty() {
         return Ok(());
     }
-    let f = dev.function(entry_name(launch, shape))?;
-    f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32)?;
+    let f = dev.function_with_smem(entry_name(launch, shape), launch.smem_bytes())?;
     stream.memset_zeros(counter)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
     let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
@@ -318,12 +316,9 @@ pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &Resident
 
 /// Blocks of a launch that can be resident at once on the whole GPU.
 fn resident_blocks(dev: &GpuDevice, launch: Launch, shape: EdgeShape) -> u32 {
-    dev.function(entry_name(launch, shape))
+    dev.function_with_smem(entry_name(launch, shape), launch.smem_bytes())
         .ok()
-        .and_then(|f| {
-            f.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch.smem_bytes() as i32).ok()?;
-            f.occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None).ok()
-        })
+        .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None).ok())
         .filter(|&b| b > 0)
         .unwrap_or(1)
         * dev.sm_count
