@@ -78,7 +78,7 @@ pub enum OctileError {
     Cuda(String),
     /// A request needs more memory than there is (or than `--max-memory` allows); refused before
     /// allocating.
-    #[error("{what} needs {}, more than the {} of {} — use fewer graphs, or compute K(X) in blocks K(X_i, X_j)", human_bytes(*need_bytes), of, human_bytes(*have_bytes as u128))]
+    #[error("{what} needs {}, more than the {} of {} — {hint}", human_bytes(*need_bytes), of, human_bytes(*have_bytes as u128))]
     TooLarge {
         /// The request.
         what: String,
@@ -86,8 +86,10 @@ pub enum OctileError {
         need_bytes: u128,
         /// Bytes there are.
         have_bytes: u64,
-        /// "available memory" or "--max-memory limit".
+        /// "available memory", "--max-memory limit", "free GPU memory", ...
         of: &'static str,
+        /// What the user can do.
+        hint: &'static str,
     },
     /// The run was cancelled (Ctrl-C) before any result could be kept (a diagonal, listed pairs,
     /// or a whole-matrix method).

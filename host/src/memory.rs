@@ -11,9 +11,17 @@ pub fn available_bytes() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// `need` bytes for `what`: an error when they pass `limit` (the user's `--max-memory`) or the
-/// memory available.
+/// What to do about too many graphs.
+pub const FEWER_GRAPHS: &str = "use fewer graphs, or compute K(X) in blocks K(X_i, X_j)";
+
+/// `need` bytes for `what` (a request over many graphs: the hint is [`FEWER_GRAPHS`]): an error
+/// when they pass `limit` (the user's `--max-memory`) or the memory available.
 pub fn check(need: u128, limit: Option<u64>, what: impl FnOnce() -> String) -> Result<()> {
+    check_with(need, limit, what, FEWER_GRAPHS)
+}
+
+/// [`check`] with another `hint` for the user.
+pub fn check_with(need: u128, limit: Option<u64>, what: impl FnOnce() -> String, hint: &'static str) -> Result<()> {
     let (have, of) = match (limit, available_bytes()) {
         (Some(l), Some(a)) if a < l => (a, "available memory"),
         (Some(l), _) => (l, "--max-memory limit"),
@@ -23,7 +31,17 @@ pub fn check(need: u128, limit: Option<u64>, what: impl FnOnce() -> String) -> R
     if need <= have as u128 {
         return Ok(());
     }
-    Err(OctileError::TooLarge { what: what(), need_bytes: need, have_bytes: have, of })
+    Err(OctileError::TooLarge { what: what(), need_bytes: need, have_bytes: have, of, hint })
+}
+
+/// `need` bytes of GPU memory for `what`: an error when they pass `free` (the device's free memory,
+/// or the budget a solver keeps within it), before any allocation — not a CUDA out-of-memory error
+/// part way.
+pub fn check_gpu(need: u128, free: usize, what: impl FnOnce() -> String, hint: &'static str) -> Result<()> {
+    if need <= free as u128 {
+        return Ok(());
+    }
+    Err(OctileError::TooLarge { what: what(), need_bytes: need, have_bytes: free as u64, of: "free GPU memory", hint })
 }
 
 pub use crate::error::human_bytes as human;

@@ -75,6 +75,17 @@ fn dims<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> (usize, usize, usize,
     (n, m, mt, n_tiles(n) * mt * TILE_AREA)
 }
 
+/// Bytes one thread's workspace can take for the pair (g1, g2): the solver's vectors over the
+/// padded product (5 in T, and 5 in f64 for the mixed-precision path) and both graphs' expanded
+/// octiles (in T and f64). Checked before solving: a pair of two 100,000-node graphs needs
+/// terabytes, a typed error rather than an abort.
+pub fn workspace_bytes<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> u128 {
+    let (_, _, _, len) = dims(set, g1, g2);
+    let tiles = (set.graph_octiles(g1).len() + set.graph_octiles(g2).len()) as u128 * 64 * set.nz_stride as u128;
+    let t = std::mem::size_of::<T>() as u128;
+    len as u128 * (5 * t + 5 * 8) + tiles * (t + 8)
+}
+
 /// (diagonal of M, right-hand side) of tiled entry `idx`; padding gets (1, 0).
 fn diag_rhs<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, node: &KernelSpec, idx: usize) -> (T, T) {
     let (n, m, mt, _) = dims(set, g1, g2);

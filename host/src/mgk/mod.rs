@@ -284,6 +284,12 @@ impl MarginalizedGraphKernel {
                 // few pairs (e.g. large graphs): also split each XMV over the cores
                 let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
                 let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, dense: self.dense_kernel(), parallel_xmv };
+                // every thread's workspace for the largest pair it may get, before any is allocated
+                let threads = rayon::current_num_threads().clamp(1, pairs.len().max(1));
+                if let Some((need, a, b)) = pairs.par_iter().map(|&(a, b)| (cpu::workspace_bytes(set, a as usize, b as usize), a, b)).max_by_key(|w| w.0) {
+                    let what = || format!("the CPU solver's workspace ({threads} thread(s), each up to a pair of graphs with {} and {} nodes)", set.n_nodes(a as usize), set.n_nodes(b as usize));
+                    crate::memory::check_with(need * threads as u128, self.control.max_memory_bytes, what, "a pair needs its product graph (n·n′ unknowns) in memory: leave the largest graphs out, or use a machine with that memory")?;
+                }
                 let block_len = 256 * rayon::current_num_threads().max(1);
                 let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };
                 let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(blocks_of(pairs.len(), block_len), |range| {

@@ -37,11 +37,14 @@ pub fn plan_batches(set_nodes: impl Fn(u32) -> usize, pairs: &[(u32, u32)], budg
     for (k, &(a, b)) in pairs.iter().enumerate() {
         let need = scratch_len(set_nodes(a), set_nodes(b));
         if need > budget_elems {
-            return Err(OctileError::Cuda(format!(
-                "pair of graphs with {} and {} nodes needs {need} scratch elements, more than the budget of {budget_elems}",
-                set_nodes(a),
-                set_nodes(b)
-            )));
+            // typed, before any launch of the set: not a CUDA error part way
+            return Err(OctileError::TooLarge {
+                what: format!("the GPU solver's scratch for a pair of graphs with {} and {} nodes", set_nodes(a), set_nodes(b)),
+                need_bytes: need as u128 * 8,
+                have_bytes: budget_elems as u64 * 8,
+                of: "GPU scratch budget (60 % of free GPU memory)",
+                hint: "a pair this large needs its product graph (n·n′ unknowns) in memory; --backend cpu solves it on the host when that has the memory",
+            });
         }
         if used + need > budget_elems || k - start >= MAX_BATCH_PAIRS {
             out.push(start..k);
@@ -122,8 +125,10 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     want_x: bool,
     ctl: &RunControl,
 ) -> Result<(Vec<PairStatus>, Option<Vec<PairVector>>, String)> {
-    let graphs = upload(dev, set, set64)?;
     let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
+    // every pair's scratch against the budget before anything is uploaded or launched
+    plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
+    let graphs = upload(dev, set, set64)?;
     let (sparse_only, overridden) = uses_sparse_entry(&set.octiles, base_params);
     // tiling-blocking dense walks: requested by the caller through a usable gathered κe
     let blocked = base_params.dense_kernel.usable != 0;

@@ -41,6 +41,7 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set6
         Ok(dev.stream.clone_htod(if v.is_empty() { std::slice::from_ref(&pad) } else { v })?)
     }
     let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * (T::BYTES + 8);
+    crate::memory::check_gpu(bytes as u128, dev.free_mem_bytes(), || format!("the packed graphs ({} graphs, {} tiles) on the GPU", set.descs.len(), set.octiles.len()), "use fewer graphs per call, or --backend cpu")?;
     Ok(DeviceGraphs {
         descs_host: set.descs.clone(),
         descs: up(dev, &set.descs, GraphDesc::default())?,
