@@ -55,6 +55,9 @@ pub fn newman_watts_strogatz(n: usize, k: usize, p: f64, rng: &mut impl Rng) -> 
 
 /// Barabási–Albert (networkx `barabasi_albert_graph`): start from a star of m + 1 nodes; each new
 /// node attaches to m distinct existing nodes chosen with probability proportional to degree.
+///
+/// # Panics
+/// Unless 1 ≤ m < n.
 pub fn barabasi_albert(n: usize, m: usize, rng: &mut impl Rng) -> Vec<(usize, usize)> {
     assert!(m >= 1 && m < n, "barabasi_albert needs 1 <= m < n");
     let mut g = EdgeSet::new(n);
@@ -84,6 +87,9 @@ pub fn barabasi_albert(n: usize, m: usize, rng: &mut impl Rng) -> Vec<(usize, us
 
 /// Label a topology the paper's way: node feature `label` uniform in {0, 1, 2}, edge feature
 /// `length` uniform in [0.5, 2), weight 1.
+///
+/// # Panics
+/// If an edge names a node ≥ n or appears twice.
 pub fn labeled(n: usize, edges: &[(usize, usize)], rng: &mut impl Rng) -> Graph {
     let mut g = Graph::new(n, &["label"], &["length"]);
     for i in 0..n {

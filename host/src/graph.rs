@@ -72,11 +72,17 @@ impl Graph {
         &self.edges
     }
     /// Features of node `i`.
+    ///
+    /// # Panics
+    /// If `i` is not a node of the graph (`i ≥ n_nodes()`).
     pub fn node_features(&self, i: usize) -> &[f64] {
         let k = self.node_feature_names.len();
         &self.node_features[i * k..(i + 1) * k]
     }
     /// Features of edge `e` (index into [`Graph::edges`]).
+    ///
+    /// # Panics
+    /// If `e` is not an edge of the graph (`e ≥ n_edges()`).
     pub fn edge_features(&self, e: usize) -> &[f64] {
         let k = self.edge_feature_names.len();
         &self.edge_features[e * k..(e + 1) * k]
@@ -186,6 +192,9 @@ impl Graph {
     }
 
     /// The same graph with nodes relabeled: new node `perm[k]` is old node `k`.
+    ///
+    /// # Panics
+    /// If `perm` is not a permutation of `0..n_nodes()`.
     pub fn permuted(&self, perm: &[usize]) -> Graph {
         assert_eq!(perm.len(), self.n_nodes);
         let mut g = Graph::with_names(self.n_nodes, self.node_feature_names.clone(), self.edge_feature_names.clone());

@@ -39,6 +39,9 @@ pub struct Gram {
 
 impl Gram {
     /// Entry (i, j).
+    ///
+    /// # Panics
+    /// If (i, j) is outside the rows × cols matrix.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.cols + j]
     }

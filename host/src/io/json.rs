@@ -19,7 +19,8 @@ static CODES: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
 
 /// Integer code of a string label (first seen = 0, 1, ...).
 pub fn string_code(s: &str) -> f64 {
-    let mut g = CODES.lock().unwrap();
+    // a panic elsewhere while holding the lock leaves the table as it was: still usable
+    let mut g = CODES.lock().unwrap_or_else(|e| e.into_inner());
     let m = g.get_or_insert_with(HashMap::new);
     let n = m.len() as f64;
     *m.entry(s.to_string()).or_insert(n)
@@ -78,7 +79,7 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
     let mut g = Graph::with_names(nodes.len(), node_names.clone(), edge_names.clone());
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        let o = n.as_object().unwrap();
+        let o = n.as_object().ok_or("a node is not an object")?;
         let id = o.get("id").ok_or_else(|| format!("node {i} has no 'id'"))?;
         if index.insert(id.to_string(), i).is_some() {
             return Err(format!("duplicate node id {id}"));
@@ -87,7 +88,7 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
         g.set_node_features(i, &vals).map_err(|e| e.to_string())?;
     }
     for (e, l) in links.iter().enumerate() {
-        let o = l.as_object().unwrap();
+        let o = l.as_object().ok_or_else(|| format!("link {e} is not an object"))?;
         let end = |k: &str| -> std::result::Result<usize, String> {
             let id = o.get(k).ok_or_else(|| format!("link {e} has no '{k}'"))?;
             index.get(&id.to_string()).copied().ok_or_else(|| format!("link {e}: {k} {id} is not a node id"))
@@ -112,7 +113,8 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(&text).map_err(|e| parse_err(path, e.line(), e.to_string()))?;
-        for (k, item) in v.as_array().unwrap().iter().enumerate() {
+        let items = v.as_array().ok_or_else(|| parse_err(path, 1, "the file starts with '[' but is not a JSON array"))?;
+        for (k, item) in items.iter().enumerate() {
             match graph_from_value(item, &mut kinds) {
                 Ok(g) => out.graphs.push(g),
                 Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out.skipped)?,

@@ -79,7 +79,7 @@ pub fn read_matrix(path: &Path) -> Result<NpyMatrix> {
     };
     let data = &bytes[start + header_len..];
     let n = rows.checked_mul(cols).filter(|n| n.checked_mul(width) == Some(data.len())).ok_or_else(|| bad(format!("{} data bytes for shape ({rows}, {cols}) of '{descr}'", data.len())))?;
-    let values = if width == 8 { data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect() } else { data.iter().map(|&b| (b != 0) as u8 as f64).collect() };
+    let values = if width == 8 { data.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect() } else { data.iter().map(|&b| (b != 0) as u8 as f64).collect() };
     debug_assert_eq!(n, rows * cols);
     Ok(NpyMatrix { rows, cols, values })
 }

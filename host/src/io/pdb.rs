@@ -64,6 +64,9 @@ pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
 }
 
 /// Contact graph of `atoms` with cutoff `rc`.
+///
+/// # Panics
+/// Never for any input (an element number is always a finite feature; the `expect` states it).
 pub fn contact_graph(atoms: &[(u32, [f64; 3])], rc: f64) -> Graph {
     let mut g = Graph::new(atoms.len(), &["element"], &["length"]);
     for (i, (z, _)) in atoms.iter().enumerate() {
