@@ -118,10 +118,10 @@ impl SpConfig {
             let ok = match t.kernel {
                 BaseKernelConfig::Constant { c } => c.is_finite() && c > 0.0,
                 BaseKernelConfig::KroneckerDelta { h } => (0.0..=1.0).contains(&h),
-                BaseKernelConfig::SquareExponential { length_scale } => length_scale.is_finite() && length_scale > 0.0,
+                BaseKernelConfig::SquareExponential { length_scale } => length_scale_ok(length_scale),
             };
             if !ok {
-                return bad(format!("node kernel on '{}': {:?} out of range (constant c > 0, kronecker_delta h in [0, 1], square_exponential length_scale > 0)", t.feature, t.kernel));
+                return bad(format!("node kernel on '{}': {:?} out of range (constant c > 0, kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite)", t.feature, t.kernel));
             }
             if !(t.weight.is_finite() && t.weight > 0.0) {
                 return bad(format!("node kernel on '{}': weight {} must be > 0", t.feature, t.weight));
@@ -129,11 +129,11 @@ impl SpConfig {
         }
         let ok = match self.path_length {
             LengthKernelConfig::KroneckerDelta { h } => (0.0..=1.0).contains(&h),
-            LengthKernelConfig::SquareExponential { length_scale } => length_scale.is_finite() && length_scale > 0.0,
+            LengthKernelConfig::SquareExponential { length_scale } => length_scale_ok(length_scale),
             LengthKernelConfig::BrownianBridge { c } => c.is_finite() && c > 0.0,
         };
         if !ok {
-            return bad(format!("[path_length]: {:?} out of range (kronecker_delta h in [0, 1], square_exponential length_scale > 0, brownian_bridge c > 0)", self.path_length));
+            return bad(format!("[path_length]: {:?} out of range (kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite, brownian_bridge c > 0)", self.path_length));
         }
         Ok(())
     }
@@ -151,6 +151,12 @@ impl SpConfig {
         let product = self.node_combine == Combine::Product || self.node.len() <= 1;
         node_delta && product && self.path_length == LengthKernelConfig::KroneckerDelta { h: 0.0 }
     }
+}
+
+/// A square exponential's ℓ: finite, > 0, and not so small that the −1/(2ℓ²) the kernels multiply
+/// by overflows (ℓ below ~1e-154: κ(d, d) would be −∞·0 = NaN, a Gram matrix of NaN).
+fn length_scale_ok(l: f64) -> bool {
+    l.is_finite() && l > 0.0 && (0.5 / (l * l)).is_finite()
 }
 
 fn parse_length(spec: &toml::Table) -> Result<LengthKernelConfig> {

@@ -1,0 +1,8 @@
+//! The .jsonl reader through `octile::io::read_with` (what `octile gram` calls): networkx node-link JSON: JSON Lines or one JSON array (json::read).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(init: octile_fuzz::init_config(), |data: &[u8]| {
+    let path = octile_fuzz::write("input.jsonl", data);
+    octile_fuzz::read_checked(&path, None, octile::io::pdb::DEFAULT_CUTOFF);
+});
