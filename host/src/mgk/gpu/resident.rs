@@ -353,7 +353,8 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     let split = env_on("OCTILE_RESIDENT_SPLIT");
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let plan_of = |&(a, b): &(u32, u32)| {
-        if let Some(words) = set.product_words(a, b).filter(|_| product) {
+        // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
+        if let Some(words) = set.product_words(a, b).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
             let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
             let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
@@ -365,6 +366,9 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
         let n = set.size(a).0 * set.size(b).0;
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
+        if slice > max_smem / 4 {
+            return None;
+        }
         let warps = if team == 32 { warps_for(slice) } else { 1 };
         let l = Launch { team, warps, slice_words: slice as u32, product: false, split: split && team > 32 && set.size(b).2 > 0 };
         (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
