@@ -47,3 +47,18 @@ fn sp_square_exponential_whose_coefficient_overflows_is_refused() {
     assert_eq!(k.eval(2.0f64, 2.0), 1.0);
     assert_eq!(k.eval(2.0f64, 3.0), 0.0);
 }
+
+/// fuzz target `pdb`, input `regress-tiny-cutoff.pdb`: `--pdb-cutoff 1e-300` made the contact
+/// grid's cell index (coordinate / cutoff) saturate at i64::MAX, and looking at the neighbouring
+/// cell overflowed (a panic where overflow checks are on, wrong cells elsewhere).
+#[test]
+fn pdb_tiny_cutoff_does_not_overflow_the_cell_grid() {
+    let dir = scratch("pdb-cutoff");
+    let atom = |serial: usize, x: f64| format!("ATOM  {serial:>5} N    ALA A   1    {x:>8.3}{:>8.3}{:>8.3}  1.00  0.00           N\n", 0.0, 0.0);
+    let p = dir.join("x.pdb");
+    std::fs::write(&p, [atom(1, 1.0), atom(2, 2.0), atom(3, -999.0)].concat()).unwrap();
+    for (cutoff, edges) in [(1e-300, 0), (f64::MIN_POSITIVE, 0), (1.5, 1), (1e300, 3)] {
+        let l = octile::io::read_with(&p, &octile::io::ReadOptions { pdb_cutoff: cutoff, ..Default::default() }).unwrap();
+        assert_eq!((l.graphs[0].n_nodes(), l.graphs[0].n_edges()), (3, edges), "cutoff {cutoff:e}");
+    }
+}

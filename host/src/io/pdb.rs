@@ -72,7 +72,11 @@ pub fn contact_graph(atoms: &[(u32, [f64; 3])], rc: f64) -> Graph {
     for (i, (z, _)) in atoms.iter().enumerate() {
         g.set_node_features(i, &[*z as f64]).expect("finite");
     }
-    let cell = |p: &[f64; 3]| -> [i64; 3] { [(p[0] / rc).floor() as i64, (p[1] / rc).floor() as i64, (p[2] / rc).floor() as i64] };
+    // cells at least rc wide (atoms closer than rc are in the same or adjacent cells), and wide
+    // enough that a cell index of any accepted coordinate stays below 2^52: a tiny cutoff (1e-300)
+    // would otherwise saturate the index and overflow at its neighbour
+    let side = rc.max(MAX_COORDINATE / (1u64 << 52) as f64);
+    let cell = |p: &[f64; 3]| -> [i64; 3] { [(p[0] / side).floor() as i64, (p[1] / side).floor() as i64, (p[2] / side).floor() as i64] };
     let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
     for (i, (_, p)) in atoms.iter().enumerate() {
         grid.entry(cell(p)).or_default().push(i);
