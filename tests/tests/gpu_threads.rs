@@ -12,9 +12,12 @@ fn fk(feature: &str, kernel: BaseKernelConfig) -> FeatureKernel {
     FeatureKernel { feature: feature.into(), kernel, weight: 1.0 }
 }
 
+/// Makes a fresh kernel.
+type Maker = Box<dyn Fn() -> Box<dyn GraphKernel> + Sync>;
+
 /// The kernels under test: shortest-path histogram and general forms, and the marginalized kernel
 /// (f32, resident solver), each as (name, a fresh kernel).
-fn kernels() -> Vec<(&'static str, Box<dyn Fn() -> Box<dyn GraphKernel> + Sync>)> {
+fn kernels() -> Vec<(&'static str, Maker)> {
     vec![
         ("sp-histogram", Box::new(|| Box::new(ShortestPathKernel::new(SpConfig { backend: Backend::Cuda, node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }).unwrap()))),
         ("sp-general", Box::new(|| {
