@@ -340,12 +340,28 @@ pub fn gram(data: &[u8], method: Method, caps: &Caps) {
                 }
                 panic!("Ok Gram matrix ({method:?}, normalize {}) has the non-finite value {v} at ({}, {})", opt.normalize, k / cols, k % cols);
             }
-            // a normalized K(X) has a unit diagonal
-            if opt.normalize && y.is_none() {
-                for i in 0..rows {
-                    let d = g.values[i * cols + i];
-                    if (d - 1.0).abs() > 1e-9 && !normalize_overflows() {
-                        panic!("normalized K(X) ({method:?}) has {d} at ({i}, {i}), not 1");
+            // normalized: K_ij / √(K_ii K_jj) of the same kernel's plain matrix and diagonals (0
+            // where K_ii or K_jj is 0; 1 on such a diagonal of K(X))
+            if opt.normalize {
+                let (raw, dx, dy) = match &y {
+                    None => (kernel.gram(&x), None, None),
+                    Some(y) => (kernel.gram_between(&x, y), kernel.diag(&x).ok(), kernel.diag(y).ok()),
+                };
+                if let Ok(raw) = raw {
+                    let d_row = |i: usize| dx.as_ref().map_or_else(|| raw.values[i * cols + i], |d| d[i]);
+                    let d_col = |j: usize| dy.as_ref().map_or_else(|| raw.values[j * cols + j], |d| d[j]);
+                    for i in 0..rows {
+                        for j in 0..cols {
+                            if y.is_some() && (dx.is_none() || dy.is_none()) {
+                                continue;
+                            }
+                            let (a, b) = (d_row(i), d_col(j));
+                            let want = if a == 0.0 || b == 0.0 { if y.is_none() && i == j { 1.0 } else { 0.0 } } else { raw.values[i * cols + j] / (a.sqrt() * b.sqrt()) };
+                            let got = g.values[i * cols + j];
+                            if (got - want).abs() > 1e-9 * want.abs().max(1.0) && !normalize_overflows() {
+                                panic!("normalized ({method:?}) entry ({i}, {j}) is {got:e}, but K_ij / √(K_ii K_jj) = {:e} / √({a:e}·{b:e}) = {want:e}", raw.values[i * cols + j]);
+                            }
+                        }
                     }
                 }
             }
