@@ -99,6 +99,13 @@ fn smiles_atoms_bonds_and_errors() {
     let (line, what) = parse_error(read(&p, None, false));
     assert_eq!(line, 2, "{what}");
     assert!(what.contains("to itself"), "{what}");
+    // non-tetrahedral chirality classes: the parser panicked on them (found by fuzzing); an error now
+    for smi in ["N[C@OH2H]", "C[C@SP1H]", "F[C@TB1](Cl)(Br)(I)C"] {
+        let p = tmp("chiral.smi", &format!("CC\n{smi}\n"));
+        let (line, what) = parse_error(read(&p, None, false));
+        assert_eq!(line, 2, "{smi}: {what}");
+        assert!(what.contains("chirality class"), "{smi}: {what}");
+    }
 }
 
 #[test]

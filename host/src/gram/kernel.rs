@@ -337,7 +337,7 @@ pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize
     Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g) })
 }
 
-/// K_ij / √(dx_i dy_j) in place. Where dx_i·dy_j = 0 (a graph whose self-similarity is 0, e.g. no
+/// K_ij / (√dx_i·√dy_j) in place. Where dx_i or dy_j is 0 (a graph whose self-similarity is 0, e.g. no
 /// path for the shortest-path kernel: K(G, ·) = 0 then), the normalized value is 0, and 1 on the
 /// diagonal of a symmetric K(X) (`symmetric`), never 0/0 = NaN: the zero feature vector is
 /// orthogonal to every other, and the result stays positive semi-definite.
@@ -345,7 +345,8 @@ fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64], symmetric: bool) {
     let cols = g.cols;
     for (i, (row, &x)) in g.values.chunks_mut(cols.max(1)).zip(dx).enumerate() {
         for (j, (v, &y)) in row.iter_mut().zip(dy).enumerate() {
-            *v = if x * y != 0.0 { *v / (x * y).sqrt() } else if symmetric && i == j { 1.0 } else { 0.0 };
+            // √x·√y, not √(x·y): the product under- or overflows for K of 1e±200 (p = 1e±100)
+            *v = if x != 0.0 && y != 0.0 { *v / (x.sqrt() * y.sqrt()) } else if symmetric && i == j { 1.0 } else { 0.0 };
         }
     }
 }
@@ -528,6 +529,18 @@ mod tests {
         close(p.get(1, 0), Toy::k(&all, 2, 2), "pair 1");
         let err = toy.pairs(&all, &[(0, 1), (1, 5)]).unwrap_err();
         assert!(matches!(err, OctileError::InvalidConfig(ref m) if m.contains("pair 1 = (1, 5)") && m.contains("5 graphs")), "{err}");
+    }
+
+    #[test]
+    fn normalizing_tiny_and_huge_values_neither_under_nor_overflows() {
+        for scale in [1e-200, 1e200] {
+            let mut g = Gram { rows: 2, cols: 2, values: vec![4.0 * scale, 2.0 * scale, 2.0 * scale, 9.0 * scale], info: Vec::new(), pairs_solved: 3, backend: String::new(), device: String::new(), seconds: 0.0, details: String::new() };
+            let d = [4.0 * scale, 9.0 * scale];
+            normalize(&mut g, &d, &d, true);
+            for (k, want) in [1.0, 1.0 / 3.0, 1.0 / 3.0, 1.0].into_iter().enumerate() {
+                close(g.values[k], want, &format!("scale {scale:e}, entry {k}"));
+            }
+        }
     }
 
     #[test]
