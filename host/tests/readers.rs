@@ -99,6 +99,12 @@ fn smiles_atoms_bonds_and_errors() {
     let (line, what) = parse_error(read(&p, None, false));
     assert_eq!(line, 2, "{what}");
     assert!(what.contains("to itself"), "{what}");
+    // a ring closure between atoms already bonded: an error, not a graph with a doubled edge
+    for smi in ["C1C1", "c1c1n"] {
+        let (line, what) = parse_error(read(&tmp("dup.smi", &format!("CC\n{smi}\n")), None, false));
+        assert_eq!(line, 2, "{smi}: {what}");
+        assert!(what.contains("bonded twice"), "{smi}: {what}");
+    }
     // non-tetrahedral chirality classes: the parser panicked on them (found by fuzzing); an error now
     for smi in ["N[C@OH2H]", "C[C@SP1H]", "F[C@TB1](Cl)(Br)(I)C"] {
         let p = tmp("chiral.smi", &format!("CC\n{smi}\n"));

@@ -78,6 +78,7 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
         plain.push(Atom { z, charge: charge as i32, isotope });
     }
     let mut bonds = Vec::new();
+    let mut bonded = std::collections::HashSet::new();
     for (i, atom) in atoms.iter().enumerate() {
         for b in &atom.bonds {
             // a ring closure back to its own atom ('C11'): RDKit refuses it, and it is no bond
@@ -95,6 +96,11 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
                 BondKind::Quadruple => 5.0,
                 _ => 1.0,
             };
+            // a ring closure between atoms already bonded ('C1C1'): RDKit refuses it (duplicated
+            // ring closure), and it is no second bond
+            if !bonded.insert((i, b.tid)) {
+                return Err(format!("SMILES '{shown}': atoms {i} and {} are bonded twice (a ring closure between bonded atoms)", b.tid));
+            }
             bonds.push((i, b.tid, order));
         }
     }
@@ -123,6 +129,7 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
             g.add_edge(index[a], index[b], 1.0, &[order]).map_err(|e| e.to_string())?;
         }
     }
+    g.validate().map_err(|e| format!("SMILES '{shown}': {e}"))?;
     Ok(g)
 }
 
