@@ -151,14 +151,8 @@ impl Graph {
 
     /// Weighted degrees deg_i = Σ_j A_ij (a self-loop counted once).
     pub fn degrees(&self) -> Vec<f64> {
-        let mut deg = vec![0.0; self.n_nodes];
-        for e in &self.edges {
-            deg[e.i as usize] += e.weight;
-            if e.i != e.j {
-                deg[e.j as usize] += e.weight;
-            }
-        }
-        deg
+        // × 1.0 is exact: the same sums
+        self.degrees_scaled(1.0)
     }
 
     /// The power of two 2^−e with 2^e ≤ the largest edge weight < 2^(e+1) (1 without edges; e kept

@@ -174,10 +174,21 @@ pub trait GraphKernel {
 /// matrix, or the partial matrix of a `NoConvergence` error (with the diagonal it has); other errors
 /// (an interrupted run's partial matrix included) as they are.
 pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
-    let norm = |g: &mut Gram| {
+    normalized_with(r, |g| {
         let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
         normalize(g, &d, &d, true);
-    };
+    })
+}
+
+/// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`]
+/// (0 where dx_i dy_j = 0).
+pub fn normalized_between(r: Result<Gram>, dx: &[f64], dy: &[f64]) -> Result<Gram> {
+    normalized_with(r, |g| normalize(g, dx, dy, false))
+}
+
+/// `norm` applied to the matrix of `r`, or to the partial matrix of its `NoConvergence` error;
+/// other errors as they are.
+fn normalized_with(r: Result<Gram>, norm: impl Fn(&mut Gram)) -> Result<Gram> {
     match r {
         Ok(mut g) => {
             norm(&mut g);
@@ -185,22 +196,6 @@ pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
         }
         Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
             norm(&mut partial);
-            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`]
-/// (0 where dx_i dy_j = 0).
-pub fn normalized_between(r: Result<Gram>, dx: &[f64], dy: &[f64]) -> Result<Gram> {
-    match r {
-        Ok(mut g) => {
-            normalize(&mut g, dx, dy, false);
-            Ok(g)
-        }
-        Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
-            normalize(&mut partial, dx, dy, false);
             Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
         }
         Err(e) => Err(e),
