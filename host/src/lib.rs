@@ -18,7 +18,8 @@
 //! - shared by every method: [`graph`] and the readers in [`io`], [`generators`], node orders in
 //!   [`reorder`], [`backend`] choices, the GPU runtime [`gpu`], the Gram driver [`gram`]
 //!   ([`GraphKernel`], [`Gram`], [`RunControl`]) and [`error`];
-//! - one module tree per method: [`mgk`] (`sp` and `graphlets` as they land);
+//! - one module tree per method: [`mgk`], [`sp`] (shortest paths), [`graphlets`] (the fast graphlet
+//!   transform);
 //! - [`selftest`]: the GPU self-test of the device helpers (tests only).
 pub mod backend;
 pub mod error;
@@ -26,6 +27,7 @@ pub mod generators;
 pub mod gpu;
 pub mod gram;
 pub mod graph;
+pub mod graphlets;
 pub mod io;
 pub mod memory;
 pub mod mgk;

@@ -4,7 +4,7 @@
 //! floating-point abstraction ([`real`]), the base-kernel descriptions and their pure math
 //! ([`kernel_spec`]) and the module-wide PTX names and launch shape ([`names`]). One module per
 //! method: [`mgk`] (the marginalized graph kernel: octile layout, launch parameters, tile-pair
-//! primitives, tiled vectors, entry names); `sp` and `graphlets` as they land. The crate is `no_std` and allocation-free so
+//! primitives, tiled vectors, entry names); [`sp`] (the shortest-path kernel), [`graphlets`] (the fast graphlet transform). The crate is `no_std` and allocation-free so
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
 #![no_std]
@@ -15,6 +15,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod graphlets;
 pub mod kernel_spec;
 pub mod mgk;
 pub mod names;
@@ -31,7 +32,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 29] = {
+pub const ALL_KERNELS: [&str; 32] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -64,6 +65,9 @@ pub const ALL_KERNELS: [&str; 29] = {
         crate::sp::SP_HOP_HISTOGRAMS,
         crate::sp::SP_HISTOGRAM_GRAM,
         crate::sp::SP_FLOYD_WARSHALL,
+        crate::graphlets::FGLT_PASS1_WARP,
+        crate::graphlets::FGLT_PASS1_BLOCK,
+        crate::graphlets::FGLT_PASS2,
     ]
 };
 
@@ -92,6 +96,7 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpApspGraph {}
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpApspParams {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::graphlets::GraphletParams {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}
     unsafe impl cudarc::driver::DeviceRepr for TeamSync {}
