@@ -6,7 +6,7 @@
 //! found, so c4 = Σ_j C(w_ij, 2) needs no list of the j touched. Pass 2 counts the 4-cliques at
 //! i as the triangles among N(i), so every node's row is its own (no atomics, no merge).
 use super::adjacency::Adjacency;
-use super::{Frequencies, overflow};
+use super::frequencies::{Frequencies, overflow};
 use crate::error::Result;
 use octile_types::graphlets::{N_ORBITS, Pass1Sums, Pass2Sums, finish_pass1, finish_pass2, raw_to_net, t04};
 use rayon::prelude::*;

@@ -2,10 +2,10 @@
 //! design of `../shared/papers/graphlet-transform-cuda.txt`): for every node of a simple undirected
 //! graph, how often it takes each of the 16 orbits σ0–σ15 of the graphlets with up to 4 nodes.
 //!
-//! Both backends compute per node the same few sums (the *row sums* below: sparse products with
+//! Every backend computes per node the same few sums (the *row sums* below: sparse products with
 //! A and A ⊙ A² that never form A²), then the **raw** frequencies d̂0–d̂15 from them
 //! ([`finish_pass1`], [`finish_pass2`]) and the **net** frequencies d0–d15 ([`raw_to_net`]),
-//! exactly as FGlT's `compute` does, in checked `i64` arithmetic: a count past `i64::MAX` is an
+//! exactly as FGlT's `compute` does (the GPU kernels, issue 14's next step, will share them), in checked `i64` arithmetic: a count past `i64::MAX` is an
 //! error on both sides, never a wrapped value (FGlT's doubles are exact only up to 2⁵³).
 //!
 //! ```text
@@ -167,30 +167,3 @@ pub fn raw_to_net(d: &[i64; N_ORBITS]) -> Option<[i64; N_ORBITS]> {
     }
     Some(f)
 }
-
-/// The fast graphlet transform's GPU launch parameters (one struct in device memory).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GraphletParams {
-    /// Nodes.
-    pub n_nodes: u32,
-    /// Nodes whose 2-walks overflow a warp's hash table, listed by pass 1 for the block pass.
-    pub n_heavy: u32,
-    /// u32 words of the block pass's dense per-block workspace (≥ n_nodes).
-    pub dense_words: u64,
-}
-
-const _: () = assert!(core::mem::size_of::<GraphletParams>() == 16 && core::mem::align_of::<GraphletParams>() == 8);
-
-/// Entries of one warp's 2-walk hash table in pass 1 (key u32 + count u32 each).
-pub const WARP_TABLE_ENTRIES: usize = 1024;
-/// A node is "light" (pass 1 by one warp and its table) when its 2-walks Σ_{k∈N(i)} d_k are at
-/// most this many: the table stays at most half full.
-pub const LIGHT_WALKS: i64 = (WARP_TABLE_ENTRIES / 2) as i64;
-
-/// Pass 1, one warp per light node: the row sums and c3 of every edge, heavy nodes listed.
-pub const FGLT_PASS1_WARP: &str = "fglt_pass1_warp";
-/// Pass 1 of the heavy nodes, one block per node with a dense workspace row in global memory.
-pub const FGLT_PASS1_BLOCK: &str = "fglt_pass1_block";
-/// Pass 2, one warp per node: s5, s9, s13 and the 4-cliques, then the raw and net rows.
-pub const FGLT_PASS2: &str = "fglt_pass2";
