@@ -204,7 +204,8 @@ impl Graph {
     }
 }
 
-fn invalid(what: String) -> OctileError {
+/// An [`OctileError::InvalidGraph`] without a graph index (the caller attaches one, [`at_graph`]).
+pub(crate) fn invalid(what: String) -> OctileError {
     OctileError::InvalidGraph { graph: None, what }
 }
 

@@ -9,8 +9,8 @@
 //! ```
 //! Why sorted rows: membership tests (is k a neighbour of i?) are binary searches and row
 //! intersections are merges, on both backends; u64 row starts so that 2·m may pass 2³².
-use crate::error::{OctileError, Result};
-use crate::graph::Graph;
+use crate::error::Result;
+use crate::graph::{Graph, invalid};
 use rayon::prelude::*;
 
 /// A simple undirected graph in CSR form (see the module picture).
@@ -104,8 +104,4 @@ impl Adjacency {
     pub fn col(&self) -> &[u32] {
         &self.col
     }
-}
-
-fn invalid(what: String) -> OctileError {
-    OctileError::InvalidGraph { graph: None, what }
 }

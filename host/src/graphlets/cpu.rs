@@ -14,20 +14,13 @@ use rayon::prelude::*;
 /// Nodes per rayon task.
 const CHUNK: usize = 1024;
 
-/// One thread's workspace: n counters and two n-entry marks.
-struct Work {
-    walks: Vec<u32>,
+/// One thread's pass-2 workspace: two n-entry marks (pass 1's is n 2-walk counters).
+struct Marks {
     mark: Vec<u32>,
     mark2: Vec<u32>,
 }
 
-impl Work {
-    fn new(n: usize) -> Work {
-        Work { walks: vec![0; n], mark: vec![0; n], mark2: vec![0; n] }
-    }
-}
-
-/// Bytes of one thread's workspace for `n` nodes.
+/// Bytes of one thread's workspace for `n` nodes (the larger pass's, with room to spare).
 pub fn workspace_bytes(n: usize) -> u128 {
     n as u128 * 12
 }
@@ -50,27 +43,27 @@ pub fn transform(a: &Adjacency) -> Result<Frequencies> {
         rest = tail;
     }
     raw.par_chunks_mut(CHUNK).zip(c3_chunks.into_par_iter()).enumerate().try_for_each_init(
-        || Work::new(n),
-        |w, (c, (rows, c3_run))| -> Result<()> {
+        || vec![0u32; n],
+        |walks, (c, (rows, c3_run))| -> Result<()> {
             let base = starts[c * CHUNK];
             for (t, row) in rows.iter_mut().enumerate() {
                 let i = c * CHUNK + t;
                 let off = (starts[i] - base) as usize;
-                let s = pass1(a, i, &mut w.walks, &mut c3_run[off..off + a.degree(i) as usize]).ok_or_else(|| overflow(i))?;
+                let s = pass1(a, i, walks, &mut c3_run[off..off + a.degree(i) as usize]).ok_or_else(|| overflow(i))?;
                 *row = finish_pass1(&s).ok_or_else(|| overflow(i))?;
             }
             Ok(())
         },
     )?;
-    // pass 2: the neighbours' pass-1 rows and the c3 of every edge are final
+    // pass 2: the neighbours' d̂2 and d̂4 and the c3 of every edge are final
     let mut net = vec![[0i64; N_ORBITS]; n];
-    let pass1_rows = raw.clone();
+    let d2_d4: Vec<[i64; 2]> = raw.par_iter().map(|r| [r[2], r[4]]).collect();
     raw.par_chunks_mut(CHUNK).zip(net.par_chunks_mut(CHUNK)).enumerate().try_for_each_init(
-        || Work::new(n),
+        || Marks { mark: vec![0; n], mark2: vec![0; n] },
         |w, (c, (rows, nets))| -> Result<()> {
             for (t, (row, net_row)) in rows.iter_mut().zip(nets.iter_mut()).enumerate() {
                 let i = c * CHUNK + t;
-                let s = pass2(a, i, &pass1_rows, &c3, w).ok_or_else(|| overflow(i))?;
+                let s = pass2(a, i, &d2_d4, &c3, w).ok_or_else(|| overflow(i))?;
                 finish_pass2(row, &s).ok_or_else(|| overflow(i))?;
                 *net_row = raw_to_net(row).ok_or_else(|| overflow(i))?;
             }
@@ -112,8 +105,8 @@ fn pass1(a: &Adjacency, i: usize, walks: &mut [u32], c3_row: &mut [u32]) -> Opti
     Some(s)
 }
 
-/// Pass 2 of node i from the pass-1 rows and c3. `None`: a sum passes `i64`.
-fn pass2(a: &Adjacency, i: usize, pass1: &[[i64; N_ORBITS]], c3: &[u32], w: &mut Work) -> Option<Pass2Sums> {
+/// Pass 2 of node i from every node's pass-1 d̂2 and d̂4 and c3. `None`: a sum passes `i64`.
+fn pass2(a: &Adjacency, i: usize, d2_d4: &[[i64; 2]], c3: &[u32], w: &mut Marks) -> Option<Pass2Sums> {
     let starts = a.row_start();
     let row = a.row(i);
     let tag = i as u32 + 1;
@@ -123,8 +116,8 @@ fn pass2(a: &Adjacency, i: usize, pass1: &[[i64; N_ORBITS]], c3: &[u32], w: &mut
     let mut s = Pass2Sums::default();
     for (pk, &k) in row.iter().enumerate() {
         let k = k as usize;
-        s.s5 = s.s5.checked_add(pass1[k][2])?;
-        s.s9 = s.s9.checked_add(pass1[k][4])?;
+        s.s5 = s.s5.checked_add(d2_d4[k][0])?;
+        s.s9 = s.s9.checked_add(d2_d4[k][1])?;
         let c_ik = c3[starts[i] as usize + pk];
         if c_ik == 0 {
             continue;
