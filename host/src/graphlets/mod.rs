@@ -41,6 +41,9 @@ pub struct TransformInfo {
     pub device: String,
     /// Wall time of the whole call (uploads and downloads included), in seconds.
     pub seconds: f64,
+    /// The compute alone, in seconds: on the GPU the kernels between the upload of the graph and
+    /// the download of the counts (CUDA events); on the CPU the same as `seconds`.
+    pub kernel_seconds: f64,
 }
 
 /// The raw and net frequencies of every node of `a`.
@@ -52,5 +55,6 @@ pub fn transform(a: &Adjacency, params: &TransformParams) -> Result<(Frequencies
     };
     let t = Instant::now();
     let f = cpu::transform(a)?;
-    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds: t.elapsed().as_secs_f64() }))
+    let seconds = t.elapsed().as_secs_f64();
+    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds, kernel_seconds: seconds }))
 }
