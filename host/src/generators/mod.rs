@@ -4,6 +4,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
+pub mod large;
+
 /// Undirected simple-graph edge set under construction.
 struct EdgeSet {
     set: HashSet<(usize, usize)>,
