@@ -39,6 +39,8 @@ pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};
 pub use gram::{Evaluation, Gram, GraphKernel, Known, PairInfo, RunControl};
 pub use graph::Graph;
+pub use graphlets::kernel::GraphletKernel;
+pub use graphlets::kernel_config::GraphletConfig;
 pub use mgk::config::{KernelConfig, SolverParams};
 pub use mgk::{MarginalizedGraphKernel, NodalMatrix};
 pub use reorder::Reordering;

@@ -15,6 +15,8 @@
 pub mod adjacency;
 pub mod cpu;
 pub mod frequencies;
+pub mod kernel;
+pub mod kernel_config;
 
 pub use adjacency::Adjacency;
 pub use frequencies::Frequencies;
