@@ -70,13 +70,15 @@ impl Default for SpConfig {
     }
 }
 
-/// The `method` key of a kernel TOML: "marginalized" (the default) or "shortest_path".
+/// The `method` key of a kernel TOML: "marginalized" (the default), "shortest_path" or
+/// "graphlets" (the graphlet kernel, `graphlets::kernel_config`).
 pub fn method_of(text: &str) -> Result<&'static str> {
     let value: toml::Table = text.parse().map_err(|e: toml::de::Error| OctileError::InvalidConfig(e.to_string()))?;
     match value.get("method").map(|v| v.as_str()) {
         None | Some(Some("marginalized")) => Ok("marginalized"),
         Some(Some("shortest_path")) => Ok("shortest_path"),
-        Some(other) => Err(OctileError::InvalidConfig(format!("method must be \"marginalized\" or \"shortest_path\", got {}", other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))))),
+        Some(Some("graphlets")) => Ok("graphlets"),
+        Some(other) => Err(OctileError::InvalidConfig(format!("method must be \"marginalized\", \"shortest_path\" or \"graphlets\", got {}", other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))))),
     }
 }
 
@@ -202,6 +204,7 @@ mod tests {
         }
         assert_eq!(method_of("q = 0.1").unwrap(), "marginalized");
         assert_eq!(method_of("method = \"shortest_path\"").unwrap(), "shortest_path");
-        assert!(method_of("method = \"graphlets\"").unwrap_err().to_string().contains("method must be"));
+        assert_eq!(method_of("method = \"graphlets\"").unwrap(), "graphlets");
+        assert!(method_of("method = \"wl\"").unwrap_err().to_string().contains("method must be"));
     }
 }

@@ -7,7 +7,7 @@ use octile::io::{ReadOptions, npy};
 use octile::sp::config::method_of;
 use crate::resume;
 use octile::gram::kernel::{normalized_between, normalized_symmetric};
-use octile::{GraphKernel, MarginalizedGraphKernel, OctileError, RunControl, ShortestPathKernel, SpConfig};
+use octile::{GraphKernel, GraphletConfig, GraphletKernel, MarginalizedGraphKernel, OctileError, RunControl, ShortestPathKernel, SpConfig};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -93,11 +93,23 @@ impl std::error::Error for NotConverged {}
 pub fn gram(a: GramArgs) -> Result<()> {
     if let Some(p) = &a.kernel {
         let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        if method_of(&text).with_context(|| format!("{}", p.display()))? == "shortest_path" {
-            let mut cfg = SpConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
-            cfg.backend = backend_of(a.backend);
-            let method = json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)});
-            return run(&a, |ctl| Ok(Box::new(ShortestPathKernel::new(cfg)?.with_control(ctl))), method);
+        match method_of(&text).with_context(|| format!("{}", p.display()))? {
+            "shortest_path" => {
+                let mut cfg = SpConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
+                cfg.backend = backend_of(a.backend);
+                let method = json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)});
+                return run(&a, |ctl| Ok(Box::new(ShortestPathKernel::new(cfg)?.with_control(ctl))), method);
+            }
+            "graphlets" => {
+                let mut cfg = GraphletConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
+                // the file's backend, unless --backend names one
+                if !matches!(a.backend, BackendArg::Auto) {
+                    cfg.backend = backend_of(a.backend);
+                }
+                let method = json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": format!("{:?}", cfg.kernel)});
+                return run(&a, |ctl| Ok(Box::new(GraphletKernel::new(cfg)?.with_control(ctl))), method);
+            }
+            _ => {}
         }
     }
     let mut cfg = kernel_config(a.kernel.as_deref(), a.backend, a.precision, a.reorder)?;
