@@ -216,6 +216,21 @@ pub unsafe fn atomic_add_shared_u32(p: *mut u32, v: u32) -> u32 {
     }
     r
 }
+/// `atom.shared.cas.b32`: stores `new` into `*p` if it holds `cmp`; returns the old value (a
+/// generic address of shared memory).
+///
+/// # Safety
+/// `p` must be the generic address of a valid, 4-byte aligned `u32` in this block's shared memory.
+#[inline(always)]
+pub unsafe fn atomic_cas_shared_u32(p: *mut u32, cmp: u32, new: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; atom.shared.cas.b32 {r}, [s], {c}, {n}; }}",
+             r = out(reg32) r, p = in(reg64) p, c = in(reg32) cmp, n = in(reg32) new, options(nostack, preserves_flags));
+    }
+    r
+}
 /// `red.shared.add.f32`: `*p += v` (a generic address of shared memory), no return value.
 ///
 /// # Safety

@@ -4,7 +4,7 @@
 //! thousands of `f32` products in `f32` would cost the accuracy the f32 path must keep. Every
 //! thread sums the per-warp partials in the same order, so all threads get bit-identical results
 //! and take the same branches afterwards.
-use crate::intrinsics::{FULL_MASK, lane_id, shfl_xor_f64, sync_threads, thread_idx_x, warp_id};
+use crate::intrinsics::{FULL_MASK, lane_id, shfl_xor_f64, shfl_xor_u32, sync_threads, thread_idx_x, warp_id};
 use crate::smem::reduce_smem;
 use octile_types::names::BLOCK_WARPS;
 
@@ -78,4 +78,20 @@ pub unsafe fn block_broadcast_u32(v: u32) -> u32 {
     // SAFETY: as above; keeps a later broadcast from overwriting the slot early.
     unsafe { sync_threads() };
     r
+}
+
+/// The u64 sum of `v` over the warp, in every lane.
+///
+/// # Safety
+/// All 32 lanes of the warp must call it together.
+#[inline(always)]
+pub unsafe fn warp_sum_u64(mut v: u64) -> u64 {
+    let mut d = 16;
+    while d > 0 {
+        // SAFETY: all lanes converged (caller's contract).
+        let (lo, hi) = unsafe { (shfl_xor_u32(FULL_MASK, v as u32, d), shfl_xor_u32(FULL_MASK, (v >> 32) as u32, d)) };
+        v = v.wrapping_add((hi as u64) << 32 | lo as u64);
+        d /= 2;
+    }
+    v
 }

@@ -32,7 +32,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 29] = {
+pub const ALL_KERNELS: [&str; 32] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -65,6 +65,9 @@ pub const ALL_KERNELS: [&str; 29] = {
         crate::sp::SP_HOP_HISTOGRAMS,
         crate::sp::SP_HISTOGRAM_GRAM,
         crate::sp::SP_FLOYD_WARSHALL,
+        crate::graphlets::launch::GRAPHLET_PASS1_LIGHT,
+        crate::graphlets::launch::GRAPHLET_PASS1_HEAVY,
+        crate::graphlets::launch::GRAPHLET_PASS2,
     ]
 };
 
@@ -92,6 +95,7 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpApspGraph {}
     unsafe impl cudarc::driver::ValidAsZeroBits for crate::sp::SpApspGraph {}
     unsafe impl cudarc::driver::DeviceRepr for crate::sp::SpApspParams {}
+    unsafe impl cudarc::driver::DeviceRepr for crate::graphlets::launch::GraphletParams {}
     unsafe impl cudarc::driver::ValidAsZeroBits for PairStatus {}
     unsafe impl cudarc::driver::DeviceRepr for MgkParams {}
     unsafe impl cudarc::driver::DeviceRepr for TileBenchParams {}

@@ -1,9 +1,9 @@
 //! The fast graphlet transform (FGlT, Floros, Pitsianis & Sun; the CUDA design of
 //! `../shared/papers/graphlet-transform-cuda.txt`): for every node of a simple undirected graph,
 //! the 16 raw and net frequencies of the orbits σ0–σ15 of the graphlets with up to 4 nodes,
-//! exactly as FGlT (pyfglt) defines them, in exact `i64` arithmetic, on all CPU cores ([`cpu`]); the
-//! GPU kernels are not written yet (asking for `Backend::Cuda` is an error that says so). The input is an [`Adjacency`]; the row sums, raw and net formulas and the
-//! GPU layouts live once in `octile_types::graphlets`.
+//! exactly as FGlT (pyfglt) defines them, in exact `i64` arithmetic, on all CPU cores ([`cpu`]) or
+//! on the GPU ([`gpu`]), with the same values to the bit. The input is an [`Adjacency`]; the row
+//! sums, raw and net formulas and the GPU layouts live once in `octile_types::graphlets`.
 //!
 //! ```no_run
 //! use octile::graphlets::{Adjacency, TransformParams, transform};
@@ -15,6 +15,7 @@
 pub mod adjacency;
 pub mod cpu;
 pub mod frequencies;
+pub mod gpu;
 pub mod kernel;
 pub mod kernel_config;
 
@@ -30,7 +31,8 @@ use std::time::Instant;
 /// What to compute the transform with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TransformParams {
-    /// `Auto` and `Cpu`: all CPU cores; `Cuda`: an error for now (no GPU kernels yet).
+    /// `Cpu`: all CPU cores; `Cuda`: the GPU (an error without one); `Auto`: the GPU if one is
+    /// usable, else the CPU.
     pub backend: Backend,
 }
 
@@ -52,11 +54,14 @@ pub struct TransformInfo {
 pub fn transform(a: &Adjacency, params: &TransformParams) -> Result<(Frequencies, TransformInfo)> {
     let engine = match params.backend {
         Backend::Cpu => Engine::Cpu,
-        Backend::Cuda => return Err(OctileError::NoGpu("the graphlet transform runs on the CPU only so far (its GPU kernels are not written yet); use the CPU backend".into())),
-        Backend::Auto => Engine::Cpu,
+        Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
+        Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
     };
     let t = Instant::now();
-    let f = cpu::transform(a)?;
+    let (f, kernel_seconds) = match &engine {
+        Engine::Cpu => (cpu::transform(a)?, None),
+        Engine::Cuda(dev) => gpu::transform(dev, a).map(|(f, k)| (f, Some(k)))?,
+    };
     let seconds = t.elapsed().as_secs_f64();
-    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds, kernel_seconds: seconds }))
+    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds, kernel_seconds: kernel_seconds.unwrap_or(seconds) }))
 }

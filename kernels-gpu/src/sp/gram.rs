@@ -4,25 +4,10 @@
 //! One block per row: the row graph's list is staged in shared memory (when it fits), then each
 //! warp takes columns c, c + 4, …: its lanes read the column graph's entries (coalesced) and
 //! binary-search each key in the staged list; the count products are summed exactly in u64.
-use crate::intrinsics::{FULL_MASK, block_idx_x, lane_id, shfl_xor_u32, sync_threads, thread_idx_x, warp_id};
+use crate::intrinsics::{block_idx_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use crate::reduce::warp_sum_u64;
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SpGramParams, SpHistogram};
-
-/// The u64 sum of `v` over the warp, in every lane.
-///
-/// # Safety
-/// All 32 lanes of the warp must call it together.
-#[inline(always)]
-pub unsafe fn warp_sum_u64(mut v: u64) -> u64 {
-    let mut d = 16;
-    while d > 0 {
-        // SAFETY: all lanes converged (caller's contract).
-        let (lo, hi) = unsafe { (shfl_xor_u32(FULL_MASK, v as u32, d), shfl_xor_u32(FULL_MASK, (v >> 32) as u32, d)) };
-        v = v.wrapping_add((hi as u64) << 32 | lo as u64);
-        d /= 2;
-    }
-    v
-}
 
 /// One block of `SP_BLOCK_THREADS` per row of the launch.
 ///

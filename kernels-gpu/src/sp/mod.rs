@@ -10,7 +10,7 @@ pub mod gram;
 pub mod hop;
 
 use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, thread_idx_x};
-use crate::reduce::{block_broadcast_u32, block_sum2};
+use crate::reduce::{block_broadcast_u32, block_sum2, warp_sum_u64};
 use crate::smem::dynamic_smem;
 use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
 use octile_types::PairJob;
@@ -113,7 +113,7 @@ pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs
                 }
                 x += 32;
             }
-            let acc = gram::warp_sum_u64(acc);
+            let acc = warp_sum_u64(acc);
             if lane == 0 {
                 *out.add(j as usize) = acc as f64;
             }

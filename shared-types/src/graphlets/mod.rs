@@ -5,7 +5,7 @@
 //! Every backend computes per node the same few sums (the *row sums* below: sparse products with
 //! A and A ⊙ A² that never form A²), then the **raw** frequencies d̂0–d̂15 from them
 //! ([`finish_pass1`], [`finish_pass2`]) and the **net** frequencies d0–d15 ([`raw_to_net`]),
-//! exactly as FGlT's `compute` does (the GPU kernels, issue 14's next step, will share them), in checked `i64` arithmetic: a count past `i64::MAX` is an
+//! exactly as FGlT's `compute` does (the CPU and the GPU kernels share them; GPU layouts: [`launch`]), in checked `i64` arithmetic: a count past `i64::MAX` is an
 //! error on both sides, never a wrapped value (FGlT's doubles are exact only up to 2⁵³).
 //!
 //! ```text
@@ -21,6 +21,8 @@
 //! ```
 //! Why node-major: the result is the user's n × 16 matrix as is (`.npy`, row per node), and a
 //! node's 16 values are written by one thread as one 128-byte row.
+
+pub mod launch;
 
 /// The number of orbits (σ0–σ15) of the graphlets with up to 4 nodes.
 pub const N_ORBITS: usize = 16;

@@ -1,0 +1,107 @@
+//! The graphlet transform on the GPU: the CSR goes up once, pass 1 (light nodes by warps, then
+//! the heavy ones by blocks) and pass 2 run as three launches, the raw and net rows come back
+//! (kernels: `octile_kernels::graphlets`; layouts and the *why*: `octile_types::graphlets::launch`).
+//! Every `unsafe` launch is behind this module's checks of sizes and of the [`Adjacency`]
+//! invariants the kernels rely on.
+use super::adjacency::Adjacency;
+use super::frequencies::{Frequencies, overflow};
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg, sys::CUevent_flags};
+use octile_types::graphlets::N_ORBITS;
+use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE};
+use rayon::prelude::*;
+
+/// Bytes of dynamic shared memory of the heavy kernel (its per-warp partial sums).
+const HEAVY_SMEM_BYTES: u32 = GRAPHLET_BLOCK_WARPS * 64;
+
+/// Device bytes of the transform of `n` nodes and `entries` CSR entries, heavy workspaces aside.
+pub fn device_bytes(n: usize, entries: usize) -> u128 {
+    let n = n as u128;
+    (n + 1) * 4 + entries as u128 * 8 + n * (2 * N_ORBITS as u128 * 8 + 16 + 4) + 64
+}
+
+/// Raw and net frequencies of every node of `a` on `dev`, and the seconds of the kernels alone.
+pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
+    let n = a.n_nodes();
+    let entries = a.col().len();
+    // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
+    if n >= u32::MAX as usize || entries > u32::MAX as usize {
+        return Err(OctileError::InvalidConfig(format!("the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)")));
+    }
+    if n == 0 {
+        return Ok((Frequencies::from_flat(Vec::new(), Vec::new()), 0.0));
+    }
+    crate::memory::check_gpu(device_bytes(n, entries), dev.free_mem_bytes(), || format!("the graphlet transform of {n} nodes and {} edges on the GPU", entries / 2), "use the CPU backend")?;
+    let s = &dev.stream;
+    let row_start: Vec<u32> = a.row_start().par_iter().map(|&x| x as u32).collect();
+    let d_row_start = s.clone_htod(&row_start)?;
+    let d_col = if entries == 0 { s.alloc_zeros::<u32>(1)? } else { s.clone_htod(a.col())? };
+    let mut c3 = s.alloc_zeros::<u32>(entries.max(1))?;
+    let mut raw = s.alloc_zeros::<i64>(n * N_ORBITS)?;
+    let mut net = s.alloc_zeros::<i64>(n * N_ORBITS)?;
+    let mut d2d4 = s.alloc_zeros::<i64>(2 * n)?;
+    let mut heavy = s.alloc_zeros::<u32>(n)?;
+    let mut status = s.clone_htod(&[0u32, 0, u32::MAX, 0][..GRAPHLET_STATUS_WORDS])?;
+    let start = s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };
+    let grid = (n.div_ceil(GRAPHLET_BLOCK_WARPS as usize) as u32).min(dev.sm_count * 32);
+
+    let f = dev.function_with_smem(GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES as usize)?;
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: GRAPHLET_PASS1_SMEM_BYTES };
+    let mut b = s.launch_builder(&f);
+    b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&mut c3).arg(&mut raw).arg(&mut d2d4).arg(&mut heavy).arg(&mut status);
+    // SAFETY: graphlet_pass1_light's contract: blocks of GRAPHLET_BLOCK_THREADS with
+    // GRAPHLET_PASS1_SMEM_BYTES of dynamic shared memory; row_start holds n + 1 ascending entries
+    // (Adjacency's invariant, converted losslessly: entries < 2^32 checked above), col its
+    // entries, node ids < n, rows ascending without self-loops or repeats and symmetric
+    // (Adjacency's invariant); c3 holds the entries, raw 16n, d2d4 2n, heavy n values; status is
+    // zero but the overflow node; the buffers outlive the launch (the status download below
+    // synchronizes the stream).
+    unsafe { b.launch(cfg) }?;
+    let st = s.clone_dtoh(&status)?;
+    let n_heavy = st[STATUS_HEAVY] as usize;
+    if n_heavy > n {
+        return Err(OctileError::Cuda(format!("graphlet pass 1 listed {n_heavy} heavy nodes of {n}")));
+    }
+    if n_heavy > 0 {
+        // a dense n-word workspace per block: as many blocks as fit a quarter of the free memory
+        let fit = (dev.free_mem_bytes() / 4 / (4 * n)).max(1);
+        let blocks = n_heavy.min(dev.sm_count as usize * 2).min(fit);
+        crate::memory::check_gpu((blocks * n * 4) as u128, dev.free_mem_bytes(), || format!("the heavy nodes' workspace of the graphlet transform of {n} nodes"), "use the CPU backend")?;
+        let mut workspace = s.alloc_zeros::<u32>(blocks * n)?;
+        let p = GraphletParams { n_nodes: n as u32, n_workspaces: blocks as u32 };
+        let f = dev.function_with_smem(GRAPHLET_PASS1_HEAVY, HEAVY_SMEM_BYTES as usize)?;
+        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: HEAVY_SMEM_BYTES };
+        let mut b = s.launch_builder(&f);
+        b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&mut c3).arg(&mut raw).arg(&mut d2d4).arg(&heavy).arg(&mut status).arg(&mut workspace);
+        // SAFETY: graphlet_pass1_heavy's contract: after the light pass on the same arrays (same
+        // stream), its heavy list and count (≤ n, checked above) in heavy/status and the dealing
+        // counter still zero; blocks of GRAPHLET_BLOCK_THREADS with HEAVY_SMEM_BYTES of dynamic
+        // shared memory; `blocks` blocks, the workspace blocks·n zero words; the buffers outlive
+        // the launch (synchronized by the downloads below).
+        unsafe { b.launch(cfg) }?;
+    }
+    let f = dev.function(GRAPHLET_PASS2)?;
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = s.launch_builder(&f);
+    b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&c3).arg(&d2d4).arg(&mut raw).arg(&mut net).arg(&mut status);
+    // SAFETY: graphlet_pass2's contract: after both pass-1 launches on the same stream (c3, d2d4
+    // and the raw rows complete; an overflow there is reported below and the result dropped);
+    // the CSR as above; raw and net hold 16n values, d2d4 2n, c3 the entries; the buffers
+    // outlive the launch (synchronized by the downloads below).
+    unsafe { b.launch(cfg) }?;
+    let end = s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    let st = s.clone_dtoh(&status)?;
+    let kernel_seconds = start.elapsed_ms(&end)? as f64 / 1e3;
+    if st[STATUS_OVERFLOW] != 0 {
+        return Err(overflow(st[STATUS_OVERFLOW_NODE] as usize));
+    }
+    let (raw, net) = (download(dev, &raw)?, download(dev, &net)?);
+    Ok((Frequencies::from_flat(raw, net), kernel_seconds))
+}
+
+/// An n × 16 result back to the host.
+fn download(dev: &GpuDevice, v: &CudaSlice<i64>) -> Result<Vec<i64>> {
+    Ok(dev.stream.clone_dtoh(v)?)
+}
