@@ -65,7 +65,8 @@ fn cli_gram_with_the_example_kernel_equals_the_library() {
     assert_eq!(dims, [x.len(), x.len()]);
     assert_same("K(X)", &vals, &lib.gram(&x).unwrap().values);
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
-    assert_eq!((summary["method"].as_str(), summary["backend"].as_str(), summary["counts"].as_str()), (Some("graphlets"), Some("cpu"), Some("net")), "{summary}");
+    assert_eq!((summary["method"].as_str(), summary["backend"].as_str(), summary["counts"].as_str(), summary["kernel"].as_str()), (Some("graphlets"), Some("cpu"), Some("net"), Some("linear")), "{summary}");
+    assert!(summary["gamma"].is_null() && summary["bins"].is_null(), "{summary}");
     assert!(summary["details"].as_str().unwrap().contains("graphlet kernel: linear on summed net counts"), "{summary}");
 
     gram(&[&x_refs[..], &common, &["--out", &out("N.npy"), "--normalize"]].concat());

@@ -273,6 +273,9 @@ fn progress_counts_every_pair_and_cancel_stops() {
     assert_eq!(done.load(Ordering::Relaxed), 25 * 26 / 2);
     k.gram_between(&gs[..5], &gs[5..]).unwrap();
     assert_eq!(done.load(Ordering::Relaxed), 25 * 26 / 2 + 5 * 20);
+    // no graphs: an empty matrix, nothing reported
+    let none = k.gram(&[]).unwrap();
+    assert_eq!((none.rows, none.cols, none.values.len(), done.load(Ordering::Relaxed)), (0, 0, 0, 25 * 26 / 2 + 5 * 20));
     ctl.cancel.as_ref().unwrap().store(true, Ordering::Relaxed);
     assert!(matches!(k.gram(&gs), Err(OctileError::Cancelled)));
     assert!(matches!(k.diag(&gs), Err(OctileError::Cancelled)));

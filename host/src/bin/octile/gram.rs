@@ -106,7 +106,12 @@ pub fn gram(a: GramArgs) -> Result<()> {
                 if !matches!(a.backend, BackendArg::Auto) {
                     cfg.backend = backend_of(a.backend);
                 }
-                let method = json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": format!("{:?}", cfg.kernel)});
+                let (kernel, gamma) = match cfg.kernel {
+                    octile::graphlets::kernel_config::BaseKernel::Linear => ("linear", None),
+                    octile::graphlets::kernel_config::BaseKernel::Rbf { gamma } => ("rbf", Some(gamma)),
+                };
+                let histogram = cfg.features == octile::graphlets::kernel_config::FeatureForm::Histogram;
+                let method = json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": kernel, "gamma": gamma, "bins": histogram.then_some(cfg.bins)});
                 return run(&a, |ctl| Ok(Box::new(GraphletKernel::new(cfg)?.with_control(ctl))), method);
             }
             _ => {}
