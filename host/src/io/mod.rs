@@ -2,8 +2,10 @@
 //!
 //! Every reader returns typed errors naming file and line/record; a bad record never silently
 //! disappears: with `skip_invalid` it is skipped and counted in [`Loaded::skipped`].
+pub mod edgelist;
 pub mod hydrogens;
 pub mod json;
+pub mod mtx;
 pub mod npy;
 pub mod pdb;
 pub mod record;

@@ -129,6 +129,67 @@ pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Re
     write_atomic(path, &bytes)
 }
 
+/// Bytes of an `.npy` file holding the int64 `values` (row-major) with shape (rows, cols).
+pub fn npy_i64_bytes(values: &[i64], rows: usize, cols: usize) -> Vec<u8> {
+    let mut out = npy_header("<i8", rows, cols, values.len() * 8);
+    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    out
+}
+
+/// Write an int64 matrix (row-major, `rows` × `cols`) atomically as `.npy` (int64) or, by
+/// extension, `.csv`: a header line `index_name,names...` (a name holding a comma or quote is
+/// quoted) and one line per row, its row index first. Rows are formatted in parallel.
+pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, index_name: &str, names: &[&str]) -> Result<()> {
+    use rayon::prelude::*;
+    if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+        return write_atomic(path, &npy_i64_bytes(values, rows, cols));
+    }
+    let quote = |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+    let mut out = std::iter::once(quote(index_name)).chain(names.iter().map(|n| quote(n))).collect::<Vec<_>>().join(",").into_bytes();
+    out.push(b'\n');
+    const ROWS_PER_TASK: usize = 4096;
+    let pieces: Vec<Vec<u8>> = values
+        .par_chunks((ROWS_PER_TASK * cols).max(1))
+        .enumerate()
+        .map(|(t, block)| {
+            let mut buf = Vec::with_capacity(block.len() * 8);
+            for (r, row) in block.chunks(cols.max(1)).enumerate() {
+                push_i64(&mut buf, (t * ROWS_PER_TASK + r) as i64);
+                for &v in row {
+                    buf.push(b',');
+                    push_i64(&mut buf, v);
+                }
+                buf.push(b'\n');
+            }
+            buf
+        })
+        .collect();
+    out.reserve(pieces.iter().map(Vec::len).sum());
+    for p in pieces {
+        out.extend_from_slice(&p);
+    }
+    write_atomic(path, &out)
+}
+
+/// Append `v` in decimal.
+fn push_i64(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    let mut m = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
 #[cfg(test)]
 mod atomic_tests {
     use super::*;

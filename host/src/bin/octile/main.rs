@@ -1,7 +1,9 @@
 //! The `octile` command: Gram matrices of marginalized graph kernels from graph files.
 mod common;
 mod demo;
+mod generate;
 mod gram;
+mod graphlets;
 mod info;
 mod nodal;
 mod octiles;
@@ -33,6 +35,12 @@ enum Cmd {
     Nodal(nodal::NodalArgs),
     /// Gram matrix K(X) or K(X, Y) of graph files.
     Gram(gram::GramArgs),
+    /// The fast graphlet transform: the 16 orbit frequencies (FGlT) of every node of one graph
+    /// (.mtx, edge list, any `gram` input, or gen:...), as an n × k int64 .npy or .csv.
+    Graphlets(graphlets::GraphletsArgs),
+    /// Write a large generated graph (gen:delaunay:N, gen:road:N, gen:ba:N:M, gen:rmat:SCALE:EF)
+    /// as .mtx or an edge list.
+    Generate(generate::GenerateArgs),
     /// Time the four tile-pair primitives over the (nonzeros A, nonzeros B) grid on this GPU (or
     /// CPU), print the winner map, save it as SVG and write the profile the solver then uses.
     Tune(tune::TuneArgs),
@@ -48,6 +56,8 @@ fn main() {
         Cmd::Tune(tune::TuneArgs { show: Some(file), svg, .. }) => tune::show_profiles(&file, &svg),
         Cmd::Tune(a) => tune::tune(a),
         Cmd::Nodal(a) => nodal::nodal(a),
+        Cmd::Graphlets(a) => graphlets::graphlets(a),
+        Cmd::Generate(a) => generate::generate(a),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");

@@ -1,0 +1,300 @@
+//! `octile graphlets`: the 16 orbit frequencies of every node of one graph (the fast graphlet
+//! transform), written as an n × k int64 `.npy` or a `.csv` with a JSON summary.
+use crate::common::{BackendArg, backend_of};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use octile::graphlets::{Adjacency, Frequencies, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
+use octile::io::edgelist::{self, EdgeListOptions};
+use octile::io::{Format, ReadOptions, mtx, npy};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct GraphletsArgs {
+    /// The graph: a Matrix Market file (.mtx), an edge list (.edges, .el, .edgelist, .tsv, .txt),
+    /// any input of `octile gram` (a set of graphs becomes their disjoint union, rows in graph
+    /// order) or a generator gen:delaunay:N[:SEED], gen:road:N[:SEED], gen:ba:N:M[:SEED],
+    /// gen:rmat:SCALE:EDGE_FACTOR[:SEED].
+    input: String,
+    /// Output: n × k int64 .npy, or .csv with a header naming each orbit; a JSON summary is
+    /// written beside it (or to --summary).
+    #[arg(long)]
+    out: PathBuf,
+    /// Raw frequencies d̂ instead of the net frequencies d.
+    #[arg(long)]
+    raw: bool,
+    /// Orbits (columns) to write, in this order: 0-15, e.g. 0-4 or 0,3,5-7. Default: all 16.
+    #[arg(long)]
+    orbits: Option<String>,
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// Input format when the extension does not tell: mtx, edges, json, smi, csv, tu, sdf, pdb.
+    #[arg(long)]
+    format: Option<String>,
+    /// Edge lists: the number of nodes (default: the largest id + 1).
+    #[arg(long)]
+    nodes: Option<usize>,
+    /// Edge lists: ids count from 1.
+    #[arg(long)]
+    one_based: bool,
+    /// Run the transform this many times (timings: the median and every run); the last result is written.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// The JSON summary's path (default: the output's, with .json).
+    #[arg(long)]
+    summary: Option<PathBuf>,
+    /// Contact cutoff of the PDB reader, in Å.
+    #[arg(long, default_value_t = octile::io::pdb::DEFAULT_CUTOFF)]
+    pdb_cutoff: f64,
+    /// No progress lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// A graph as read: nodes, edges and what the summary says about its source.
+pub struct GraphInput {
+    /// Nodes.
+    pub n_nodes: usize,
+    /// Edges (self-loops and repeats as in the source).
+    pub edges: Vec<(u32, u32)>,
+    /// "mtx", "edges", "gen", or the `octile gram` format.
+    pub format: String,
+    /// Source-specific summary fields.
+    pub details: serde_json::Map<String, Value>,
+}
+
+pub fn graphlets(a: GraphletsArgs) -> Result<()> {
+    // every argument and the output path fail now, not after reading or computing
+    npy::check_output(&a.out)?;
+    let summary_path = a.summary.clone().unwrap_or_else(|| a.out.with_extension("json"));
+    if summary_path == a.out {
+        bail!("--summary {} would overwrite the output", summary_path.display());
+    }
+    let orbits = match &a.orbits {
+        Some(s) => parse_orbits(s).with_context(|| format!("--orbits {s}"))?,
+        None => (0..N_ORBITS).collect(),
+    };
+    let say = |s: String| {
+        if !a.quiet {
+            eprintln!("{s}");
+        }
+    };
+    say(format!("reading {} ...", a.input));
+    let t = Instant::now();
+    let g = read_input(&a)?;
+    let read_seconds = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let adj = Adjacency::from_edges(g.n_nodes, &g.edges).with_context(|| a.input.clone())?;
+    drop(g.edges);
+    let adjacency_seconds = t.elapsed().as_secs_f64();
+    say(format!("read {} nodes, {} edges ({} self-loops, {} repeats dropped) in {read_seconds:.3} s, adjacency in {adjacency_seconds:.3} s", adj.n_nodes(), adj.n_edges(), adj.self_loops_dropped, adj.repeats_dropped));
+    let params = TransformParams { backend: backend_of(a.backend) };
+    let mut runs = Vec::with_capacity(a.repeat as usize);
+    let mut last: Option<Frequencies> = None;
+    for r in 0..a.repeat {
+        let (f, info) = transform(&adj, &params)?;
+        say(format!("transform{} on {} ({}): {:.3} s (kernels {:.3} s)", if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() }, info.backend, info.device, info.seconds, info.kernel_seconds));
+        runs.push(info);
+        last = Some(f);
+    }
+    let f = last.context("no transform ran")?;
+    let info = runs.last().context("no transform ran")?;
+    let n = adj.n_nodes();
+    let (k, values) = (orbits.len(), select(if a.raw { &f.raw } else { &f.net }, &orbits));
+    drop(f);
+    let t = Instant::now();
+    let names: Vec<&str> = orbits.iter().map(|&o| ORBIT_NAMES[o]).collect();
+    npy::write_i64_matrix(&a.out, &values, n, k, "node", &names)?;
+    let write_seconds = t.elapsed().as_secs_f64();
+    say(format!("wrote {} ({n} × {k}) in {write_seconds:.3} s", a.out.display()));
+    let sums: Vec<Value> = column_sums(&values, k).into_iter().map(|s| i64::try_from(s).map_or_else(|_| json!(s.to_string()), |v| json!(v))).collect();
+    let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+    let kernel: Vec<f64> = runs.iter().map(|r| r.kernel_seconds).collect();
+    let mut summary = json!({
+        "input": a.input,
+        "format": g.format,
+        "output": a.out.display().to_string(),
+        "shape": [n, k],
+        "n_nodes": n,
+        "n_edges": adj.n_edges(),
+        "self_loops_dropped": adj.self_loops_dropped,
+        "repeats_dropped": adj.repeats_dropped,
+        "max_degree": adj.max_degree(),
+        "kind": if a.raw { "raw" } else { "net" },
+        "orbits": orbits,
+        "orbit_names": names,
+        "backend": info.backend,
+        "device": info.device,
+        "repeat": a.repeat,
+        "seconds": median(&seconds),
+        "kernel_seconds": median(&kernel),
+        "seconds_all": seconds,
+        "kernel_seconds_all": kernel,
+        "read_seconds": read_seconds,
+        "adjacency_seconds": adjacency_seconds,
+        "write_seconds": write_seconds,
+        "column_sums": sums,
+    });
+    if let Some(s) = summary.as_object_mut() {
+        s.extend(g.details);
+    }
+    npy::write_atomic(&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())?;
+    say(format!("wrote {}", summary_path.display()));
+    Ok(())
+}
+
+/// The graph named by `a.input`, by `--format`, else its prefix (`gen:`) or extension.
+fn read_input(a: &GraphletsArgs) -> Result<GraphInput> {
+    let path = Path::new(&a.input);
+    let format = a.format.as_deref().map(str::to_ascii_lowercase);
+    if a.nodes.is_some() || a.one_based {
+        let edges = matches!(format.as_deref(), Some("edges" | "edgelist" | "el")) || (format.is_none() && edgelist::is_edge_list_path(path));
+        if !edges {
+            bail!("--nodes and --one-based apply to edge lists only");
+        }
+    }
+    if format.is_none() && a.input.starts_with("gen:") {
+        let g = crate::generate::generated(&a.input)?;
+        let mut details = serde_json::Map::new();
+        details.insert("generator".into(), g.params);
+        return Ok(GraphInput { n_nodes: g.n_nodes, edges: g.edges, format: "gen".into(), details });
+    }
+    let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx"));
+    match format.as_deref() {
+        Some("mtx") => read_mtx(path),
+        None if is_mtx => read_mtx(path),
+        Some("edges" | "edgelist" | "el") => read_edges(path, a),
+        None if edgelist::is_edge_list_path(path) => read_edges(path, a),
+        Some(f) => {
+            let f = Format::parse(f).with_context(|| format!("unknown --format {f}; use mtx, edges, json, smi, csv, tu, sdf or pdb"))?;
+            read_set(path, Some(f), a.pdb_cutoff)
+        }
+        None => read_set(path, None, a.pdb_cutoff),
+    }
+}
+
+fn read_mtx(path: &Path) -> Result<GraphInput> {
+    let m = mtx::read(path)?;
+    let h = m.header;
+    let mut details = serde_json::Map::new();
+    details.insert("mtx".into(), json!({"field": h.field.name(), "symmetry": h.symmetry.name(), "rows": h.rows, "cols": h.cols, "entries": h.entries, "mirrored_pairs": m.mirrored_pairs, "one_sided_pairs": m.one_sided_pairs}));
+    Ok(GraphInput { n_nodes: m.n_nodes, edges: m.edges, format: "mtx".into(), details })
+}
+
+fn read_edges(path: &Path, a: &GraphletsArgs) -> Result<GraphInput> {
+    let e = edgelist::read(path, &EdgeListOptions { n_nodes: a.nodes, one_based: a.one_based })?;
+    let mut details = serde_json::Map::new();
+    details.insert("edge_lines".into(), json!(e.edges.len()));
+    details.insert("one_based".into(), json!(a.one_based));
+    Ok(GraphInput { n_nodes: e.n_nodes, edges: e.edges, format: "edges".into(), details })
+}
+
+/// Every graph of an `octile gram` input as one graph: their disjoint union, graph by graph.
+fn read_set(path: &Path, format: Option<Format>, pdb_cutoff: f64) -> Result<GraphInput> {
+    let l = octile::io::read_with(path, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
+    let mut offsets = Vec::with_capacity(l.graphs.len() + 1);
+    let mut n: usize = 0;
+    let mut edges = Vec::with_capacity(l.graphs.iter().map(|g| g.edges().len()).sum());
+    for g in &l.graphs {
+        offsets.push(n);
+        let base = u32::try_from(n).ok().filter(|b| b.checked_add(g.n_nodes() as u32).is_some()).with_context(|| format!("{}: the union of the graphs has more than 2³² nodes", path.display()))?;
+        edges.extend(g.edges().iter().map(|e| (base + e.i, base + e.j)));
+        n += g.n_nodes();
+    }
+    offsets.push(n);
+    let fmt = format.or_else(|| Format::infer(path)).map_or("?".to_string(), |f| format!("{f:?}").to_lowercase());
+    let mut details = serde_json::Map::new();
+    details.insert("graphs".into(), json!(l.graphs.len()));
+    details.insert("graph_node_offsets".into(), json!(offsets));
+    Ok(GraphInput { n_nodes: n, edges, format: fmt, details })
+}
+
+/// The orbit indices of `--orbits`: comma-separated indices and ascending ranges `a-b`, each in
+/// 0..=15, none twice.
+pub fn parse_orbits(s: &str) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    let index = |t: &str| -> Result<usize> {
+        let v: usize = t.trim().parse().with_context(|| format!("'{}' is not an orbit index (0-{})", t.trim(), N_ORBITS - 1))?;
+        if v >= N_ORBITS {
+            bail!("orbit {v} does not exist (0-{})", N_ORBITS - 1);
+        }
+        Ok(v)
+    };
+    for part in s.split(',') {
+        let range = match part.split_once('-') {
+            Some((lo, hi)) => {
+                let (lo, hi) = (index(lo)?, index(hi)?);
+                if lo > hi {
+                    bail!("range {lo}-{hi} runs backwards");
+                }
+                lo..=hi
+            }
+            None => {
+                let v = index(part)?;
+                v..=v
+            }
+        };
+        for v in range {
+            if out.contains(&v) {
+                bail!("orbit {v} is asked for twice");
+            }
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// The columns `orbits` of an n × 16 row-major array, as an n × k row-major array.
+fn select(all: &[i64], orbits: &[usize]) -> Vec<i64> {
+    if orbits.len() == N_ORBITS && orbits.iter().enumerate().all(|(i, &o)| i == o) {
+        return all.to_vec();
+    }
+    all.chunks_exact(N_ORBITS).flat_map(|row| orbits.iter().map(move |&o| row[o])).collect()
+}
+
+/// Per-column totals of an n × k row-major array (i128: no overflow).
+fn column_sums(values: &[i64], k: usize) -> Vec<i128> {
+    let mut sums = vec![0i128; k];
+    for row in values.chunks_exact(k.max(1)) {
+        for (s, &v) in sums.iter_mut().zip(row) {
+            *s += v as i128;
+        }
+    }
+    sums
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orbit_lists_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_orbits("0-4").unwrap(), [0, 1, 2, 3, 4]);
+        assert_eq!(parse_orbits("0,3,5-7").unwrap(), [0, 3, 5, 6, 7]);
+        assert_eq!(parse_orbits("15,0").unwrap(), [15, 0]);
+        for (bad, says) in [("16", "does not exist"), ("4-2", "backwards"), ("1,1", "twice"), ("0-3,2", "twice"), ("a", "not an orbit"), ("", "not an orbit"), ("1-", "not an orbit")] {
+            let e = format!("{:#}", parse_orbits(bad).unwrap_err());
+            assert!(e.contains(says), "--orbits {bad}: expected '{says}', got: {e}");
+        }
+    }
+
+    #[test]
+    fn medians_and_selections() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0]), 2.5);
+        let all: Vec<i64> = (0..32).collect();
+        assert_eq!(select(&all, &[15, 0]), [15, 0, 31, 16]);
+        assert_eq!(column_sums(&[1, 2, 3, 4], 2), [4, 6]);
+    }
+}
