@@ -148,12 +148,17 @@ pub(crate) fn format_lines(out: &mut Vec<u8>, keys: &[u64], line: impl Fn(&mut V
     }
 }
 
-/// The bytes of `path`; a folder is a parse error saying so, a missing file an I/O error.
+/// The bytes of `path`; a folder is a parse error saying so, a missing file an I/O error, a file
+/// whose text and parsed entries (at most 2 bytes of entries per byte of text) would not fit in the
+/// available memory [`OctileError::TooLarge`], before reading it.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    if path.is_dir() {
+    let io = |cause| OctileError::Io { path: path.into(), cause };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
         return Err(parse_err(path, 0, "a folder where a file was expected"));
     }
-    std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })
+    crate::memory::check_with(meta.len() as u128 * 3, None, || format!("reading {} ({} bytes) and its edges", path.display(), meta.len()), "a smaller graph, or a machine with more memory")?;
+    std::fs::read(path).map_err(io)
 }
 
 /// A run of whole lines of a text, and the 1-based number of its first line.

@@ -71,6 +71,10 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     if summary_path == a.out {
         bail!("--summary {} would overwrite the output", summary_path.display());
     }
+    let summary_dir = summary_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !summary_dir.is_dir() {
+        bail!("--summary {}: folder {} does not exist", summary_path.display(), summary_dir.display());
+    }
     let orbits = match &a.orbits {
         Some(s) => parse_orbits(s).with_context(|| format!("--orbits {s}"))?,
         None => (0..N_ORBITS).collect(),
@@ -93,15 +97,16 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     let mut runs = Vec::with_capacity(a.repeat as usize);
     let mut last: Option<Frequencies> = None;
     for r in 0..a.repeat {
+        drop(last.take()); // one result in memory at a time
         let (f, info) = transform(&adj, &params)?;
         say(format!("transform{} on {} ({}): {:.3} s (kernels {:.3} s)", if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() }, info.backend, info.device, info.seconds, info.kernel_seconds));
         runs.push(info);
         last = Some(f);
     }
-    let f = last.context("no transform ran")?;
+    let mut f = last.context("no transform ran")?;
     let info = runs.last().context("no transform ran")?;
     let n = adj.n_nodes();
-    let (k, values) = (orbits.len(), select(if a.raw { &f.raw } else { &f.net }, &orbits));
+    let (k, values) = (orbits.len(), select(std::mem::take(if a.raw { &mut f.raw } else { &mut f.net }), &orbits));
     drop(f);
     let t = Instant::now();
     let names: Vec<&str> = orbits.iter().map(|&o| ORBIT_NAMES[o]).collect();
@@ -246,9 +251,9 @@ pub fn parse_orbits(s: &str) -> Result<Vec<usize>> {
 }
 
 /// The columns `orbits` of an n × 16 row-major array, as an n × k row-major array.
-fn select(all: &[i64], orbits: &[usize]) -> Vec<i64> {
+fn select(all: Vec<i64>, orbits: &[usize]) -> Vec<i64> {
     if orbits.len() == N_ORBITS && orbits.iter().enumerate().all(|(i, &o)| i == o) {
-        return all.to_vec();
+        return all;
     }
     all.chunks_exact(N_ORBITS).flat_map(|row| orbits.iter().map(move |&o| row[o])).collect()
 }
@@ -294,7 +299,7 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0]), 2.5);
         let all: Vec<i64> = (0..32).collect();
-        assert_eq!(select(&all, &[15, 0]), [15, 0, 31, 16]);
+        assert_eq!(select(all, &[15, 0]), [15, 0, 31, 16]);
         assert_eq!(column_sums(&[1, 2, 3, 4], 2), [4, 6]);
     }
 }
