@@ -27,6 +27,7 @@ pub struct GraphletsArgs {
     /// Orbits (columns) to write, in this order: 0-15, e.g. 0-4 or 0,3,5-7. Default: all 16.
     #[arg(long)]
     orbits: Option<String>,
+    /// auto: the GPU if there is one, else all CPU cores.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
     /// Input format when the extension does not tell: mtx, edges, json, smi, csv, tu, sdf, pdb.
