@@ -49,25 +49,43 @@ def log(msg):
     print(msg, flush=True)
 
 
+# Runs argv[2:] and writes its peak RSS (KiB) to argv[1]. A process started straight from this one
+# would report this one's peak instead when larger (Linux keeps the parent's high-water mark across
+# fork and exec), and this one holds the big comparison arrays: a small Python in between.
+PEAK_WRAPPER = ("import resource, subprocess, sys; rc = subprocess.call(sys.argv[2:]); "
+                "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(rc)")
+DEADLINE = [float("inf")]   # time.monotonic() past which no process may run (--budget)
+
+
 def run_measured(cmd, timeout, gpu_poll=False):
-    """Runs cmd; returns (rc, seconds, peak host RSS bytes of that process, peak GPU MiB used or None, output tail)."""
+    """Runs cmd (killed after `timeout` s or at the --budget deadline); returns (rc, seconds, peak
+    host RSS bytes of that process or None, peak GPU MiB used or None, output tail)."""
+    timeout = min(timeout, DEADLINE[0] - time.monotonic())
+    if timeout < 5:
+        return -9, 0.0, None, None, "skipped: the --budget is spent"
     poll = GpuPoll() if gpu_poll else None
+    peak_file = f"/tmp/pyfglt-bench-peak-{os.getpid()}"
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen([sys.executable, "-c", PEAK_WRAPPER, peak_file, *cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     out_lines = []
     reader = threading.Thread(target=lambda: out_lines.extend(p.stdout), daemon=True)
     reader.start()
-    timer = threading.Timer(timeout, p.kill)
-    timer.start()
     try:
-        _, status, usage = os.wait4(p.pid, 0)
-    finally:
-        timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
+        rc = p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)   # the wrapper's own session: it and the command
+        p.wait()
+        rc = -9
+        out_lines.append(f"\nkilled after {timeout:.0f} s")
     reader.join(5)
     wall = time.perf_counter() - t0
     gpu = poll.stop() if poll else None
-    return p.returncode, wall, usage.ru_maxrss * 1024, gpu, "".join(out_lines)[-2000:]
+    try:
+        rss = int(open(peak_file).read()) * 1024
+        os.remove(peak_file)
+    except (OSError, ValueError):
+        rss = None
+    return rc, wall, rss, gpu, "".join(out_lines)[-2000:]
 
 
 class GpuPoll:
@@ -141,7 +159,7 @@ def octile_transform(args, mtx, work, name, backend, raw):
     own = {k: v for k, v in s.items() if "gpu" in k.lower() and any(w in k.lower() for w in ("byte", "mem"))}
     r = {"ok": True, "npy": out, "process_seconds": wall, "host_peak_bytes": rss, "gpu_peak_mib": gpu, "summary_gpu_memory": own, "summary": s}
     log(f"  octile {suffix}: {s['seconds'] * 1e3:.1f} ms (kernels {s['kernel_seconds'] * 1e3:.1f} ms), runs {[round(x * 1e3, 1) for x in s['seconds_all']]} ms, "
-        f"process {wall:.1f} s, host peak {rss / 2**20:.0f} MiB" + (f", GPU peak {gpu:.0f} MiB" if gpu is not None else ""))
+        f"process {wall:.1f} s, host peak {fmt(rss and rss / 2**20, '.0f')} MiB" + (f", GPU peak {gpu:.0f} MiB" if gpu is not None else ""))
     return r
 
 
@@ -154,7 +172,7 @@ def pyfglt_transform(args, mtx, work, name):
         log(f"  pyfglt: FAILED ({why}, limit {args.pyfglt_timeout} s): {tail.strip()[-600:]}")
         return {"ok": False, "rc": rc, "error": tail.strip()[-600:]}
     s = json.load(open(prefix + ".json"))
-    log(f"  pyfglt: {s['seconds']:.3f} s (median of {len(s['seconds_all'])}: {[round(x, 3) for x in s['seconds_all']]}), read {s['read_seconds']:.1f} s, host peak {rss / 2**20:.0f} MiB")
+    log(f"  pyfglt: {s['seconds']:.3f} s (median of {len(s['seconds_all'])}: {[round(x, 3) for x in s['seconds_all']]}), read {s['read_seconds']:.1f} s, host peak {fmt(rss and rss / 2**20, '.0f')} MiB")
     return {"ok": True, "net": prefix + ".net.npy", "raw": prefix + ".raw.npy", "process_seconds": wall, "host_peak_bytes": rss, "summary": s}
 
 
@@ -188,6 +206,8 @@ def one_graph(args, name, spec, label, paper_ms, work):
     mtx = os.path.join(work, f"{name}.mtx")
     gen_json = os.path.join(work, f"{name}.gen.json")
     rc, wall, _, _, tail = run_measured([args.octile, "generate", spec, "--out", mtx, "--summary", gen_json], args.timeout)
+    if os.path.exists(mtx) and rc != 0:
+        os.remove(mtx)
     if rc != 0:
         log(f"  generate FAILED rc={rc}: {tail.strip()[-600:]}")
         return {"graph": name, "spec": spec, "stands_for": label, "error": f"generate failed: {tail.strip()[-300:]}"}
@@ -248,6 +268,9 @@ def table(rows, backends):
             match = "yes (" + ", ".join(checks) + ")"
         else:
             match = "NO: " + ", ".join(f"{k} {c['mismatches']} differ" for k, c in checks.items() if not c["match"])
+        failed = [f"octile {b}" for b in backends if b in oc and not oc[b]["ok"]] + (["pyfglt"] if not r.get("pyfglt", {"ok": True})["ok"] else [])
+        if failed:
+            match += "; failed or killed: " + ", ".join(failed)
         lines.append(" | ".join([
             f"| {r['graph']}", r["stands_for"], f"{r['n']:,}", f"{r['m']:,}", fmt(r.get("max_degree"), ","),
             fmt(None if gpu is None else gpu * 1e3, ".1f"), fmt(None if gpuk is None else gpuk * 1e3, ".1f"), fmt(cpu, ".3f"), fmt(py, ".3f"),
@@ -295,14 +318,16 @@ def main():
     ap.add_argument("--cpu-repeat", type=int, default=3, help="octile CPU transforms per process (the median is quoted)")
     ap.add_argument("--pyfglt-repeat", type=int, default=3, help="pyfglt counts at most (the median is quoted)")
     ap.add_argument("--pyfglt-cap", type=float, default=30.0, help="no further pyfglt repeat once its runs passed this many seconds")
-    ap.add_argument("--pyfglt-timeout", type=float, default=300.0, help="kill pyfglt after this many seconds")
-    ap.add_argument("--timeout", type=float, default=300.0, help="kill an octile process after this many seconds")
+    ap.add_argument("--pyfglt-timeout", type=float, default=180.0, help="kill pyfglt after this many seconds")
+    ap.add_argument("--timeout", type=float, default=180.0, help="kill an octile process after this many seconds")
+    ap.add_argument("--budget", type=float, default=float("inf"), help="seconds for the whole run: processes are killed or skipped past it (run.sh: 540)")
     ap.add_argument("--no-pyfglt", action="store_true", help="octile alone (no comparison)")
     ap.add_argument("--keep", action="store_true", help="keep the .mtx and .npy files in --work")
     args = ap.parse_args()
     if args.pyfglt_worker:
         pyfglt_worker(*args.pyfglt_worker, args.repeat, args.cap)
         return
+    DEADLINE[0] = time.monotonic() + args.budget
     args.backends = [b for b in args.backends.split(",") if b]
     args.octile = os.path.abspath(args.octile)
     for d in (args.out, args.work):

@@ -26,5 +26,5 @@ if [ -f "$CARRY/octile.xz" ]; then
 fi
 OCT=${OCT:-target/release/octile}
 "$OCT" info || true
-python3 "$KIT/bench.py" --octile "$OCT" --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.log"
+python3 "$KIT/bench.py" --octile "$OCT" --out "$OUT" --budget "${BUDGET:-540}" "$@" 2>&1 | tee "$OUT/bench.log"
 exit "${PIPESTATUS[0]}"
