@@ -1,5 +1,5 @@
 //! Pinned host buffers for large device → host copies (a whole Gram matrix: 200 MB for 5,000
-//! graphs). A copy into ordinary (pageable) memory goes through the driver's own staging at about
+//! graphs; the graphlet transform's n × 16 counts: 512 MB for 4 M nodes). A copy into ordinary (pageable) memory goes through the driver's own staging at about
 //! a third of the bus speed; here the DMA fills one pinned buffer while the host threads copy the
 //! previous one out, in parallel, into its place in the result:
 //!
@@ -12,33 +12,34 @@
 //! kernel object allocates them once and reuses them for every call.
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
-use cudarc::driver::{CudaEvent, CudaStream, CudaView, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaStream, CudaView, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 
-/// Two pinned buffers of `piece_elems` f64 each, and an event per buffer marking the end of the
-/// copy into it (recorded here: cudarc records a pinned buffer's own event only when the context
-/// runs several streams).
-pub struct Staging {
-    bufs: Mutex<([PinnedHostSlice<f64>; 2], [CudaEvent; 2])>,
+/// Two pinned buffers of `piece_elems` values of `T` each, and an event per buffer marking the
+/// end of the copy into it (recorded here: cudarc records a pinned buffer's own event only when the
+/// context runs several streams).
+pub struct Staging<T = f64> {
+    bufs: Mutex<([PinnedHostSlice<T>; 2], [CudaEvent; 2])>,
     piece_elems: usize,
 }
 
-impl Staging {
+impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Staging<T> {
     /// Pin two buffers of `piece_elems` values on `dev`'s context.
-    pub fn new(dev: &GpuDevice, piece_elems: usize) -> Result<Staging> {
-        let alloc = || -> Result<PinnedHostSlice<f64>> {
-            // SAFETY: page-locked host memory of piece_elems f64 (any bits are a valid f64); flags
-            // 0: cached, readable by the host at full speed (write-combined memory is not); it is
-            // only read after a copy into it has completed (as_slice waits for its event).
-            Ok(unsafe { dev.ctx.alloc_pinned_with_flags::<f64>(piece_elems.max(1), 0) }?)
+    pub fn new(dev: &GpuDevice, piece_elems: usize) -> Result<Staging<T>> {
+        let alloc = || -> Result<PinnedHostSlice<T>> {
+            // SAFETY: page-locked host memory of piece_elems values of T (plain numbers: any bits
+            // are valid, ValidAsZeroBits); flags 0: cached, readable by the host at full speed
+            // (write-combined memory is not); it is only read after a copy into it has completed
+            // (as_slice waits for its event).
+            Ok(unsafe { dev.ctx.alloc_pinned_with_flags::<T>(piece_elems.max(1), 0) }?)
         };
         let event = || dev.ctx.new_event(None);
         Ok(Staging { bufs: Mutex::new(([alloc()?, alloc()?], [event()?, event()?])), piece_elems: piece_elems.max(1) })
     }
 
     /// Copy `src` into `dst` (same length) through the pinned buffers on stream `s`.
-    pub fn download(&self, s: &Arc<CudaStream>, src: &CudaView<f64>, dst: &mut [f64]) -> Result<()> {
+    pub fn download(&self, s: &Arc<CudaStream>, src: &CudaView<T>, dst: &mut [T]) -> Result<()> {
         if src.len() != dst.len() {
             return Err(OctileError::Cuda(format!("staged download of {} values into {}", src.len(), dst.len())));
         }
@@ -47,7 +48,7 @@ impl Staging {
         // whole pieces through the buffers (a copy into pinned memory moves the buffer's whole
         // length), the tail directly
         let whole = src.len() / self.piece_elems;
-        let copy_out = |buf: &PinnedHostSlice<f64>, done: &CudaEvent, dst: &mut [f64]| -> Result<()> {
+        let copy_out = |buf: &PinnedHostSlice<T>, done: &CudaEvent, dst: &mut [T]| -> Result<()> {
             done.synchronize()?;
             let from = buf.as_slice()?;
             dst.par_chunks_mut(1 << 15).zip(from.par_chunks(1 << 15)).for_each(|(d, f)| d.copy_from_slice(f));

@@ -7,10 +7,12 @@ use super::adjacency::Adjacency;
 use super::frequencies::{Frequencies, overflow};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
+use crate::gpu::staging::Staging;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg, sys::CUevent_flags};
 use octile_types::graphlets::N_ORBITS;
 use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 /// Bytes of dynamic shared memory of the heavy kernel (its per-warp partial sums).
 const HEAVY_SMEM_BYTES: u32 = GRAPHLET_BLOCK_WARPS * 64;
@@ -101,7 +103,27 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
     Ok((Frequencies::from_flat(raw, net), kernel_seconds))
 }
 
-/// An n × 16 result back to the host.
+/// Values per pinned piece of the download: 4 Mi values (32 MiB; two pieces are pinned).
+const STAGING_PIECE: usize = 1 << 22;
+
+/// The process's pinned buffers for the counts (pinned once, on the first large transform: pinning
+/// is slow, and every later transform reuses them).
+static STAGING: OnceLock<Staging<i64>> = OnceLock::new();
+
+/// An n × 16 result back to the host: through the pinned buffers when it spans more than one
+/// piece (a copy into pageable memory runs at a fraction of the bus speed), else directly.
 fn download(dev: &GpuDevice, v: &CudaSlice<i64>) -> Result<Vec<i64>> {
-    Ok(dev.stream.clone_dtoh(v)?)
+    if v.len() <= STAGING_PIECE {
+        return Ok(dev.stream.clone_dtoh(v)?);
+    }
+    let staging = match STAGING.get() {
+        Some(st) => st,
+        None => {
+            let st = Staging::new(dev, STAGING_PIECE)?;
+            STAGING.get_or_init(|| st)
+        }
+    };
+    let mut out = vec![0i64; v.len()];
+    staging.download(&dev.stream, &v.as_view(), &mut out)?;
+    Ok(out)
 }
