@@ -120,6 +120,9 @@ fn main() {
     let text = add_bounds(&text, &["mgk_resident_block_product"], "\n.maxntid 512, 1, 1");
     // ptxas otherwise settles the general interpreter's block entries at 64 registers and spills
     let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_general_split"], "\n.maxnreg 128");
+    // the graphlet transform's warp-per-node entries: 256 threads, 4 blocks an SM (≤ 64 registers,
+    // 32 warps an SM to hide the CSR's dependent loads; pass 1's tables take 32 KiB a block)
+    let text = add_bounds(&text, &["graphlet_pass1_light", "graphlet_pass2"], "\n.maxntid 256, 1, 1\n.minnctapersm 4");
     std::fs::write(&dest, text).unwrap();
     build_cubin(&root, &dest, &arch);
 }

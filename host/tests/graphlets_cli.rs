@@ -64,7 +64,7 @@ fn random_edges(seed: u64, n: u32, m: usize) -> Vec<(u32, u32)> {
 
 fn library(n: usize, edges: &[(u32, u32)]) -> (Adjacency, Frequencies) {
     let a = Adjacency::from_edges(n, edges).unwrap();
-    let (f, _) = transform(&a, &TransformParams { backend: Backend::Cpu }).unwrap();
+    let (f, _) = transform(&a, &TransformParams { backend: Backend::Cpu, ..Default::default() }).unwrap();
     (a, f)
 }
 

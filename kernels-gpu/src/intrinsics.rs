@@ -201,6 +201,20 @@ pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
     }
     r
 }
+/// `atom.global.max.u32`: `*p = max(*p, v)`, returns the old value.
+///
+/// # Safety
+/// `p` must point to a valid, 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_max_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.global.max.u32 {r}, [g], {v}; }}",
+             r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    r
+}
 /// `atom.shared.add.u32`: adds `v` to `*p` (a generic address of shared memory), returns the old
 /// value.
 ///

@@ -72,7 +72,7 @@ fn reference_bin(c: i64, bins: usize) -> usize {
 /// φ of one graph from its own transform on the CPU.
 fn reference_features(g: &Graph, c: &GraphletConfig) -> Vec<f64> {
     let a = Adjacency::from_graph(g).unwrap();
-    let (f, _) = transform(&a, &TransformParams { backend: Backend::Cpu }).unwrap();
+    let (f, _) = transform(&a, &TransformParams { backend: Backend::Cpu, ..Default::default() }).unwrap();
     let counts = |v: usize, o: usize| if c.counts == Counts::Net { f.net_row(v)[o] } else { f.raw_row(v)[o] };
     let mut phi = Vec::new();
     for &o in &c.orbits {

@@ -4,7 +4,7 @@
 //! on the small ones. Every test body runs on every backend: the CPU, and the GPU when one is
 //! usable (else an explicit SKIP line); the GPU must also equal the CPU bit for bit on larger
 //! graphs with hubs (its heavy-node path), cliques and many components.
-use octile::graphlets::{Adjacency, Frequencies, N_ORBITS, TransformParams, transform};
+use octile::graphlets::{Adjacency, Frequencies, Keep, N_ORBITS, TransformParams, transform};
 use octile::{Backend, OctileError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -149,9 +149,9 @@ const GRAPHS: u64 = 220;
 
 /// The backends every test body runs on: the CPU, and the GPU when one is usable (else a SKIP).
 fn backends(test: &str) -> Vec<TransformParams> {
-    let mut b = vec![TransformParams { backend: Backend::Cpu }];
+    let mut b = vec![TransformParams { backend: Backend::Cpu, ..Default::default() }];
     if octile_tests::gpu_or_skip(test) {
-        b.push(TransformParams { backend: Backend::Cuda });
+        b.push(TransformParams { backend: Backend::Cuda, ..Default::default() });
     }
     b
 }
@@ -259,6 +259,13 @@ fn edge_cases_one_node_no_edges_self_loops_repeats() {
         for i in 0..3 {
             assert_rows("triangle", i as u64, f.net_row(i), &[1, 2, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         }
+        // keeping one kind: the other comes back empty, the kept one unchanged
+        let both = run(&a, &params);
+        let net = run(&a, &TransformParams { keep: Keep::Net, ..params });
+        let raw = run(&a, &TransformParams { keep: Keep::Raw, ..params });
+        assert!(net.raw.is_empty() && raw.net.is_empty() && net.n_nodes() == 3 && raw.n_nodes() == 3);
+        assert_rows("keep net", 0, &net.net, &both.net);
+        assert_rows("keep raw", 0, &raw.raw, &both.raw);
         // K5: every node is in C(4, 3) = 4 four-cliques, and in nothing else of 4 nodes
         let k5: Vec<(u32, u32)> = (0..5).flat_map(|i| (i + 1..5).map(move |j| (i, j))).collect();
         let f = run(&Adjacency::from_edges(5, &k5).unwrap(), &params);
@@ -273,7 +280,7 @@ fn edge_cases_one_node_no_edges_self_loops_repeats() {
     assert!(Adjacency::from_csr(vec![0, 1, 2], vec![1, 0]).is_ok());
     // without a GPU, asking for it is a clear error, never a silent CPU run
     if octile::gpu::device().is_err() {
-        let e = transform(&Adjacency::from_edges(2, &[(0, 1)]).unwrap(), &TransformParams { backend: Backend::Cuda }).unwrap_err();
+        let e = transform(&Adjacency::from_edges(2, &[(0, 1)]).unwrap(), &TransformParams { backend: Backend::Cuda, ..Default::default() }).unwrap_err();
         assert!(matches!(e, OctileError::NoGpu(_)), "{e}");
     }
 }
@@ -352,10 +359,16 @@ fn gpu_equals_cpu_bit_for_bit_on_large_graphs() {
     }
     for (name, n, e) in large_graphs() {
         let a = Adjacency::from_edges(n, &e).unwrap();
-        let cpu = run(&a, &TransformParams { backend: Backend::Cpu });
-        let gpu = run(&a, &TransformParams { backend: Backend::Cuda });
+        let cpu = run(&a, &TransformParams { backend: Backend::Cpu, ..Default::default() });
+        let gpu = run(&a, &TransformParams { backend: Backend::Cuda, ..Default::default() });
         assert_rows(&format!("{name}: raw, GPU vs CPU"), 0, &gpu.raw, &cpu.raw);
         assert_rows(&format!("{name}: net, GPU vs CPU"), 0, &gpu.net, &cpu.net);
+        // each kind alone (what `octile graphlets` asks for)
+        let net = run(&a, &TransformParams { backend: Backend::Cuda, keep: Keep::Net });
+        let raw = run(&a, &TransformParams { backend: Backend::Cuda, keep: Keep::Raw });
+        assert!(net.raw.is_empty() && raw.net.is_empty());
+        assert_rows(&format!("{name}: net only, GPU vs CPU"), 0, &net.net, &cpu.net);
+        assert_rows(&format!("{name}: raw only, GPU vs CPU"), 0, &raw.raw, &cpu.raw);
         println!("graphlets: {name}: {} nodes, {} edges, max degree {}: GPU = CPU", a.n_nodes(), a.n_edges(), a.max_degree());
     }
 }

@@ -1,4 +1,5 @@
 //! The graphlet transform's result: n × 16 raw and net frequencies, node-major (row i = node i).
+use super::Keep;
 use crate::error::OctileError;
 use octile_types::graphlets::N_ORBITS;
 
@@ -6,9 +7,9 @@ use octile_types::graphlets::N_ORBITS;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frequencies {
     n_nodes: usize,
-    /// Raw frequencies d̂0–d̂15, n × 16 row-major.
+    /// Raw frequencies d̂0–d̂15, n × 16 row-major (empty when the transform kept the net only).
     pub raw: Vec<i64>,
-    /// Net frequencies d0–d15, n × 16 row-major.
+    /// Net frequencies d0–d15, n × 16 row-major (empty when the transform kept the raw only).
     pub net: Vec<i64>,
 }
 
@@ -17,23 +18,32 @@ impl Frequencies {
     pub fn from_rows(raw: Vec<[i64; N_ORBITS]>, net: Vec<[i64; N_ORBITS]>) -> Frequencies {
         Frequencies { n_nodes: raw.len(), raw: raw.into_iter().flatten().collect(), net: net.into_iter().flatten().collect() }
     }
-    /// From n × 16 row-major arrays.
+    /// From n × 16 row-major arrays, either of them empty when not kept.
     ///
     /// # Panics
-    /// If the two arrays differ in length or are not a multiple of 16 long.
-    pub fn from_flat(raw: Vec<i64>, net: Vec<i64>) -> Frequencies {
-        assert!(raw.len() == net.len() && raw.len().is_multiple_of(N_ORBITS), "raw and net must both be n × 16");
-        Frequencies { n_nodes: raw.len() / N_ORBITS, raw, net }
+    /// If a non-empty array is not n × 16 long.
+    pub fn from_flat(n_nodes: usize, raw: Vec<i64>, net: Vec<i64>) -> Frequencies {
+        assert!([&raw, &net].iter().all(|v| v.is_empty() || v.len() == n_nodes * N_ORBITS), "raw and net must be n × 16 or empty");
+        Frequencies { n_nodes, raw, net }
+    }
+    /// The same with only the frequencies `keep` names (the other's memory freed).
+    pub fn keep(mut self, keep: Keep) -> Frequencies {
+        match keep {
+            Keep::Both => {}
+            Keep::Net => self.raw = Vec::new(),
+            Keep::Raw => self.net = Vec::new(),
+        }
+        self
     }
     /// Nodes.
     pub fn n_nodes(&self) -> usize {
         self.n_nodes
     }
-    /// Node i's raw frequencies.
+    /// Node i's raw frequencies (the transform must have kept them).
     pub fn raw_row(&self, i: usize) -> &[i64] {
         &self.raw[i * N_ORBITS..(i + 1) * N_ORBITS]
     }
-    /// Node i's net frequencies.
+    /// Node i's net frequencies (the transform must have kept them).
     pub fn net_row(&self, i: usize) -> &[i64] {
         &self.net[i * N_ORBITS..(i + 1) * N_ORBITS]
     }

@@ -4,18 +4,16 @@
 //! Every `unsafe` launch is behind this module's checks of sizes and of the [`Adjacency`]
 //! invariants the kernels rely on.
 use super::adjacency::Adjacency;
+use super::Keep;
 use super::frequencies::{Frequencies, overflow};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg, sys::CUevent_flags};
 use octile_types::graphlets::N_ORBITS;
-use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE};
+use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE};
 use rayon::prelude::*;
 use std::sync::OnceLock;
-
-/// Bytes of dynamic shared memory of the heavy kernel (its per-warp partial sums).
-const HEAVY_SMEM_BYTES: u32 = GRAPHLET_BLOCK_WARPS * 64;
 
 /// Device bytes of the transform of `n` nodes and `entries` CSR entries, heavy workspaces aside.
 pub fn device_bytes(n: usize, entries: usize) -> u128 {
@@ -23,8 +21,9 @@ pub fn device_bytes(n: usize, entries: usize) -> u128 {
     (n + 1) * 4 + entries as u128 * 8 + n * (2 * N_ORBITS as u128 * 8 + 16 + 4) + 64
 }
 
-/// Raw and net frequencies of every node of `a` on `dev`, and the seconds of the kernels alone.
-pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
+/// The frequencies `keep` names of every node of `a` on `dev` (only those are copied back), and
+/// the seconds of the kernels alone.
+pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequencies, f64)> {
     let n = a.n_nodes();
     let entries = a.col().len();
     // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
@@ -32,7 +31,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
         return Err(OctileError::InvalidConfig(format!("the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)")));
     }
     if n == 0 {
-        return Ok((Frequencies::from_flat(Vec::new(), Vec::new()), 0.0));
+        return Ok((Frequencies::from_flat(0, Vec::new(), Vec::new()), 0.0));
     }
     crate::memory::check_gpu(device_bytes(n, entries), dev.free_mem_bytes(), || format!("the graphlet transform of {n} nodes and {} edges on the GPU", entries / 2), "use the CPU backend")?;
     let s = &dev.stream;
@@ -44,7 +43,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
     let mut net = s.alloc_zeros::<i64>(n * N_ORBITS)?;
     let mut d2d4 = s.alloc_zeros::<i64>(2 * n)?;
     let mut heavy = s.alloc_zeros::<u32>(n)?;
-    let mut status = s.clone_htod(&[0u32, 0, u32::MAX, 0][..GRAPHLET_STATUS_WORDS])?;
+    let mut status = s.clone_htod(&[0u32, 0, u32::MAX, 0, 0, 0, 0, 0][..GRAPHLET_STATUS_WORDS])?;
     let start = s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
     let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };
     let grid = (n.div_ceil(GRAPHLET_BLOCK_WARPS as usize) as u32).min(dev.sm_count * 32);
@@ -67,21 +66,26 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
         return Err(OctileError::Cuda(format!("graphlet pass 1 listed {n_heavy} heavy nodes of {n}")));
     }
     if n_heavy > 0 {
-        // a dense n-word workspace per block: as many blocks as fit a quarter of the free memory
-        let fit = (dev.free_mem_bytes() / 4 / (4 * n)).max(1);
-        let blocks = n_heavy.min(dev.sm_count as usize * 2).min(fit);
-        crate::memory::check_gpu((blocks * n * 4) as u128, dev.free_mem_bytes(), || format!("the heavy nodes' workspace of the graphlet transform of {n} nodes"), "use the CPU backend")?;
-        let mut workspace = s.alloc_zeros::<u32>(blocks * n)?;
-        let p = GraphletParams { n_nodes: n as u32, n_workspaces: blocks as u32 };
-        let f = dev.function_with_smem(GRAPHLET_PASS1_HEAVY, HEAVY_SMEM_BYTES as usize)?;
-        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: HEAVY_SMEM_BYTES };
+        // blocks with a shared table each; a dense n-word workspace per block only when a node's
+        // 2-walks pass the table (as many blocks as such workspaces fit a quarter of free memory)
+        let mut blocks = n_heavy.min(dev.sm_count as usize * 3);
+        let dense = st[STATUS_MAX_WALKS] > GRAPHLET_MEDIUM_WALKS;
+        if dense {
+            blocks = blocks.min((dev.free_mem_bytes() / 4 / (4 * n)).max(1));
+            crate::memory::check_gpu((blocks * n * 4) as u128, dev.free_mem_bytes(), || format!("the heavy nodes' workspace of the graphlet transform of {n} nodes"), "use the CPU backend")?;
+        }
+        let mut workspace = s.alloc_zeros::<u32>(if dense { blocks * n } else { 1 })?;
+        let p = GraphletParams { n_nodes: n as u32, n_workspaces: if dense { blocks as u32 } else { 0 } };
+        let f = dev.function_with_smem(GRAPHLET_PASS1_HEAVY, GRAPHLET_HEAVY_SMEM_BYTES as usize)?;
+        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: GRAPHLET_HEAVY_SMEM_BYTES };
         let mut b = s.launch_builder(&f);
         b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&mut c3).arg(&mut raw).arg(&mut d2d4).arg(&heavy).arg(&mut status).arg(&mut workspace);
         // SAFETY: graphlet_pass1_heavy's contract: after the light pass on the same arrays (same
-        // stream), its heavy list and count (≤ n, checked above) in heavy/status and the dealing
-        // counter still zero; blocks of GRAPHLET_BLOCK_THREADS with HEAVY_SMEM_BYTES of dynamic
-        // shared memory; `blocks` blocks, the workspace blocks·n zero words; the buffers outlive
-        // the launch (synchronized by the downloads below).
+        // stream), its heavy list and count (≤ n, checked above), the most 2-walks in status and
+        // the dealing counter still zero; blocks of GRAPHLET_BLOCK_THREADS with
+        // GRAPHLET_HEAVY_SMEM_BYTES of dynamic shared memory; when a node's 2-walks pass
+        // GRAPHLET_MEDIUM_WALKS, n_workspaces = the grid and the workspace holds blocks·n zero
+        // words; the buffers outlive the launch (synchronized by the downloads below).
         unsafe { b.launch(cfg) }?;
     }
     let f = dev.function(GRAPHLET_PASS2)?;
@@ -99,8 +103,9 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency) -> Result<(Frequencies, f64)> {
     if st[STATUS_OVERFLOW] != 0 {
         return Err(overflow(st[STATUS_OVERFLOW_NODE] as usize));
     }
-    let (raw, net) = (download(dev, &raw)?, download(dev, &net)?);
-    Ok((Frequencies::from_flat(raw, net), kernel_seconds))
+    let raw = if keep == Keep::Net { Vec::new() } else { download(dev, &raw)? };
+    let net = if keep == Keep::Raw { Vec::new() } else { download(dev, &net)? };
+    Ok((Frequencies::from_flat(n, raw, net), kernel_seconds))
 }
 
 /// Values per pinned piece of the download: 4 Mi values (32 MiB; two pieces are pinned).

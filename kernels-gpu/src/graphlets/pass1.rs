@@ -6,10 +6,10 @@
 //! whatever order the lanes come: no list of the touched j, no second sweep.
 use super::warp::warp_flat_runs;
 use super::flag_overflow;
-use crate::intrinsics::{FULL_MASK, atomic_add_shared_u32, atomic_add_u32, atomic_cas_shared_u32, block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, sync_warp, thread_idx_x, warp_id};
+use crate::intrinsics::{FULL_MASK, atomic_add_shared_u32, atomic_add_u32, atomic_cas_shared_u32, atomic_max_u32, block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, sync_warp, thread_idx_x, trap, warp_id};
 use crate::reduce::{block_broadcast_u32, warp_sum_u64};
 use crate::smem::dynamic_smem;
-use octile_types::graphlets::launch::{GRAPHLET_BLOCK_WARPS, GRAPHLET_EMPTY_KEY, GRAPHLET_LIGHT_WALKS, GRAPHLET_TABLE_SLOTS, GraphletParams, STATUS_DEAL, STATUS_HEAVY, table_home, table_slots};
+use octile_types::graphlets::launch::{GRAPHLET_BLOCK_WARPS, GRAPHLET_EMPTY_KEY, GRAPHLET_HEAVY_PARTIAL_BYTES, GRAPHLET_LIGHT_WALKS, GRAPHLET_MEDIUM_SLOTS, GRAPHLET_MEDIUM_WALKS, GRAPHLET_TABLE_SLOTS, GraphletParams, STATUS_DEAL, STATUS_HEAVY, STATUS_MAX_WALKS, table_home, table_slots};
 use octile_types::graphlets::{N_ORBITS, Pass1Sums, finish_pass1, t04};
 
 /// The six u64 row sums a pass-1 thread accumulates.
@@ -70,6 +70,68 @@ unsafe fn write_node(i: u32, d: u32, p: &Partial, raw: *mut i64, d2d4: *mut i64,
     }
 }
 
+/// Count one 2-walk to `j` in the hash table `keys`/`counts` of `slots` (a power of two) slots of
+/// shared memory; returns the count before (the old-count trick's addend).
+///
+/// # Safety
+/// `keys` and `counts` are `slots` words of this block's shared memory each; the table holds fewer
+/// than `slots` keys (its node's 2-walks ≤ slots / 2).
+#[inline(always)]
+unsafe fn table_add(keys: *mut u32, counts: *mut u32, slots: u32, j: u32) -> u32 {
+    let mut h = table_home(j, slots);
+    // SAFETY: caller's contract; h < slots; a free slot exists, so the probe ends.
+    unsafe {
+        loop {
+            let cur = atomic_cas_shared_u32(keys.add(h as usize), GRAPHLET_EMPTY_KEY, j);
+            if cur == GRAPHLET_EMPTY_KEY || cur == j {
+                break;
+            }
+            h = (h + 1) & (slots - 1);
+        }
+        atomic_add_shared_u32(counts.add(h as usize), 1)
+    }
+}
+
+/// The count of `j` in the table (0 when absent), after every [`table_add`] of its node (a
+/// barrier between).
+///
+/// # Safety
+/// As [`table_add`].
+#[inline(always)]
+unsafe fn table_get(keys: *const u32, counts: *const u32, slots: u32, j: u32) -> u32 {
+    let mut h = table_home(j, slots);
+    // SAFETY: caller's contract; h < slots; an empty slot exists, so the probe ends.
+    unsafe {
+        loop {
+            let key = core::ptr::read_volatile(keys.add(h as usize));
+            if key == j {
+                return core::ptr::read_volatile(counts.add(h as usize));
+            }
+            if key == GRAPHLET_EMPTY_KEY {
+                return 0;
+            }
+            h = (h + 1) & (slots - 1);
+        }
+    }
+}
+
+/// Empty slots `from, from + step, …` below `slots`.
+///
+/// # Safety
+/// `keys` and `counts` hold `slots` words each.
+#[inline(always)]
+unsafe fn table_clear(keys: *mut u32, counts: *mut u32, slots: u32, from: u32, step: u32) {
+    let mut s = from;
+    while s < slots {
+        // SAFETY: s < slots.
+        unsafe {
+            *keys.add(s as usize) = GRAPHLET_EMPTY_KEY;
+            *counts.add(s as usize) = 0;
+        }
+        s += step;
+    }
+}
+
 /// Pass 1 of every light node (W_i ≤ `GRAPHLET_LIGHT_WALKS`), one warp per node (nodes strided
 /// over the grid's warps); heavy nodes are appended to `heavy` for [`graphlet_pass1_heavy`].
 ///
@@ -87,12 +149,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
         let lane = lane_id();
         let keys = (dynamic_smem() as *mut u32).add((warp_id() * 2 * GRAPHLET_TABLE_SLOTS) as usize);
         let counts = keys.add(GRAPHLET_TABLE_SLOTS as usize);
-        let mut s = lane;
-        while s < GRAPHLET_TABLE_SLOTS {
-            *keys.add(s as usize) = GRAPHLET_EMPTY_KEY;
-            *counts.add(s as usize) = 0;
-            s += 32;
-        }
+        table_clear(keys, counts, GRAPHLET_TABLE_SLOTS, lane, 32);
         sync_warp(FULL_MASK);
         let warps = grid_dim_x() * GRAPHLET_BLOCK_WARPS;
         let mut i = block_idx_x() * GRAPHLET_BLOCK_WARPS + warp_id();
@@ -110,6 +167,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
             if q.s_deg > GRAPHLET_LIGHT_WALKS as u64 {
                 if lane == 0 {
                     *heavy.add(atomic_add_u32(status.add(STATUS_HEAVY), 1) as usize) = i;
+                    atomic_max_u32(status.add(STATUS_MAX_WALKS), q.s_deg.min(u32::MAX as u64) as u32);
                 }
                 i += warps;
                 continue;
@@ -128,15 +186,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
                 warp_flat_runs(start, len, 0, 0, |_, _, at| {
                     let j = *col.add(at as usize);
                     if j != i {
-                        let mut h = table_home(j, slots);
-                        loop {
-                            let cur = atomic_cas_shared_u32(keys.add(h as usize), GRAPHLET_EMPTY_KEY, j);
-                            if cur == GRAPHLET_EMPTY_KEY || cur == j {
-                                break;
-                            }
-                            h = (h + 1) & (slots - 1);
-                        }
-                        q.c4 += atomic_add_shared_u32(counts.add(h as usize), 1) as u64;
+                        q.c4 += table_add(keys, counts, slots, j) as u64;
                     }
                 });
                 base += 32;
@@ -146,28 +196,13 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
             let mut e = lo + lane;
             while e < hi {
                 let j = *col.add(e as usize);
-                let mut h = table_home(j, slots);
-                let w = loop {
-                    let key = core::ptr::read_volatile(keys.add(h as usize));
-                    if key == j {
-                        break core::ptr::read_volatile(counts.add(h as usize));
-                    }
-                    if key == GRAPHLET_EMPTY_KEY {
-                        break 0;
-                    }
-                    h = (h + 1) & (slots - 1);
-                };
+                let w = table_get(keys, counts, slots, j);
                 *c3.add(e as usize) = w;
                 add_edge(&mut q, w, degree(row_start, j));
                 e += 32;
             }
             sync_warp(FULL_MASK);
-            let mut s = lane;
-            while s < slots {
-                *keys.add(s as usize) = GRAPHLET_EMPTY_KEY;
-                *counts.add(s as usize) = 0;
-                s += 32;
-            }
+            table_clear(keys, counts, slots, lane, 32);
             let sums = Partial { s_deg: q.s_deg, s_t04: warp_sum_u64(q.s_t04), c4: warp_sum_u64(q.c4), tri2: warp_sum_u64(q.tri2), s10: warp_sum_u64(q.s10), s14: warp_sum_u64(q.s14) };
             sync_warp(FULL_MASK);
             if lane == 0 {
@@ -214,24 +249,29 @@ unsafe fn block_walks(row_start: *const u32, col: *const u32, i: u32, lo: u32, h
 }
 
 /// Pass 1 of the nodes listed in `heavy`, one block per node at a time (dealt by the status
-/// word `STATUS_DEAL`), the counts in the block's own `n`-word slice of `workspace`.
+/// word `STATUS_DEAL`): the counts in the block's shared table when the node's 2-walks W_i ≤
+/// `GRAPHLET_MEDIUM_WALKS`, else in the block's own `n`-word slice of `workspace`.
 ///
 /// # Safety
-/// As [`graphlet_pass1_light`], after it (the heavy list and its count in `status` are its
-/// output; `STATUS_DEAL` zero); blocks of `GRAPHLET_BLOCK_THREADS` threads with
-/// `GRAPHLET_BLOCK_WARPS`·64 bytes of dynamic shared memory; `p.n_workspaces` blocks, `workspace`
-/// holds n_workspaces·n zero words.
+/// As [`graphlet_pass1_light`], after it (the heavy list, its count and the most 2-walks in
+/// `status` are its output; `STATUS_DEAL` zero); blocks of `GRAPHLET_BLOCK_THREADS` threads with
+/// `GRAPHLET_HEAVY_SMEM_BYTES` of dynamic shared memory; when the most 2-walks pass
+/// `GRAPHLET_MEDIUM_WALKS`, `p.n_workspaces` equals the grid and `workspace` holds
+/// n_workspaces·n zero words.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(p: GraphletParams, row_start: *const u32, col: *const u32, c3: *mut u32, raw: *mut i64, d2d4: *mut i64, heavy: *const u32, status: *mut u32, workspace: *mut u32) {
-    // SAFETY: contract above; every index is a node < n, an entry of a row, or a slot of the
-    // block's partials.
+    // SAFETY: contract above; every index is a node < n, an entry of a row, a slot of the table
+    // or of the block's partials.
     unsafe {
         let (tid, lane, warp) = (thread_idx_x(), lane_id(), warp_id());
         let threads = block_dim_x();
-        let ws = workspace.add(block_idx_x() as usize * p.n_nodes as usize);
         let partials = dynamic_smem() as *mut u64;
+        let keys = (dynamic_smem() as *mut u32).add(GRAPHLET_HEAVY_PARTIAL_BYTES as usize / 4);
+        let counts = keys.add(GRAPHLET_MEDIUM_SLOTS as usize);
+        table_clear(keys, counts, GRAPHLET_MEDIUM_SLOTS, tid, threads);
         let n_heavy = *status.add(STATUS_HEAVY);
         loop {
+            // (its barriers also order the table's clearing before the next node's counts)
             let slot = block_broadcast_u32(if tid == 0 { atomic_add_u32(status.add(STATUS_DEAL), 1) } else { 0 });
             if slot >= n_heavy {
                 return;
@@ -246,18 +286,49 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(p: GraphletParams, row_st
                 q.s_t04 += t04(dk as i64).unwrap_or(0) as u64;
                 e += threads;
             }
-            block_walks(row_start, col, i, lo, hi, |j| q.c4 += atomic_add_u32(ws.add(j as usize), 1) as u64);
-            sync_threads();
-            let mut e = lo + tid;
-            while e < hi {
-                let j = *col.add(e as usize);
-                let w = *ws.add(j as usize);
-                *c3.add(e as usize) = w;
-                add_edge(&mut q, w, degree(row_start, j));
-                e += threads;
+            // W_i over the block: every thread sums the warps' partials in the same order
+            let w_warp = warp_sum_u64(q.s_deg);
+            if lane == 0 {
+                *partials.add(warp as usize * 8) = w_warp;
             }
             sync_threads();
-            block_walks(row_start, col, i, lo, hi, |j| *ws.add(j as usize) = 0);
+            let mut walks = 0u64;
+            for w in 0..GRAPHLET_BLOCK_WARPS as usize {
+                walks += *partials.add(w * 8);
+            }
+            sync_threads();
+            if walks <= GRAPHLET_MEDIUM_WALKS as u64 {
+                let slots = table_slots(walks as u32);
+                block_walks(row_start, col, i, lo, hi, |j| q.c4 += table_add(keys, counts, slots, j) as u64);
+                sync_threads();
+                let mut e = lo + tid;
+                while e < hi {
+                    let j = *col.add(e as usize);
+                    let w = table_get(keys, counts, slots, j);
+                    *c3.add(e as usize) = w;
+                    add_edge(&mut q, w, degree(row_start, j));
+                    e += threads;
+                }
+                sync_threads();
+                table_clear(keys, counts, slots, tid, threads);
+            } else {
+                if p.n_workspaces == 0 {
+                    trap();
+                }
+                let ws = workspace.add(block_idx_x() as usize * p.n_nodes as usize);
+                block_walks(row_start, col, i, lo, hi, |j| q.c4 += atomic_add_u32(ws.add(j as usize), 1) as u64);
+                sync_threads();
+                let mut e = lo + tid;
+                while e < hi {
+                    let j = *col.add(e as usize);
+                    let w = *ws.add(j as usize);
+                    *c3.add(e as usize) = w;
+                    add_edge(&mut q, w, degree(row_start, j));
+                    e += threads;
+                }
+                sync_threads();
+                block_walks(row_start, col, i, lo, hi, |j| *ws.add(j as usize) = 0);
+            }
             let sums = [q.s_deg, q.s_t04, q.c4, q.tri2, q.s10, q.s14].map(|v| warp_sum_u64(v));
             if lane == 0 {
                 for (k, v) in sums.iter().enumerate() {
@@ -275,8 +346,8 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(p: GraphletParams, row_st
                 let sums = Partial { s_deg: t[0], s_t04: t[1], c4: t[2], tri2: t[3], s10: t[4], s14: t[5] };
                 write_node(i, hi - lo, &sums, raw, d2d4, status);
             }
-            // the partials and the workspace are reused by the next node (block_broadcast_u32
-            // begins with a barrier after thread 0's reads)
+            // the partials, the table and the workspace are reused by the next node
+            // (block_broadcast_u32 begins with a barrier after thread 0's reads)
         }
     }
 }

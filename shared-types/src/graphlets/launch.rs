@@ -9,12 +9,15 @@
 //!   raw, net   i64 [16n]       node-major rows (pass 1 writes raw's pass-1 orbits, pass 2 the rest
 //!                              and net)
 //!   heavy      u32 [n]         nodes whose 2-walks do not fit a warp's table (pass 1 lists them)
-//!   status     u32 [4]         [heavy count, overflow flag, first overflowing node, dealing counter]
+//!   status     u32 [8]         [heavy count, overflow flag, an overflowing node, dealing counter,
+//!                              the most 2-walks of a heavy node, 0, 0, 0]
 //! pass 1, light: one warp per node, its 2-walk counts in a hash table of the warp's own
 //!   GRAPHLET_TABLE_SLOTS (key, count) slots of shared memory, sized per node to the next power of
 //!   two ≥ 2·W_i (W_i = Σ_{k∈N(i)} d_k, the node's 2-walks): cleared and probed in O(W_i), not O(n)
-//! pass 1, heavy: one block per listed node at a time, its counts in the block's own n-word slice
-//!   of a dense global workspace (zero between nodes: the block clears what it touched)
+//! pass 1, heavy: one block per listed node at a time, its counts in a hash table of the block's
+//!   GRAPHLET_MEDIUM_SLOTS slots of shared memory when W_i ≤ GRAPHLET_MEDIUM_WALKS, else in the
+//!   block's own n-word slice of a dense global workspace (allocated only when such a node exists;
+//!   zero between nodes: the block clears what it touched)
 //! pass 2: one warp per node; triangles {i, j, k} found by binary search of j in the sorted N(i)
 //! ```
 //! Why hash tables per warp: FGlT's dense per-thread arrays of n counters cost 4n bytes per thread;
@@ -26,15 +29,24 @@ pub const GRAPHLET_BLOCK_THREADS: u32 = 256;
 /// Warps per block.
 pub const GRAPHLET_BLOCK_WARPS: u32 = GRAPHLET_BLOCK_THREADS / 32;
 /// Hash slots per warp in pass 1 (each a u32 key and a u32 count).
-pub const GRAPHLET_TABLE_SLOTS: u32 = 1024;
+pub const GRAPHLET_TABLE_SLOTS: u32 = 512;
 /// A node is light when its 2-walks W_i ≤ this (the table stays at most half full).
 pub const GRAPHLET_LIGHT_WALKS: u32 = GRAPHLET_TABLE_SLOTS / 2;
+/// Hash slots of the heavy kernel's block-wide table (each a u32 key and a u32 count).
+pub const GRAPHLET_MEDIUM_SLOTS: u32 = 8192;
+/// A heavy node's counts go to the block's shared table when its 2-walks W_i ≤ this, else to a
+/// dense global workspace.
+pub const GRAPHLET_MEDIUM_WALKS: u32 = GRAPHLET_MEDIUM_SLOTS / 2;
+/// Bytes of the heavy kernel's per-warp partial sums (at the start of its dynamic shared memory).
+pub const GRAPHLET_HEAVY_PARTIAL_BYTES: u32 = GRAPHLET_BLOCK_WARPS * 64;
+/// Bytes of dynamic shared memory of the heavy pass-1 kernel: the partials, then the table.
+pub const GRAPHLET_HEAVY_SMEM_BYTES: u32 = GRAPHLET_HEAVY_PARTIAL_BYTES + GRAPHLET_MEDIUM_SLOTS * 8;
 /// Bytes of dynamic shared memory of the light pass-1 kernel.
 pub const GRAPHLET_PASS1_SMEM_BYTES: u32 = GRAPHLET_BLOCK_WARPS * GRAPHLET_TABLE_SLOTS * 8;
 /// An empty hash slot's key (no node has this id: n < 2³² − 1).
 pub const GRAPHLET_EMPTY_KEY: u32 = u32::MAX;
 /// Slots of the status array.
-pub const GRAPHLET_STATUS_WORDS: usize = 4;
+pub const GRAPHLET_STATUS_WORDS: usize = 8;
 /// Status slot: how many nodes pass 1 listed as heavy.
 pub const STATUS_HEAVY: usize = 0;
 /// Status slot: nonzero when a count passed `i64`.
@@ -43,6 +55,9 @@ pub const STATUS_OVERFLOW: usize = 1;
 pub const STATUS_OVERFLOW_NODE: usize = 2;
 /// Status slot: the heavy kernel's dealing counter.
 pub const STATUS_DEAL: usize = 3;
+/// Status slot: the most 2-walks W_i of a node pass 1 listed as heavy (the dense workspace is
+/// needed when it passes `GRAPHLET_MEDIUM_WALKS`).
+pub const STATUS_MAX_WALKS: usize = 4;
 
 /// Pass 1, light nodes (one warp per node).
 pub const GRAPHLET_PASS1_LIGHT: &str = "graphlet_pass1_light";
@@ -57,7 +72,8 @@ pub const GRAPHLET_PASS2: &str = "graphlet_pass2";
 pub struct GraphletParams {
     /// Nodes.
     pub n_nodes: u32,
-    /// Blocks of the heavy kernel, each with its own `n_nodes`-word slice of the workspace.
+    /// Dense workspaces of the heavy kernel (one `n_nodes`-word slice per block; 0 when no heavy
+    /// node has more than `GRAPHLET_MEDIUM_WALKS` 2-walks).
     pub n_workspaces: u32,
 }
 

@@ -3,7 +3,7 @@
 use crate::common::{BackendArg, backend_of};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use octile::graphlets::{Adjacency, Frequencies, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
+use octile::graphlets::{Adjacency, Frequencies, Keep, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
 use octile::io::edgelist::{self, EdgeListOptions};
 use octile::io::{Format, ReadOptions, mtx, npy};
 use serde_json::{Value, json};
@@ -94,7 +94,7 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     drop(g.edges);
     let adjacency_seconds = t.elapsed().as_secs_f64();
     say(format!("read {} nodes, {} edges ({} self-loops, {} repeats dropped) in {read_seconds:.3} s, adjacency in {adjacency_seconds:.3} s", adj.n_nodes(), adj.n_edges(), adj.self_loops_dropped, adj.repeats_dropped));
-    let params = TransformParams { backend: backend_of(a.backend) };
+    let params = TransformParams { backend: backend_of(a.backend), keep: if a.raw { Keep::Raw } else { Keep::Net } };
     let mut runs = Vec::with_capacity(a.repeat as usize);
     let mut last: Option<Frequencies> = None;
     for r in 0..a.repeat {

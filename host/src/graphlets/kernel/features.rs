@@ -7,7 +7,7 @@ use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use crate::graphlets::adjacency::Adjacency;
 use crate::graphlets::kernel_config::{Counts, FeatureForm, GraphletConfig, Scale, bin_of};
-use crate::graphlets::{TransformInfo, TransformParams, transform};
+use crate::graphlets::{Keep, TransformInfo, TransformParams, transform};
 use octile_types::graphlets::N_ORBITS;
 use rayon::prelude::*;
 
@@ -61,9 +61,11 @@ pub fn disjoint_union(graphs: &[&Graph]) -> Result<(Adjacency, Vec<usize>)> {
 pub fn features(sets: &[&[Graph]], config: &GraphletConfig) -> Result<GraphFeatures> {
     let graphs: Vec<&Graph> = sets.iter().flat_map(|s| s.iter()).collect();
     let (a, offsets) = disjoint_union(&graphs)?;
-    // the GPU transform's parameters are due to gain fields: keep theirs at the defaults
-    #[allow(clippy::needless_update)]
-    let params = TransformParams { backend: config.backend, ..TransformParams::default() };
+    let keep = match config.counts {
+        Counts::Net => Keep::Net,
+        Counts::Raw => Keep::Raw,
+    };
+    let params = TransformParams { backend: config.backend, keep };
     let (f, info) = transform(&a, &params)?;
     let counts = match config.counts {
         Counts::Net => &f.net,
