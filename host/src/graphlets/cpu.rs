@@ -7,7 +7,8 @@
 //! i as the triangles among N(i), so every node's row is its own (no atomics, no merge).
 use super::adjacency::Adjacency;
 use super::frequencies::{Frequencies, overflow};
-use crate::error::Result;
+use crate::error::{OctileError, Result};
+use std::sync::{Mutex, MutexGuard};
 use octile_types::graphlets::{N_ORBITS, Pass1Sums, Pass2Sums, finish_pass1, finish_pass2, raw_to_net, t04};
 use rayon::prelude::*;
 
@@ -18,6 +19,12 @@ const CHUNK: usize = 1024;
 struct Marks {
     mark: Vec<u32>,
     mark2: Vec<u32>,
+}
+
+/// This worker thread's workspace of `spaces` (one per thread of the pool).
+fn own<T>(spaces: &[Mutex<T>]) -> Result<MutexGuard<'_, T>> {
+    let t = rayon::current_thread_index().unwrap_or(0) % spaces.len();
+    spaces[t].lock().map_err(|_| OctileError::InvalidGraph { graph: None, what: "a graphlet workspace was poisoned by an earlier panic".into() })
 }
 
 /// Bytes of one thread's workspace for `n` nodes (the larger pass's, with room to spare).
@@ -42,9 +49,13 @@ pub fn transform(a: &Adjacency) -> Result<Frequencies> {
         c3_chunks.push(head);
         rest = tail;
     }
-    raw.par_chunks_mut(CHUNK).zip(c3_chunks.into_par_iter()).enumerate().try_for_each_init(
-        || vec![0u32; n],
-        |walks, (c, (rows, c3_run))| -> Result<()> {
+    // one workspace per worker thread for the whole call, all zero between nodes (rayon's `*_init`
+    // would build one per job split: hundreds of n-word arrays, each zeroed and faulted in)
+    let walk_spaces: Vec<Mutex<Vec<u32>>> = (0..threads as usize).map(|_| Mutex::new(vec![0u32; n])).collect();
+    raw.par_chunks_mut(CHUNK).zip(c3_chunks.into_par_iter()).enumerate().try_for_each(
+        |(c, (rows, c3_run))| -> Result<()> {
+            let mut walks = own(&walk_spaces)?;
+            let walks = &mut *walks;
             let base = starts[c * CHUNK];
             for (t, row) in rows.iter_mut().enumerate() {
                 let i = c * CHUNK + t;
@@ -58,9 +69,12 @@ pub fn transform(a: &Adjacency) -> Result<Frequencies> {
     // pass 2: the neighbours' d̂2 and d̂4 and the c3 of every edge are final
     let mut net = vec![[0i64; N_ORBITS]; n];
     let d2_d4: Vec<[i64; 2]> = raw.par_iter().map(|r| [r[2], r[4]]).collect();
-    raw.par_chunks_mut(CHUNK).zip(net.par_chunks_mut(CHUNK)).enumerate().try_for_each_init(
-        || Marks { mark: vec![0; n], mark2: vec![0; n] },
-        |w, (c, (rows, nets))| -> Result<()> {
+    drop(walk_spaces);
+    let mark_spaces: Vec<Mutex<Marks>> = (0..threads as usize).map(|_| Mutex::new(Marks { mark: vec![0; n], mark2: vec![0; n] })).collect();
+    raw.par_chunks_mut(CHUNK).zip(net.par_chunks_mut(CHUNK)).enumerate().try_for_each(
+        |(c, (rows, nets))| -> Result<()> {
+            let mut w = own(&mark_spaces)?;
+            let w = &mut *w;
             for (t, (row, net_row)) in rows.iter_mut().zip(nets.iter_mut()).enumerate() {
                 let i = c * CHUNK + t;
                 let s = pass2(a, i, &d2_d4, &c3, w).ok_or_else(|| overflow(i))?;
