@@ -4,8 +4,7 @@
 //! Every `unsafe` launch is behind this module's checks of sizes and of the [`Adjacency`]
 //! invariants the kernels rely on.
 use super::adjacency::Adjacency;
-use super::Keep;
-use super::frequencies::{Frequencies, overflow};
+use super::frequencies::{Frequencies, Keep, overflow};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;

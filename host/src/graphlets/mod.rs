@@ -20,27 +20,13 @@ pub mod kernel;
 pub mod kernel_config;
 
 pub use adjacency::Adjacency;
-pub use frequencies::Frequencies;
+pub use frequencies::{Frequencies, Keep};
 pub use octile_types::graphlets::{N_ORBITS, ORBIT_NAMES};
 
 use crate::backend::Backend;
 use crate::error::{OctileError, Result};
 use crate::gpu::Engine;
 use std::time::Instant;
-
-/// Which frequencies a transform returns (the other's vector of [`Frequencies`] is left empty).
-/// On the GPU, the one not kept is never copied back: for 4 M nodes that is 512 MB less over the
-/// bus and in host memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Keep {
-    /// Raw and net.
-    #[default]
-    Both,
-    /// The net frequencies d0–d15 only.
-    Net,
-    /// The raw frequencies d̂0–d̂15 only.
-    Raw,
-}
 
 /// What to compute the transform with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
