@@ -288,7 +288,7 @@ def table(rows, backends):
 
 def report(rows, info, args):
     """Writes OUT/pyfglt-bench.md and .json; returns the Markdown."""
-    text = (f"octile vs pyfglt 0.3.0 (16 net frequencies per node; pyfglt: C++ counting alone, on all {info['cpus']} CPU cores)\n"
+    text = (f"octile vs pyfglt 0.3.0 (16 net frequencies per node; pyfglt: C++ counting alone, one thread: its binding passes np = 1; octile CPU: all {info['cpus']} cores)\n"
             f"machine: {info.get('gpu', 'no GPU')}; {info.get('cpu_model', '?')} × {info['cpus']}; octile {info.get('octile_commit', '?')}\n\n"
             f"{table(rows, args.backends)}\n\nGPU ms: median `seconds` of {args.repeat} transforms in one process (upload, kernels, download; "
             f"the graph read from .mtx before); kernels: `kernel_seconds`. CPU s: median of {args.cpu_repeat}. pyfglt s: median of up to "
