@@ -9,6 +9,10 @@ LOG_DIR=${LOG_DIR:-.}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 export OCTILE_REQUIRE_GPU=1
 export OCTILE_REPO=$PWD/repo   # data/MUTAG and tests/fixtures for the tests that read the checkout
+# pyfglt for the graphlet tests: the bundle's wheels, installed offline beside the image's python3
+if [ -d wheels ] && python3 -m pip install -q --no-index --no-deps --no-compile --find-links wheels --target "$PWD/pysite" pyfglt==0.3.0 typeguard >/dev/null 2>&1; then
+  export PYTHONPATH=$PWD/pysite${PYTHONPATH:+:$PYTHONPATH} OCTILE_PYTHON=$(command -v python3)
+fi
 declare -a summary
 fail=0
 step() { # name, command...

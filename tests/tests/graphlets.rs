@@ -216,6 +216,24 @@ fn equals_pyfglt_on_random_graphs_raw_and_net() {
 }
 
 #[test]
+fn equals_pyfglt_on_example_inputs() {
+    // every graph of the repository's example input and of MUTAG (scripts/setup fetches it)
+    let root = std::env::var_os("OCTILE_REPO").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."), PathBuf::from);
+    let mutag = root.join("data/MUTAG");
+    assert!(mutag.is_dir(), "{} is missing: run scripts/setup (it fetches MUTAG from the grakel==0.1.11 wheel)", mutag.display());
+    let (mut names, mut adjs) = (Vec::new(), Vec::new());
+    for input in [root.join("examples/tiny.jsonl"), mutag] {
+        let loaded = octile::io::read(&input, None, false).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        for (g, graph) in loaded.graphs.iter().enumerate() {
+            names.push(format!("{} graph {g}", input.display()));
+            adjs.push(Adjacency::from_graph(graph).unwrap());
+        }
+    }
+    assert!(adjs.len() > 188, "only {} example graphs", adjs.len());
+    check_against_pyfglt("equals_pyfglt_on_example_inputs", &adjs, &names);
+}
+
+#[test]
 fn equals_pyfglt_on_large_graphs_with_hubs_and_cliques() {
     let (names, adjs): (Vec<String>, Vec<Adjacency>) = large_graphs().into_iter().map(|(name, n, e)| (name, Adjacency::from_edges(n, &e).unwrap())).unzip();
     check_against_pyfglt("equals_pyfglt_on_large_graphs_with_hubs_and_cliques", &adjs, &names);
