@@ -303,10 +303,13 @@ fn edge_cases_one_node_no_edges_self_loops_repeats() {
     }
 }
 
+/// A graph with its name: (name, nodes, edges).
+type NamedGraph = (String, usize, Vec<(u32, u32)>);
+
 /// Larger graphs for the GPU's other paths: hubs whose 2-walks pass a warp's table (the heavy
 /// kernel), nodes right at the table's limit, cliques (4-cliques by the thousand), and a union of
 /// many components of different sizes.
-fn large_graphs() -> Vec<(String, usize, Vec<(u32, u32)>)> {
+fn large_graphs() -> Vec<NamedGraph> {
     let mut out = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(14);
     // a star of 2,000 leaves, the leaves on a path (triangles at the hub) and a few chords
