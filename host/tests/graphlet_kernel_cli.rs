@@ -12,15 +12,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Parse our own .npy (float64, C order) back: shape and values.
+/// The library's own reader: shape and values.
 fn load_npy(p: &Path) -> (Vec<usize>, Vec<f64>) {
-    let b = std::fs::read(p).unwrap();
-    assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
-    let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
-    let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
-    let shape = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
-    let dims = shape.split(',').filter(|s| !s.trim().is_empty()).map(|s| s.trim().parse().unwrap()).collect();
-    (dims, b[10 + hl..].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
+    let m = octile::io::npy::read_matrix(p).unwrap_or_else(|e| panic!("{e}"));
+    (vec![m.rows, m.cols], m.values)
 }
 
 /// Run `octile gram ARGS --quiet`; panics with its stderr when it fails.

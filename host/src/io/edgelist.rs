@@ -13,6 +13,7 @@
 //! The file is read whole and parsed in parallel over line-aligned chunks (the helpers
 //! [`line_chunks`] and [`push_u64`] serve the Matrix Market reader and writer too); every bad line
 //! is an [`OctileError::Parse`] naming the file and its 1-based line.
+use super::npy::push_u64;
 use super::record::{parse_err, shorten};
 use crate::error::{OctileError, Result};
 use rayon::prelude::*;
@@ -229,21 +230,6 @@ pub(crate) fn parse_u64(tok: &[u8]) -> Option<u64> {
         v = v.checked_mul(10)?.checked_add(d as u64)?;
     }
     Some(v)
-}
-
-/// Append `v` in decimal.
-pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[at..]);
 }
 
 /// Bytes of a file for a message: lossy text, at most 60 characters.

@@ -26,7 +26,8 @@
 //!   bytes of the file.
 //!
 //! The file is read whole and its entries parsed in parallel over line-aligned chunks.
-use super::edgelist::{Chunk, concat, format_lines, line_chunks, parse_u64, push_u64, read_bytes, simple_edges, text_of};
+use super::edgelist::{Chunk, concat, format_lines, line_chunks, parse_u64, read_bytes, simple_edges, text_of};
+use super::npy::push_u64;
 use super::record::parse_err;
 use crate::error::Result;
 use rayon::prelude::*;

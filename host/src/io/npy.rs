@@ -176,14 +176,18 @@ fn push_i64(buf: &mut Vec<u8>, v: i64) {
     if v < 0 {
         buf.push(b'-');
     }
-    let mut m = v.unsigned_abs();
+    push_u64(buf, v.unsigned_abs());
+}
+
+/// Append `v` in decimal.
+pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
             break;
         }
     }
