@@ -15,8 +15,8 @@ fn ptx_declares_every_kernel_for_the_configured_sm() {
     assert!(!ptx.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")), "PTX has unresolved .extern symbols");
     // the launch bounds added by host/build.rs must match the block size the host launches with
     for l in ptx.lines().filter(|l| l.starts_with(".maxntid")) {
-        let ok = [octile_types::mgk::names::SOLVER_BLOCK_THREADS, octile_types::mgk::resident::RESIDENT_BLOCK_THREADS].map(|t| format!(".maxntid {t}, 1, 1"));
-        assert!(ok.contains(&l.split("//").next().unwrap_or("").trim().to_string()), "launch bounds {l} vs SOLVER_BLOCK_THREADS / RESIDENT_BLOCK_THREADS");
+        let ok = [octile_types::mgk::names::SOLVER_BLOCK_THREADS, octile_types::mgk::resident::RESIDENT_BLOCK_THREADS, octile_types::graphlets::launch::GRAPHLET_BLOCK_THREADS].map(|t| format!(".maxntid {t}, 1, 1"));
+        assert!(ok.contains(&l.split("//").next().unwrap_or("").trim().to_string()), "launch bounds {l} vs SOLVER_BLOCK_THREADS / RESIDENT_BLOCK_THREADS / GRAPHLET_BLOCK_THREADS");
     }
 }
 
