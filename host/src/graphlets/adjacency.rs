@@ -24,6 +24,17 @@ pub struct Adjacency {
     pub repeats_dropped: u64,
 }
 
+/// Several graphs as one: their disjoint union's edge list ([`Adjacency::union_edges`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnionEdges {
+    /// Nodes of all the graphs.
+    pub n_nodes: usize,
+    /// Every graph's edges, node ids shifted by the nodes before it.
+    pub edges: Vec<(u32, u32)>,
+    /// Each graph's first node: `graphs.len() + 1` offsets, the last = all nodes.
+    pub offsets: Vec<usize>,
+}
+
 impl Adjacency {
     /// The graph of `n_nodes` nodes and `edges` (node ids < `n_nodes`; either direction; self-loops
     /// and repeats dropped and counted). Sizes are checked before the arrays are allocated.
@@ -51,6 +62,24 @@ impl Adjacency {
         }
         let col = both.par_iter().map(|&key| key as u32).collect();
         Ok(Adjacency { row_start, col, self_loops_dropped: self_loops, repeats_dropped: repeats })
+    }
+
+    /// The disjoint union of `graphs` as one edge list (each graph's node ids shifted by the nodes
+    /// of the graphs before it; weights and features not used). A union whose node ids would not
+    /// fit 32 bits is an error before any edge is copied.
+    pub fn union_edges(graphs: &[&Graph]) -> Result<UnionEdges> {
+        let mut offsets = Vec::with_capacity(graphs.len() + 1);
+        let mut total = 0usize;
+        for g in graphs {
+            offsets.push(total);
+            total += g.n_nodes();
+        }
+        offsets.push(total);
+        if total >= u32::MAX as usize {
+            return Err(invalid(format!("the {} graphs have {total} nodes together: as one graph (their disjoint union) its node ids must fit 32 bits (use fewer graphs at a time)", graphs.len())));
+        }
+        let edges = graphs.par_iter().zip(&offsets[..graphs.len()]).flat_map_iter(|(g, &off)| g.edges().iter().map(move |e| (e.i + off as u32, e.j + off as u32))).collect();
+        Ok(UnionEdges { n_nodes: total, edges, offsets })
     }
 
     /// The adjacency of a [`Graph`] (its weights and features are not used).

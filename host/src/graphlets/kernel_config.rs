@@ -16,6 +16,7 @@
 //! are [`OctileError::InvalidConfig`] errors naming the key.
 use crate::backend::Backend;
 use crate::error::{OctileError, Result};
+use crate::graphlets::orbits::parse_orbit_list;
 use octile_types::graphlets::N_ORBITS;
 
 /// The most histogram bins per orbit: a count is below 2⁶³, so bins past 64 would stay empty.
@@ -186,21 +187,9 @@ fn choice<T: Copy>(key: &str, v: &toml::Value, options: &[(&str, T)]) -> Result<
 /// `orbits`: a string of comma-separated orbits and ranges ("0-4,15") or a list of integers;
 /// sorted ascending (a repeat is an error: it would weigh an orbit twice).
 fn parse_orbits(v: &toml::Value) -> Result<Vec<usize>> {
-    let one = |s: &str| s.trim().parse::<usize>().map_err(|_| bad(format!("orbits: '{}' is not an orbit number", s.trim())));
     let mut out = Vec::new();
     if let Some(s) = v.as_str() {
-        for part in s.split(',') {
-            match part.split_once('-') {
-                Some((a, b)) => {
-                    let (a, b) = (one(a)?, one(b)?);
-                    if a > b {
-                        return Err(bad(format!("orbits: range {a}-{b} is empty")));
-                    }
-                    out.extend(a..=b);
-                }
-                None => out.push(one(part)?),
-            }
-        }
+        out = parse_orbit_list(s).map_err(|e| bad(format!("orbits: {e}")))?;
     } else if let Some(list) = v.as_array() {
         for x in list {
             let i = x.as_integer().ok_or_else(|| bad(format!("orbits: {x} is not an orbit number")))?;

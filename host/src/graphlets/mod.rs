@@ -18,6 +18,7 @@ pub mod frequencies;
 pub mod gpu;
 pub mod kernel;
 pub mod kernel_config;
+pub mod orbits;
 
 pub use adjacency::Adjacency;
 pub use frequencies::{Frequencies, Keep};

@@ -4,6 +4,7 @@ use crate::common::{BackendArg, backend_of};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use octile::graphlets::{Adjacency, Frequencies, Keep, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
+use octile::graphlets::orbits::parse_orbit_list;
 use octile::io::edgelist::{self, EdgeListOptions};
 use octile::io::{Format, ReadOptions, mtx, npy};
 use serde_json::{Value, json};
@@ -199,16 +200,8 @@ fn read_edges(path: &Path, a: &GraphletsArgs) -> Result<GraphInput> {
 /// Every graph of an `octile gram` input as one graph: their disjoint union, graph by graph.
 fn read_set(path: &Path, format: Option<Format>, pdb_cutoff: f64) -> Result<GraphInput> {
     let l = octile::io::read_with(path, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
-    let mut offsets = Vec::with_capacity(l.graphs.len() + 1);
-    let mut n: usize = 0;
-    let mut edges = Vec::with_capacity(l.graphs.iter().map(|g| g.edges().len()).sum());
-    for g in &l.graphs {
-        offsets.push(n);
-        let base = u32::try_from(n).ok().filter(|b| b.checked_add(g.n_nodes() as u32).is_some()).with_context(|| format!("{}: the union of the graphs has more than 2³² nodes", path.display()))?;
-        edges.extend(g.edges().iter().map(|e| (base + e.i, base + e.j)));
-        n += g.n_nodes();
-    }
-    offsets.push(n);
+    let graphs: Vec<&octile::Graph> = l.graphs.iter().collect();
+    let octile::graphlets::adjacency::UnionEdges { n_nodes: n, edges, offsets } = Adjacency::union_edges(&graphs).with_context(|| path.display().to_string())?;
     let fmt = format.or_else(|| Format::infer(path)).map_or("?".to_string(), |f| format!("{f:?}").to_lowercase());
     let mut details = serde_json::Map::new();
     details.insert("graphs".into(), json!(l.graphs.len()));
@@ -216,39 +209,9 @@ fn read_set(path: &Path, format: Option<Format>, pdb_cutoff: f64) -> Result<Grap
     Ok(GraphInput { n_nodes: n, edges, format: fmt, details })
 }
 
-/// The orbit indices of `--orbits`: comma-separated indices and ascending ranges `a-b`, each in
-/// 0..=15, none twice.
+/// The orbit indices of `--orbits` (`octile::graphlets::orbits::parse_orbit_list`).
 pub fn parse_orbits(s: &str) -> Result<Vec<usize>> {
-    let mut out: Vec<usize> = Vec::new();
-    let index = |t: &str| -> Result<usize> {
-        let v: usize = t.trim().parse().with_context(|| format!("'{}' is not an orbit index (0-{})", t.trim(), N_ORBITS - 1))?;
-        if v >= N_ORBITS {
-            bail!("orbit {v} does not exist (0-{})", N_ORBITS - 1);
-        }
-        Ok(v)
-    };
-    for part in s.split(',') {
-        let range = match part.split_once('-') {
-            Some((lo, hi)) => {
-                let (lo, hi) = (index(lo)?, index(hi)?);
-                if lo > hi {
-                    bail!("range {lo}-{hi} runs backwards");
-                }
-                lo..=hi
-            }
-            None => {
-                let v = index(part)?;
-                v..=v
-            }
-        };
-        for v in range {
-            if out.contains(&v) {
-                bail!("orbit {v} is asked for twice");
-            }
-            out.push(v);
-        }
-    }
-    Ok(out)
+    parse_orbit_list(s).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// The columns `orbits` of an n × 16 row-major array, as an n × k row-major array.

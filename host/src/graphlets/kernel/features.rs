@@ -3,7 +3,7 @@
 //! transform (one GPU launch sequence once the GPU backend lands). Graphlets are connected, so a
 //! node's counts in the union are its counts in its own graph; each graph's rows are then summed
 //! or binned per orbit.
-use crate::error::{OctileError, Result};
+use crate::error::Result;
 use crate::graph::Graph;
 use crate::graphlets::adjacency::Adjacency;
 use crate::graphlets::kernel_config::{Counts, FeatureForm, GraphletConfig, Scale, bin_of};
@@ -39,21 +39,11 @@ impl GraphFeatures {
     }
 }
 
-/// The disjoint union of `graphs` (their edges, node ids shifted) and each graph's first node in it
+/// The disjoint union of `graphs` as one [`Adjacency`] and each graph's first node in it
 /// (`graphs.len() + 1` offsets, the last = all nodes).
 pub fn disjoint_union(graphs: &[&Graph]) -> Result<(Adjacency, Vec<usize>)> {
-    let mut offsets = Vec::with_capacity(graphs.len() + 1);
-    let mut total = 0usize;
-    for g in graphs {
-        offsets.push(total);
-        total += g.n_nodes();
-    }
-    offsets.push(total);
-    if total >= u32::MAX as usize {
-        return Err(OctileError::InvalidGraph { graph: None, what: format!("the {} graphs have {total} nodes together; the graphlet kernel transforms them as one graph, whose node ids must fit 32 bits (use fewer graphs per call)", graphs.len()) });
-    }
-    let edges: Vec<(u32, u32)> = graphs.par_iter().zip(&offsets[..graphs.len()]).flat_map_iter(|(g, &off)| g.edges().iter().map(move |e| (e.i + off as u32, e.j + off as u32))).collect();
-    Ok((Adjacency::from_edges(total, &edges)?, offsets))
+    let u = Adjacency::union_edges(graphs)?;
+    Ok((Adjacency::from_edges(u.n_nodes, &u.edges)?, u.offsets))
 }
 
 /// φ of every graph of `sets` (in order, set after set) under `config`, from one transform on
