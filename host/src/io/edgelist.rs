@@ -13,7 +13,7 @@
 //! The file is read whole and parsed in parallel over line-aligned chunks (the helpers
 //! [`line_chunks`] and [`push_u64`] serve the Matrix Market reader and writer too); every bad line
 //! is an [`OctileError::Parse`] naming the file and its 1-based line.
-use super::npy::push_u64;
+use super::npy::{append_par, push_u64};
 use super::record::{parse_err, shorten};
 use crate::error::{OctileError, Result};
 use rayon::prelude::*;
@@ -132,21 +132,12 @@ pub(crate) fn simple_edges(n_nodes: usize, edges: &[(u32, u32)]) -> Result<Vec<u
 /// Append one line per key (`hi << 32 | lo`), formatted by `line` (which writes it without the
 /// newline), in parallel.
 pub(crate) fn format_lines(out: &mut Vec<u8>, keys: &[u64], line: impl Fn(&mut Vec<u8>, u32, u32) + Sync) {
-    let pieces: Vec<Vec<u8>> = keys
-        .par_chunks(1 << 16)
-        .map(|ks| {
-            let mut buf = Vec::with_capacity(ks.len() * 16);
-            for &k in ks {
-                line(&mut buf, (k >> 32) as u32, k as u32);
-                buf.push(b'\n');
-            }
-            buf
-        })
-        .collect();
-    out.reserve(pieces.iter().map(Vec::len).sum());
-    for p in pieces {
-        out.extend_from_slice(&p);
-    }
+    append_par(out, keys, 1 << 16, |buf, _, ks| {
+        for &k in ks {
+            line(buf, (k >> 32) as u32, k as u32);
+            buf.push(b'\n');
+        }
+    });
 }
 
 /// The bytes of `path`; a folder is a parse error saying so, a missing file an I/O error, a file

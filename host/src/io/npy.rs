@@ -140,7 +140,6 @@ pub fn npy_i64_bytes(values: &[i64], rows: usize, cols: usize) -> Vec<u8> {
 /// extension, `.csv`: a header line `index_name,names...` (a name holding a comma or quote is
 /// quoted) and one line per row, its row index first. Rows are formatted in parallel.
 pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, index_name: &str, names: &[&str]) -> Result<()> {
-    use rayon::prelude::*;
     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
         return write_atomic(path, &npy_i64_bytes(values, rows, cols));
     }
@@ -148,19 +147,29 @@ pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, i
     let mut out = std::iter::once(quote(index_name)).chain(names.iter().map(|n| quote(n))).collect::<Vec<_>>().join(",").into_bytes();
     out.push(b'\n');
     const ROWS_PER_TASK: usize = 4096;
-    let pieces: Vec<Vec<u8>> = values
-        .par_chunks((ROWS_PER_TASK * cols).max(1))
-        .enumerate()
-        .map(|(t, block)| {
-            let mut buf = Vec::with_capacity(block.len() * 8);
-            for (r, row) in block.chunks(cols.max(1)).enumerate() {
-                push_i64(&mut buf, (t * ROWS_PER_TASK + r) as i64);
-                for &v in row {
-                    buf.push(b',');
-                    push_i64(&mut buf, v);
-                }
-                buf.push(b'\n');
+    append_par(&mut out, values, ROWS_PER_TASK * cols, |buf, t, block| {
+        for (r, row) in block.chunks(cols.max(1)).enumerate() {
+            push_i64(buf, (t * ROWS_PER_TASK + r) as i64);
+            for &v in row {
+                buf.push(b',');
+                push_i64(buf, v);
             }
+            buf.push(b'\n');
+        }
+    });
+    write_atomic(path, &out)
+}
+
+/// Append the text of `items` to `out`, formatted in parallel: `write(buf, t, chunk)` appends the
+/// text of chunk `t` (items `t·per_task ..`, `per_task` at a time); the chunks land in order.
+pub(crate) fn append_par<T: Sync>(out: &mut Vec<u8>, items: &[T], per_task: usize, write: impl Fn(&mut Vec<u8>, usize, &[T]) + Sync) {
+    use rayon::prelude::*;
+    let pieces: Vec<Vec<u8>> = items
+        .par_chunks(per_task.max(1))
+        .enumerate()
+        .map(|(t, chunk)| {
+            let mut buf = Vec::with_capacity(chunk.len() * 8);
+            write(&mut buf, t, chunk);
             buf
         })
         .collect();
@@ -168,7 +177,6 @@ pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, i
     for p in pieces {
         out.extend_from_slice(&p);
     }
-    write_atomic(path, &out)
 }
 
 /// Append `v` in decimal.
