@@ -33,6 +33,25 @@ unsafe fn degree(row_start: *const u32, k: u32) -> u32 {
     unsafe { *row_start.add(k as usize + 1) - *row_start.add(k as usize) }
 }
 
+/// A thread's share of s_deg = Σ d_k and s_t04 = Σ C(d_k − 1, 2) over the row entries
+/// `from, from + step, …` below `hi` (the other sums zero).
+///
+/// # Safety
+/// The entries are a row of the CSR of [`graphlet_pass1_light`]'s contract.
+#[inline(always)]
+unsafe fn neighbour_degrees(row_start: *const u32, col: *const u32, from: u32, hi: u32, step: u32) -> Partial {
+    let mut q = Partial::default();
+    let mut e = from;
+    while e < hi {
+        // SAFETY: e < hi is an entry of the row; its node k < n (caller's contract).
+        let dk = unsafe { degree(row_start, *col.add(e as usize)) } as u64;
+        q.s_deg += dk;
+        q.s_t04 += t04(dk as i64).unwrap_or(0) as u64;
+        e += step;
+    }
+    q
+}
+
 /// Add node j's share to the edge sums: c3 of the entry, tri2, s10, s14.
 #[inline(always)]
 fn add_edge(p: &mut Partial, w: u32, d_j: u32) {
@@ -155,14 +174,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
         let mut i = block_idx_x() * GRAPHLET_BLOCK_WARPS + warp_id();
         while i < p.n_nodes {
             let (lo, hi) = (*row_start.add(i as usize), *row_start.add(i as usize + 1));
-            let mut q = Partial::default();
-            let mut e = lo + lane;
-            while e < hi {
-                let dk = degree(row_start, *col.add(e as usize)) as u64;
-                q.s_deg += dk;
-                q.s_t04 += t04(dk as i64).unwrap_or(0) as u64;
-                e += 32;
-            }
+            let mut q = neighbour_degrees(row_start, col, lo + lane, hi, 32);
             q.s_deg = warp_sum_u64(q.s_deg);
             if q.s_deg > GRAPHLET_LIGHT_WALKS as u64 {
                 if lane == 0 {
@@ -278,14 +290,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(p: GraphletParams, row_st
             }
             let i = *heavy.add(slot as usize);
             let (lo, hi) = (*row_start.add(i as usize), *row_start.add(i as usize + 1));
-            let mut q = Partial::default();
-            let mut e = lo + tid;
-            while e < hi {
-                let dk = degree(row_start, *col.add(e as usize)) as u64;
-                q.s_deg += dk;
-                q.s_t04 += t04(dk as i64).unwrap_or(0) as u64;
-                e += threads;
-            }
+            let mut q = neighbour_degrees(row_start, col, lo + tid, hi, threads);
             // W_i over the block: every thread sums the warps' partials in the same order
             let w_warp = warp_sum_u64(q.s_deg);
             if lane == 0 {
