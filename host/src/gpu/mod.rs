@@ -186,6 +186,16 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// The engine `backend` names: `Cpu` the CPU, `Cuda` the GPU (without a usable one an
+    /// [`OctileError::NoGpu`] naming why), `Auto` the GPU when one is usable, else the CPU.
+    pub fn for_backend(backend: crate::backend::Backend) -> Result<Engine, OctileError> {
+        use crate::backend::Backend;
+        Ok(match backend {
+            Backend::Cpu => Engine::Cpu,
+            Backend::Cuda => Engine::Cuda(device().map_err(OctileError::NoGpu)?),
+            Backend::Auto => device().map_or(Engine::Cpu, Engine::Cuda),
+        })
+    }
     /// "cpu" or "cuda".
     pub fn name(&self) -> &'static str {
         match self {

@@ -20,7 +20,6 @@
 //! ```
 pub mod features;
 
-use crate::backend::Backend;
 use crate::error::{OctileError, Result};
 use crate::gpu::Engine;
 use crate::gram::control::{RunControl, blocks_of};
@@ -51,11 +50,7 @@ impl GraphletKernel {
     /// now, not at the first Gram call.
     pub fn new(config: GraphletConfig) -> Result<Self> {
         config.validate()?;
-        let engine = match config.backend {
-            Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
-            Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
-            Backend::Cpu => Engine::Cpu,
-        };
+        let engine = Engine::for_backend(config.backend)?;
         let ran_on = Mutex::new((engine.name(), engine.describe()));
         Ok(GraphletKernel { config, ran_on, control: RunControl::default() })
     }
@@ -187,6 +182,7 @@ impl GraphKernel for GraphletKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
 
     /// A path of n nodes.
     fn path(n: usize) -> Graph {

@@ -25,7 +25,7 @@ pub use frequencies::{Frequencies, Keep};
 pub use octile_types::graphlets::{N_ORBITS, ORBIT_NAMES};
 
 use crate::backend::Backend;
-use crate::error::{OctileError, Result};
+use crate::error::Result;
 use crate::gpu::Engine;
 use std::time::Instant;
 
@@ -55,11 +55,7 @@ pub struct TransformInfo {
 
 /// The raw and net frequencies of every node of `a`.
 pub fn transform(a: &Adjacency, params: &TransformParams) -> Result<(Frequencies, TransformInfo)> {
-    let engine = match params.backend {
-        Backend::Cpu => Engine::Cpu,
-        Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
-        Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
-    };
+    let engine = Engine::for_backend(params.backend)?;
     let t = Instant::now();
     let (f, kernel_seconds) = match &engine {
         Engine::Cpu => (cpu::transform(a)?.keep(params.keep), None),

@@ -18,8 +18,7 @@ pub mod histogram;
 pub mod paths;
 pub mod trace;
 
-use crate::backend::Backend;
-use crate::error::{OctileError, Result};
+use crate::error::Result;
 use crate::gpu::Engine;
 use crate::gpu::staging::Staging;
 use crate::gram::control::{RunControl, blocks_of};
@@ -56,11 +55,7 @@ impl ShortestPathKernel {
     pub fn new(config: SpConfig) -> Result<Self> {
         config.validate()?;
         let (node, features) = config.node_spec();
-        let engine = match config.backend {
-            Backend::Cpu => Engine::Cpu,
-            Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
-            Backend::Auto => crate::gpu::device().map_or(Engine::Cpu, Engine::Cuda),
-        };
+        let engine = Engine::for_backend(config.backend)?;
         let length = config.path_length.kernel();
         rayon::broadcast(|_| ());
         let staging = match &engine {
