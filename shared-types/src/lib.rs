@@ -32,7 +32,7 @@ pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
 
 /// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 32] = {
+pub const ALL_KERNELS: [&str; 33] = {
     use mgk::names::*;
     use names::SMOKE_INTRINSICS;
     [
@@ -68,6 +68,7 @@ pub const ALL_KERNELS: [&str; 32] = {
         crate::graphlets::launch::GRAPHLET_PASS1_LIGHT,
         crate::graphlets::launch::GRAPHLET_PASS1_HEAVY,
         crate::graphlets::launch::GRAPHLET_PASS2,
+        crate::graphlets::launch::GRAPHLET_NARROW,
     ]
 };
 

@@ -378,7 +378,14 @@ fn gpu_equals_cpu_bit_for_bit_on_large_graphs() {
     if !octile_tests::gpu_or_skip("gpu_equals_cpu_bit_for_bit_on_large_graphs") {
         return;
     }
-    for (name, n, e) in large_graphs() {
+    // and one past a pinned piece (4 Mi counts) with a tail: the staged, narrowed download
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let n = 300_001u32;
+    let mut chords: Vec<(u32, u32)> = (0..n).flat_map(|i| (1..=3).map(move |d| (i, (i + d) % n))).collect();
+    chords.extend((0..50_000).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
+    let mut graphs = large_graphs();
+    graphs.push(("ring lattice n 300001 k 3 + 50000 chords".to_string(), n as usize, chords));
+    for (name, n, e) in graphs {
         let a = Adjacency::from_edges(n, &e).unwrap();
         let cpu = run(&a, &TransformParams { backend: Backend::Cpu, ..Default::default() });
         let gpu = run(&a, &TransformParams { backend: Backend::Cuda, ..Default::default() });

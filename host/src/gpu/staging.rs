@@ -40,35 +40,40 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Staging<T> {
 
     /// Copy `src` into `dst` (same length) through the pinned buffers on stream `s`.
     pub fn download(&self, s: &Arc<CudaStream>, src: &CudaView<T>, dst: &mut [T]) -> Result<()> {
+        self.download_with(s, src, dst, |from, to| to.copy_from_slice(from))
+    }
+
+    /// Copy `src` into `dst` (same length) through the pinned buffers on stream `s`, each run of
+    /// values written out by `convert(from, to)` (equal lengths; e.g. widening i32 to i64).
+    pub fn download_with<U: Send>(&self, s: &Arc<CudaStream>, src: &CudaView<T>, dst: &mut [U], convert: impl Fn(&[T], &mut [U]) + Sync) -> Result<()> {
         if src.len() != dst.len() {
             return Err(OctileError::Cuda(format!("staged download of {} values into {}", src.len(), dst.len())));
         }
         let mut guard = self.bufs.lock().map_err(|_| OctileError::Cuda("staging buffers poisoned by a panic".into()))?;
         let (bufs, events) = &mut *guard;
-        // whole pieces through the buffers (a copy into pinned memory moves the buffer's whole
-        // length), the tail directly
+        // whole pieces through the buffers (a copy into a pinned buffer moves the buffer's whole
+        // length), the tail through the first buffer's front
         let whole = src.len() / self.piece_elems;
-        let copy_out = |buf: &PinnedHostSlice<T>, done: &CudaEvent, dst: &mut [T]| -> Result<()> {
-            done.synchronize()?;
-            let from = buf.as_slice()?;
-            dst.par_chunks_mut(1 << 15).zip(from.par_chunks(1 << 15)).for_each(|(d, f)| d.copy_from_slice(f));
-            Ok(())
-        };
+        let copy_out = |from: &[T], dst: &mut [U]| dst.par_chunks_mut(1 << 15).zip(from.par_chunks(1 << 15)).for_each(|(d, f)| convert(f, d));
         let piece = |k: usize| k * self.piece_elems..(k + 1) * self.piece_elems;
         for k in 0..whole {
             s.memcpy_dtoh(&src.slice(piece(k)), &mut bufs[k % 2])?;
             events[k % 2].record(s)?;
             if k > 0 {
-                copy_out(&bufs[(k - 1) % 2], &events[(k - 1) % 2], &mut dst[piece(k - 1)])?;
+                events[(k - 1) % 2].synchronize()?;
+                copy_out(bufs[(k - 1) % 2].as_slice()?, &mut dst[piece(k - 1)]);
             }
         }
         if whole > 0 {
-            copy_out(&bufs[(whole - 1) % 2], &events[(whole - 1) % 2], &mut dst[piece(whole - 1)])?;
+            events[(whole - 1) % 2].synchronize()?;
+            copy_out(bufs[(whole - 1) % 2].as_slice()?, &mut dst[piece(whole - 1)]);
         }
         let tail = whole * self.piece_elems;
         if tail < src.len() {
-            s.memcpy_dtoh(&src.slice(tail..), &mut dst[tail..])?;
+            let front = &mut bufs[whole % 2].as_mut_slice()?[..src.len() - tail];
+            s.memcpy_dtoh(&src.slice(tail..), front)?;
             s.synchronize()?;
+            copy_out(front, &mut dst[tail..]);
         }
         Ok(())
     }

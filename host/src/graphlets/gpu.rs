@@ -8,9 +8,9 @@ use super::frequencies::{Frequencies, Keep, overflow};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg, sys::CUevent_flags};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys::CUevent_flags};
 use octile_types::graphlets::N_ORBITS;
-use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE};
+use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_NARROW, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE, STATUS_WIDE};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
@@ -140,26 +140,59 @@ fn touched(len: usize) -> Vec<i64> {
 }
 
 
-/// Values per pinned piece of the download: 4 Mi values (32 MiB; two pieces are pinned).
+/// Values per pinned piece of the download: 4 Mi values (two pieces are pinned per value type).
 const STAGING_PIECE: usize = 1 << 22;
 
-/// The process's pinned buffers for the counts (pinned once, on the first large transform: pinning
-/// is slow, and every later transform reuses them).
-static STAGING: OnceLock<Staging<i64>> = OnceLock::new();
+/// The process's pinned buffers for the counts, narrowed and not (pinned once, at the first large
+/// transform that needs them: pinning is slow, and every later transform reuses them).
+static STAGING_I32: OnceLock<Staging<i32>> = OnceLock::new();
+static STAGING_I64: OnceLock<Staging<i64>> = OnceLock::new();
 
-/// An n × 16 result into `out` (as long): through the pinned buffers when it spans more than one
-/// piece (a copy into pageable memory runs at a fraction of the bus speed), else directly.
-fn download(dev: &GpuDevice, v: &CudaSlice<i64>, out: &mut [i64]) -> Result<()> {
-    if v.len() <= STAGING_PIECE {
-        dev.stream.memcpy_dtoh(v, out)?;
-        return Ok(dev.stream.synchronize()?);
-    }
-    let staging = match STAGING.get() {
-        Some(st) => st,
+/// The pinned buffers of `cell`, pinned on first use.
+fn staging<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(cell: &'static OnceLock<Staging<T>>, dev: &GpuDevice) -> Result<&'static Staging<T>> {
+    match cell.get() {
+        Some(st) => Ok(st),
         None => {
             let st = Staging::new(dev, STAGING_PIECE)?;
-            STAGING.get_or_init(|| st)
+            Ok(cell.get_or_init(|| st))
         }
-    };
-    staging.download(&dev.stream, &v.as_view(), out)
+    }
+}
+
+/// An n × 16 result into `out` (as long): narrowed to `i32` on the device when every count fits
+/// (half the bytes over the bus; widened back while copied out), through the pinned buffers when
+/// it spans more than one piece (a copy into pageable memory runs at a fraction of the bus speed).
+fn download(dev: &GpuDevice, v: &CudaSlice<i64>, out: &mut [i64]) -> Result<()> {
+    let s = &dev.stream;
+    let n = out.len() / N_ORBITS;
+    if v.len() != out.len() || n * N_ORBITS != v.len() || n == 0 || n >= u32::MAX as usize {
+        return Err(OctileError::Cuda(format!("graphlet download of {} counts into {}", v.len(), out.len())));
+    }
+    let mut narrow = s.alloc_zeros::<i32>(v.len())?;
+    let mut status = s.alloc_zeros::<u32>(GRAPHLET_STATUS_WORDS)?;
+    let f = dev.function(GRAPHLET_NARROW)?;
+    let grid = (v.len().div_ceil(GRAPHLET_BLOCK_THREADS as usize) as u32).min(dev.sm_count * 16);
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };
+    let mut b = s.launch_builder(&f);
+    b.arg(&p).arg(v).arg(&mut narrow).arg(&mut status);
+    // SAFETY: graphlet_narrow's contract: src and dst hold 16n values (checked above: v has
+    // 16n, narrow was allocated as long), status the status words; the buffers outlive the launch
+    // (the status download below synchronizes the stream).
+    unsafe { b.launch(cfg) }?;
+    let wide = s.clone_dtoh(&status)?[STATUS_WIDE] != 0;
+    let widen = |from: &[i32], to: &mut [i64]| to.iter_mut().zip(from).for_each(|(t, &f)| *t = f as i64);
+    match (wide, v.len() <= STAGING_PIECE) {
+        (false, true) => {
+            let small = s.clone_dtoh(&narrow)?;
+            widen(&small, out);
+            Ok(())
+        }
+        (false, false) => staging(&STAGING_I32, dev)?.download_with(s, &narrow.as_view(), out, widen),
+        (true, true) => {
+            s.memcpy_dtoh(v, out)?;
+            Ok(s.synchronize()?)
+        }
+        (true, false) => staging(&STAGING_I64, dev)?.download(s, &v.as_view(), out),
+    }
 }

@@ -2,8 +2,9 @@
 //! pass 1 ([`pass1`]: 2-walk counts, per-edge triangle counts c3 and the pass-1 orbits; light nodes
 //! by warps with shared-memory hash tables, heavy ones by blocks with dense workspaces), pass 2
 //! ([`pass2`]: the neighbours' sums, triangles and 4-cliques, the raw and net rows), on the warp
-//! helpers of [`warp`]. The row sums become frequencies through `octile_types::graphlets`'
+//! helpers of [`warp`]; [`narrow`] halves the bytes of the download when the counts fit `i32`. The row sums become frequencies through `octile_types::graphlets`'
 //! `finish_pass1`, `finish_pass2` and `raw_to_net`, the functions the CPU backend calls.
+pub mod narrow;
 pub mod pass1;
 pub mod pass2;
 pub mod warp;

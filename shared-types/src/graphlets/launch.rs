@@ -10,7 +10,8 @@
 //!                              and net)
 //!   heavy      u32 [n]         nodes whose 2-walks do not fit a warp's table (pass 1 lists them)
 //!   status     u32 [8]         [heavy count, overflow flag, an overflowing node, dealing counter,
-//!                              the most 2-walks of a heavy node, 0, 0, 0]
+//!                              the most 2-walks of a heavy node, a count past i32, 0, 0]
+//!   narrow     i32 [16n]       the kept counts narrowed for the download, when they all fit
 //! pass 1, light: one warp per node, its 2-walk counts in a hash table of the warp's own
 //!   GRAPHLET_TABLE_SLOTS (key, count) slots of shared memory, sized per node to the next power of
 //!   two ≥ 2·W_i (W_i = Σ_{k∈N(i)} d_k, the node's 2-walks): cleared and probed in O(W_i), not O(n)
@@ -58,6 +59,8 @@ pub const STATUS_DEAL: usize = 3;
 /// Status slot: the most 2-walks W_i of a node pass 1 listed as heavy (the dense workspace is
 /// needed when it passes `GRAPHLET_MEDIUM_WALKS`).
 pub const STATUS_MAX_WALKS: usize = 4;
+/// Status slot: nonzero when a count does not fit `i32` (the download then stays `i64`).
+pub const STATUS_WIDE: usize = 5;
 
 /// Pass 1, light nodes (one warp per node).
 pub const GRAPHLET_PASS1_LIGHT: &str = "graphlet_pass1_light";
@@ -65,6 +68,8 @@ pub const GRAPHLET_PASS1_LIGHT: &str = "graphlet_pass1_light";
 pub const GRAPHLET_PASS1_HEAVY: &str = "graphlet_pass1_heavy";
 /// Pass 2 (one warp per node) and the net frequencies.
 pub const GRAPHLET_PASS2: &str = "graphlet_pass2";
+/// The counts narrowed to i32 for the download.
+pub const GRAPHLET_NARROW: &str = "graphlet_narrow";
 
 /// The launch parameters of all three kernels.
 #[repr(C)]
