@@ -19,7 +19,7 @@
 //!   [`reorder`], [`backend`] choices, the GPU runtime [`gpu`], the Gram driver [`gram`]
 //!   ([`GraphKernel`], [`Gram`], [`RunControl`]) and [`error`];
 //! - one module tree per method: [`mgk`], [`sp`] (shortest paths), [`graphlets`] (the fast graphlet
-//!   transform);
+//!   transform); [`kernels`] builds any of them from a kernel TOML (the CLI and the Python package);
 //! - [`selftest`]: the GPU self-test of the device helpers (tests only).
 pub mod backend;
 pub mod error;
@@ -29,6 +29,7 @@ pub mod gram;
 pub mod graph;
 pub mod graphlets;
 pub mod io;
+pub mod kernels;
 pub mod memory;
 pub mod mgk;
 pub mod sp;

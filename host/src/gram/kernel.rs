@@ -161,12 +161,35 @@ pub trait GraphKernel {
         normalized_symmetric(self.gram(graphs))
     }
 
+    /// What `octile gram` computes: K(X) (`y` = None) or K(X, Y), normalized or not, evaluating
+    /// only the entries `known` lacks. K(X, Y) normalized evaluates diag(X) and diag(Y) first.
+    fn gram_of(&self, x: &[Graph], y: Option<&[Graph]>, normalized: bool, known: Option<&Known>) -> Result<Gram> {
+        match y {
+            None if normalized => normalized_symmetric(self.gram_resumed(x, known)),
+            None => self.gram_resumed(x, known),
+            Some(y) if normalized => {
+                let (dx, dy) = (self.diag(x)?, self.diag(y)?);
+                normalized_between(self.gram_between_resumed(x, y, known), &dx, &dy)
+            }
+            Some(y) => self.gram_between_resumed(x, y, known),
+        }
+    }
+
     /// K(X, Y) normalized with diag(X) and diag(Y).
     /// When pairs of K(X, Y) fail, the error's partial matrix is normalized too (a failing diagonal
     /// pair fails the call as before); an interrupted run's is not.
     fn gram_between_normalized(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
         let (dx, dy) = (self.diag(x)?, self.diag(y)?);
         normalized_between(self.gram_between(x, y), &dx, &dy)
+    }
+}
+
+/// Pairs [`GraphKernel::gram_of`] evaluates (a progress total): the upper triangle of K(X)
+/// (`n_y` = None), or every entry of K(X, Y) and, normalized, both diagonals.
+pub fn pairs_of(n_x: usize, n_y: Option<usize>, normalized: bool) -> usize {
+    match n_y {
+        None => n_x * (n_x + 1) / 2,
+        Some(n_y) => n_x * n_y + if normalized { n_x + n_y } else { 0 },
     }
 }
 

@@ -276,6 +276,14 @@ pub struct ResolvedKernel {
 }
 
 impl KernelConfig {
+    /// Run on `backend` in `precision`; `None`: f32 where a GPU will be used (`Cuda`, or `Auto`
+    /// with a usable GPU), f64 on the CPU.
+    pub fn set_backend(&mut self, backend: Backend, precision: Option<Precision>) {
+        self.backend = backend;
+        let gpu = backend != Backend::Cpu && crate::gpu::device().is_ok();
+        self.precision = precision.unwrap_or(if gpu { Precision::F32 } else { Precision::F64 });
+    }
+
     /// Check every hyperparameter; an error names the first bad one.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(OctileError::InvalidConfig(m));

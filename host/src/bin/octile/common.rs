@@ -71,14 +71,15 @@ pub fn backend_of(backend: BackendArg) -> Backend {
 }
 
 pub fn apply(cfg: &mut KernelConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
-    cfg.backend = backend_of(backend);
-    let gpu = !matches!(backend, BackendArg::Cpu) && octile::gpu::device().is_ok();
-    cfg.precision = match precision {
-        Some(PrecisionArg::F32) => Precision::F32,
-        Some(PrecisionArg::F64) => Precision::F64,
-        None if gpu => Precision::F32,
-        None => Precision::F64,
-    };
+    cfg.set_backend(backend_of(backend), precision.map(precision_of));
+}
+
+/// The library's precision for a `--precision` value.
+pub fn precision_of(p: PrecisionArg) -> Precision {
+    match p {
+        PrecisionArg::F32 => Precision::F32,
+        PrecisionArg::F64 => Precision::F64,
+    }
 }
 
 pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) {

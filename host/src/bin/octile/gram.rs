@@ -1,13 +1,13 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
-use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, kernel_config, load, parse_format, progress, write_summary};
+use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, write_summary};
 use anyhow::{Context, Result};
 use clap::Args;
-use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice};
+use octile::kernels::{DynKernel, KernelFile};
+use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
 use octile::io::{ReadOptions, npy};
-use octile::sp::config::method_of;
 use crate::resume;
-use octile::gram::kernel::{normalized_between, normalized_symmetric};
-use octile::{GraphKernel, GraphletConfig, GraphletKernel, MarginalizedGraphKernel, OctileError, RunControl, ShortestPathKernel, SpConfig};
+use octile::gram::kernel::pairs_of;
+use octile::{OctileError, RunControl};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -91,59 +91,48 @@ impl std::fmt::Display for NotConverged {
 impl std::error::Error for NotConverged {}
 
 pub fn gram(a: GramArgs) -> Result<()> {
-    if let Some(p) = &a.kernel {
-        let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        match method_of(&text).with_context(|| format!("{}", p.display()))? {
-            "shortest_path" => {
-                let mut cfg = SpConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
-                cfg.backend = backend_of(a.backend);
-                let method = json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)});
-                return run(&a, |ctl| Ok(Box::new(ShortestPathKernel::new(cfg)?.with_control(ctl))), method);
-            }
-            "graphlets" => {
-                let mut cfg = GraphletConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?;
-                // the file's backend, unless --backend names one
-                if !matches!(a.backend, BackendArg::Auto) {
-                    cfg.backend = backend_of(a.backend);
-                }
-                let (kernel, gamma) = match cfg.kernel {
-                    octile::graphlets::kernel_config::BaseKernel::Linear => ("linear", None),
-                    octile::graphlets::kernel_config::BaseKernel::Rbf { gamma } => ("rbf", Some(gamma)),
-                };
-                let histogram = cfg.features == octile::graphlets::kernel_config::FeatureForm::Histogram;
-                let method = json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": kernel, "gamma": gamma, "bins": histogram.then_some(cfg.bins)});
-                return run(&a, |ctl| Ok(Box::new(GraphletKernel::new(cfg)?.with_control(ctl))), method);
-            }
-            _ => {}
+    let mut file = match &a.kernel {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            KernelFile::from_toml(&text).with_context(|| format!("{}", p.display()))?
+        }
+        None => KernelFile::Marginalized(synthetic_kernel(0.05)),
+    };
+    // a graphlet kernel file names its own backend, which only an explicit --backend overrides
+    if !(matches!(file, KernelFile::Graphlets(_)) && matches!(a.backend, BackendArg::Auto)) {
+        file.set_backend(backend_of(a.backend), a.precision.map(precision_of));
+    }
+    if let KernelFile::Marginalized(cfg) = &mut file {
+        if let Some(r) = a.reorder {
+            cfg.reorder = r.into();
+        }
+        if let Some(p) = &a.primitive {
+            cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
+        }
+        if let Some(p) = &a.profile {
+            cfg.tiles.profile = Some(p.clone());
+        }
+        if let Some(b) = &a.blocks_per_pair {
+            cfg.tiles.blocks_per_pair = match b.as_str() {
+                "auto" => 0,
+                n => n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_BLOCKS_PER_PAIR).contains(n))
+                    .with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..={MAX_BLOCKS_PER_PAIR}"))?,
+            };
+        }
+        if let Some(w) = a.dense_walk {
+            cfg.tiles.dense_walk = w.into();
         }
     }
-    let mut cfg = kernel_config(a.kernel.as_deref(), a.backend, a.precision, a.reorder)?;
-    if let Some(p) = &a.primitive {
-        cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
-    }
-    if let Some(p) = &a.profile {
-        cfg.tiles.profile = Some(p.clone());
-    }
-    if let Some(b) = &a.blocks_per_pair {
-        cfg.tiles.blocks_per_pair = match b.as_str() {
-            "auto" => 0,
-            n => n
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=MAX_BLOCKS_PER_PAIR).contains(n))
-                .with_context(|| format!("--blocks-per-pair {b}: use auto or an integer in 1..={MAX_BLOCKS_PER_PAIR}"))?,
-        };
-    }
-    if let Some(w) = a.dense_walk {
-        cfg.tiles.dense_walk = w.into();
-    }
-    let method = json!({"method": "marginalized", "precision": format!("{:?}", cfg.precision).to_lowercase(), "q": cfg.q, "reorder": format!("{:?}", cfg.reorder).to_lowercase()});
-    run(&a, |ctl| Ok(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl))), method)
+    let method = file.describe();
+    run(&a, |ctl| Ok(file.build(ctl)?), method)
 }
 
 /// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
 /// matrix and its JSON summary (`method`: the method's own fields, merged in).
-fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn GraphKernel>>, method: serde_json::Value) -> Result<()> {
+fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
     let format = parse_format(a.format.as_deref())?;
@@ -163,7 +152,7 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
     let (rows, cols) = if y.is_empty() { (x.len(), x.len()) } else { (x.len(), y.len()) };
     // distinct pairs already done (K(X): the upper triangle)
     let known_pairs = known.map_or(0, |k| if y.is_empty() { (0..rows * cols).filter(|&e| e / cols <= e % cols && k.done.get(e) == Some(&true)).count() } else { k.n_done() });
-    let pairs = if y.is_empty() { x.len() * (x.len() + 1) / 2 } else { x.len() * y.len() + if a.normalize { x.len() + y.len() } else { 0 } } - known_pairs.min(rows * cols);
+    let pairs = pairs_of(x.len(), (!y.is_empty()).then_some(y.len()), a.normalize) - known_pairs.min(rows * cols);
     let (bar, mut ctl) = progress(pairs, a.quiet);
     ctl.max_memory_bytes = a.max_memory;
     let k = make(ctl)?;
@@ -171,17 +160,7 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Box<dyn Gra
         eprintln!("{} graphs{}; {} kernel, backend {} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, method["method"].as_str().unwrap_or("?"), k.backend_name(), k.device_name());
     }
     let t = std::time::Instant::now();
-    let r = if y.is_empty() {
-        let r = k.gram_resumed(&x, known);
-        if a.normalize { normalized_symmetric(r) } else { r }
-    } else if a.normalize {
-        match (k.diag(&x), k.diag(&y)) {
-            (Ok(dx), Ok(dy)) => normalized_between(k.gram_between_resumed(&x, &y, known), &dx, &dy),
-            (Err(e), _) | (_, Err(e)) => Err(e),
-        }
-    } else {
-        k.gram_between_resumed(&x, &y, known)
-    };
+    let r = k.gram_of(&x, (!y.is_empty()).then_some(&y[..]), a.normalize, known);
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -1,0 +1,134 @@
+//! Every method by name: a kernel TOML (its `method` key: "marginalized", the default,
+//! "shortest_path" or "graphlets") to a ready [`GraphKernel`]. The one place where the CLI's
+//! `octile gram` and the Python package turn a kernel file into a kernel, so both compute the same
+//! values from the same text.
+//!
+//! ```no_run
+//! use octile::kernels::KernelFile;
+//! use octile::{Backend, GraphKernel, RunControl, generators::nws_set};
+//! let mut file = KernelFile::from_toml("method = \"shortest_path\"").unwrap();
+//! file.set_backend(Backend::Cpu, None);
+//! let kernel = file.build(RunControl::default()).unwrap();
+//! let k = kernel.gram(&nws_set(4, 1)).unwrap();
+//! assert_eq!((k.rows, k.cols), (4, 4));
+//! ```
+use crate::backend::{Backend, Precision};
+use crate::error::Result;
+use crate::gram::{GraphKernel, RunControl};
+use crate::graphlets::kernel::GraphletKernel;
+use crate::graphlets::kernel_config::{BaseKernel, FeatureForm, GraphletConfig};
+use crate::mgk::MarginalizedGraphKernel;
+use crate::mgk::config::KernelConfig;
+use crate::sp::ShortestPathKernel;
+use crate::sp::config::{SpConfig, method_of};
+
+/// A kernel configuration of any method.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelFile {
+    /// `method = "marginalized"` (or no `method`).
+    Marginalized(KernelConfig),
+    /// `method = "shortest_path"`.
+    ShortestPath(SpConfig),
+    /// `method = "graphlets"`.
+    Graphlets(GraphletConfig),
+}
+
+/// A kernel ready to compute, shareable across threads (the Python package computes with the
+/// interpreter's lock released).
+pub type DynKernel = Box<dyn GraphKernel + Send + Sync>;
+
+impl KernelFile {
+    /// Parse a kernel TOML of any method (the method's own reader checks every key).
+    pub fn from_toml(text: &str) -> Result<Self> {
+        Ok(match method_of(text)? {
+            "shortest_path" => KernelFile::ShortestPath(SpConfig::from_toml(text)?),
+            "graphlets" => KernelFile::Graphlets(GraphletConfig::from_toml(text)?),
+            _ => KernelFile::Marginalized(KernelConfig::from_toml(text)?),
+        })
+    }
+
+    /// "marginalized", "shortest_path" or "graphlets".
+    pub fn method(&self) -> &'static str {
+        match self {
+            KernelFile::Marginalized(_) => "marginalized",
+            KernelFile::ShortestPath(_) => "shortest_path",
+            KernelFile::Graphlets(_) => "graphlets",
+        }
+    }
+
+    /// Run on `backend`. The marginalized kernel's precision is `precision`, or when `None` f32
+    /// where a GPU will be used and f64 on the CPU (the other methods are exact: no precision).
+    pub fn set_backend(&mut self, backend: Backend, precision: Option<Precision>) {
+        match self {
+            KernelFile::Marginalized(cfg) => cfg.set_backend(backend, precision),
+            KernelFile::ShortestPath(cfg) => cfg.backend = backend,
+            KernelFile::Graphlets(cfg) => cfg.backend = backend,
+        }
+    }
+
+    /// The backend the file (or [`set_backend`](Self::set_backend)) asks for.
+    pub fn backend(&self) -> Backend {
+        match self {
+            KernelFile::Marginalized(cfg) => cfg.backend,
+            KernelFile::ShortestPath(cfg) => cfg.backend,
+            KernelFile::Graphlets(cfg) => cfg.backend,
+        }
+    }
+
+    /// The kernel, with `control`'s progress and cancellation hooks.
+    pub fn build(self, control: RunControl) -> Result<DynKernel> {
+        Ok(match self {
+            KernelFile::Marginalized(cfg) => Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(control)),
+            KernelFile::ShortestPath(cfg) => Box::new(ShortestPathKernel::new(cfg)?.with_control(control)),
+            KernelFile::Graphlets(cfg) => Box::new(GraphletKernel::new(cfg)?.with_control(control)),
+        })
+    }
+
+    /// The method's settings for a run summary (`"method"` and what decides its values).
+    pub fn describe(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            KernelFile::Marginalized(cfg) => {
+                json!({"method": "marginalized", "precision": format!("{:?}", cfg.precision).to_lowercase(), "q": cfg.q, "reorder": format!("{:?}", cfg.reorder).to_lowercase()})
+            }
+            KernelFile::ShortestPath(cfg) => json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)}),
+            KernelFile::Graphlets(cfg) => {
+                let (kernel, gamma) = match cfg.kernel {
+                    BaseKernel::Linear => ("linear", None),
+                    BaseKernel::Rbf { gamma } => ("rbf", Some(gamma)),
+                };
+                let histogram = cfg.features == FeatureForm::Histogram;
+                json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": kernel, "gamma": gamma, "bins": histogram.then_some(cfg.bins)})
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_is_parsed_by_its_own_reader_and_described() {
+        for (text, method) in [("q = 0.1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "marginalized"), ("method = \"shortest_path\"\n", "shortest_path"), ("method = \"graphlets\"\nkernel = \"rbf\"\ngamma = 0.5\n", "graphlets")] {
+            let mut f = KernelFile::from_toml(text).unwrap();
+            assert_eq!(f.method(), method);
+            assert_eq!(f.describe()["method"], method);
+            f.set_backend(Backend::Cpu, None);
+            assert_eq!(f.backend(), Backend::Cpu);
+            let k = f.build(RunControl::default()).unwrap();
+            assert_eq!(k.backend_name(), "cpu");
+        }
+        // the CPU's default precision is f64; an explicit one is kept
+        let mut f = KernelFile::from_toml("q = 0.1").unwrap();
+        f.set_backend(Backend::Cpu, None);
+        assert!(matches!(&f, KernelFile::Marginalized(c) if c.precision == Precision::F64));
+        f.set_backend(Backend::Cpu, Some(Precision::F32));
+        assert!(matches!(&f, KernelFile::Marginalized(c) if c.precision == Precision::F32));
+        // the method readers' errors come through
+        let e = KernelFile::from_toml("method = \"walks\"").unwrap_err().to_string();
+        assert!(e.contains("method must be"), "{e}");
+        let e = KernelFile::from_toml("method = \"graphlets\"\nbins = 4\n").unwrap_err().to_string();
+        assert!(e.contains("bins"), "{e}");
+    }
+}
