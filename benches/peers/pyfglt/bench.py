@@ -162,7 +162,8 @@ def octile_transform(args, mtx, work, name, backend, raw):
     own = {k: v for k, v in s.items() if "gpu" in k.lower() and any(w in k.lower() for w in ("byte", "mem"))}
     r = {"ok": True, "npy": out, "process_seconds": wall, "host_peak_bytes": rss, "gpu_peak_mib": gpu, "summary_gpu_memory": own, "summary": s}
     log(f"  octile {suffix}: {s['seconds'] * 1e3:.1f} ms (kernels {s['kernel_seconds'] * 1e3:.1f} ms), runs {[round(x * 1e3, 1) for x in s['seconds_all']]} ms, "
-        f"process {wall:.1f} s, host peak {fmt(rss and rss / 2**20, '.0f')} MiB" + (f", GPU peak {gpu:.0f} MiB" if gpu is not None else ""))
+        f"process {wall:.1f} s, host peak {fmt(rss and rss / 2**20, '.0f')} MiB" + (f", GPU peak {gpu:.0f} MiB" if gpu is not None else "")
+        + ("; phases (median ms): " + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in s["phase_seconds"].items()) if s.get("phase_seconds") else ""))
     return r
 
 

@@ -13,6 +13,7 @@ use octile_types::graphlets::N_ORBITS;
 use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_NARROW, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE, STATUS_WIDE};
 use rayon::prelude::*;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 /// Device bytes of the transform of `n` nodes and `entries` CSR entries, heavy workspaces aside.
 pub fn device_bytes(n: usize, entries: usize) -> u128 {
@@ -21,8 +22,11 @@ pub fn device_bytes(n: usize, entries: usize) -> u128 {
 }
 
 /// The frequencies `keep` names of every node of `a` on `dev` (only those are copied back), and
-/// the seconds of the kernels alone.
-pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequencies, f64)> {
+/// where the time went: ("prepare", "upload", "kernels", "host_alloc", "host_pages", "download")
+/// in seconds (the kernels by CUDA events, the rest by the host clock; "host_alloc": the other
+/// cores' mapping of the result pages, beside the GPU; "host_pages": the wait for it after the
+/// kernels).
+pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequencies, Vec<(&'static str, f64)>)> {
     let n = a.n_nodes();
     let entries = a.col().len();
     // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
@@ -30,7 +34,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
         return Err(OctileError::InvalidConfig(format!("the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)")));
     }
     if n == 0 {
-        return Ok((Frequencies::from_flat(0, Vec::new(), Vec::new()), 0.0));
+        return Ok((Frequencies::from_flat(0, Vec::new(), Vec::new()), Vec::new()));
     }
     crate::memory::check_gpu(device_bytes(n, entries), dev.free_mem_bytes(), || format!("the graphlet transform of {n} nodes and {} edges on the GPU", entries / 2), "use the CPU backend")?;
     // the host's result vectors are allocated and their pages mapped by the other cores while the
@@ -38,25 +42,36 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
     let len = n * N_ORBITS;
     let (keep_raw, keep_net) = (keep != Keep::Net, keep != Keep::Raw);
     std::thread::scope(|scope| {
-        let host = scope.spawn(move || (if keep_raw { touched(len) } else { Vec::new() }, if keep_net { touched(len) } else { Vec::new() }));
+        let host = scope.spawn(move || {
+            let t = Instant::now();
+            let v = (if keep_raw { touched(len) } else { Vec::new() }, if keep_net { touched(len) } else { Vec::new() });
+            (v, t.elapsed().as_secs_f64())
+        });
         let on_gpu = kernels(dev, a, n, entries);
-        let (mut raw_host, mut net_host) = host.join().map_err(|_| OctileError::Cuda("allocating the graphlet counts on the host panicked".into()))?;
-        let (raw, net, kernel_seconds) = on_gpu?;
+        let t = Instant::now();
+        let ((mut raw_host, mut net_host), host_alloc) = host.join().map_err(|_| OctileError::Cuda("allocating the graphlet counts on the host panicked".into()))?;
+        let host_pages = t.elapsed().as_secs_f64();
+        let (raw, net, mut phases) = on_gpu?;
+        let t = Instant::now();
         if keep_raw {
             download(dev, &raw, &mut raw_host)?;
         }
         if keep_net {
             download(dev, &net, &mut net_host)?;
         }
-        Ok((Frequencies::from_flat(n, raw_host, net_host), kernel_seconds))
+        phases.extend([("host_alloc", host_alloc), ("host_pages", host_pages), ("download", t.elapsed().as_secs_f64())]);
+        Ok((Frequencies::from_flat(n, raw_host, net_host), phases))
     })
 }
 
-/// The three launches on the graph's CSR: the raw and net rows on the device and the kernels'
-/// seconds.
-fn kernels(dev: &GpuDevice, a: &Adjacency, n: usize, entries: usize) -> Result<(CudaSlice<i64>, CudaSlice<i64>, f64)> {
+/// The three launches on the graph's CSR: the raw and net rows on the device, and the seconds of
+/// "prepare" (the u32 row starts), "upload" (the CSR's copy and the allocations) and "kernels".
+fn kernels(dev: &GpuDevice, a: &Adjacency, n: usize, entries: usize) -> Result<(CudaSlice<i64>, CudaSlice<i64>, Vec<(&'static str, f64)>)> {
     let s = &dev.stream;
+    let t = Instant::now();
     let row_start: Vec<u32> = a.row_start().par_iter().map(|&x| x as u32).collect();
+    let prepare = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let d_row_start = s.clone_htod(&row_start)?;
     let d_col = if entries == 0 { s.alloc_zeros::<u32>(1)? } else { s.clone_htod(a.col())? };
     let mut c3 = s.alloc_zeros::<u32>(entries.max(1))?;
@@ -66,6 +81,8 @@ fn kernels(dev: &GpuDevice, a: &Adjacency, n: usize, entries: usize) -> Result<(
     let mut heavy = s.alloc_zeros::<u32>(n)?;
     let mut status = s.clone_htod(&[0u32, 0, u32::MAX, 0, 0, 0, 0, 0][..GRAPHLET_STATUS_WORDS])?;
     let start = s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    start.synchronize()?;
+    let upload = t.elapsed().as_secs_f64();
     let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };
     let grid = (n.div_ceil(GRAPHLET_BLOCK_WARPS as usize) as u32).min(dev.sm_count * 32);
 
@@ -124,7 +141,7 @@ fn kernels(dev: &GpuDevice, a: &Adjacency, n: usize, entries: usize) -> Result<(
     if st[STATUS_OVERFLOW] != 0 {
         return Err(overflow(st[STATUS_OVERFLOW_NODE] as usize));
     }
-    Ok((raw, net, kernel_seconds))
+    Ok((raw, net, vec![("prepare", prepare), ("upload", upload), ("kernels", kernel_seconds)]))
 }
 
 /// `len` zeros whose pages are mapped: one write per 4 KiB page, by all cores (`black_box`: the

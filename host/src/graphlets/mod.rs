@@ -51,16 +51,21 @@ pub struct TransformInfo {
     /// The compute alone, in seconds: on the GPU the kernels between the upload of the graph and
     /// the download of the counts (CUDA events); on the CPU the same as `seconds`.
     pub kernel_seconds: f64,
+    /// Where the time went, in seconds, in order (GPU: "prepare" the row starts, "upload" the
+    /// CSR with the allocations, "kernels", "host_alloc" the result's pages mapped by other cores
+    /// meanwhile, "host_pages" the wait for them after the kernels, "download"; CPU: empty).
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// The raw and net frequencies of every node of `a`.
 pub fn transform(a: &Adjacency, params: &TransformParams) -> Result<(Frequencies, TransformInfo)> {
     let engine = Engine::for_backend(params.backend)?;
     let t = Instant::now();
-    let (f, kernel_seconds) = match &engine {
-        Engine::Cpu => (cpu::transform(a)?.keep(params.keep), None),
-        Engine::Cuda(dev) => gpu::transform(dev, a, params.keep).map(|(f, k)| (f, Some(k)))?,
+    let (f, phases) = match &engine {
+        Engine::Cpu => (cpu::transform(a)?.keep(params.keep), Vec::new()),
+        Engine::Cuda(dev) => gpu::transform(dev, a, params.keep)?,
     };
     let seconds = t.elapsed().as_secs_f64();
-    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds, kernel_seconds: kernel_seconds.unwrap_or(seconds) }))
+    let kernel_seconds = phases.iter().find(|p| p.0 == "kernels").map_or(seconds, |p| p.1);
+    Ok((f, TransformInfo { backend: engine.name(), device: engine.describe(), seconds, kernel_seconds, phases }))
 }

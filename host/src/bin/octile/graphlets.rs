@@ -101,7 +101,8 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     for r in 0..a.repeat {
         drop(last.take()); // one result in memory at a time
         let (f, info) = transform(&adj, &params)?;
-        say(format!("transform{} on {} ({}): {:.3} s (kernels {:.3} s)", if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() }, info.backend, info.device, info.seconds, info.kernel_seconds));
+        let phases: Vec<String> = info.phases.iter().map(|(name, s)| format!("{name} {:.1} ms", s * 1e3)).collect();
+        say(format!("transform{} on {} ({}): {:.3} s (kernels {:.3} s){}", if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() }, info.backend, info.device, info.seconds, info.kernel_seconds, if phases.is_empty() { String::new() } else { format!(": {}", phases.join(", ")) }));
         runs.push(info);
         last = Some(f);
     }
@@ -118,6 +119,8 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     let sums: Vec<Value> = column_sums(&values, k).into_iter().map(|s| i64::try_from(s).map_or_else(|_| json!(s.to_string()), |v| json!(v))).collect();
     let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
     let kernel: Vec<f64> = runs.iter().map(|r| r.kernel_seconds).collect();
+    // each GPU phase's median over the runs, in the order of the phases
+    let phases: serde_json::Map<String, Value> = info.phases.iter().map(|&(name, _)| (name.to_string(), json!(median(&runs.iter().filter_map(|r| r.phases.iter().find(|p| p.0 == name).map(|p| p.1)).collect::<Vec<f64>>())))).collect();
     let mut summary = json!({
         "input": a.input,
         "format": g.format,
@@ -138,6 +141,7 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
         "kernel_seconds": median(&kernel),
         "seconds_all": seconds,
         "kernel_seconds_all": kernel,
+        "phase_seconds": phases,
         "read_seconds": read_seconds,
         "adjacency_seconds": adjacency_seconds,
         "write_seconds": write_seconds,
