@@ -1,0 +1,170 @@
+"""Base kernels on node and edge features, GraphDot-style, and their combinations.
+
+A marginalized graph kernel compares nodes with a node kernel and edges with an edge kernel; each is
+a combination, per named feature, of base kernels::
+
+    TensorProduct(element=KroneckerDelta(0.5), charge=SquareExponential(1.0))   # product over features
+    Additive(element=KroneckerDelta(0.5), charge=2.0 * SquareExponential(1.0))  # weighted sum
+
+These objects only describe the kernel: they become the ``[node.<feature>]`` / ``[edge.<feature>]``
+tables of octile's kernel TOML (``kernel.to_toml()``), which the library reads exactly as
+``octile gram --kernel`` does.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Dict, Mapping, Union
+
+__all__ = ["BaseKernel", "KroneckerDelta", "SquareExponential", "Constant", "BrownianBridge", "TensorProduct", "Additive"]
+
+
+def _number(name: str, value) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(v):
+        raise ValueError(f"{name} must be a number, got NaN")
+    return v
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return repr(float(v))
+
+
+def toml_table(header: str, table: Mapping[str, object]) -> str:
+    """One TOML table: ``[header]`` and its ``key = value`` lines."""
+    return f"[{header}]\n" + "".join(f"{k} = {_toml_value(v)}\n" for k, v in table.items())
+
+
+def toml_key(name: str) -> str:
+    """A feature name as a TOML key (quoted: any name is allowed)."""
+    return json.dumps(str(name), ensure_ascii=False)
+
+
+class BaseKernel:
+    """A base kernel on one feature (a number per node or edge)."""
+
+    weight: float = 1.0
+
+    def table(self) -> Dict[str, object]:
+        """The kernel's TOML table entries (``kernel = ...`` and its hyperparameter)."""
+        raise NotImplementedError
+
+    def __mul__(self, w) -> "BaseKernel":
+        return self.__rmul__(w)
+
+    def __rmul__(self, w) -> "BaseKernel":
+        """``w * kernel``: the term's weight in an :class:`Additive` combination."""
+        out = _copy(self)
+        out.weight = self.weight * _number("weight", w)
+        return out
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self.table() == other.table() and self.weight == other.weight
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.table().items() if k != "kernel")
+        r = f"{type(self).__name__}({args})"
+        return r if self.weight == 1.0 else f"{self.weight!r} * {r}"
+
+
+def _copy(k: BaseKernel) -> BaseKernel:
+    out = object.__new__(type(k))
+    out.__dict__.update(k.__dict__)
+    return out
+
+
+class KroneckerDelta(BaseKernel):
+    """1 when the two values are equal, else ``h`` (in (0, 1] for the marginalized kernel's node
+    kernel, [0, 1] elsewhere). For labels: atoms' elements, bond orders, string labels."""
+
+    def __init__(self, h: float = 0.5):
+        self.h = _number("h", h)
+
+    def table(self):
+        return {"kernel": "kronecker_delta", "h": self.h}
+
+
+class SquareExponential(BaseKernel):
+    """exp(−(a − b)² / (2 ℓ²)) with ℓ = ``length_scale`` > 0. For continuous values."""
+
+    def __init__(self, length_scale: float = 1.0):
+        self.length_scale = _number("length_scale", length_scale)
+
+    def table(self):
+        return {"kernel": "square_exponential", "length_scale": self.length_scale}
+
+
+class Constant(BaseKernel):
+    """The constant ``c`` whatever the values."""
+
+    def __init__(self, c: float = 1.0):
+        self.c = _number("c", c)
+
+    def table(self):
+        return {"kernel": "constant", "c": self.c}
+
+
+class BrownianBridge(BaseKernel):
+    """max(0, c − |a − b|) (the shortest-path kernel's path-length kernel only)."""
+
+    def __init__(self, c: float = 3.0):
+        self.c = _number("c", c)
+
+    def table(self):
+        return {"kernel": "brownian_bridge", "c": self.c}
+
+
+FeatureKernels = Union["TensorProduct", "Additive", None]
+
+
+class _Combination:
+    combine = ""
+
+    def __init__(self, **features: BaseKernel):
+        for name, k in features.items():
+            if not isinstance(k, BaseKernel):
+                raise ValueError(f"feature '{name}': expected a base kernel such as KroneckerDelta(0.5), got {k!r}")
+        self.features: Dict[str, BaseKernel] = dict(features)
+
+    def tables(self, side: str) -> str:
+        """``side`` ("node" or "edge"): the combination line and one table per feature."""
+        return "".join("\n" + toml_table(f"{side}.{toml_key(name)}", {**k.table(), **({"weight": k.weight} if k.weight != 1.0 else {})}) for name, k in self.features.items())
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self.features == other.features
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={k!r}" for n, k in self.features.items()) + ")"
+
+
+class TensorProduct(_Combination):
+    """The product of one base kernel per named feature (GraphDot's ``TensorProduct``)."""
+
+    combine = "product"
+
+
+class Additive(_Combination):
+    """The weighted sum of one base kernel per named feature (weights: ``w * kernel``)."""
+
+    combine = "additive"
+
+
+def feature_kernels(value, what: str):
+    """A node or edge kernel as given: a combination, or a bare ``Constant(1.0)`` / None (every
+    pair of nodes or edges alike: no features read)."""
+    if value is None or isinstance(value, _Combination):
+        return value
+    if isinstance(value, Constant) and value.c == 1.0 and value.weight == 1.0:
+        return None
+    if isinstance(value, BaseKernel):
+        raise ValueError(f"{what}: name the feature it compares, e.g. TensorProduct(label={value!r}) (a bare Constant(1.0) compares nothing)")
+    raise ValueError(f"{what}: expected TensorProduct(...), Additive(...), Constant(1.0) or None, got {value!r}")

@@ -1,0 +1,140 @@
+"""Graphs from files, networkx, RDKit and SMILES, through octile's own readers.
+
+Every function returns a list of :class:`octile.Graph`. A networkx graph becomes networkx
+node-link JSON and is read by the JSON reader the CLI uses for ``.json`` / ``.jsonl`` files, so its
+graphs (and kernel values) are the CLI's: node attributes become node features, edge attributes
+edge features, except the edge attribute ``weight`` (the edge weight, default 1). Values may be
+numbers, booleans or strings (strings are compared as labels); one kind per feature.
+"""
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import warnings
+from typing import Iterable, List, Optional, Sequence
+
+from . import _octile
+from ._octile import Graph
+
+__all__ = ["read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs", "Graph"]
+
+
+def read(path, format: Optional[str] = None, skip_invalid: bool = False, pdb_cutoff: float = 5.0) -> List[Graph]:
+    """Every graph of ``path``: networkx node-link JSON / JSON Lines (``.json``, ``.jsonl``), SMILES
+    (``.smi``), CSV with a ``smiles`` column, SDF/MOL, PDB (``.pdb``, ``.pdb.gz``; residues within
+    ``pdb_cutoff`` Å are joined) or a TU dataset folder (MUTAG, ...). ``format`` overrides the
+    extension. Bad records are an error naming file and line, or with ``skip_invalid`` skipped with a
+    warning."""
+    graphs, skipped = _octile.read(os.fspath(path), format, skip_invalid, pdb_cutoff)
+    if skipped:
+        warnings.warn(f"{path}: {skipped} invalid record(s) skipped", stacklevel=2)
+    return graphs
+
+
+def _scalar(value, where: str):
+    if isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    item = getattr(value, "item", None)  # numpy scalars of other kinds
+    if callable(item) and getattr(value, "shape", None) == ():
+        return _scalar(item(), where)
+    raise ValueError(f"{where} is {value!r} ({type(value).__name__}); octile's features are numbers, booleans or strings")
+
+
+def _node_link(g, k: int) -> str:
+    if g.is_directed():
+        raise ValueError(f"graph {k} is directed; octile's kernels take undirected graphs (use G.to_undirected())")
+    index = {}
+    nodes = []
+    for i, (v, attrs) in enumerate(g.nodes(data=True)):
+        index[v] = i
+        node = {"id": i}
+        for name, value in attrs.items():
+            node[name] = _scalar(value, f"graph {k}: node {v!r}: attribute '{name}'")
+        nodes.append(node)
+    links = []
+    for u, v, attrs in g.edges(data=True):
+        link = {"source": index[u], "target": index[v]}
+        for name, value in attrs.items():
+            link[name] = _scalar(value, f"graph {k}: edge ({u!r}, {v!r}): attribute '{name}'")
+        links.append(link)
+    return json.dumps({"nodes": nodes, "links": links}, allow_nan=True)
+
+
+def from_networkx(graphs, first: int = 0) -> List[Graph]:
+    """networkx graph(s) → octile graphs (one list; one kind per feature across it). A node or edge
+    without an attribute that others have is an error naming the graph, the node and the
+    attribute (graphs are numbered from ``first``)."""
+    if _is_networkx(graphs):
+        graphs = [graphs]
+    return _octile.from_node_link([_node_link(g, first + k) for k, g in enumerate(graphs)], first)
+
+
+def from_rdkit(mols, first: int = 0) -> List[Graph]:
+    """RDKit molecule(s) → octile graphs, through their MOL blocks and octile's SDF reader: nodes
+    have ``element``, ``aromatic``, ``charge`` and ``hcount`` (hydrogens folded in), edges ``order``
+    (1, 2, 3; 4 = aromatic), as ``octile.read("x.sdf")`` and ``.smi`` files give."""
+    from rdkit import Chem  # only when molecules are given
+
+    if isinstance(mols, Chem.Mol):
+        mols = [mols]
+    blocks = []
+    for k, m in enumerate(mols):
+        if m is None:
+            raise ValueError(f"molecule {first + k} is None (RDKit could not parse it)")
+        blocks.append(Chem.MolToMolBlock(m, kekulize=False))
+    return _octile.from_mol_blocks(blocks, first)
+
+
+def from_smiles(smiles: Sequence[str]) -> List[Graph]:
+    """SMILES string(s) → octile graphs (the ``.smi`` reader's)."""
+    if isinstance(smiles, str):
+        smiles = [smiles]
+    return _octile.from_smiles(list(smiles))
+
+
+def _is_networkx(g) -> bool:
+    return hasattr(g, "nodes") and hasattr(g, "edges") and hasattr(g, "is_directed")
+
+
+def _is_rdkit(g) -> bool:
+    return type(g).__module__.startswith("rdkit") and hasattr(g, "GetAtoms")
+
+
+def as_graphs(x: Iterable) -> List[Graph]:
+    """A list of graphs as octile's: octile Graphs as they are, networkx graphs and RDKit molecules
+    converted (runs of one kind together), a path read. Anything else is a ``TypeError`` naming its
+    index."""
+    if isinstance(x, (str, os.PathLike)):
+        return read(x)
+    if isinstance(x, Graph) or _is_networkx(x) or _is_rdkit(x):
+        raise TypeError("expected a list of graphs, got a single graph (wrap it in a list)")
+    items = list(x)
+    out: List[Graph] = []
+    run: list = []
+    run_kind = None
+
+    def flush():
+        if run_kind == "nx":
+            out.extend(from_networkx(run, len(out)))
+        elif run_kind == "rdkit":
+            out.extend(from_rdkit(run, len(out)))
+        run.clear()
+
+    for k, g in enumerate(items):
+        kind = "octile" if isinstance(g, Graph) else "nx" if _is_networkx(g) else "rdkit" if _is_rdkit(g) else None
+        if kind is None:
+            raise TypeError(f"graph {k}: expected an octile.Graph, a networkx graph or an RDKit molecule, got {type(g).__name__}")
+        if kind != run_kind:
+            flush()
+            run_kind = kind
+        if kind == "octile":
+            out.append(g)
+        else:
+            run.append(g)
+    flush()
+    return out

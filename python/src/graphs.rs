@@ -1,0 +1,112 @@
+//! Graphs for Python: [`PyGraph`] wraps one octile graph; the readers are octile's own (files,
+//! networkx node-link JSON, SMILES, MOL blocks), so a graph read here equals the CLI's.
+use crate::errors::to_py;
+use octile::Graph;
+use octile::io::{Format, FeatureKinds, ReadOptions, json, sdf, smiles};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// A labeled, weighted, undirected graph as octile holds it (read-only).
+#[pyclass(frozen, name = "Graph", module = "octile")]
+#[derive(Clone)]
+pub struct PyGraph {
+    pub graph: Graph,
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Number of nodes.
+    #[getter]
+    fn n_nodes(&self) -> usize {
+        self.graph.n_nodes()
+    }
+    /// Number of undirected edges (self-loops included).
+    #[getter]
+    fn n_edges(&self) -> usize {
+        self.graph.n_edges()
+    }
+    /// Node feature names.
+    #[getter]
+    fn node_feature_names(&self) -> Vec<String> {
+        self.graph.node_feature_names().to_vec()
+    }
+    /// Edge feature names.
+    #[getter]
+    fn edge_feature_names(&self) -> Vec<String> {
+        self.graph.edge_feature_names().to_vec()
+    }
+    /// The edges as (i, j, weight).
+    fn edges(&self) -> Vec<(u32, u32, f64)> {
+        self.graph.edges().iter().map(|e| (e.i, e.j, e.weight)).collect()
+    }
+    /// The values of node feature `name`, one per node (string labels as their integer codes).
+    fn node_feature(&self, name: &str) -> PyResult<Vec<f64>> {
+        let f = self.graph.node_feature_index(name).ok_or_else(|| PyValueError::new_err(format!("no node feature '{name}'; the graph has {:?}", self.graph.node_feature_names())))?;
+        Ok((0..self.graph.n_nodes()).map(|i| self.graph.node_features(i)[f]).collect())
+    }
+    /// The values of edge feature `name`, one per edge of `edges()`.
+    fn edge_feature(&self, name: &str) -> PyResult<Vec<f64>> {
+        let f = self.graph.edge_feature_index(name).ok_or_else(|| PyValueError::new_err(format!("no edge feature '{name}'; the graph has {:?}", self.graph.edge_feature_names())))?;
+        Ok((0..self.graph.n_edges()).map(|e| self.graph.edge_features(e)[f]).collect())
+    }
+    fn __repr__(&self) -> String {
+        format!("octile.Graph({} nodes, {} edges, node features {:?}, edge features {:?})", self.graph.n_nodes(), self.graph.n_edges(), self.graph.node_feature_names(), self.graph.edge_feature_names())
+    }
+}
+
+fn wrap(graphs: Vec<Graph>) -> Vec<PyGraph> {
+    graphs.into_iter().map(|graph| PyGraph { graph }).collect()
+}
+
+/// Every graph of a file or TU folder (`format`: json, smi, csv, tu, sdf, pdb; default: from the
+/// extension) and how many bad records were skipped (`skip_invalid`).
+#[pyfunction]
+#[pyo3(signature = (path, format=None, skip_invalid=false, pdb_cutoff=octile::io::pdb::DEFAULT_CUTOFF))]
+fn read(py: Python<'_>, path: PathBuf, format: Option<&str>, skip_invalid: bool, pdb_cutoff: f64) -> PyResult<(Vec<PyGraph>, usize)> {
+    let format = format.map(|f| Format::parse(f).ok_or_else(|| PyValueError::new_err(format!("unknown format '{f}'; use json, smi, csv, tu, sdf or pdb")))).transpose()?;
+    let opt = ReadOptions { format, skip_invalid, pdb_cutoff };
+    let loaded = py.detach(|| octile::io::read_with(&path, &opt)).map_err(|e| to_py(py, e))?;
+    Ok((wrap(loaded.graphs), loaded.skipped))
+}
+
+/// Graphs from networkx node-link JSON texts (one graph each), read as the JSON reader reads a
+/// JSON Lines file: one feature kind (strings or numbers) per feature across the list.
+/// `first`: the index of the first text in the caller's list (errors name `graph first + k`).
+#[pyfunction]
+#[pyo3(signature = (texts, first = 0))]
+fn from_node_link(texts: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
+    let mut kinds = FeatureKinds::default();
+    texts
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let bad = |e: String| PyValueError::new_err(format!("graph {}: {e}", first + k));
+            let v: serde_json::Value = serde_json::from_str(t).map_err(|e| bad(e.to_string()))?;
+            json::graph_from_value(&v, &mut kinds).map(|graph| PyGraph { graph }).map_err(bad)
+        })
+        .collect()
+}
+
+/// Molecules from SMILES strings (the `.smi` reader's graphs).
+#[pyfunction]
+fn from_smiles(smiles: Vec<String>) -> PyResult<Vec<PyGraph>> {
+    smiles.iter().enumerate().map(|(k, s)| smiles::parse(s).map(|graph| PyGraph { graph }).map_err(|e| PyValueError::new_err(format!("SMILES {k} '{s}': {e}")))).collect()
+}
+
+/// Molecules from MOL blocks (the SDF reader's graphs; e.g. RDKit's `Chem.MolToMolBlock`);
+/// `first` as for [`from_node_link`].
+#[pyfunction]
+#[pyo3(signature = (blocks, first = 0))]
+fn from_mol_blocks(blocks: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
+    blocks.iter().enumerate().map(|(k, b)| sdf::parse_mol_block(b).map(|graph| PyGraph { graph }).map_err(|(line, e)| PyValueError::new_err(format!("molecule {}, line {line} of its MOL block: {e}", first + k)))).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGraph>()?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(from_node_link, m)?)?;
+    m.add_function(wrap_pyfunction!(from_smiles, m)?)?;
+    m.add_function(wrap_pyfunction!(from_mol_blocks, m)?)?;
+    Ok(())
+}

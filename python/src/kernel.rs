@@ -1,0 +1,186 @@
+//! The native kernel: a kernel TOML of any method ([`KernelFile`], the CLI's), a backend, and
+//! the Gram driver's calls with the interpreter's lock released. Progress goes to a Python
+//! callable; Ctrl-C stops the run after the current batch ([`octile::RunControl`]).
+use crate::errors::{gram_matrix, to_py};
+use crate::graphs::PyGraph;
+use numpy::PyArray1;
+use octile::kernels::{DynKernel, KernelFile};
+use octile::{Backend, Gram, Graph, Precision, RunControl};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A graph kernel of any octile method, built from its kernel TOML.
+#[pyclass(frozen, name = "Kernel", module = "octile")]
+pub struct PyKernel {
+    file: KernelFile,
+    backend: &'static str,
+    device: String,
+}
+
+/// The graphs behind Python `Graph` objects, in order.
+fn graphs(list: &[PyRef<'_, PyGraph>]) -> Vec<Graph> {
+    list.iter().map(|g| g.graph.clone()).collect()
+}
+
+/// A progress callback's exception, raised after the run (it also cancels the run).
+type CallbackError = Arc<Mutex<Option<PyErr>>>;
+
+/// Progress to `progress` (called with the pairs just finished) and Ctrl-C to cancellation.
+fn control(progress: Option<Py<PyAny>>) -> (RunControl, CallbackError) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let error: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
+    let (c, err) = (cancel.clone(), error.clone());
+    let report = move |n: usize| {
+        Python::attach(|py| {
+            if let Some(cb) = &progress
+                && let Err(e) = cb.call1(py, (n,))
+            {
+                err.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                c.store(true, Ordering::Relaxed);
+            }
+            // a pending Ctrl-C: stop after this batch (the driver keeps what was computed)
+            if py.check_signals().is_err() {
+                c.store(true, Ordering::Relaxed);
+            }
+        })
+    };
+    let ctl = RunControl { progress: Some(Arc::new(report)), cancel: Some(cancel), max_memory_bytes: None };
+    (ctl, error)
+}
+
+impl PyKernel {
+    /// Build the kernel with `progress`, run `f` on it without the interpreter's lock, and turn
+    /// the outcome into Python: a callback's exception first, then octile's errors.
+    fn run<T: Send>(&self, py: Python<'_>, progress: Option<Py<PyAny>>, f: impl FnOnce(&DynKernel) -> octile::Result<T> + Send) -> PyResult<T> {
+        let (ctl, error) = control(progress);
+        let file = self.file.clone();
+        let r = py.detach(move || file.build(ctl).and_then(|k| f(&k)));
+        if let Some(e) = error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+        r.map_err(|e| to_py(py, e))
+    }
+}
+
+/// "auto", "cpu" or "cuda".
+fn backend_of(s: &str) -> PyResult<Backend> {
+    match s {
+        "auto" => Ok(Backend::Auto),
+        "cpu" => Ok(Backend::Cpu),
+        "cuda" | "gpu" => Ok(Backend::Cuda),
+        _ => Err(PyValueError::new_err(format!("backend must be 'auto', 'cpu' or 'cuda', got '{s}'"))),
+    }
+}
+
+/// What a Gram call reports besides the values (the CLI's JSON summary fields).
+fn info<'py>(py: Python<'py>, g: &Gram) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let (lo, med, hi) = g.iteration_stats();
+    d.set_item("seconds", g.seconds)?;
+    d.set_item("pairs", g.pairs_solved)?;
+    d.set_item("backend", &g.backend)?;
+    d.set_item("device", &g.device)?;
+    d.set_item("details", &g.details)?;
+    d.set_item("iterations", (lo, med, hi))?;
+    Ok(d)
+}
+
+#[pymethods]
+impl PyKernel {
+    /// `toml`: a kernel file's text (`octile gram --kernel`); `backend`: "auto", "cpu" or "cuda";
+    /// `precision` (marginalized kernel): "f32" or "f64", default f32 on a GPU, f64 on the CPU.
+    /// The kernel is checked and its backend chosen now.
+    #[new]
+    #[pyo3(signature = (toml, backend = "auto", precision = None))]
+    fn new(py: Python<'_>, toml: &str, backend: &str, precision: Option<&str>) -> PyResult<Self> {
+        let backend = backend_of(backend)?;
+        let precision = match precision {
+            None => None,
+            Some("f32") => Some(Precision::F32),
+            Some("f64") => Some(Precision::F64),
+            Some(p) => return Err(PyValueError::new_err(format!("precision must be 'f32', 'f64' or None, got '{p}'"))),
+        };
+        let mut file = KernelFile::from_toml(toml).map_err(|e| to_py(py, e))?;
+        file.set_backend(backend, precision);
+        let probe = file.clone();
+        let k = py.detach(move || probe.build(RunControl::default())).map_err(|e| to_py(py, e))?;
+        Ok(PyKernel { backend: k.backend_name(), device: k.device_name(), file })
+    }
+
+    /// "cpu" or "cuda": where the kernel runs.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+    /// The device, in words.
+    #[getter]
+    fn device(&self) -> &str {
+        &self.device
+    }
+    /// "marginalized", "shortest_path" or "graphlets".
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.file.method()
+    }
+    /// The settings that decide the values (the CLI summary's method fields), as JSON.
+    fn describe(&self) -> String {
+        self.file.describe().to_string()
+    }
+
+    /// K(X) (`y` None) or K(X, Y) as a float64 matrix, normalized K_ij / √(K_ii K_jj) or not, and
+    /// the run's info; `progress(n)` is called with the pairs finished after each batch.
+    #[pyo3(signature = (x, y = None, normalized = false, progress = None))]
+    fn gram<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, y: Option<Vec<PyRef<'py, PyGraph>>>, normalized: bool, progress: Option<Py<PyAny>>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let x = graphs(&x);
+        let y = y.map(|y| graphs(&y));
+        let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?;
+        let d = info(py, &g)?;
+        Ok((gram_matrix(py, g)?, d))
+    }
+
+    /// K(G, G) of each graph.
+    #[pyo3(signature = (x, progress = None))]
+    fn diag<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = graphs(&x);
+        let d = self.run(py, progress, |k| k.diag(&x))?;
+        Ok(PyArray1::from_vec(py, d))
+    }
+
+    /// K(x[i], x[j]) for the listed (i, j) pairs only.
+    #[pyo3(signature = (x, pairs, progress = None))]
+    fn pairs<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, pairs: Vec<(usize, usize)>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = graphs(&x);
+        let g = self.run(py, progress, |k| k.pairs(&x, &pairs))?;
+        Ok(PyArray1::from_vec(py, g.values))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("octile.Kernel({} on {} ({}))", self.file.method(), self.backend, self.device)
+    }
+}
+
+/// Whether a GPU is usable, and the device or why not.
+#[pyfunction]
+fn gpu_available() -> (bool, String) {
+    match octile::gpu::device() {
+        Ok(d) => (true, d.describe()),
+        Err(e) => (false, e),
+    }
+}
+
+/// Pairs a Gram call evaluates (a progress bar's total).
+#[pyfunction]
+#[pyo3(signature = (n_x, n_y = None, normalized = false))]
+fn pairs_of(n_x: usize, n_y: Option<usize>, normalized: bool) -> usize {
+    octile::gram::kernel::pairs_of(n_x, n_y, normalized)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyKernel>()?;
+    m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs_of, m)?)?;
+    Ok(())
+}
