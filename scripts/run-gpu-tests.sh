@@ -38,6 +38,16 @@ else
   summary+=("SKIP compute-sanitizer (not on PATH)")
 fi
 [ -x ./octile ] && step demo ./octile demo
+# the Python package: its wheel and pytest beside the image's python3 (numpy, networkx, scikit-learn
+# there), the whole pytest suite (test_gpu.py: the package's GPU matrix = the CLI's), and its
+# overhead over the CLI on ChEMBL (repo/data/chembl_drugs.csv: gpu-bundle copies it when fetched)
+if ls wheels/octile-*.whl >/dev/null 2>&1 && python3 -m pip install -q --no-index --no-deps --no-compile --find-links wheels --target "$PWD/pysite" octile pytest pluggy iniconfig packaging pygments >/dev/null 2>&1; then
+  export PYTHONPATH=$PWD/pysite${PYTHONPATH:+:$PYTHONPATH}
+  step python env OCTILE_CLI="$PWD/octile" python3 -m pytest -q -rs -s -p no:cacheprovider repo/python/tests
+  [ -f repo/data/chembl_drugs.csv ] && step python-overhead python3 repo/benches/python/overhead.py --cli ./octile --data repo/data/chembl_drugs.csv --out "$LOG_DIR/python-overhead"
+else
+  summary+=("SKIP python (no octile wheel in wheels/, or pip could not install it)")
+fi
 echo "==================== summary"
 printf '%s\n' "${summary[@]}"
 exit $fail

@@ -1,0 +1,94 @@
+"""Every octile error reaches Python typed and with the library's message."""
+import networkx as nx
+import numpy as np
+import pytest
+
+import octile
+from octile import KroneckerDelta, MarginalizedGraphKernel, GraphletKernel, SquareExponential, TensorProduct
+
+
+def mgk(**kw):
+    kw.setdefault("backend", "cpu")
+    return MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(length=SquareExponential(1.0)), progress=False, **kw)
+
+
+def labeled_path(n):
+    g = nx.path_graph(n)
+    nx.set_node_attributes(g, "C", "label")
+    nx.set_edge_attributes(g, 1.0, "length")
+    return g
+
+
+def test_bad_configuration_is_a_value_error_with_the_library_message(tiny):
+    with pytest.raises(ValueError, match=r"kernel configuration: q = 1.5 must be in \(0, 1\)"):
+        mgk(q=1.5)(octile.read(tiny))
+    with pytest.raises(ValueError, match="backend must be one of"):
+        mgk(backend="gpu2")
+    with pytest.raises(ValueError, match="precision must be"):
+        MarginalizedGraphKernel(None, None, precision="f16")
+    with pytest.raises(ValueError, match="bins"):
+        GraphletKernel(bins=4)(octile.read(tiny))  # bins only with histogram features
+
+
+def test_file_errors_name_the_file_and_line(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.smi"):
+        octile.read(tmp_path / "nope.smi")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"nodes": [{"id": 0}], "links": []}\n{"nodes": [}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:2:"):
+        octile.read(bad)
+    with pytest.warns(UserWarning, match="1 invalid record"):
+        assert len(octile.read(bad, skip_invalid=True)) == 1
+    with pytest.raises(ValueError, match="unknown format 'xyz'"):
+        octile.read(bad, format="xyz")
+    with pytest.raises(ValueError, match=r"SMILES 1 'C\(\(':"):
+        octile.from_smiles(["CC", "C(("])
+
+
+def test_networkx_problems_name_the_graph_and_attribute():
+    ok = labeled_path(3)
+    missing = labeled_path(4)
+    del missing.nodes[2]["label"]
+    with pytest.raises(ValueError, match=r"graph 1: node 2 lacks feature 'label'"):
+        mgk()([ok, missing])
+    weird = labeled_path(2)
+    weird.nodes[0]["label"] = [1, 2]
+    with pytest.raises(ValueError, match=r"graph 0: node 0: attribute 'label' is \[1, 2\]"):
+        mgk()([weird])
+    mixed = labeled_path(2)
+    mixed.nodes[1]["label"] = 3
+    with pytest.raises(ValueError, match="is a number, but earlier values of 'label' are strings"):
+        mgk()([ok, mixed])
+    with pytest.raises(ValueError, match="graph 0 is directed"):
+        mgk()([nx.DiGraph([(0, 1)])])
+    with pytest.raises(TypeError, match="graph 1: expected an octile.Graph, a networkx graph or an RDKit molecule, got int"):
+        mgk()([ok, 3])
+    with pytest.raises(TypeError, match="single graph"):
+        mgk()(ok)
+    # numpy scalars are numbers
+    npg = labeled_path(3)
+    nx.set_edge_attributes(npg, np.float32(1.0), "length")
+    assert mgk()([npg]).shape == (1, 1)
+
+
+def test_a_feature_the_graphs_lack_is_named():
+    k = MarginalizedGraphKernel(TensorProduct(charge=KroneckerDelta(0.5)), None, backend="cpu", progress=False)
+    with pytest.raises(ValueError, match=r"node feature 'charge' is not in graph 0; it has: \[label\]"):
+        k([labeled_path(3)])
+
+
+def test_non_convergence_carries_the_partial_matrix_and_the_failing_pairs(nx_graphs):
+    graphs = nx_graphs[-3:]
+    k = mgk(max_iterations=1, rtol=1e-14, q=0.01)
+    with pytest.raises(octile.NonConvergenceError) as e:
+        k(graphs)
+    err = e.value
+    assert isinstance(err, RuntimeError)
+    assert "did not converge" in str(err)
+    assert err.partial.shape == (3, 3) and np.all(np.isfinite(err.partial))
+    assert err.n_failed >= 1 and len(err.failures) >= err.n_failed
+    i, j, iterations, residual = err.failures[0]
+    assert 0 <= i < 3 and 0 <= j < 3 and iterations == 1 and residual > 1e-14
+    # the converged result is close to what the failing run kept
+    good = mgk(q=0.01)(graphs)
+    assert good.shape == (3, 3)
