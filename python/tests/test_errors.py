@@ -92,3 +92,27 @@ def test_non_convergence_carries_the_partial_matrix_and_the_failing_pairs(nx_gra
     # the converged result is close to what the failing run kept
     good = mgk(q=0.01)(graphs)
     assert good.shape == (3, 3)
+
+
+def test_ctrl_c_stops_after_a_batch_and_keeps_the_pairs_done(mutag):
+    """SIGINT while the library computes (no Python code running): the run stops after the current
+    batch and raises octile.Interrupted (a KeyboardInterrupt) with the entries computed."""
+    import os
+    import signal
+    import threading
+
+    graphs = octile.read(mutag)
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)), backend="cpu", progress=False)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(octile.Interrupted) as e:
+            k(graphs + graphs)  # ~70 k pairs: many batches, several seconds on any CPU
+    finally:
+        timer.cancel()
+    err = e.value
+    assert isinstance(err, KeyboardInterrupt)
+    n = 2 * len(graphs)
+    assert err.partial.shape == (n, n) and err.done.shape == (n, n) and err.done.dtype == bool
+    assert 0 < err.n_done < err.n_total == n * (n + 1) // 2, (err.n_done, err.n_total)
+    assert np.all(np.isfinite(err.partial[err.done])) and np.all(np.isnan(err.partial[~err.done]))

@@ -3,6 +3,7 @@
 //! (kernels: `octile_kernels::graphlets`; layouts and the *why*: `octile_types::graphlets::launch`).
 //! Every `unsafe` launch is behind this module's checks of sizes and of the [`Adjacency`]
 //! invariants the kernels rely on.
+use super::Phases;
 use super::adjacency::Adjacency;
 use super::frequencies::{Frequencies, Keep, overflow};
 use crate::error::{OctileError, Result};
@@ -26,7 +27,7 @@ pub fn device_bytes(n: usize, entries: usize) -> u128 {
 /// in seconds (the kernels by CUDA events, the rest by the host clock; "host_alloc": the other
 /// cores' mapping of the result pages, beside the GPU; "host_pages": the wait for it after the
 /// kernels).
-pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequencies, Vec<(&'static str, f64)>)> {
+pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequencies, Phases)> {
     let n = a.n_nodes();
     let entries = a.col().len();
     // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
@@ -73,7 +74,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
 
 /// The three launches on the graph's CSR (`row_start` as u32, `col`): the raw and net rows on the
 /// device, and the seconds of "upload" (the CSR's copy and the allocations) and "kernels".
-fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: usize) -> Result<(CudaSlice<i64>, CudaSlice<i64>, Vec<(&'static str, f64)>)> {
+fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: usize) -> Result<(CudaSlice<i64>, CudaSlice<i64>, Phases)> {
     let s = &dev.stream;
     let t = Instant::now();
     let d_row_start = s.clone_htod(row_start)?;

@@ -39,6 +39,9 @@ pub struct TransformParams {
     pub keep: Keep,
 }
 
+/// Named phases of a transform and their seconds, in order.
+pub type Phases = Vec<(&'static str, f64)>;
+
 /// How a transform went.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformInfo {
@@ -54,7 +57,7 @@ pub struct TransformInfo {
     /// Where the time went, in seconds, in order (GPU: "prepare" the row starts, "upload" the
     /// CSR with the allocations, "kernels", "host_alloc" the result's pages mapped by other cores
     /// meanwhile, "host_pages" the wait for them after the kernels, "download"; CPU: empty).
-    pub phases: Vec<(&'static str, f64)>,
+    pub phases: Phases,
 }
 
 /// The raw and net frequencies of every node of `a`.

@@ -127,7 +127,7 @@ pub fn gram(a: GramArgs) -> Result<()> {
         }
     }
     let method = file.describe();
-    run(&a, |ctl| Ok(file.build(ctl)?), method)
+    run(&a, |ctl| file.build(ctl), method)
 }
 
 /// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
