@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Dict, Mapping, Union
+from typing import Dict, Mapping
 
 __all__ = ["BaseKernel", "KroneckerDelta", "SquareExponential", "Constant", "BrownianBridge", "TensorProduct", "Additive"]
 
@@ -70,6 +70,9 @@ class BaseKernel:
     def __eq__(self, other) -> bool:
         return type(self) is type(other) and self.table() == other.table() and self.weight == other.weight
 
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(self.table().items()), self.weight))
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.table().items() if k != "kernel")
         r = f"{type(self).__name__}({args})"
@@ -84,7 +87,8 @@ def _copy(k: BaseKernel) -> BaseKernel:
 
 class KroneckerDelta(BaseKernel):
     """1 when the two values are equal, else ``h`` (in (0, 1] for the marginalized kernel's node
-    kernel, [0, 1] elsewhere). For labels: atoms' elements, bond orders, string labels."""
+    kernel, [0, 1] elsewhere). For labels: atoms' elements, bond orders, string labels (the only
+    base kernel that may read a feature holding strings)."""
 
     def __init__(self, h: float = 0.5):
         self.h = _number("h", h)
@@ -123,10 +127,9 @@ class BrownianBridge(BaseKernel):
         return {"kernel": "brownian_bridge", "c": self.c}
 
 
-FeatureKernels = Union["TensorProduct", "Additive", None]
-
-
 class _Combination:
+    """Base kernels per named feature, combined by ``combine`` ("product" or "additive")."""
+
     combine = ""
 
     def __init__(self, **features: BaseKernel):
@@ -138,6 +141,12 @@ class _Combination:
     def tables(self, side: str) -> str:
         """``side`` ("node" or "edge"): the combination line and one table per feature."""
         return "".join("\n" + toml_table(f"{side}.{toml_key(name)}", {**k.table(), **({"weight": k.weight} if k.weight != 1.0 else {})}) for name, k in self.features.items())
+
+    def check(self, what: str):
+        """Raise for what the library would not honour: weights outside an additive combination."""
+        for name, k in self.features.items():
+            if k.weight != 1.0 and self.combine != "additive":
+                raise ValueError(f"{what}: feature '{name}' has weight {k.weight!r}, but weights only apply to the terms of Additive(...) (a product ignores them)")
 
     def __eq__(self, other) -> bool:
         return type(self) is type(other) and self.features == other.features
@@ -153,16 +162,25 @@ class TensorProduct(_Combination):
 
 
 class Additive(_Combination):
-    """The weighted sum of one base kernel per named feature (weights: ``w * kernel``)."""
+    """The weighted sum of one base kernel per named feature (weights: ``w * kernel``; the library
+    normalizes them to sum to 1, so the sum of base kernels in [0, 1] stays in [0, 1])."""
 
     combine = "additive"
+
+    def __init__(self, **features: BaseKernel):
+        if not features:
+            raise ValueError("Additive() needs at least one feature (a sum of no kernels is 0); use None to compare nothing")
+        super().__init__(**features)
 
 
 def feature_kernels(value, what: str):
     """A node or edge kernel as given: a combination, or a bare ``Constant(1.0)`` / None (every
     pair of nodes or edges alike: no features read)."""
-    if value is None or isinstance(value, _Combination):
-        return value
+    if value is None:
+        return None
+    if isinstance(value, _Combination):
+        value.check(what)
+        return value if value.features else None
     if isinstance(value, Constant) and value.c == 1.0 and value.weight == 1.0:
         return None
     if isinstance(value, BaseKernel):

@@ -9,6 +9,7 @@ numbers, booleans or strings (strings are compared as labels); one kind per feat
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import warnings
@@ -38,6 +39,8 @@ def _scalar(value, where: str):
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise ValueError(f"{where} is {value!r}; feature values must be finite")
         return float(value)
     item = getattr(value, "item", None)  # numpy scalars of other kinds
     if callable(item) and getattr(value, "shape", None) == ():
@@ -48,53 +51,62 @@ def _scalar(value, where: str):
 def _node_link(g, k: int) -> str:
     if g.is_directed():
         raise ValueError(f"graph {k} is directed; octile's kernels take undirected graphs (use G.to_undirected())")
+    if g.is_multigraph():
+        raise ValueError(f"graph {k} is a multigraph; octile's graphs have at most one edge per pair of nodes (use nx.Graph(G))")
     index = {}
     nodes = []
     for i, (v, attrs) in enumerate(g.nodes(data=True)):
         index[v] = i
         node = {"id": i}
         for name, value in attrs.items():
+            if name == "id":
+                raise ValueError(f"graph {k}: node {v!r}: an attribute named 'id' cannot be a feature (node-link JSON keeps 'id' for the node; rename it)")
             node[name] = _scalar(value, f"graph {k}: node {v!r}: attribute '{name}'")
         nodes.append(node)
     links = []
     for u, v, attrs in g.edges(data=True):
         link = {"source": index[u], "target": index[v]}
         for name, value in attrs.items():
+            if name in ("source", "target", "key"):
+                raise ValueError(f"graph {k}: edge ({u!r}, {v!r}): an attribute named '{name}' cannot be a feature (node-link JSON keeps it for the edge; rename it)")
             link[name] = _scalar(value, f"graph {k}: edge ({u!r}, {v!r}): attribute '{name}'")
         links.append(link)
-    return json.dumps({"nodes": nodes, "links": links}, allow_nan=True)
+    return json.dumps({"nodes": nodes, "links": links}, allow_nan=False)
 
 
 def from_networkx(graphs, first: int = 0) -> List[Graph]:
     """networkx graph(s) → octile graphs (one list; one kind per feature across it). A node or edge
-    without an attribute that others have is an error naming the graph, the node and the
-    attribute (graphs are numbered from ``first``)."""
+    without an attribute that other nodes or edges of its graph have is an error naming the graph,
+    the node and the attribute (graphs are numbered from ``first``); a feature a kernel reads but a
+    whole graph lacks is an error of the kernel call. Attributes named ``id`` (nodes) or
+    ``source``, ``target``, ``key`` (edges) are refused: node-link JSON keeps those names."""
     if _is_networkx(graphs):
         graphs = [graphs]
     return _octile.from_node_link([_node_link(g, first + k) for k, g in enumerate(graphs)], first)
 
 
 def from_rdkit(mols, first: int = 0) -> List[Graph]:
-    """RDKit molecule(s) → octile graphs, through their MOL blocks and octile's SDF reader: nodes
-    have ``element``, ``aromatic``, ``charge`` and ``hcount`` (hydrogens folded in), edges ``order``
-    (1, 2, 3; 4 = aromatic), as ``octile.read("x.sdf")`` and ``.smi`` files give."""
+    """RDKit molecule(s) → octile graphs: each molecule as RDKit writes it in SMILES (its
+    hydrogens, charges, radicals and aromaticity as RDKit perceived them), read by octile's SMILES
+    reader, so the graphs are those of a ``.smi`` file of RDKit's SMILES: nodes have ``element``,
+    ``aromatic``, ``charge`` and ``hcount``, edges ``order`` (1, 2, 3; 4 = aromatic)."""
     from rdkit import Chem  # only when molecules are given
 
     if isinstance(mols, Chem.Mol):
         mols = [mols]
-    blocks = []
+    smiles = []
     for k, m in enumerate(mols):
         if m is None:
             raise ValueError(f"molecule {first + k} is None (RDKit could not parse it)")
-        blocks.append(Chem.MolToMolBlock(m, kekulize=False))
-    return _octile.from_mol_blocks(blocks, first)
+        smiles.append(Chem.MolToSmiles(m))
+    return _octile.from_smiles(smiles, first)
 
 
 def from_smiles(smiles: Sequence[str]) -> List[Graph]:
     """SMILES string(s) → octile graphs (the ``.smi`` reader's)."""
     if isinstance(smiles, str):
         smiles = [smiles]
-    return _octile.from_smiles(list(smiles))
+    return _octile.from_smiles(list(smiles), 0)
 
 
 def _is_networkx(g) -> bool:

@@ -8,15 +8,15 @@ so a value computed here equals the CLI's for the same graphs and settings.
 from __future__ import annotations
 
 import inspect
-import json
+import operator
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _octile
-from .basekernels import BaseKernel, KroneckerDelta, feature_kernels, toml_key, toml_table, _toml_value
-from .graphs import Graph, as_graphs
+from .basekernels import BaseKernel, KroneckerDelta, _number, _toml_value, feature_kernels, toml_table
+from .graphs import as_graphs
 from .progress import Progress, Reporter
 
 __all__ = ["GraphKernel", "MarginalizedGraphKernel", "ShortestPathKernel", "GraphletKernel"]
@@ -54,6 +54,16 @@ class GraphKernel:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
 
+    def __getstate__(self):
+        # the native kernel is rebuilt from the parameters when needed (it holds no state)
+        return {k: v for k, v in self.__dict__.items() if k != "_native_cache"}
+
+    def _normalized(self, normalized) -> bool:
+        value = self.normalized if normalized is None else normalized
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"normalized must be True or False, got {value!r}")
+        return bool(value)
+
     # -- the kernel file --------------------------------------------------------------------
     def to_toml(self) -> str:
         """The kernel's TOML (``octile gram --kernel FILE`` computes the same values from it)."""
@@ -89,7 +99,7 @@ class GraphKernel:
         taking the pairs finished; default: a bar when interactive."""
         x = as_graphs(X)
         y = None if Y is None else as_graphs(Y)
-        norm = self.normalized if normalized is None else bool(normalized)
+        norm = self._normalized(normalized)
         native = self._native()
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
         with Reporter(self.progress if progress is None else progress, total, type(self).__name__) as report:
@@ -106,7 +116,13 @@ class GraphKernel:
     def pairs(self, X, pairs: Sequence[Tuple[int, int]], *, progress: Progress = None) -> np.ndarray:
         """K(X[i], X[j]) for the listed (i, j) only (un-normalized)."""
         x = as_graphs(X)
-        pairs = [(int(i), int(j)) for i, j in pairs]
+        try:
+            pairs = [(operator.index(i), operator.index(j)) for i, j in pairs]
+        except (TypeError, ValueError):
+            raise ValueError("pairs must be (i, j) pairs of integer indices") from None
+        if any(i < 0 or j < 0 for i, j in pairs):
+            k = next(k for k, (i, j) in enumerate(pairs) if i < 0 or j < 0)
+            raise ValueError(f"pair {k}: {pairs[k]} has a negative index")
         with Reporter(self.progress if progress is None else progress, len(pairs), type(self).__name__) as report:
             return self._native().pairs(x, pairs, report)
 
@@ -127,6 +143,13 @@ class GraphKernel:
         if not hasattr(self, "X_fit_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X_train) first")
         return self(X, self.X_fit_)
+
+
+def _integer(name: str, value) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
 
 
 def _check_backend(backend: str, precision: Optional[str]):
@@ -170,12 +193,12 @@ class MarginalizedGraphKernel(GraphKernel):
     def to_toml(self) -> str:
         node = feature_kernels(self.node_kernel, "node_kernel")
         edge = feature_kernels(self.edge_kernel, "edge_kernel")
-        p = 1.0 if self.p == "uniform" else float(self.p)
-        top: Dict[str, object] = {"method": "marginalized", "q": float(self.q), "p": p}
+        p = 1.0 if self.p == "uniform" else _number("p", self.p)
+        top: Dict[str, object] = {"method": "marginalized", "q": _number("q", self.q), "p": p}
         if self.rtol is not None:
-            top["rtol"] = float(self.rtol)
+            top["rtol"] = _number("rtol", self.rtol)
         if self.max_iterations is not None:
-            top["max_iterations"] = int(self.max_iterations)
+            top["max_iterations"] = _integer("max_iterations", self.max_iterations)
         if node is not None:
             top["node_combine"] = node.combine
         if edge is not None:
@@ -213,6 +236,8 @@ class ShortestPathKernel(GraphKernel):
         length = KroneckerDelta(0.0) if self.length_kernel is None else self.length_kernel
         if not isinstance(length, BaseKernel):
             raise ValueError(f"length_kernel: expected a base kernel such as KroneckerDelta(0.0), got {length!r}")
+        if length.weight != 1.0:
+            raise ValueError(f"length_kernel: a weight ({length.weight!r}) has no meaning for the one path-length kernel")
         text = 'method = "shortest_path"\n' + (f'node_combine = "{node.combine}"\n' if node else "")
         return text + (node.tables("node") if node else "") + "\n" + toml_table("path_length", length.table())
 
@@ -238,10 +263,10 @@ class GraphletKernel(GraphKernel):
         _check_backend(backend, None)
 
     def to_toml(self) -> str:
-        orbits = self.orbits if isinstance(self.orbits, str) else ",".join(str(int(o)) for o in self.orbits)
+        orbits = self.orbits if isinstance(self.orbits, str) else ",".join(str(_integer("orbits", o)) for o in self.orbits)
         top: Dict[str, object] = {"method": "graphlets", "features": self.features, "counts": self.counts, "orbits": orbits, "scale": self.scale, "kernel": self.kernel}
         if self.gamma is not None:
-            top["gamma"] = float(self.gamma)
+            top["gamma"] = _number("gamma", self.gamma)
         if self.bins is not None:
-            top["bins"] = int(self.bins)
+            top["bins"] = _integer("bins", self.bins)
         return "".join(f"{k} = {_toml_value(v)}\n" for k, v in top.items())

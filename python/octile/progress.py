@@ -48,6 +48,8 @@ class Reporter:
     def __init__(self, progress: Progress, total: int, desc: str):
         self.callback: Optional[Callable[[int], None]] = None
         self.bar = None
+        if progress is not None and not isinstance(progress, bool) and not callable(progress):
+            raise ValueError(f"progress must be None (a bar when interactive), True, False or a callable taking the pairs finished, got {progress!r}")
         if callable(progress):
             self.callback = progress
         elif progress is True or (progress is None and interactive()):

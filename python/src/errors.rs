@@ -28,6 +28,28 @@ pub fn gram_matrix<'py>(py: Python<'py>, g: Gram) -> PyResult<Bound<'py, PyAny>>
     matrix(py, g.values, g.rows, g.cols)
 }
 
+/// The Python exception of an error of a call on a list (diag: graph k, pairs: pair k), whose
+/// partial result is a column: a `NonConvergenceError` carries it as a 1-D array and its
+/// failures as the (i, j) `entry(k)` of each failing list item.
+pub fn to_py_listed(py: Python<'_>, e: OctileError, entry: impl Fn(usize) -> (usize, usize)) -> PyErr {
+    match e {
+        OctileError::NoConvergence { n_failed, partial, .. } => {
+            let msg = format!("{n_failed} listed pair(s) did not converge");
+            let failures: Vec<(usize, usize, u32, f64)> = partial.failures().into_iter().map(|(k, _, f)| (entry(k).0, entry(k).1, f.iterations, f.residual)).collect();
+            let first = failures.first().map_or(String::new(), |f| format!("; first ({}, {}) after {} iterations, relative residual {:.3e}", f.0, f.1, f.2, f.3));
+            let err = NonConvergenceError::new_err(msg + &first);
+            let attach = || -> PyResult<()> {
+                let v = err.value(py);
+                v.setattr("partial", PyArray1::from_vec(py, partial.values))?;
+                v.setattr("failures", failures)?;
+                v.setattr("n_failed", n_failed)
+            };
+            attach().err().unwrap_or(err)
+        }
+        e => to_py(py, e),
+    }
+}
+
 /// The Python exception of an octile error (its message is the library's).
 pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
     let msg = e.to_string();
@@ -59,7 +81,18 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
             };
             attach().err().unwrap_or(err)
         }
-        OctileError::Cancelled => Interrupted::new_err(msg),
+        OctileError::Cancelled => {
+            // a diagonal or listed pairs keep nothing: the attributes are there, empty
+            let err = Interrupted::new_err(msg);
+            let attach = || -> PyResult<()> {
+                let v = err.value(py);
+                for name in ["partial", "done", "n_done", "n_total"] {
+                    v.setattr(name, py.None())?;
+                }
+                Ok(())
+            };
+            attach().err().unwrap_or(err)
+        }
         OctileError::NoGpu(_) | OctileError::Cuda(_) => PyRuntimeError::new_err(msg),
     }
 }

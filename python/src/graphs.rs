@@ -6,13 +6,21 @@ use octile::io::{Format, FeatureKinds, ReadOptions, json, sdf, smiles};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-/// A labeled, weighted, undirected graph as octile holds it (read-only).
+/// A labeled, weighted, undirected graph as octile holds it (read-only), and whether each of its
+/// features held strings (coded as integers) where it was read: a kernel call checks that no
+/// feature is strings in one graph and numbers in another (a code would equal a number).
 #[pyclass(frozen, name = "Graph", module = "octile")]
 #[derive(Clone)]
 pub struct PyGraph {
     pub graph: Graph,
+    pub kinds: Arc<FeatureKinds>,
 }
+
+/// The graph's parts, for pickling: nodes, feature names, row-major node features, edges
+/// (i, j, weight), row-major edge features, string-feature flags.
+type Parts = (usize, Vec<String>, Vec<f64>, Vec<String>, Vec<(u32, u32, f64)>, Vec<f64>, Vec<(String, bool)>);
 
 #[pymethods]
 impl PyGraph {
@@ -50,13 +58,45 @@ impl PyGraph {
         let f = self.graph.edge_feature_index(name).ok_or_else(|| PyValueError::new_err(format!("no edge feature '{name}'; the graph has {:?}", self.graph.edge_feature_names())))?;
         Ok((0..self.graph.n_edges()).map(|e| self.graph.edge_features(e)[f]).collect())
     }
+    /// Pickling (joblib, multiprocessing): the graph rebuilt from its parts by `_graph_from_parts`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Parts,))> {
+        let g = &self.graph;
+        let node: Vec<f64> = (0..g.n_nodes()).flat_map(|i| g.node_features(i).to_vec()).collect();
+        let edge: Vec<f64> = (0..g.n_edges()).flat_map(|e| g.edge_features(e).to_vec()).collect();
+        let edges = g.edges().iter().map(|e| (e.i, e.j, e.weight)).collect();
+        let kinds = self.kinds.0.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let f = py.import("octile._octile")?.getattr("_graph_from_parts")?.unbind();
+        Ok((f, ((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds),)))
+    }
     fn __repr__(&self) -> String {
         format!("octile.Graph({} nodes, {} edges, node features {:?}, edge features {:?})", self.graph.n_nodes(), self.graph.n_edges(), self.graph.node_feature_names(), self.graph.edge_feature_names())
     }
 }
 
-fn wrap(graphs: Vec<Graph>) -> Vec<PyGraph> {
-    graphs.into_iter().map(|graph| PyGraph { graph }).collect()
+/// The graphs of one read, sharing its feature kinds.
+fn wrap(graphs: Vec<Graph>, kinds: FeatureKinds) -> Vec<PyGraph> {
+    let kinds = Arc::new(kinds);
+    graphs.into_iter().map(|graph| PyGraph { graph, kinds: kinds.clone() }).collect()
+}
+
+/// A pickled graph back (the inverse of `Graph.__reduce__`); the graph's own checks apply.
+#[pyfunction]
+fn _graph_from_parts(parts: Parts) -> PyResult<PyGraph> {
+    let (n, node_names, node, edge_names, edges, edge, kinds) = parts;
+    let bad = |e: octile::OctileError| PyValueError::new_err(format!("unpickling a graph: {e}"));
+    let (kn, ke) = (node_names.len(), edge_names.len());
+    if node.len() != n * kn || edge.len() != edges.len() * ke {
+        return Err(PyValueError::new_err("unpickling a graph: feature arrays do not match the sizes"));
+    }
+    let mut g = Graph::with_names(n, node_names, edge_names);
+    for i in 0..n {
+        g.set_node_features(i, &node[i * kn..(i + 1) * kn]).map_err(bad)?;
+    }
+    for (e, &(i, j, w)) in edges.iter().enumerate() {
+        g.add_edge(i as usize, j as usize, w, &edge[e * ke..(e + 1) * ke]).map_err(bad)?;
+    }
+    g.validate().map_err(bad)?;
+    Ok(PyGraph { graph: g, kinds: Arc::new(FeatureKinds(kinds.into_iter().collect())) })
 }
 
 /// Every graph of a file or TU folder (`format`: json, smi, csv, tu, sdf, pdb; default: from the
@@ -67,7 +107,7 @@ fn read(py: Python<'_>, path: PathBuf, format: Option<&str>, skip_invalid: bool,
     let format = format.map(|f| Format::parse(f).ok_or_else(|| PyValueError::new_err(format!("unknown format '{f}'; use json, smi, csv, tu, sdf or pdb")))).transpose()?;
     let opt = ReadOptions { format, skip_invalid, pdb_cutoff };
     let loaded = py.detach(|| octile::io::read_with(&path, &opt)).map_err(|e| to_py(py, e))?;
-    Ok((wrap(loaded.graphs), loaded.skipped))
+    Ok((wrap(loaded.graphs, loaded.kinds), loaded.skipped))
 }
 
 /// Graphs from networkx node-link JSON texts (one graph each), read as the JSON reader reads a
@@ -77,21 +117,26 @@ fn read(py: Python<'_>, path: PathBuf, format: Option<&str>, skip_invalid: bool,
 #[pyo3(signature = (texts, first = 0))]
 fn from_node_link(texts: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
     let mut kinds = FeatureKinds::default();
-    texts
+    let graphs = texts
         .iter()
         .enumerate()
         .map(|(k, t)| {
-            let bad = |e: String| PyValueError::new_err(format!("graph {}: {e}", first + k));
+            let bad = |e: String| PyValueError::new_err(format!("graph {}: {e}", first.saturating_add(k)));
             let v: serde_json::Value = serde_json::from_str(t).map_err(|e| bad(e.to_string()))?;
-            json::graph_from_value(&v, &mut kinds).map(|graph| PyGraph { graph }).map_err(bad)
+            json::graph_from_value(&v, &mut kinds).map_err(bad)
         })
-        .collect()
+        .collect::<PyResult<Vec<Graph>>>()?;
+    Ok(wrap(graphs, kinds))
 }
 
-/// Molecules from SMILES strings (the `.smi` reader's graphs).
+/// Molecules from SMILES strings (the `.smi` reader's graphs); `first` as for [`from_node_link`].
 #[pyfunction]
-fn from_smiles(smiles: Vec<String>) -> PyResult<Vec<PyGraph>> {
-    smiles.iter().enumerate().map(|(k, s)| smiles::parse(s).map(|graph| PyGraph { graph }).map_err(|e| PyValueError::new_err(format!("SMILES {k} '{s}': {e}")))).collect()
+#[pyo3(signature = (smiles, first = 0))]
+fn from_smiles(smiles: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
+    // the reader's message names the SMILES (shortened)
+    let graphs = smiles.iter().enumerate().map(|(k, s)| smiles::parse(s).map_err(|e| PyValueError::new_err(format!("SMILES {}: {e}", first.saturating_add(k))))).collect::<PyResult<Vec<Graph>>>()?;
+    let kinds = FeatureKinds::numbers_of(&graphs);
+    Ok(wrap(graphs, kinds))
 }
 
 /// Molecules from MOL blocks (the SDF reader's graphs; e.g. RDKit's `Chem.MolToMolBlock`);
@@ -99,7 +144,9 @@ fn from_smiles(smiles: Vec<String>) -> PyResult<Vec<PyGraph>> {
 #[pyfunction]
 #[pyo3(signature = (blocks, first = 0))]
 fn from_mol_blocks(blocks: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
-    blocks.iter().enumerate().map(|(k, b)| sdf::parse_mol_block(b).map(|graph| PyGraph { graph }).map_err(|(line, e)| PyValueError::new_err(format!("molecule {}, line {line} of its MOL block: {e}", first + k)))).collect()
+    let graphs = blocks.iter().enumerate().map(|(k, b)| sdf::parse_mol_block(b).map_err(|(line, e)| PyValueError::new_err(format!("molecule {}, line {line} of its MOL block: {e}", first.saturating_add(k))))).collect::<PyResult<Vec<Graph>>>()?;
+    let kinds = FeatureKinds::numbers_of(&graphs);
+    Ok(wrap(graphs, kinds))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -108,5 +155,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_node_link, m)?)?;
     m.add_function(wrap_pyfunction!(from_smiles, m)?)?;
     m.add_function(wrap_pyfunction!(from_mol_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(_graph_from_parts, m)?)?;
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! The native kernel: a kernel TOML of any method ([`KernelFile`], the CLI's), a backend, and
 //! the Gram driver's calls with the interpreter's lock released. Progress goes to a Python
 //! callable; Ctrl-C stops the run after the current batch ([`octile::RunControl`]).
-use crate::errors::{gram_matrix, to_py};
+use crate::errors::{gram_matrix, to_py, to_py_listed};
 use crate::graphs::PyGraph;
 use numpy::PyArray1;
 use octile::kernels::{DynKernel, KernelFile};
+use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::{Backend, Gram, Graph, Precision, RunControl};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,6 +24,62 @@ pub struct PyKernel {
 /// The graphs behind Python `Graph` objects, in order.
 fn graphs(list: &[PyRef<'_, PyGraph>]) -> Vec<Graph> {
     list.iter().map(|g| g.graph.clone()).collect()
+}
+
+/// The features each base kernel of `file` reads, as "node NAME" / "edge NAME", and whether the
+/// kernel is a Kronecker delta or a constant (the only ones that may read string labels' codes).
+fn feature_terms(file: &KernelFile) -> Vec<(String, &'static str, bool)> {
+    let terms = |side: &str, t: &[FeatureKernel]| -> Vec<(String, &'static str, bool)> {
+        t.iter()
+            .map(|f| {
+                let (name, label_ok) = match f.kernel {
+                    BaseKernelConfig::KroneckerDelta { .. } => ("KroneckerDelta", true),
+                    BaseKernelConfig::Constant { .. } => ("Constant", true),
+                    BaseKernelConfig::SquareExponential { .. } => ("SquareExponential", false),
+                };
+                (format!("{side} {}", f.feature), name, label_ok)
+            })
+            .collect()
+    };
+    match file {
+        KernelFile::Marginalized(c) => [terms("node", &c.node), terms("edge", &c.edge)].concat(),
+        KernelFile::ShortestPath(c) => terms("node", &c.node),
+        KernelFile::Graphlets(_) => Vec::new(),
+    }
+}
+
+/// Checks the graphs of one call (X then Y): no feature holds strings in one graph and numbers in
+/// another (a string's code would equal a number), and a feature holding strings is read by a
+/// Kronecker delta (or constant) only (its codes are labels, not quantities).
+fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()> {
+    let mut seen: std::collections::BTreeMap<&str, (bool, usize)> = std::collections::BTreeMap::new();
+    let mut last: Option<*const octile::io::FeatureKinds> = None;
+    for (k, g) in all.iter().flat_map(|l| l.iter()).enumerate() {
+        // graphs of one read share their kinds: check each set once
+        let ptr = std::sync::Arc::as_ptr(&g.kinds);
+        if last == Some(ptr) {
+            continue;
+        }
+        last = Some(ptr);
+        for (feature, &strings) in &g.kinds.0 {
+            match seen.get(feature.as_str()) {
+                Some(&(s, first)) if s != strings => {
+                    let kind = |s: bool| if s { "strings" } else { "numbers" };
+                    return Err(PyValueError::new_err(format!("{feature} holds {} in graph {first} but {} in graph {k} of this call; use one kind per feature (a string's code would equal a number)", kind(s), kind(strings))));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(feature, (strings, k));
+                }
+            }
+        }
+    }
+    for (feature, kernel, label_ok) in feature_terms(file) {
+        if !label_ok && let Some(&(true, g)) = seen.get(feature.as_str()) {
+            return Err(PyValueError::new_err(format!("{feature} holds strings (labels, e.g. in graph {g}); {kernel} would compare their arbitrary codes as numbers: use KroneckerDelta for labels")));
+        }
+    }
+    Ok(())
 }
 
 /// A progress callback's exception, raised after the run (it also cancels the run).
@@ -54,14 +111,14 @@ fn control(progress: Option<Py<PyAny>>) -> (RunControl, CallbackError) {
 impl PyKernel {
     /// Build the kernel with `progress`, run `f` on it without the interpreter's lock, and turn
     /// the outcome into Python: a callback's exception first, then octile's errors.
-    fn run<T: Send>(&self, py: Python<'_>, progress: Option<Py<PyAny>>, f: impl FnOnce(&DynKernel) -> octile::Result<T> + Send) -> PyResult<T> {
+    fn run<T: Send>(&self, py: Python<'_>, progress: Option<Py<PyAny>>, f: impl FnOnce(&DynKernel) -> octile::Result<T> + Send) -> PyResult<octile::Result<T>> {
         let (ctl, error) = control(progress);
         let file = self.file.clone();
         let r = py.detach(move || file.build(ctl).and_then(|k| f(&k)));
         if let Some(e) = error.lock().unwrap_or_else(|p| p.into_inner()).take() {
             return Err(e);
         }
-        r.map_err(|e| to_py(py, e))
+        Ok(r)
     }
 }
 
@@ -70,7 +127,7 @@ fn backend_of(s: &str) -> PyResult<Backend> {
     match s {
         "auto" => Ok(Backend::Auto),
         "cpu" => Ok(Backend::Cpu),
-        "cuda" | "gpu" => Ok(Backend::Cuda),
+        "cuda" => Ok(Backend::Cuda),
         _ => Err(PyValueError::new_err(format!("backend must be 'auto', 'cpu' or 'cuda', got '{s}'"))),
     }
 }
@@ -134,9 +191,10 @@ impl PyKernel {
     /// the run's info; `progress(n)` is called with the pairs finished after each batch.
     #[pyo3(signature = (x, y = None, normalized = false, progress = None))]
     fn gram<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, y: Option<Vec<PyRef<'py, PyGraph>>>, normalized: bool, progress: Option<Py<PyAny>>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
-        let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?;
+        let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?.map_err(|e| to_py(py, e))?;
         let d = info(py, &g)?;
         Ok((gram_matrix(py, g)?, d))
     }
@@ -144,16 +202,18 @@ impl PyKernel {
     /// K(G, G) of each graph.
     #[pyo3(signature = (x, progress = None))]
     fn diag<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        check_kinds(&self.file, &[&x])?;
         let x = graphs(&x);
-        let d = self.run(py, progress, |k| k.diag(&x))?;
+        let d = self.run(py, progress, |k| k.diag(&x))?.map_err(|e| to_py_listed(py, e, |k| (k, k)))?;
         Ok(PyArray1::from_vec(py, d))
     }
 
     /// K(x[i], x[j]) for the listed (i, j) pairs only.
     #[pyo3(signature = (x, pairs, progress = None))]
     fn pairs<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, pairs: Vec<(usize, usize)>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        check_kinds(&self.file, &[&x])?;
         let x = graphs(&x);
-        let g = self.run(py, progress, |k| k.pairs(&x, &pairs))?;
+        let g = self.run(py, progress, |k| k.pairs(&x, &pairs))?.map_err(|e| to_py_listed(py, e, |k| pairs[k]))?;
         Ok(PyArray1::from_vec(py, g.values))
     }
 

@@ -41,7 +41,7 @@ def test_file_errors_name_the_file_and_line(tmp_path):
         assert len(octile.read(bad, skip_invalid=True)) == 1
     with pytest.raises(ValueError, match="unknown format 'xyz'"):
         octile.read(bad, format="xyz")
-    with pytest.raises(ValueError, match=r"SMILES 1 'C\(\(':"):
+    with pytest.raises(ValueError, match=r"SMILES 1: bad SMILES 'C\(\(':"):
         octile.from_smiles(["CC", "C(("])
 
 
@@ -116,3 +116,70 @@ def test_ctrl_c_stops_after_a_batch_and_keeps_the_pairs_done(mutag):
     assert err.partial.shape == (n, n) and err.done.shape == (n, n) and err.done.dtype == bool
     assert 0 < err.n_done < err.n_total == n * (n + 1) // 2, (err.n_done, err.n_total)
     assert np.all(np.isfinite(err.partial[err.done])) and np.all(np.isnan(err.partial[~err.done]))
+
+
+def test_what_the_review_sweep_found_is_refused_with_a_named_cause():
+    import pickle
+
+    # attribute names node-link JSON keeps for itself
+    g = labeled_path(3)
+    g.nodes[1]["id"] = 7
+    with pytest.raises(ValueError, match=r"graph 0: node 1: an attribute named 'id'"):
+        mgk()([g])
+    g = labeled_path(3)
+    g.edges[0, 1]["target"] = 2
+    with pytest.raises(ValueError, match=r"graph 0: edge \(0, 1\): an attribute named 'target'"):
+        mgk()([g])
+    # non-finite values name the node and attribute
+    g = labeled_path(3)
+    g.edges[1, 2]["length"] = float("nan")
+    with pytest.raises(ValueError, match=r"graph 0: edge \(1, 2\): attribute 'length' is nan"):
+        mgk()([g])
+    with pytest.raises(ValueError, match="multigraph"):
+        mgk()([nx.MultiGraph([(0, 1), (0, 1)])])
+    # a label that is a string in X and a number in Y
+    k = MarginalizedGraphKernel(TensorProduct(x=KroneckerDelta(0.1)), None, backend="cpu", progress=False)
+    a, b = nx.path_graph(3), nx.path_graph(3)
+    nx.set_node_attributes(a, "a", "x")
+    nx.set_node_attributes(b, 0, "x")
+    with pytest.raises(ValueError, match=r"node x holds strings in graph 0 but numbers in graph 1 of this call"):
+        k([a], [b])
+    # a continuous kernel on string labels
+    se = MarginalizedGraphKernel(TensorProduct(x=SquareExponential(1.0)), None, backend="cpu", progress=False)
+    with pytest.raises(ValueError, match="node x holds strings .* SquareExponential would compare their arbitrary codes"):
+        se([a])
+    # weights only in Additive; no empty Additive
+    with pytest.raises(ValueError, match="weights only apply to the terms of Additive"):
+        MarginalizedGraphKernel(TensorProduct(label=2.0 * KroneckerDelta(0.5)), None).to_toml()
+    with pytest.raises(ValueError, match="at least one feature"):
+        octile.Additive()
+    # integers where integers are meant; bools where bools are meant; progress of a known kind
+    graphs = [labeled_path(3), labeled_path(4)]
+    with pytest.raises(ValueError, match="integer indices"):
+        mgk().pairs(graphs, [(0, 1.7)])
+    with pytest.raises(ValueError, match="negative index"):
+        mgk().pairs(graphs, [(0, -1)])
+    with pytest.raises(ValueError, match="max_iterations must be an integer"):
+        mgk(max_iterations=1.5)(graphs)
+    with pytest.raises(ValueError, match="q must be a number, got None"):
+        mgk(q=None)(graphs)
+    with pytest.raises(ValueError, match="normalized must be True or False"):
+        mgk()(graphs, normalized="False")
+    with pytest.raises(ValueError, match="progress must be"):
+        mgk()(graphs, progress="yes")
+    # graphs and used kernels pickle (joblib, multiprocessing)
+    k = mgk()
+    K = k(graphs)
+    g2 = pickle.loads(pickle.dumps(octile.from_networkx(graphs)))
+    k2 = pickle.loads(pickle.dumps(k.fit(graphs)))
+    assert np.array_equal(k2(g2), K) and np.array_equal(k2.transform(g2), K)
+
+
+def test_non_convergence_of_listed_pairs_names_the_pairs(nx_graphs):
+    k = mgk(max_iterations=1, rtol=1e-14, q=0.01)
+    n = len(nx_graphs)
+    listed = [(n - 1, n - 2), (n - 3, n - 1)]
+    with pytest.raises(octile.NonConvergenceError) as e:
+        k.pairs(nx_graphs, listed)
+    assert e.value.partial.shape == (2,)
+    assert {(i, j) for i, j, _, _ in e.value.failures} <= set(listed) and e.value.failures

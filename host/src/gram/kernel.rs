@@ -187,9 +187,10 @@ pub trait GraphKernel {
 /// Pairs [`GraphKernel::gram_of`] evaluates (a progress total): the upper triangle of K(X)
 /// (`n_y` = None), or every entry of K(X, Y) and, normalized, both diagonals.
 pub fn pairs_of(n_x: usize, n_y: Option<usize>, normalized: bool) -> usize {
+    // saturating: a count past usize is only ever a progress total
     match n_y {
-        None => n_x * (n_x + 1) / 2,
-        Some(n_y) => n_x * n_y + if normalized { n_x + n_y } else { 0 },
+        None => n_x.saturating_mul(n_x.saturating_add(1)) / 2,
+        Some(n_y) => n_x.saturating_mul(n_y).saturating_add(if normalized { n_x.saturating_add(n_y) } else { 0 }),
     }
 }
 

@@ -66,3 +66,6 @@ impl Frequencies {
 pub(crate) fn overflow(i: usize) -> OctileError {
     OctileError::InvalidGraph { graph: None, what: format!("node {i}: a graphlet count exceeds the int64 range") }
 }
+
+/// Named phases of a transform and their seconds, in order (`TransformInfo::phases`).
+pub type Phases = Vec<(&'static str, f64)>;

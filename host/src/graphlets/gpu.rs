@@ -3,9 +3,8 @@
 //! (kernels: `octile_kernels::graphlets`; layouts and the *why*: `octile_types::graphlets::launch`).
 //! Every `unsafe` launch is behind this module's checks of sizes and of the [`Adjacency`]
 //! invariants the kernels rely on.
-use super::Phases;
 use super::adjacency::Adjacency;
-use super::frequencies::{Frequencies, Keep, overflow};
+use super::frequencies::{Frequencies, Keep, Phases, overflow};
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;

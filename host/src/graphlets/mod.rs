@@ -21,7 +21,7 @@ pub mod kernel_config;
 pub mod orbits;
 
 pub use adjacency::Adjacency;
-pub use frequencies::{Frequencies, Keep};
+pub use frequencies::{Frequencies, Keep, Phases};
 pub use octile_types::graphlets::{N_ORBITS, ORBIT_NAMES};
 
 use crate::backend::Backend;
@@ -38,9 +38,6 @@ pub struct TransformParams {
     /// Which frequencies come back (default: both).
     pub keep: Keep,
 }
-
-/// Named phases of a transform and their seconds, in order.
-pub type Phases = Vec<(&'static str, f64)>;
 
 /// How a transform went.
 #[derive(Clone, Debug, PartialEq)]
