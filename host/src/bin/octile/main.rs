@@ -47,6 +47,13 @@ enum Cmd {
 }
 
 fn main() {
+    // a closed pipe (`octile info | head -1`) ends the process quietly, as it does other Unix tools,
+    // instead of making println! panic
+    #[cfg(unix)]
+    // SAFETY: restores SIGPIPE's default disposition before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Info => info::info(),
