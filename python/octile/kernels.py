@@ -64,15 +64,19 @@ class GraphKernel:
             raise ValueError(f"normalized must be True or False, got {value!r}")
         return bool(value)
 
+    def _reporter(self, progress: Progress, total: int) -> Reporter:
+        """The progress of one call: its own ``progress``, else the kernel's."""
+        return Reporter(self.progress if progress is None else progress, total, type(self).__name__)
+
     # -- the kernel file --------------------------------------------------------------------
     def to_toml(self) -> str:
         """The kernel's TOML (``octile gram --kernel FILE`` computes the same values from it)."""
         raise NotImplementedError
 
     def _native(self) -> "_octile.Kernel":
+        # set_params may have changed them since the constructor checked
+        _check_backend(self.backend, getattr(self, "precision", None))
         backend = self.backend
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
         if backend == "cuda":
             ok, why = _octile.gpu_available()
             if not ok:
@@ -102,7 +106,7 @@ class GraphKernel:
         norm = self._normalized(normalized)
         native = self._native()
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
-        with Reporter(self.progress if progress is None else progress, total, type(self).__name__) as report:
+        with self._reporter(progress, total) as report:
             k, info = native.gram(x, y, norm, report)
         self.last_run_ = info
         return k
@@ -110,7 +114,7 @@ class GraphKernel:
     def diag(self, X, *, progress: Progress = None) -> np.ndarray:
         """K(G, G) of each graph (un-normalized)."""
         x = as_graphs(X)
-        with Reporter(self.progress if progress is None else progress, len(x), type(self).__name__) as report:
+        with self._reporter(progress, len(x)) as report:
             return self._native().diag(x, report)
 
     def pairs(self, X, pairs: Sequence[Tuple[int, int]], *, progress: Progress = None) -> np.ndarray:
@@ -120,10 +124,10 @@ class GraphKernel:
             pairs = [(operator.index(i), operator.index(j)) for i, j in pairs]
         except (TypeError, ValueError):
             raise ValueError("pairs must be (i, j) pairs of integer indices") from None
-        if any(i < 0 or j < 0 for i, j in pairs):
-            k = next(k for k, (i, j) in enumerate(pairs) if i < 0 or j < 0)
-            raise ValueError(f"pair {k}: {pairs[k]} has a negative index")
-        with Reporter(self.progress if progress is None else progress, len(pairs), type(self).__name__) as report:
+        negative = next((k for k, (i, j) in enumerate(pairs) if i < 0 or j < 0), None)
+        if negative is not None:
+            raise ValueError(f"pair {negative}: {pairs[negative]} has a negative index")
+        with self._reporter(progress, len(pairs)) as report:
             return self._native().pairs(x, pairs, report)
 
     # -- GraKeL / scikit-learn-style transformer ---------------------------------------------

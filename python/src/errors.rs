@@ -6,7 +6,7 @@
 use numpy::{PyArray1, PyArrayMethods};
 use octile::OctileError;
 use octile::gram::Gram;
-use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyBaseException, PyFileNotFoundError, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 pyo3::create_exception!(octile, NonConvergenceError, PyRuntimeError, "Some pairs did not converge. `partial`: the whole matrix (failing entries included), `failures`: [(row, col, iterations, residual)], `n_failed`.");
@@ -28,23 +28,34 @@ pub fn gram_matrix<'py>(py: Python<'py>, g: Gram) -> PyResult<Bound<'py, PyAny>>
     matrix(py, g.values, g.rows, g.cols)
 }
 
+/// `err` with the attributes `set` puts on its value (or the error setting them raised).
+fn with_attrs(py: Python<'_>, err: PyErr, set: impl FnOnce(&Bound<'_, PyBaseException>) -> PyResult<()>) -> PyErr {
+    match set(err.value(py)) {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// A `NonConvergenceError` with `message`, the whole result `partial` and the failing entries
+/// `(row, col, iterations, residual)`.
+fn non_convergence(py: Python<'_>, message: String, partial: PyResult<Bound<'_, PyAny>>, failures: Vec<(usize, usize, u32, f64)>, n_failed: usize) -> PyErr {
+    with_attrs(py, NonConvergenceError::new_err(message), |v| {
+        v.setattr("partial", partial?)?;
+        v.setattr("failures", failures)?;
+        v.setattr("n_failed", n_failed)
+    })
+}
+
 /// The Python exception of an error of a call on a list (diag: graph k, pairs: pair k), whose
 /// partial result is a column: a `NonConvergenceError` carries it as a 1-D array and its
 /// failures as the (i, j) `entry(k)` of each failing list item.
 pub fn to_py_listed(py: Python<'_>, e: OctileError, entry: impl Fn(usize) -> (usize, usize)) -> PyErr {
     match e {
         OctileError::NoConvergence { n_failed, partial, .. } => {
-            let msg = format!("{n_failed} listed pair(s) did not converge");
             let failures: Vec<(usize, usize, u32, f64)> = partial.failures().into_iter().map(|(k, _, f)| (entry(k).0, entry(k).1, f.iterations, f.residual)).collect();
             let first = failures.first().map_or(String::new(), |f| format!("; first ({}, {}) after {} iterations, relative residual {:.3e}", f.0, f.1, f.2, f.3));
-            let err = NonConvergenceError::new_err(msg + &first);
-            let attach = || -> PyResult<()> {
-                let v = err.value(py);
-                v.setattr("partial", PyArray1::from_vec(py, partial.values))?;
-                v.setattr("failures", failures)?;
-                v.setattr("n_failed", n_failed)
-            };
-            attach().err().unwrap_or(err)
+            let message = format!("{n_failed} listed pair(s) did not converge{first}");
+            non_convergence(py, message, Ok(PyArray1::from_vec(py, partial.values).into_any()), failures, n_failed)
         }
         e => to_py(py, e),
     }
@@ -60,39 +71,17 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
         OctileError::TooLarge { .. } => PyMemoryError::new_err(msg),
         OctileError::NoConvergence { n_failed, partial, .. } => {
             let failures: Vec<(usize, usize, u32, f64)> = partial.failures().into_iter().map(|(i, j, f)| (i, j, f.iterations, f.residual)).collect();
-            let err = NonConvergenceError::new_err(msg);
-            let attach = || -> PyResult<()> {
-                let v = err.value(py);
-                v.setattr("partial", gram_matrix(py, *partial)?)?;
-                v.setattr("failures", failures)?;
-                v.setattr("n_failed", n_failed)
-            };
-            attach().err().unwrap_or(err)
+            non_convergence(py, msg, gram_matrix(py, *partial), failures, n_failed)
         }
-        OctileError::Interrupted { partial, done, n_done, n_total } => {
-            let err = Interrupted::new_err(msg);
-            let attach = || -> PyResult<()> {
-                let v = err.value(py);
-                let (rows, cols) = (partial.rows, partial.cols);
-                v.setattr("partial", gram_matrix(py, *partial)?)?;
-                v.setattr("done", PyArray1::from_vec(py, done).reshape([rows, cols])?)?;
-                v.setattr("n_done", n_done)?;
-                v.setattr("n_total", n_total)
-            };
-            attach().err().unwrap_or(err)
-        }
-        OctileError::Cancelled => {
-            // a diagonal or listed pairs keep nothing: the attributes are there, empty
-            let err = Interrupted::new_err(msg);
-            let attach = || -> PyResult<()> {
-                let v = err.value(py);
-                for name in ["partial", "done", "n_done", "n_total"] {
-                    v.setattr(name, py.None())?;
-                }
-                Ok(())
-            };
-            attach().err().unwrap_or(err)
-        }
+        OctileError::Interrupted { partial, done, n_done, n_total } => with_attrs(py, Interrupted::new_err(msg), |v| {
+            let (rows, cols) = (partial.rows, partial.cols);
+            v.setattr("partial", gram_matrix(py, *partial)?)?;
+            v.setattr("done", PyArray1::from_vec(py, done).reshape([rows, cols])?)?;
+            v.setattr("n_done", n_done)?;
+            v.setattr("n_total", n_total)
+        }),
+        // a diagonal or listed pairs keep nothing: the attributes are there, empty
+        OctileError::Cancelled => with_attrs(py, Interrupted::new_err(msg), |v| ["partial", "done", "n_done", "n_total"].into_iter().try_for_each(|name| v.setattr(name, py.None()))),
         OctileError::NoGpu(_) | OctileError::Cuda(_) => PyRuntimeError::new_err(msg),
     }
 }

@@ -1,8 +1,8 @@
 //! Graphs for Python: [`PyGraph`] wraps one octile graph; the readers are octile's own (files,
-//! networkx node-link JSON, SMILES, MOL blocks), so a graph read here equals the CLI's.
+//! networkx node-link JSON, SMILES), so a graph read here equals the CLI's.
 use crate::errors::to_py;
 use octile::Graph;
-use octile::io::{Format, FeatureKinds, ReadOptions, json, sdf, smiles};
+use octile::io::{Format, FeatureKinds, ReadOptions, json, smiles};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -139,22 +139,11 @@ fn from_smiles(smiles: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
     Ok(wrap(graphs, kinds))
 }
 
-/// Molecules from MOL blocks (the SDF reader's graphs; e.g. RDKit's `Chem.MolToMolBlock`);
-/// `first` as for [`from_node_link`].
-#[pyfunction]
-#[pyo3(signature = (blocks, first = 0))]
-fn from_mol_blocks(blocks: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
-    let graphs = blocks.iter().enumerate().map(|(k, b)| sdf::parse_mol_block(b).map_err(|(line, e)| PyValueError::new_err(format!("molecule {}, line {line} of its MOL block: {e}", first.saturating_add(k))))).collect::<PyResult<Vec<Graph>>>()?;
-    let kinds = FeatureKinds::numbers_of(&graphs);
-    Ok(wrap(graphs, kinds))
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGraph>()?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(from_node_link, m)?)?;
     m.add_function(wrap_pyfunction!(from_smiles, m)?)?;
-    m.add_function(wrap_pyfunction!(from_mol_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(_graph_from_parts, m)?)?;
     Ok(())
 }

@@ -158,7 +158,7 @@ pub trait GraphKernel {
     /// what is written is what the summary says. An interrupted run's partial matrix is not (it is
     /// what [`gram_resumed`](Self::gram_resumed) takes).
     fn gram_normalized(&self, graphs: &[Graph]) -> Result<Gram> {
-        normalized_symmetric(self.gram(graphs))
+        self.gram_of(graphs, None, true, None)
     }
 
     /// What `octile gram` computes: K(X) (`y` = None) or K(X, Y), normalized or not, evaluating
@@ -179,8 +179,7 @@ pub trait GraphKernel {
     /// When pairs of K(X, Y) fail, the error's partial matrix is normalized too (a failing diagonal
     /// pair fails the call as before); an interrupted run's is not.
     fn gram_between_normalized(&self, x: &[Graph], y: &[Graph]) -> Result<Gram> {
-        let (dx, dy) = (self.diag(x)?, self.diag(y)?);
-        normalized_between(self.gram_between(x, y), &dx, &dy)
+        self.gram_of(x, Some(y), true, None)
     }
 }
 

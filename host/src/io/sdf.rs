@@ -132,13 +132,6 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
     Ok(g)
 }
 
-/// One molfile (a MOL block, e.g. RDKit's `MolToMolBlock`) to a graph, as [`read`] reads each
-/// record; an error carries its 1-based line in `text`.
-pub fn parse_mol_block(text: &str) -> std::result::Result<Graph, (usize, String)> {
-    let lines: Vec<&str> = text.lines().take_while(|l| !l.starts_with("$$$$")).collect();
-    record(&lines, 1)
-}
-
 /// Read an SDF (or single MOL) file.
 pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
     let text = read_text(path)?;
