@@ -61,12 +61,17 @@ fn main() {
     let toolchain = sysroot.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let toolchain = toolchain.trim_end_matches(&format!("-{host}")).to_string();
     if !sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml").exists() {
-        fail(&format!("the `rust-src` component is missing (needed for -Zbuild-std=core).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)"));
+        fail(&format!(
+            "the `rust-src` component is missing (needed for -Zbuild-std=core).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)"
+        ));
     }
     let llvm_bin = sysroot.join("lib/rustlib").join(&host).join("bin");
     for tool in ["llvm-link", "opt", "llc", "llvm-ar"] {
         if !llvm_bin.join(tool).exists() {
-            fail(&format!("the `llvm-tools` component is missing ({} not found).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)", llvm_bin.join(tool).display()));
+            fail(&format!(
+                "the `llvm-tools` component is missing ({} not found).\n  fix: rustup component add rust-src llvm-tools --toolchain {toolchain}\n  (or run scripts/setup)",
+                llvm_bin.join(tool).display()
+            ));
         }
     }
 
@@ -107,13 +112,49 @@ fn main() {
     if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
         fail("the PTX declares .extern symbols: some function was not linked into the module");
     }
-    let min_blocks: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
-    let text = if min_blocks > 0 { add_launch_bounds(&text, &["mgk_solve_f32", "mgk_solve_f64", "mgk_solve_sparse_f32", "mgk_solve_sparse_f64", "mgk_solve_team_f32", "mgk_solve_team_f64", "tile_bench_f32", "tile_bench_f64"], min_blocks) } else { text };
-    let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer"))).unwrap_or(5);
-    let text = if min_blocked > 0 { add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked) } else { text };
+    let min_blocks: u32 =
+        env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
+    let text = if min_blocks > 0 {
+        add_launch_bounds(
+            &text,
+            &[
+                "mgk_solve_f32",
+                "mgk_solve_f64",
+                "mgk_solve_sparse_f32",
+                "mgk_solve_sparse_f64",
+                "mgk_solve_team_f32",
+                "mgk_solve_team_f64",
+                "tile_bench_f32",
+                "tile_bench_f64",
+            ],
+            min_blocks,
+        )
+    } else {
+        text
+    };
+    let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED")
+        .ok()
+        .map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer")))
+        .unwrap_or(5);
+    let text = if min_blocked > 0 {
+        add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked)
+    } else {
+        text
+    };
     // the resident block entries run at most 512 threads (RESIDENT_BLOCK_THREADS; ptxas then keeps
     // them within 128 registers: at 1024 threads and 64 registers the unrolled XMV spills)
-    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_sqexp", "mgk_resident_block_kdelta", "mgk_resident_block_general_split", "mgk_resident_block_sqexp_split", "mgk_resident_block_kdelta_split"], "\n.maxntid 512, 1, 1");
+    let text = add_bounds(
+        &text,
+        &[
+            "mgk_resident_block_general",
+            "mgk_resident_block_sqexp",
+            "mgk_resident_block_kdelta",
+            "mgk_resident_block_general_split",
+            "mgk_resident_block_sqexp_split",
+            "mgk_resident_block_kdelta_split",
+        ],
+        "\n.maxntid 512, 1, 1",
+    );
     // the product form's per-pair setup would take 138 registers; 96 spill nothing and let 21
     // warps share an SM
     let text = add_bounds(&text, &["mgk_resident_warp_product"], "\n.maxnreg 96");

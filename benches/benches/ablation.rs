@@ -27,8 +27,8 @@
 //! current directory), followed by the non-empty octile counts per order (the paper's Fig. 7).
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use octile::GraphKernel;
-use octile::mgk::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
+use octile::mgk::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
 use octile::reorder::{Reordering, count_octiles};
 use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, Precision};
 use octile_types::Primitive;
@@ -91,7 +91,10 @@ fn toml_kernel(text: &str) -> KernelConfig {
 /// The datasets; `small` for the CPU.
 fn datasets(small: bool) -> Vec<Dataset> {
     let plain = |name: &str, graphs: Vec<Graph>, kernel: KernelConfig| Dataset { name: name.into(), graphs, kernel, dense_pair: None };
-    let mut out = vec![plain("NWS", nws_set(if small { 2 } else { 32 }, 7), synthetic_kernel(0.05)), plain("BA", ba_set(if small { 2 } else { 24 }, 7), synthetic_kernel(0.05))];
+    let mut out = vec![
+        plain("NWS", nws_set(if small { 2 } else { 32 }, 7), synthetic_kernel(0.05)),
+        plain("BA", ba_set(if small { 2 } else { 24 }, 7), synthetic_kernel(0.05)),
+    ];
     let Some(dir) = data_dir() else {
         eprintln!("SKIP ablation ChEMBL, proteins: no data/ folder (run scripts/fetch-datasets, or set OCTILE_DATA)");
         return out;
@@ -101,7 +104,9 @@ fn datasets(small: bool) -> Vec<Dataset> {
         Ok(l) => out.push(plain("ChEMBL", l.graphs.into_iter().take(if small { 12 } else { 200 }).collect(), toml_kernel(molecules))),
         Err(e) => eprintln!("SKIP ablation ChEMBL: {e}"),
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("proteins")).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().ends_with(".pdb.gz")).collect()).unwrap_or_default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("proteins"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().ends_with(".pdb.gz")).collect())
+        .unwrap_or_default();
     files.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX));
     let prot: Vec<Graph> = files
         .iter()
@@ -119,7 +124,12 @@ fn datasets(small: bool) -> Vec<Dataset> {
             out.push(plain(&format!("Proteins ({} × {FRAGMENT_CPU}-atom fragments)", prot.len()), prot, proteins));
         } else {
             let pair = (0, prot.len() - 1);
-            out.push(Dataset { name: format!("Proteins ({} whole chains, {lo}–{hi} atoms)", prot.len()), graphs: prot, kernel: proteins, dense_pair: Some(pair) });
+            out.push(Dataset {
+                name: format!("Proteins ({} whole chains, {lo}–{hi} atoms)", prot.len()),
+                graphs: prot,
+                kernel: proteins,
+                dense_pair: Some(pair),
+            });
         }
     }
     out
@@ -192,7 +202,10 @@ fn main() {
             let mut t = TIMES.lock().unwrap();
             let sparse = median(&t[&(name.clone(), 1)]);
             t.insert((name.clone(), 0), vec![sparse * d / s]);
-            PROJECTED.lock().unwrap().insert(name.clone(), format!("{name}: Dense projected = Sparse (median, whole set) × Dense / Sparse on pair {pair:?} = × {d:.3} s / {s:.3} s (one run each)."));
+            PROJECTED.lock().unwrap().insert(
+                name.clone(),
+                format!("{name}: Dense projected = Sparse (median, whole set) × Dense / Sparse on pair {pair:?} = × {d:.3} s / {s:.3} s (one run each)."),
+            );
         }
         group.finish();
         // write the tables after every dataset: a run cut short still leaves what it measured
@@ -207,10 +220,20 @@ fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn report(sets: &[Dataset], pairs_of: &BTreeMap<String, usize>, device: &str, maps: &BTreeMap<String, String>, backend: Backend, precision: Precision, last: bool) {
+fn report(
+    sets: &[Dataset],
+    pairs_of: &BTreeMap<String, usize>,
+    device: &str,
+    maps: &BTreeMap<String, String>,
+    backend: Backend,
+    precision: Precision,
+    last: bool,
+) {
     let times = TIMES.lock().unwrap();
     let names: Vec<&str> = steps().iter().map(|s| s.0).collect();
-    let mut md = format!("Ablation on {device} ({backend:?}, {precision:?}); median of the criterion samples per step; ratio = speed-up over the Dense step of the same dataset, same run.\n");
+    let mut md = format!(
+        "Ablation on {device} ({backend:?}, {precision:?}); median of the criterion samples per step; ratio = speed-up over the Dense step of the same dataset, same run.\n"
+    );
     for line in PROJECTED.lock().unwrap().values() {
         md += &format!("{line}\n");
     }
@@ -226,7 +249,12 @@ fn report(sets: &[Dataset], pairs_of: &BTreeMap<String, usize>, device: &str, ma
             let Some(v) = times.get(&(name.clone(), k)) else { continue };
             let m = median(v);
             let base = *first.get_or_insert(m);
-            md += &format!("| {name} | {pairs} | {step} | {m:.4} | {:.0} | {:.2}× | {} |\n", pairs as f64 / m, base / m, prev.map(|p| format!("{:.2}×", p / m)).unwrap_or_else(|| "—".into()));
+            md += &format!(
+                "| {name} | {pairs} | {step} | {m:.4} | {:.0} | {:.2}× | {} |\n",
+                pairs as f64 / m,
+                base / m,
+                prev.map(|p| format!("{:.2}×", p / m)).unwrap_or_else(|| "—".into())
+            );
             json.push(serde_json::json!({"dataset": name, "pairs": pairs, "step": step, "median_s": m, "pairs_per_s": pairs as f64 / m, "speedup_vs_dense": base / m, "samples": v.len()}));
             prev = Some(m);
         }

@@ -6,17 +6,20 @@
 //! (`-tb`; `dense_walk = "blocked"`). `octile tune` runs the same measurement (shared walks) over the
 //! whole 17 × 17 grid and writes the profile; this bench is for tracking the primitives over time.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use std::time::Duration;
 use octile::mgk::config::DenseWalk;
 use octile::mgk::tune::tile_pairs::{TilePairs, cpu_products, labeled_edge_kernel, random_pairs};
 use octile_types::{KernelSpec, Primitive};
+use std::time::Duration;
 
 const CELLS: [(u32, u32); 4] = [(6, 6), (6, 40), (24, 24), (64, 64)];
 
 /// The four primitives with shared-tiling walks, then D and R with tiling-blocking ones; the id
 /// suffix names the walk.
 fn cases() -> impl Iterator<Item = (Primitive, DenseWalk, &'static str)> {
-    Primitive::ALL.into_iter().map(|p| (p, DenseWalk::SharedTiling, "")).chain([(Primitive::DenseDense, DenseWalk::TilingBlocking, "-tb"), (Primitive::SparseDense, DenseWalk::TilingBlocking, "-tb")])
+    Primitive::ALL
+        .into_iter()
+        .map(|p| (p, DenseWalk::SharedTiling, ""))
+        .chain([(Primitive::DenseDense, DenseWalk::TilingBlocking, "-tb"), (Primitive::SparseDense, DenseWalk::TilingBlocking, "-tb")])
 }
 
 fn bench(c: &mut Criterion) {
@@ -33,7 +36,9 @@ fn bench(c: &mut Criterion) {
             let p64: TilePairs<f64> = pairs.to::<f64>();
             group.throughput(Throughput::Elements(p64.len() as u64));
             for (prim, walk, tag) in cases() {
-                group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}{tag}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| bch.iter(|| cpu_products(p, &edge, prim, walk, 1)));
+                group.bench_with_input(BenchmarkId::new(format!("cpu-f64-{}{tag}", prim.letter()), format!("{a}x{b}")), &p64, |bch, p| {
+                    bch.iter(|| cpu_products(p, &edge, prim, walk, 1))
+                });
             }
             if let Some(dev) = &gpu {
                 use octile::mgk::gpu::launch::{SolverEntry, solver_blocks_per_sm};
@@ -44,7 +49,9 @@ fn bench(c: &mut Criterion) {
                 let reps = 32;
                 group.throughput(Throughput::Elements((n * reps as usize) as u64));
                 for (prim, walk, tag) in cases() {
-                    group.bench_function(BenchmarkId::new(format!("cuda-f32-{}{tag}", prim.letter()), format!("{a}x{b}")), |bch| bch.iter(|| tile_bench(dev, &up, &edge, prim, walk, reps, Some(blocks)).unwrap()));
+                    group.bench_function(BenchmarkId::new(format!("cuda-f32-{}{tag}", prim.letter()), format!("{a}x{b}")), |bch| {
+                        bch.iter(|| tile_bench(dev, &up, &edge, prim, walk, reps, Some(blocks)).unwrap())
+                    });
                 }
                 group.throughput(Throughput::Elements(p64.len() as u64));
             }

@@ -5,8 +5,8 @@
 //! The CPU f64 group is the in-run baseline; `OCTILE_BENCH_GRAPHS` overrides the set sizes.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use octile::GraphKernel;
-use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
+use octile::mgk::config::synthetic_kernel;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 
 fn bench(c: &mut Criterion) {
@@ -15,7 +15,9 @@ fn bench(c: &mut Criterion) {
     if !gpu {
         eprintln!("SKIP GPU benches: {}", octile::gpu::device().unwrap_err());
     }
-    for (name, make, gpu_graphs, cpu_graphs) in [("nws", nws_set as fn(usize, u64) -> Vec<octile::Graph>, 160, 16), ("ba", ba_set as fn(usize, u64) -> Vec<octile::Graph>, 48, 6)] {
+    for (name, make, gpu_graphs, cpu_graphs) in
+        [("nws", nws_set as fn(usize, u64) -> Vec<octile::Graph>, 160, 16), ("ba", ba_set as fn(usize, u64) -> Vec<octile::Graph>, 48, 6)]
+    {
         let mut group = c.benchmark_group(format!("mgk-{name}"));
         group.sample_size(10);
         let mut targets = vec![("cpu-f64", Backend::Cpu, Precision::F64, cpu_graphs * scale)];

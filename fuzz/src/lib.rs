@@ -297,7 +297,8 @@ pub fn gram(data: &[u8], method: Method, caps: &Caps) {
     };
     let read = |k: usize, bytes: &[u8]| -> Option<Vec<octile::Graph>> {
         let path = write(&format!("g{k}.{}", opt.ext), bytes);
-        let l = guarded(|| octile::io::read_with(&path, &ReadOptions { format: None, skip_invalid: opt.skip, pdb_cutoff: octile::io::pdb::DEFAULT_CUTOFF }))?.ok()?;
+        let l = guarded(|| octile::io::read_with(&path, &ReadOptions { format: None, skip_invalid: opt.skip, pdb_cutoff: octile::io::pdb::DEFAULT_CUTOFF }))?
+            .ok()?;
         check_graphs(&l, &path);
         Some(l.graphs)
     };
@@ -357,10 +358,17 @@ pub fn gram(data: &[u8], method: Method, caps: &Caps) {
                                 continue;
                             }
                             let (a, b) = (d_row(i), d_col(j));
-                            let want = if a == 0.0 || b == 0.0 { if y.is_none() && i == j { 1.0 } else { 0.0 } } else { raw.values[i * cols + j] / (a.sqrt() * b.sqrt()) };
+                            let want = if a == 0.0 || b == 0.0 {
+                                if y.is_none() && i == j { 1.0 } else { 0.0 }
+                            } else {
+                                raw.values[i * cols + j] / (a.sqrt() * b.sqrt())
+                            };
                             let got = g.values[i * cols + j];
                             if (got - want).abs() > 1e-9 * want.abs().max(1.0) && !normalize_overflows() {
-                                panic!("normalized ({method:?}) entry ({i}, {j}) is {got:e}, but K_ij / √(K_ii K_jj) = {:e} / √({a:e}·{b:e}) = {want:e}", raw.values[i * cols + j]);
+                                panic!(
+                                    "normalized ({method:?}) entry ({i}, {j}) is {got:e}, but K_ij / √(K_ii K_jj) = {:e} / √({a:e}·{b:e}) = {want:e}",
+                                    raw.values[i * cols + j]
+                                );
                             }
                         }
                     }

@@ -169,7 +169,13 @@ impl Graph {
         let e = max.log2().floor().clamp(-1022.0, 1023.0) as i32;
         // log2 may round across a power of two: take the exponent bits of the scaled maximum
         let s = 2f64.powi(-e);
-        if max * s >= 2.0 { s / 2.0 } else if max * s < 1.0 && e > -1022 { s * 2.0 } else { s }
+        if max * s >= 2.0 {
+            s / 2.0
+        } else if max * s < 1.0 && e > -1022 {
+            s * 2.0
+        } else {
+            s
+        }
     }
 
     /// Weighted degrees of the weights times `scale` (see [`Self::weight_scale`]), each summed from

@@ -110,7 +110,11 @@ mod tests {
 
     #[test]
     fn each_method_is_parsed_by_its_own_reader_and_described() {
-        for (text, method) in [("q = 0.1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "marginalized"), ("method = \"shortest_path\"\n", "shortest_path"), ("method = \"graphlets\"\nkernel = \"rbf\"\ngamma = 0.5\n", "graphlets")] {
+        for (text, method) in [
+            ("q = 0.1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "marginalized"),
+            ("method = \"shortest_path\"\n", "shortest_path"),
+            ("method = \"graphlets\"\nkernel = \"rbf\"\ngamma = 0.5\n", "graphlets"),
+        ] {
             let mut f = KernelFile::from_toml(text).unwrap();
             assert_eq!(f.method(), method);
             assert_eq!(f.describe()["method"], method);

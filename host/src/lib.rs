@@ -32,9 +32,9 @@ pub mod io;
 pub mod kernels;
 pub mod memory;
 pub mod mgk;
-pub mod sp;
 pub mod reorder;
 pub mod selftest;
+pub mod sp;
 
 pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};

@@ -290,7 +290,11 @@ impl SwapDelta {
     /// Add `d` to pair {p, x}, where p is pa or pb.
     #[inline]
     fn add(&mut self, pa: usize, p: usize, x: usize, d: i32) {
-        let (arr, seen, touched, x) = if p == pa || x == pa { (&mut self.da, &mut self.seen_a, &mut self.ta, if p == pa { x } else { p }) } else { (&mut self.db, &mut self.seen_b, &mut self.tb, x) };
+        let (arr, seen, touched, x) = if p == pa || x == pa {
+            (&mut self.da, &mut self.seen_a, &mut self.ta, if p == pa { x } else { p })
+        } else {
+            (&mut self.db, &mut self.seen_b, &mut self.tb, x)
+        };
         if !seen[x] {
             seen[x] = true;
             touched.push(x);
@@ -578,7 +582,11 @@ mod refine_tests {
                 let new = old + d;
                 change += (new > 0) as i64 - (old > 0) as i64;
                 if commit {
-                    if new == 0 { links.remove(&k); } else { links.insert(k, new); }
+                    if new == 0 {
+                        links.remove(&k);
+                    } else {
+                        links.insert(k, new);
+                    }
                 }
             }
             change
@@ -610,7 +618,21 @@ mod refine_tests {
                         let b = at[slot];
                         let mut delta = HashMap::new();
                         contrib(&|v| part(&perm, v), a, b, -1, &mut delta);
-                        contrib(&|v| if v == a { pb } else if v == b { pa } else { part(&perm, v) }, a, b, 1, &mut delta);
+                        contrib(
+                            &|v| {
+                                if v == a {
+                                    pb
+                                } else if v == b {
+                                    pa
+                                } else {
+                                    part(&perm, v)
+                                }
+                            },
+                            a,
+                            b,
+                            1,
+                            &mut delta,
+                        );
                         let change = apply(&mut links, &delta, false);
                         if change < 0 && best.is_none_or(|(c, _)| change < c) {
                             best = Some((change, b));

@@ -40,7 +40,19 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
     let tiny = root().join("examples/tiny.jsonl");
     let toml = root().join("examples/synthetic.toml");
     let st = exe()
-        .args(["gram", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--quiet"])
+        .args([
+            "gram",
+            tiny.to_str().unwrap(),
+            "--kernel",
+            toml.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--quiet",
+        ])
         .status()
         .unwrap();
     assert!(st.success());
@@ -61,10 +73,15 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
     assert_eq!(summary["non_converged"].as_array().unwrap().len(), 0);
 
     // numpy, when present (scripts/setup installs it into .venv)
-    let py = [root().join(".venv/bin/python"), "python3".into()].into_iter().find(|p| Command::new(p).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success()));
+    let py = [root().join(".venv/bin/python"), "python3".into()]
+        .into_iter()
+        .find(|p| Command::new(p).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success()));
     match py {
         Some(py) => {
-            let code = format!("import numpy as np; K = np.load({:?}); assert K.shape == (3, 3) and K.dtype == np.float64, K; print(repr(K.ravel().tolist()))", out.to_str().unwrap());
+            let code = format!(
+                "import numpy as np; K = np.load({:?}); assert K.shape == (3, 3) and K.dtype == np.float64, K; print(repr(K.ravel().tolist()))",
+                out.to_str().unwrap()
+            );
             let o = Command::new(py).args(["-c", &code]).output().unwrap();
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             let s = String::from_utf8(o.stdout).unwrap();
@@ -82,7 +99,8 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
 fn cli_csv_normalized_and_against() {
     let dir = scratch_dir("cli2");
     let out = dir.join("K.csv");
-    let st = exe().args(["gram", "nws:3:1", "--against", "ba:2:1", "--normalize", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).status().unwrap();
+    let st =
+        exe().args(["gram", "nws:3:1", "--against", "ba:2:1", "--normalize", "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).status().unwrap();
     assert!(st.success());
     let text = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<Vec<f64>> = text.lines().map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
@@ -115,7 +133,8 @@ fn random_jsonl(count: usize, seed: u64) -> String {
     for _ in 0..count {
         let n = 12 + next(16) as usize;
         let nodes: Vec<String> = (0..n).map(|i| format!("{{\"id\": {i}, \"label\": {}}}", next(3))).collect();
-        let mut links: Vec<String> = (0..n).map(|i| format!("{{\"source\": {i}, \"target\": {}, \"length\": {:.2}}}", (i + 1) % n, 0.5 + next(100) as f64 / 100.0)).collect();
+        let mut links: Vec<String> =
+            (0..n).map(|i| format!("{{\"source\": {i}, \"target\": {}, \"length\": {:.2}}}", (i + 1) % n, 0.5 + next(100) as f64 / 100.0)).collect();
         let mut chords = std::collections::BTreeSet::new();
         for _ in 0..n / 3 {
             let (a, b) = (next(n as u64), next(n as u64));
@@ -123,7 +142,11 @@ fn random_jsonl(count: usize, seed: u64) -> String {
                 links.push(format!("{{\"source\": {a}, \"target\": {b}, \"length\": 1.0}}"));
             }
         }
-        out.push_str(&format!("{{\"directed\": false, \"multigraph\": false, \"graph\": {{}}, \"nodes\": [{}], \"links\": [{}]}}\n", nodes.join(", "), links.join(", ")));
+        out.push_str(&format!(
+            "{{\"directed\": false, \"multigraph\": false, \"graph\": {{}}, \"nodes\": [{}], \"links\": [{}]}}\n",
+            nodes.join(", "),
+            links.join(", ")
+        ));
     }
     out
 }
@@ -138,7 +161,19 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
         let input = dir.join(format!("set{count}.jsonl"));
         std::fs::write(&input, random_jsonl(count, 7)).unwrap();
         let out = dir.join(format!("K{count}.npy"));
-        let args = ["gram", input.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet"];
+        let args = [
+            "gram",
+            input.to_str().unwrap(),
+            "--kernel",
+            toml.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
         let child = exe().args(args).stderr(std::process::Stdio::piped()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(wait_ms));
         let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
@@ -179,11 +214,42 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
     // a resume against other inputs is refused
     let other = dir.join("other.jsonl");
     std::fs::write(&other, random_jsonl(count, 8)).unwrap();
-    let st = exe().args(["gram", other.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet", "--resume", partial.to_str().unwrap()]).output().unwrap();
+    let st = exe()
+        .args([
+            "gram",
+            other.to_str().unwrap(),
+            "--kernel",
+            toml.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--resume",
+            partial.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(st.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&st.stderr).contains("other inputs"), "{}", String::from_utf8_lossy(&st.stderr));
     // resume, then the same run uninterrupted: equal bit for bit
-    let args = |out: &Path| vec!["gram".to_string(), input.display().to_string(), "--kernel".into(), toml.display().to_string(), "--backend".into(), "cpu".into(), "--precision".into(), "f64".into(), "--out".into(), out.display().to_string(), "--quiet".into()];
+    let args = |out: &Path| {
+        vec![
+            "gram".to_string(),
+            input.display().to_string(),
+            "--kernel".into(),
+            toml.display().to_string(),
+            "--backend".into(),
+            "cpu".into(),
+            "--precision".into(),
+            "f64".into(),
+            "--out".into(),
+            out.display().to_string(),
+            "--quiet".into(),
+        ]
+    };
     let mut resume = args(&out);
     resume.extend(["--resume".to_string(), partial.display().to_string()]);
     let st = exe().args(&resume).output().unwrap();
@@ -208,7 +274,10 @@ fn non_convergence_writes_values_lists_pairs_and_exits_3() {
     let toml = dir.join("k.toml");
     std::fs::write(&toml, "q = 0.001\nmax_iterations = 1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
     let out = dir.join("K.npy");
-    let o = exe().args(["gram", "nws:2:1", "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let o = exe()
+        .args(["gram", "nws:2:1", "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("did not converge"));
     let (dims, vals) = load_npy(&out);
@@ -265,7 +334,20 @@ fn tune_writes_a_profile_the_solver_uses() {
 
     // tuning the blocked walks adds a second profile to the same file; runs with that walk use it
     let o = exe()
-        .args(["tune", "--backend", "cpu", "--precision", "f64", "--quick", "--dense-walk", "blocked", "--out", prof.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .args([
+            "tune",
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--quick",
+            "--dense-walk",
+            "blocked",
+            "--out",
+            prof.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "tune --dense-walk blocked failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -274,7 +356,21 @@ fn tune_writes_a_profile_the_solver_uses() {
     let file = octile::mgk::profile::ProfileFile::read(&prof).unwrap();
     assert_eq!(file.profiles.iter().map(|p| p.walk()).collect::<Vec<_>>(), ["shared", "blocked"]);
     let st = exe()
-        .args(["gram", "nws:3", "--backend", "cpu", "--precision", "f64", "--profile", prof.to_str().unwrap(), "--dense-walk", "blocked", "--out", out.to_str().unwrap(), "--quiet"])
+        .args([
+            "gram",
+            "nws:3",
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--profile",
+            prof.to_str().unwrap(),
+            "--dense-walk",
+            "blocked",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
         .status()
         .unwrap();
     assert!(st.success());
@@ -284,7 +380,10 @@ fn tune_writes_a_profile_the_solver_uses() {
 
     // a broken profile is a typed error naming the file, not a panic
     std::fs::write(dir.join("bad.json"), "{\"version\": 1, \"profiles\": [{\"backend\": 3}]}").unwrap();
-    let o = exe().args(["gram", "nws:2", "--backend", "cpu", "--profile", dir.join("bad.json").to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let o = exe()
+        .args(["gram", "nws:2", "--backend", "cpu", "--profile", dir.join("bad.json").to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.json"), "{}", String::from_utf8_lossy(&o.stderr));
 }
@@ -327,7 +426,21 @@ fn cli_dense_walk_flag_and_key_select_the_walk_and_keep_the_values() {
     let base = std::fs::read_to_string(root().join("examples/synthetic.toml")).unwrap();
     let run = |tag: &str, kernel: &Path, extra: &[&str]| {
         let out = dir.join(format!("{tag}.npy"));
-        let mut args = vec!["gram", tiny.to_str().unwrap(), "--kernel", kernel.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--primitive", "dense-dense", "--quiet"];
+        let mut args = vec![
+            "gram",
+            tiny.to_str().unwrap(),
+            "--kernel",
+            kernel.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+            "--primitive",
+            "dense-dense",
+            "--quiet",
+        ];
         args.extend_from_slice(extra);
         let o = exe().args(&args).output().unwrap();
         assert!(o.status.success(), "{tag}: {}", String::from_utf8_lossy(&o.stderr));
@@ -355,7 +468,20 @@ fn cli_dense_walk_flag_and_key_select_the_walk_and_keep_the_values() {
     // a bad value is a clear error
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, format!("{}dense_walk = \"registers\"\n{}", &base[..i], &base[i..])).unwrap();
-    let o = exe().args(["gram", tiny.to_str().unwrap(), "--kernel", bad.to_str().unwrap(), "--out", dir.join("bad.npy").to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    let o = exe()
+        .args([
+            "gram",
+            tiny.to_str().unwrap(),
+            "--kernel",
+            bad.to_str().unwrap(),
+            "--out",
+            dir.join("bad.npy").to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("dense_walk must be \"shared\" or \"blocked\"") && err.contains("bad.toml"), "{err}");
@@ -367,7 +493,10 @@ fn shortest_path_method_runs_from_the_kernel_toml_and_equals_the_library() {
     let out = dir.join("K.npy");
     let tiny = root().join("examples/tiny.jsonl");
     let toml = root().join("examples/sp-continuous.toml");
-    let st = exe().args(["gram", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]).status().unwrap();
+    let st = exe()
+        .args(["gram", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"])
+        .status()
+        .unwrap();
     assert!(st.success());
     let (dims, vals) = load_npy(&out);
     assert_eq!(dims, [3, 3]);
@@ -410,7 +539,10 @@ fn an_overflowing_value_is_a_reported_failure_not_a_result() {
 
 #[test]
 fn a_missing_input_is_reported_once_with_its_path() {
-    let o = exe().args(["gram", "/nonexistent-octile/x.smi", "--out", std::env::temp_dir().join("octile-missing.npy").to_str().unwrap(), "--backend", "cpu", "--quiet"]).output().unwrap();
+    let o = exe()
+        .args(["gram", "/nonexistent-octile/x.smi", "--out", std::env::temp_dir().join("octile-missing.npy").to_str().unwrap(), "--backend", "cpu", "--quiet"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("/nonexistent-octile/x.smi"), "{err}");
     assert_eq!(err.matches("No such file or directory").count(), 1, "the cause printed once: {err}");
@@ -457,16 +589,26 @@ fn requests_past_memory_are_refused_before_any_work() {
 fn a_feature_holding_strings_in_x_and_numbers_in_y_is_an_error_naming_both() {
     let dir = scratch_dir("kinds");
     let x = dir.join("x.jsonl");
-    std::fs::write(&x, "{\"nodes\": [{\"id\": 0, \"label\": \"A\"}, {\"id\": 1, \"label\": \"B\"}], \"links\": [{\"source\": 0, \"target\": 1, \"length\": 1.0}]}\n").unwrap();
+    std::fs::write(
+        &x,
+        "{\"nodes\": [{\"id\": 0, \"label\": \"A\"}, {\"id\": 1, \"label\": \"B\"}], \"links\": [{\"source\": 0, \"target\": 1, \"length\": 1.0}]}\n",
+    )
+    .unwrap();
     let y = root().join("examples/tiny.jsonl");
     let out = dir.join("K.npy");
-    let st = exe().args(["gram", x.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let st = exe()
+        .args(["gram", x.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&st.stderr);
     assert_eq!(st.status.code(), Some(1), "{err}");
     assert!(err.contains("node label holds numbers") && err.contains("tiny.jsonl") && err.contains("x.jsonl"), "{err}");
     assert!(!out.exists());
     // the same kinds on both sides are fine
-    let st = exe().args(["gram", y.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let st = exe()
+        .args(["gram", y.to_str().unwrap(), "--against", y.to_str().unwrap(), "--backend", "cpu", "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -60,7 +60,11 @@ fn cli_gram_with_the_example_kernel_equals_the_library() {
     assert_eq!(dims, [x.len(), x.len()]);
     assert_same("K(X)", &vals, &lib.gram(&x).unwrap().values);
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
-    assert_eq!((summary["method"].as_str(), summary["backend"].as_str(), summary["counts"].as_str(), summary["kernel"].as_str()), (Some("graphlets"), Some("cpu"), Some("net"), Some("linear")), "{summary}");
+    assert_eq!(
+        (summary["method"].as_str(), summary["backend"].as_str(), summary["counts"].as_str(), summary["kernel"].as_str()),
+        (Some("graphlets"), Some("cpu"), Some("net"), Some("linear")),
+        "{summary}"
+    );
     assert!(summary["gamma"].is_null() && summary["bins"].is_null(), "{summary}");
     assert!(summary["details"].as_str().unwrap().contains("graphlet kernel: linear on summed net counts"), "{summary}");
 
@@ -76,7 +80,10 @@ fn cli_gram_with_the_example_kernel_equals_the_library() {
     // a bad key fails before any work, naming the key and the file
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "method = \"graphlets\"\nkernel = \"rbf\"\ngama = 0.1\n").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_octile")).args(["gram", "nws:2", "--kernel", bad.to_str().unwrap(), "--out", &out("X.npy"), "--quiet"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_octile"))
+        .args(["gram", "nws:2", "--kernel", bad.to_str().unwrap(), "--out", &out("X.npy"), "--quiet"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("unknown key 'gama'") && err.contains("bad.toml"), "{err}");
     assert!(!dir.join("X.npy").exists());

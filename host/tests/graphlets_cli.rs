@@ -93,7 +93,19 @@ fn npy_and_csv_equal_the_library_with_orbits_and_raw() {
         let want: i64 = (0..n).map(|i| f.net_row(i)[o]).sum();
         assert_eq!(sum.as_i64(), Some(want), "column {o} sum: actual {sum}, expected {want}");
     }
-    for key in ["seconds", "kernel_seconds", "read_seconds", "write_seconds", "self_loops_dropped", "repeats_dropped", "device", "orbit_names", "seconds_all", "output", "input"] {
+    for key in [
+        "seconds",
+        "kernel_seconds",
+        "read_seconds",
+        "write_seconds",
+        "self_loops_dropped",
+        "repeats_dropped",
+        "device",
+        "orbit_names",
+        "seconds_all",
+        "output",
+        "input",
+    ] {
         assert!(!j[key].is_null(), "summary lacks {key}: {j}");
     }
     // raw, some orbits, .csv with a header naming them, summary elsewhere, 3 repeats
@@ -102,7 +114,8 @@ fn npy_and_csv_equal_the_library_with_orbits_and_raw() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     let orbits = [0, 3, 5, 6, 7, 15];
-    let quoted: Vec<String> = orbits.iter().map(|&o| if ORBIT_NAMES[o].contains(',') { format!("\"{}\"", ORBIT_NAMES[o]) } else { ORBIT_NAMES[o].to_string() }).collect();
+    let quoted: Vec<String> =
+        orbits.iter().map(|&o| if ORBIT_NAMES[o].contains(',') { format!("\"{}\"", ORBIT_NAMES[o]) } else { ORBIT_NAMES[o].to_string() }).collect();
     assert_eq!(lines.next().unwrap(), format!("node,{}", quoted.join(",")));
     let mut got = Vec::new();
     for (i, line) in lines.enumerate() {

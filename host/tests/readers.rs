@@ -161,12 +161,20 @@ fn a_byte_that_is_not_utf8_names_its_line_and_column() {
 fn a_tu_graph_id_in_the_trillions_is_refused_before_allocating() {
     let dir = std::env::temp_dir().join(format!("octile-tu-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("DS_A.txt"), "1, 2
+    std::fs::write(
+        dir.join("DS_A.txt"),
+        "1, 2
 2, 1
-").unwrap();
-    std::fs::write(dir.join("DS_graph_indicator.txt"), "1
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("DS_graph_indicator.txt"),
+        "1
 4000000000000
-").unwrap();
+",
+    )
+    .unwrap();
     let (line, what) = parse_error(read(&dir, None, false));
     assert_eq!(line, 2, "{what}");
     assert!(what.contains("graph id 4000000000000 exceeds the 2 nodes"), "{what}");
@@ -258,8 +266,19 @@ fn pdb_coordinate_beyond_any_structure_is_an_error_with_its_line() {
 
 #[test]
 fn pdb_contact_graph_with_cutoff_and_smooth_weights() {
-    let atom = |serial: usize, name: &str, x: f64, el: &str| format!("ATOM  {serial:>5} {name:<4} ALA A   1    {x:>8.3}{:>8.3}{:>8.3}  1.00  0.00          {el:>2}\n", 0.0, 0.0);
-    let text = [atom(1, "N", 0.0, "N"), atom(2, "CA", 1.5, "C"), atom(3, "H", 2.0, "H"), atom(4, "C", 4.5, "C"), atom(5, "O", 12.0, "O"), "ENDMDL\n".into(), atom(6, "C", 1.0, "C")].concat();
+    let atom = |serial: usize, name: &str, x: f64, el: &str| {
+        format!("ATOM  {serial:>5} {name:<4} ALA A   1    {x:>8.3}{:>8.3}{:>8.3}  1.00  0.00          {el:>2}\n", 0.0, 0.0)
+    };
+    let text = [
+        atom(1, "N", 0.0, "N"),
+        atom(2, "CA", 1.5, "C"),
+        atom(3, "H", 2.0, "H"),
+        atom(4, "C", 4.5, "C"),
+        atom(5, "O", 12.0, "O"),
+        "ENDMDL\n".into(),
+        atom(6, "C", 1.0, "C"),
+    ]
+    .concat();
     let p = tmp("x.pdb", &text);
     let l = read(&p, None, false).unwrap();
     let g = &l.graphs[0];
@@ -307,7 +326,11 @@ fn pdb_pre_v2_format_takes_elements_from_atom_names() {
 
 #[test]
 fn a_json_feature_mixing_strings_and_numbers_is_an_error_naming_the_record() {
-    let g = |lab: &str| format!("{{\"nodes\": [{{\"id\": 0, \"label\": {lab}}}, {{\"id\": 1, \"label\": 1}}], \"links\": [{{\"source\": 0, \"target\": 1, \"label\": \"single\"}}]}}\n");
+    let g = |lab: &str| {
+        format!(
+            "{{\"nodes\": [{{\"id\": 0, \"label\": {lab}}}, {{\"id\": 1, \"label\": 1}}], \"links\": [{{\"source\": 0, \"target\": 1, \"label\": \"single\"}}]}}\n"
+        )
+    };
     // numbers on nodes, strings on edges: two features, each of one kind
     let ok = tmp("kinds-ok.jsonl", &[g("0"), g("2")].concat());
     assert_eq!(read(&ok, None, false).unwrap().graphs.len(), 2);
@@ -350,30 +373,54 @@ fn hydrogens_give_the_same_graph_from_smiles_and_sdf() {
     // atoms): every form must give the same graph (RDKit: explicit H folded, implicit from valences)
     let h = |n: usize, on: usize, from: usize| (0..n).map(move |k| (on, from + k, 1u8));
     let cases: Vec<(&str, Vec<&str>, Vec<String>)> = vec![
-        ("methanol", vec!["CO", "[H]OC([H])([H])[H]", "[CH3][OH]", "C([H])O"], vec![
-            molfile(&[("C", 0), ("O", 0)], &[(1, 2, 1)], &[]),
-            molfile(&[("C", 0), ("O", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &[vec![(1, 2, 1)], h(3, 1, 3).collect(), vec![(2, 6, 1)]].concat(), &[]),
-        ]),
-        ("ammonium", vec!["[NH4+]", "[H][N+]([H])([H])[H]"], vec![
-            molfile(&[("N", 3)], &[], &[]),
-            molfile(&[("N", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &h(4, 1, 2).collect::<Vec<_>>(), &["M  CHG  1   1   1"]),
-        ]),
-        ("acetate", vec!["CC(=O)[O-]", "[H]C([H])([H])C(=O)[O-]"], vec![
-            molfile(&[("C", 0), ("C", 0), ("O", 0), ("O", 5)], &[(1, 2, 1), (2, 3, 2), (2, 4, 1)], &[]),
-        ]),
-        ("ethylene", vec!["C=C", "[H]C([H])=C([H])[H]"], vec![
-            molfile(&[("C", 0), ("C", 0)], &[(1, 2, 2)], &[]),
-            molfile(&[("C", 0), ("C", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &[vec![(1, 2, 2)], h(2, 1, 3).collect(), h(2, 2, 5).collect()].concat(), &[]),
-        ]),
+        (
+            "methanol",
+            vec!["CO", "[H]OC([H])([H])[H]", "[CH3][OH]", "C([H])O"],
+            vec![
+                molfile(&[("C", 0), ("O", 0)], &[(1, 2, 1)], &[]),
+                molfile(&[("C", 0), ("O", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &[vec![(1, 2, 1)], h(3, 1, 3).collect(), vec![(2, 6, 1)]].concat(), &[]),
+            ],
+        ),
+        (
+            "ammonium",
+            vec!["[NH4+]", "[H][N+]([H])([H])[H]"],
+            vec![
+                molfile(&[("N", 3)], &[], &[]),
+                molfile(&[("N", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)], &h(4, 1, 2).collect::<Vec<_>>(), &["M  CHG  1   1   1"]),
+            ],
+        ),
+        (
+            "acetate",
+            vec!["CC(=O)[O-]", "[H]C([H])([H])C(=O)[O-]"],
+            vec![molfile(&[("C", 0), ("C", 0), ("O", 0), ("O", 5)], &[(1, 2, 1), (2, 3, 2), (2, 4, 1)], &[])],
+        ),
+        (
+            "ethylene",
+            vec!["C=C", "[H]C([H])=C([H])[H]"],
+            vec![
+                molfile(&[("C", 0), ("C", 0)], &[(1, 2, 2)], &[]),
+                molfile(
+                    &[("C", 0), ("C", 0), ("H", 0), ("H", 0), ("H", 0), ("H", 0)],
+                    &[vec![(1, 2, 2)], h(2, 1, 3).collect(), h(2, 2, 5).collect()].concat(),
+                    &[],
+                ),
+            ],
+        ),
         // an isotope stays an atom (RDKit keeps [2H]) in both formats
         ("deuteromethane", vec!["[2H]C"], vec![molfile(&[("H", 0), ("C", 0)], &[(1, 2, 1)], &["M  ISO  1   1   2"])]),
         // hydrogen gas and a proton are atoms, not hydrogen counts of nothing
         ("hydrogen", vec!["[H][H]"], vec![molfile(&[("H", 0), ("H", 0)], &[(1, 2, 1)], &[])]),
-        ("sulfoxide", vec!["CS(C)=O", "[H]C([H])([H])S(=O)C"], vec![molfile(&[("C", 0), ("S", 0), ("C", 0), ("O", 0)], &[(1, 2, 1), (2, 3, 1), (2, 4, 2)], &[])]),
+        (
+            "sulfoxide",
+            vec!["CS(C)=O", "[H]C([H])([H])S(=O)C"],
+            vec![molfile(&[("C", 0), ("S", 0), ("C", 0), ("O", 0)], &[(1, 2, 1), (2, 3, 1), (2, 4, 2)], &[])],
+        ),
     ];
     for (name, smiles, mols) in cases {
         let want = read(&tmp(&format!("{name}0.smi"), &format!("{}\n", smiles[0])), None, false).unwrap().graphs.remove(0);
-        let graphs = smiles.iter().map(|s| (s.to_string(), read(&tmp(&format!("{name}.smi"), &format!("{s}\n")), None, false)))
+        let graphs = smiles
+            .iter()
+            .map(|s| (s.to_string(), read(&tmp(&format!("{name}.smi"), &format!("{s}\n")), None, false)))
             .chain(mols.iter().enumerate().map(|(k, m)| (format!("molfile {k}"), read(&tmp(&format!("{name}.sdf"), m), None, false))));
         for (form, got) in graphs {
             let got = got.unwrap_or_else(|e| panic!("{name} from {form}: {e}")).graphs.remove(0);
@@ -387,7 +434,12 @@ fn hydrogens_give_the_same_graph_from_smiles_and_sdf() {
             };
             assert_eq!(feats(&got), feats(&want), "{name}: node features (element, aromatic, charge, hcount) from {form}, expected as from {}", smiles[0]);
             let edges = |g: &octile::Graph| {
-                let mut v: Vec<_> = g.edges().iter().enumerate().map(|(e, x)| (node(g, x.i).min(node(g, x.j)), node(g, x.i).max(node(g, x.j)), g.edge_features(e)[0] as u8)).collect();
+                let mut v: Vec<_> = g
+                    .edges()
+                    .iter()
+                    .enumerate()
+                    .map(|(e, x)| (node(g, x.i).min(node(g, x.j)), node(g, x.i).max(node(g, x.j)), g.edge_features(e)[0] as u8))
+                    .collect();
                 v.sort();
                 v
             };

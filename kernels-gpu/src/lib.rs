@@ -20,9 +20,9 @@ pub mod intrinsics;
 pub mod reduce;
 pub mod smem;
 // one module tree per method
+pub mod graphlets;
 pub mod mgk;
 pub mod sp;
-pub mod graphlets;
 // the device self-test of the helpers (not used by any method)
 pub mod selftest;
 

@@ -18,8 +18,8 @@
 //! memory instead of global memory; the p block is one coalesced 64-value load shared by all lanes.
 use core::arch::{asm, global_asm};
 use octile_types::mgk::layout::MAX_NZ_STRIDE;
-use octile_types::names::BLOCK_WARPS;
 use octile_types::mgk::tiling::TILE_AREA;
+use octile_types::names::BLOCK_WARPS;
 
 /// Values of T staged per warp: two expanded tiles and one p block.
 pub const WARP_STAGE_ELEMS: usize = 2 * TILE_AREA * MAX_NZ_STRIDE + TILE_AREA;

@@ -9,8 +9,18 @@ use octile::gram::Gram;
 use pyo3::exceptions::{PyBaseException, PyFileNotFoundError, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-pyo3::create_exception!(octile, NonConvergenceError, PyRuntimeError, "Some pairs did not converge. `partial`: the whole matrix (failing entries included), `failures`: [(row, col, iterations, residual)], `n_failed`.");
-pyo3::create_exception!(octile, Interrupted, PyKeyboardInterrupt, "Ctrl-C stopped a Gram matrix part way. `partial`: the entries computed (NaN elsewhere, un-normalized), `done`: a boolean mask of them.");
+pyo3::create_exception!(
+    octile,
+    NonConvergenceError,
+    PyRuntimeError,
+    "Some pairs did not converge. `partial`: the whole matrix (failing entries included), `failures`: [(row, col, iterations, residual)], `n_failed`."
+);
+pyo3::create_exception!(
+    octile,
+    Interrupted,
+    PyKeyboardInterrupt,
+    "Ctrl-C stopped a Gram matrix part way. `partial`: the entries computed (NaN elsewhere, un-normalized), `done`: a boolean mask of them."
+);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NonConvergenceError", m.py().get_type::<NonConvergenceError>())?;
@@ -52,8 +62,10 @@ fn non_convergence(py: Python<'_>, message: String, partial: PyResult<Bound<'_, 
 pub fn to_py_listed(py: Python<'_>, e: OctileError, entry: impl Fn(usize) -> (usize, usize)) -> PyErr {
     match e {
         OctileError::NoConvergence { n_failed, partial, .. } => {
-            let failures: Vec<(usize, usize, u32, f64)> = partial.failures().into_iter().map(|(k, _, f)| (entry(k).0, entry(k).1, f.iterations, f.residual)).collect();
-            let first = failures.first().map_or(String::new(), |f| format!("; first ({}, {}) after {} iterations, relative residual {:.3e}", f.0, f.1, f.2, f.3));
+            let failures: Vec<(usize, usize, u32, f64)> =
+                partial.failures().into_iter().map(|(k, _, f)| (entry(k).0, entry(k).1, f.iterations, f.residual)).collect();
+            let first =
+                failures.first().map_or(String::new(), |f| format!("; first ({}, {}) after {} iterations, relative residual {:.3e}", f.0, f.1, f.2, f.3));
             let message = format!("{n_failed} listed pair(s) did not converge{first}");
             non_convergence(py, message, Ok(PyArray1::from_vec(py, partial.values).into_any()), failures, n_failed)
         }
@@ -65,7 +77,11 @@ pub fn to_py_listed(py: Python<'_>, e: OctileError, entry: impl Fn(usize) -> (us
 pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
     let msg = e.to_string();
     match e {
-        OctileError::InvalidGraph { .. } | OctileError::InvalidConfig(_) | OctileError::MissingFeature { .. } | OctileError::Parse { .. } | OctileError::Output { .. } => PyValueError::new_err(msg),
+        OctileError::InvalidGraph { .. }
+        | OctileError::InvalidConfig(_)
+        | OctileError::MissingFeature { .. }
+        | OctileError::Parse { .. }
+        | OctileError::Output { .. } => PyValueError::new_err(msg),
         OctileError::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
         OctileError::Io { .. } => PyOSError::new_err(msg),
         OctileError::TooLarge { .. } => PyMemoryError::new_err(msg),
@@ -81,7 +97,9 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
             v.setattr("n_total", n_total)
         }),
         // a diagonal or listed pairs keep nothing: the attributes are there, empty
-        OctileError::Cancelled => with_attrs(py, Interrupted::new_err(msg), |v| ["partial", "done", "n_done", "n_total"].into_iter().try_for_each(|name| v.setattr(name, py.None()))),
+        OctileError::Cancelled => {
+            with_attrs(py, Interrupted::new_err(msg), |v| ["partial", "done", "n_done", "n_total"].into_iter().try_for_each(|name| v.setattr(name, py.None())))
+        }
         OctileError::NoGpu(_) | OctileError::Cuda(_) => PyRuntimeError::new_err(msg),
     }
 }

@@ -2,7 +2,7 @@
 //! networkx node-link JSON, SMILES), so a graph read here equals the CLI's.
 use crate::errors::to_py;
 use octile::Graph;
-use octile::io::{Format, FeatureKinds, ReadOptions, json, smiles};
+use octile::io::{FeatureKinds, Format, ReadOptions, json, smiles};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -50,12 +50,18 @@ impl PyGraph {
     }
     /// The values of node feature `name`, one per node (string labels as their integer codes).
     fn node_feature(&self, name: &str) -> PyResult<Vec<f64>> {
-        let f = self.graph.node_feature_index(name).ok_or_else(|| PyValueError::new_err(format!("no node feature '{name}'; the graph has {:?}", self.graph.node_feature_names())))?;
+        let f = self
+            .graph
+            .node_feature_index(name)
+            .ok_or_else(|| PyValueError::new_err(format!("no node feature '{name}'; the graph has {:?}", self.graph.node_feature_names())))?;
         Ok((0..self.graph.n_nodes()).map(|i| self.graph.node_features(i)[f]).collect())
     }
     /// The values of edge feature `name`, one per edge of `edges()`.
     fn edge_feature(&self, name: &str) -> PyResult<Vec<f64>> {
-        let f = self.graph.edge_feature_index(name).ok_or_else(|| PyValueError::new_err(format!("no edge feature '{name}'; the graph has {:?}", self.graph.edge_feature_names())))?;
+        let f = self
+            .graph
+            .edge_feature_index(name)
+            .ok_or_else(|| PyValueError::new_err(format!("no edge feature '{name}'; the graph has {:?}", self.graph.edge_feature_names())))?;
         Ok((0..self.graph.n_edges()).map(|e| self.graph.edge_features(e)[f]).collect())
     }
     /// Pickling (joblib, multiprocessing): the graph rebuilt from its parts by `_graph_from_parts`.
@@ -69,7 +75,13 @@ impl PyGraph {
         Ok((f, ((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds),)))
     }
     fn __repr__(&self) -> String {
-        format!("octile.Graph({} nodes, {} edges, node features {:?}, edge features {:?})", self.graph.n_nodes(), self.graph.n_edges(), self.graph.node_feature_names(), self.graph.edge_feature_names())
+        format!(
+            "octile.Graph({} nodes, {} edges, node features {:?}, edge features {:?})",
+            self.graph.n_nodes(),
+            self.graph.n_edges(),
+            self.graph.node_feature_names(),
+            self.graph.edge_feature_names()
+        )
     }
 }
 
@@ -104,7 +116,9 @@ fn _graph_from_parts(parts: Parts) -> PyResult<PyGraph> {
 #[pyfunction]
 #[pyo3(signature = (path, format=None, skip_invalid=false, pdb_cutoff=octile::io::pdb::DEFAULT_CUTOFF))]
 fn read(py: Python<'_>, path: PathBuf, format: Option<&str>, skip_invalid: bool, pdb_cutoff: f64) -> PyResult<(Vec<PyGraph>, usize)> {
-    let format = format.map(|f| Format::parse(f).ok_or_else(|| PyValueError::new_err(format!("unknown format '{f}'; use json, smi, csv, tu, sdf or pdb")))).transpose()?;
+    let format = format
+        .map(|f| Format::parse(f).ok_or_else(|| PyValueError::new_err(format!("unknown format '{f}'; use json, smi, csv, tu, sdf or pdb"))))
+        .transpose()?;
     let opt = ReadOptions { format, skip_invalid, pdb_cutoff };
     let loaded = py.detach(|| octile::io::read_with(&path, &opt)).map_err(|e| to_py(py, e))?;
     Ok((wrap(loaded.graphs, loaded.kinds), loaded.skipped))
@@ -134,7 +148,11 @@ fn from_node_link(texts: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
 #[pyo3(signature = (smiles, first = 0))]
 fn from_smiles(smiles: Vec<String>, first: usize) -> PyResult<Vec<PyGraph>> {
     // the reader's message names the SMILES (shortened)
-    let graphs = smiles.iter().enumerate().map(|(k, s)| smiles::parse(s).map_err(|e| PyValueError::new_err(format!("SMILES {}: {e}", first.saturating_add(k))))).collect::<PyResult<Vec<Graph>>>()?;
+    let graphs = smiles
+        .iter()
+        .enumerate()
+        .map(|(k, s)| smiles::parse(s).map_err(|e| PyValueError::new_err(format!("SMILES {}: {e}", first.saturating_add(k)))))
+        .collect::<PyResult<Vec<Graph>>>()?;
     let kinds = FeatureKinds::numbers_of(&graphs);
     Ok(wrap(graphs, kinds))
 }

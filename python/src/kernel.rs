@@ -65,7 +65,11 @@ fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()>
             match seen.get(feature.as_str()) {
                 Some(&(s, first)) if s != strings => {
                     let kind = |s: bool| if s { "strings" } else { "numbers" };
-                    return Err(PyValueError::new_err(format!("{feature} holds {} in graph {first} but {} in graph {k} of this call; use one kind per feature (a string's code would equal a number)", kind(s), kind(strings))));
+                    return Err(PyValueError::new_err(format!(
+                        "{feature} holds {} in graph {first} but {} in graph {k} of this call; use one kind per feature (a string's code would equal a number)",
+                        kind(s),
+                        kind(strings)
+                    )));
                 }
                 Some(_) => {}
                 None => {
@@ -76,7 +80,9 @@ fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()>
     }
     for (feature, kernel, label_ok) in feature_terms(file) {
         if !label_ok && let Some(&(true, g)) = seen.get(feature.as_str()) {
-            return Err(PyValueError::new_err(format!("{feature} holds strings (labels, e.g. in graph {g}); {kernel} would compare their arbitrary codes as numbers: use KroneckerDelta for labels")));
+            return Err(PyValueError::new_err(format!(
+                "{feature} holds strings (labels, e.g. in graph {g}); {kernel} would compare their arbitrary codes as numbers: use KroneckerDelta for labels"
+            )));
         }
     }
     Ok(())
@@ -190,7 +196,14 @@ impl PyKernel {
     /// K(X) (`y` None) or K(X, Y) as a float64 matrix, normalized K_ij / √(K_ii K_jj) or not, and
     /// the run's info; `progress(n)` is called with the pairs finished after each batch.
     #[pyo3(signature = (x, y = None, normalized = false, progress = None))]
-    fn gram<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, y: Option<Vec<PyRef<'py, PyGraph>>>, normalized: bool, progress: Option<Py<PyAny>>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    fn gram<'py>(
+        &self,
+        py: Python<'py>,
+        x: Vec<PyRef<'py, PyGraph>>,
+        y: Option<Vec<PyRef<'py, PyGraph>>>,
+        normalized: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
@@ -210,7 +223,13 @@ impl PyKernel {
 
     /// K(x[i], x[j]) for the listed (i, j) pairs only.
     #[pyo3(signature = (x, pairs, progress = None))]
-    fn pairs<'py>(&self, py: Python<'py>, x: Vec<PyRef<'py, PyGraph>>, pairs: Vec<(usize, usize)>, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn pairs<'py>(
+        &self,
+        py: Python<'py>,
+        x: Vec<PyRef<'py, PyGraph>>,
+        pairs: Vec<(usize, usize)>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         check_kinds(&self.file, &[&x])?;
         let x = graphs(&x);
         let g = self.run(py, progress, |k| k.pairs(&x, &pairs))?.map_err(|e| to_py_listed(py, e, |k| pairs[k]))?;

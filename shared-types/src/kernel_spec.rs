@@ -81,13 +81,7 @@ impl BaseKernel {
     }
     /// κ(a, b) = exp(−(a − b)²/(2ℓ²)), on feature `feature`.
     pub fn square_exponential(feature: u32, length_scale: f64) -> Self {
-        BaseKernel {
-            kind: BaseKernelKind::SquareExponential as u32,
-            feature,
-            param: length_scale,
-            coef: -0.5 / (length_scale * length_scale),
-            weight: 1.0,
-        }
+        BaseKernel { kind: BaseKernelKind::SquareExponential as u32, feature, param: length_scale, coef: -0.5 / (length_scale * length_scale), weight: 1.0 }
     }
     /// Whether the hyperparameter is inside its valid range. `strictly_positive`: the kernel must
     /// never be 0 (node kernels: V× is inverted).
@@ -97,9 +91,7 @@ impl BaseKernel {
             return false;
         }
         match BaseKernelKind::from_u32(self.kind) {
-            Some(BaseKernelKind::Constant) | Some(BaseKernelKind::KroneckerDelta) => {
-                p <= 1.0 && if strictly_positive { p > 0.0 } else { p >= 0.0 }
-            }
+            Some(BaseKernelKind::Constant) | Some(BaseKernelKind::KroneckerDelta) => p <= 1.0 && if strictly_positive { p > 0.0 } else { p >= 0.0 },
             Some(BaseKernelKind::SquareExponential) => p > 0.0 && (self.coef - (-0.5 / (p * p))).abs() <= 1e-12 * self.coef.abs(),
             None => false,
         }

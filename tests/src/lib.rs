@@ -178,5 +178,12 @@ pub fn random_config(rng: &mut impl Rng) -> KernelConfig {
         ],
         _ => vec![fk("length", BaseKernelConfig::Constant { c: rng.gen_range(0.0..1.0) }, 1.0)],
     };
-    KernelConfig { q, node, node_combine, edge, reorder: [Reordering::Natural, Reordering::Rcm, Reordering::Pbr][rng.gen_range(0..3)], ..KernelConfig::default() }
+    KernelConfig {
+        q,
+        node,
+        node_combine,
+        edge,
+        reorder: [Reordering::Natural, Reordering::Rcm, Reordering::Pbr][rng.gen_range(0..3)],
+        ..KernelConfig::default()
+    }
 }

@@ -3,12 +3,12 @@
 //! the blocked walks cannot gather falls back to shared tiling and says so. The GPU half checks
 //! that the blocked entries (`mgk_solve_blocked_*`, `mgk_solve_team_blocked_*`) are the ones launched.
 use octile::GraphKernel;
-use octile::mgk::config::{BaseKernelConfig, DenseWalk, FeatureKernel, PrimitiveChoice, synthetic_kernel};
 use octile::generators::ba_set;
+use octile::mgk::config::{BaseKernelConfig, DenseWalk, FeatureKernel, PrimitiveChoice, synthetic_kernel};
 use octile::{Backend, MarginalizedGraphKernel, Precision};
-use octile_types::kernel_spec::Combine;
 use octile_tests::{check_rel, gpu_or_skip};
 use octile_types::Primitive;
+use octile_types::kernel_spec::Combine;
 
 fn kernel(walk: DenseWalk, backend: Backend, precision: Precision) -> octile::KernelConfig {
     let mut cfg = synthetic_kernel(0.05);
@@ -64,7 +64,9 @@ fn gpu_blocked_entries_run_and_agree_with_the_cpu() {
     let mut errors = Vec::new();
     for precision in [Precision::F64, Precision::F32] {
         // one block per pair (mgk_solve_blocked_*) and teams of 3 (mgk_solve_team_blocked_*)
-        for (blocks_per_pair, entry) in [(1u32, "GPU solver entry: adaptive, tiling-blocking"), (3, "team of 3 blocks per pair for 36 pair(s) (adaptive, tiling-blocking)")] {
+        for (blocks_per_pair, entry) in
+            [(1u32, "GPU solver entry: adaptive, tiling-blocking"), (3, "team of 3 blocks per pair for 36 pair(s) (adaptive, tiling-blocking)")]
+        {
             let mut cfg = kernel(DenseWalk::TilingBlocking, Backend::Cuda, precision);
             cfg.tiles.blocks_per_pair = blocks_per_pair;
             let gpu = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap();

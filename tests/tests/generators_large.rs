@@ -153,7 +153,8 @@ fn ba_edges_equals_the_small_generator() {
         assert_eq!(nn, n, "ba_edges({n}, {m}): node count");
         check_simple(&format!("ba_edges({n}, {m})"), n, &e);
         assert_eq!(e.len(), m * (n - m), "ba_edges({n}, {m}): edge count, expected m (n − m)");
-        let small: HashSet<(u32, u32)> = barabasi_albert(n, m, &mut ChaCha8Rng::seed_from_u64(seed)).into_iter().map(|(u, v)| (u.min(v) as u32, u.max(v) as u32)).collect();
+        let small: HashSet<(u32, u32)> =
+            barabasi_albert(n, m, &mut ChaCha8Rng::seed_from_u64(seed)).into_iter().map(|(u, v)| (u.min(v) as u32, u.max(v) as u32)).collect();
         let large: HashSet<(u32, u32)> = e.into_iter().collect();
         let first = small.symmetric_difference(&large).next();
         assert!(first.is_none(), "ba_edges({n}, {m}, {seed}) differs from barabasi_albert on edge {first:?}");
@@ -199,7 +200,11 @@ fn bad_parameters_are_errors() {
     is_invalid("rmat(10, 0)", rmat(10, 0, 1));
     is_invalid("rmat(32, 2^40)", rmat(32, 1 << 40, 1));
     // possible sizes far beyond memory: refused before allocating
-    for (what, r) in [("delaunay(2^32 − 1)", delaunay((1 << 32) - 1, 1)), ("rmat(32, 2^20)", rmat(32, 1 << 20, 1)), ("ba_edges(2^32 − 1, 2^20)", ba_edges((1 << 32) - 1, 1 << 20, 1))] {
+    for (what, r) in [
+        ("delaunay(2^32 − 1)", delaunay((1 << 32) - 1, 1)),
+        ("rmat(32, 2^20)", rmat(32, 1 << 20, 1)),
+        ("ba_edges(2^32 − 1, 2^20)", ba_edges((1 << 32) - 1, 1 << 20, 1)),
+    ] {
         match r {
             Err(OctileError::TooLarge { .. }) => {}
             Err(e) => panic!("{what}: expected TooLarge, got {e}"),

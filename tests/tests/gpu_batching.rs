@@ -1,8 +1,8 @@
 //! A tiny scratch budget forces many GPU batches; every pair must still be written exactly once
 //! and agree with the CPU — with one block per pair and with teams of blocks per pair. (Own test binary: it sets OCTILE_GPU_SCRATCH_BYTES for its process.)
 use octile::GraphKernel;
-use octile::mgk::config::synthetic_kernel;
 use octile::generators::nws_set;
+use octile::mgk::config::synthetic_kernel;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_tests::{check_rel, gpu_or_skip};
 

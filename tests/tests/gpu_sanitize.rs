@@ -4,9 +4,9 @@
 //! checked against the CPU.
 use octile::GraphKernel;
 use octile::mgk::config::{DenseWalk, PrimitiveChoice, synthetic_kernel};
-use octile_types::Primitive;
 use octile::{Backend, MarginalizedGraphKernel, Precision};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph};
+use octile_types::Primitive;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -38,7 +38,10 @@ fn gpu_small_gram_matches_cpu() {
     let mut errors = Vec::new();
     // one block per pair, then teams of 3 blocks per pair (the cross-block barrier and reductions);
     // default tiles, then dense×dense with the tiling-blocking walks for every tile pair
-    let modes = [("default", DenseWalk::SharedTiling, PrimitiveChoice::Adaptive), ("tiling-blocking D", DenseWalk::TilingBlocking, PrimitiveChoice::Fixed(Primitive::DenseDense))];
+    let modes = [
+        ("default", DenseWalk::SharedTiling, PrimitiveChoice::Adaptive),
+        ("tiling-blocking D", DenseWalk::TilingBlocking, PrimitiveChoice::Fixed(Primitive::DenseDense)),
+    ];
     for (mode, walk, primitive) in modes {
         for blocks_per_pair in [1u32, 3] {
             for p in [Precision::F32, Precision::F64] {

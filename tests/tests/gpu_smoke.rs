@@ -1,7 +1,7 @@
 //! The embedded PTX and the device intrinsics.
+use octile_tests::gpu_or_skip;
 use octile_types::ALL_KERNELS;
 use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
-use octile_tests::gpu_or_skip;
 
 #[test]
 fn ptx_declares_every_kernel_for_the_configured_sm() {
@@ -15,8 +15,16 @@ fn ptx_declares_every_kernel_for_the_configured_sm() {
     assert!(!ptx.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")), "PTX has unresolved .extern symbols");
     // the launch bounds added by host/build.rs must match the block size the host launches with
     for l in ptx.lines().filter(|l| l.starts_with(".maxntid")) {
-        let ok = [octile_types::mgk::names::SOLVER_BLOCK_THREADS, octile_types::mgk::resident::RESIDENT_BLOCK_THREADS, octile_types::graphlets::launch::GRAPHLET_BLOCK_THREADS].map(|t| format!(".maxntid {t}, 1, 1"));
-        assert!(ok.contains(&l.split("//").next().unwrap_or("").trim().to_string()), "launch bounds {l} vs SOLVER_BLOCK_THREADS / RESIDENT_BLOCK_THREADS / GRAPHLET_BLOCK_THREADS");
+        let ok = [
+            octile_types::mgk::names::SOLVER_BLOCK_THREADS,
+            octile_types::mgk::resident::RESIDENT_BLOCK_THREADS,
+            octile_types::graphlets::launch::GRAPHLET_BLOCK_THREADS,
+        ]
+        .map(|t| format!(".maxntid {t}, 1, 1"));
+        assert!(
+            ok.contains(&l.split("//").next().unwrap_or("").trim().to_string()),
+            "launch bounds {l} vs SOLVER_BLOCK_THREADS / RESIDENT_BLOCK_THREADS / GRAPHLET_BLOCK_THREADS"
+        );
     }
 }
 

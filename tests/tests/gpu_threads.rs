@@ -2,9 +2,9 @@
 //! Found by the property tests: launches that set a kernel's dynamic-shared-memory cap to their own
 //! size raced (another thread lowered it before the launch: CUDA_ERROR_INVALID_VALUE), so
 //! shortest-path calls failed intermittently when two threads used the GPU.
+use octile::generators::nws_set;
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel, synthetic_kernel};
 use octile::sp::config::{LengthKernelConfig, SpConfig};
-use octile::generators::nws_set;
 use octile::{Backend, Gram, Graph, GraphKernel, MarginalizedGraphKernel, Precision, ShortestPathKernel};
 use octile_tests::gpu_or_skip;
 
@@ -19,17 +19,40 @@ type Maker = Box<dyn Fn() -> Box<dyn GraphKernel> + Sync>;
 /// (f32, resident solver), each as (name, a fresh kernel).
 fn kernels() -> Vec<(&'static str, Maker)> {
     vec![
-        ("sp-histogram", Box::new(|| Box::new(ShortestPathKernel::new(SpConfig { backend: Backend::Cuda, node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }).unwrap()))),
-        ("sp-general", Box::new(|| {
-            let cfg = SpConfig { backend: Backend::Cuda, node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 })], path_length: LengthKernelConfig::SquareExponential { length_scale: 1.0 }, ..SpConfig::default() };
-            Box::new(ShortestPathKernel::new(cfg).unwrap())
-        })),
-        ("mgk-f32", Box::new(|| {
-            let mut cfg = synthetic_kernel(0.05);
-            cfg.backend = Backend::Cuda;
-            cfg.precision = Precision::F32;
-            Box::new(MarginalizedGraphKernel::new(cfg).unwrap())
-        })),
+        (
+            "sp-histogram",
+            Box::new(|| {
+                Box::new(
+                    ShortestPathKernel::new(SpConfig {
+                        backend: Backend::Cuda,
+                        node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })],
+                        ..SpConfig::default()
+                    })
+                    .unwrap(),
+                )
+            }),
+        ),
+        (
+            "sp-general",
+            Box::new(|| {
+                let cfg = SpConfig {
+                    backend: Backend::Cuda,
+                    node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 })],
+                    path_length: LengthKernelConfig::SquareExponential { length_scale: 1.0 },
+                    ..SpConfig::default()
+                };
+                Box::new(ShortestPathKernel::new(cfg).unwrap())
+            }),
+        ),
+        (
+            "mgk-f32",
+            Box::new(|| {
+                let mut cfg = synthetic_kernel(0.05);
+                cfg.backend = Backend::Cuda;
+                cfg.precision = Precision::F32;
+                Box::new(MarginalizedGraphKernel::new(cfg).unwrap())
+            }),
+        ),
     ]
 }
 
@@ -45,10 +68,13 @@ fn several_threads_on_the_gpu_get_the_single_threaded_results() {
     let graphs: Vec<Graph> = nws_set(12, 3);
     let (x, y) = graphs.split_at(5);
     let ks = kernels();
-    let want: Vec<(Vec<u64>, Vec<u64>)> = ks.iter().map(|(_, make)| {
-        let k = make();
-        (bits(&k.gram(&graphs).unwrap()), bits(&k.gram_between(x, y).unwrap()))
-    }).collect();
+    let want: Vec<(Vec<u64>, Vec<u64>)> = ks
+        .iter()
+        .map(|(_, make)| {
+            let k = make();
+            (bits(&k.gram(&graphs).unwrap()), bits(&k.gram_between(x, y).unwrap()))
+        })
+        .collect();
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for t in 0..4 {

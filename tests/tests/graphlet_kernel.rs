@@ -9,7 +9,7 @@ use octile::graphlets::kernel::GraphletKernel;
 use octile::graphlets::kernel_config::{BaseKernel, Counts, FeatureForm, GraphletConfig, Scale};
 use octile::graphlets::{Adjacency, N_ORBITS, TransformParams, transform};
 use octile::{Backend, Graph, GraphKernel, OctileError, RunControl};
-use octile_tests::{check_rel, gpu_or_skip, random_graph, random_shape, skip_line, Shape};
+use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph, random_shape, skip_line};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -129,7 +129,17 @@ fn configs() -> Vec<(&'static str, GraphletConfig)> {
         ("summed raw linear log1p", GraphletConfig { counts: Counts::Raw, scale: Scale::Log1p, ..cpu.clone() }),
         ("summed net rbf log1p 0-4", GraphletConfig { orbits: (0..5).collect(), scale: Scale::Log1p, kernel: BaseKernel::Rbf { gamma: 0.3 }, ..cpu.clone() }),
         ("histogram net linear", GraphletConfig { features: FeatureForm::Histogram, ..cpu.clone() }),
-        ("histogram raw rbf 5 bins", GraphletConfig { features: FeatureForm::Histogram, counts: Counts::Raw, orbits: vec![1, 4, 9, 15], bins: 5, kernel: BaseKernel::Rbf { gamma: 0.01 }, ..cpu.clone() }),
+        (
+            "histogram raw rbf 5 bins",
+            GraphletConfig {
+                features: FeatureForm::Histogram,
+                counts: Counts::Raw,
+                orbits: vec![1, 4, 9, 15],
+                bins: 5,
+                kernel: BaseKernel::Rbf { gamma: 0.01 },
+                ..cpu.clone()
+            },
+        ),
         ("histogram net log1p 64 bins", GraphletConfig { features: FeatureForm::Histogram, bins: 64, scale: Scale::Log1p, ..cpu }),
     ]
 }
@@ -196,7 +206,8 @@ fn gram_equals_per_graph_reference_symmetric_psd_normalized() {
             check(&format!("{name}: normalized K[{i}][{i}]"), nm.get(i, i), 1.0);
             for j in 0..n {
                 let (kii, kjj) = (reference_k(&c, &phi[i], &phi[i]), reference_k(&c, &phi[j], &phi[j]));
-                let want = if kii == 0.0 || kjj == 0.0 { if i == j { 1.0 } else { 0.0 } } else { reference_k(&c, &phi[i], &phi[j]) / (kii.sqrt() * kjj.sqrt()) };
+                let want =
+                    if kii == 0.0 || kjj == 0.0 { if i == j { 1.0 } else { 0.0 } } else { reference_k(&c, &phi[i], &phi[j]) / (kii.sqrt() * kjj.sqrt()) };
                 assert!(nm.get(i, j).is_finite(), "{name}: normalized K[{i}][{j}] = {}", nm.get(i, j));
                 check(&format!("{name}: normalized K[{i}][{j}]"), nm.get(i, j), want);
             }
@@ -267,7 +278,13 @@ fn progress_counts_every_pair_and_cancel_stops() {
     let gs = graph_set(9, 25);
     let done = Arc::new(AtomicUsize::new(0));
     let d = done.clone();
-    let ctl = RunControl { progress: Some(Arc::new(move |n| { d.fetch_add(n, Ordering::Relaxed); })), cancel: Some(Arc::new(AtomicBool::new(false))), max_memory_bytes: None };
+    let ctl = RunControl {
+        progress: Some(Arc::new(move |n| {
+            d.fetch_add(n, Ordering::Relaxed);
+        })),
+        cancel: Some(Arc::new(AtomicBool::new(false))),
+        max_memory_bytes: None,
+    };
     let k = GraphletKernel::new(GraphletConfig { backend: Backend::Cpu, ..GraphletConfig::default() }).unwrap().with_control(ctl.clone());
     k.gram(&gs).unwrap();
     assert_eq!(done.load(Ordering::Relaxed), 25 * 26 / 2);
@@ -354,7 +371,8 @@ fn cuda_backend_errors_without_a_gpu_or_matches_the_cpu() {
 fn orbit_subsets_are_the_matching_entries_of_the_full_vector() {
     let gs = graph_set(13, 12);
     let full = GraphletKernel::new(GraphletConfig { backend: Backend::Cpu, ..GraphletConfig::default() }).unwrap().features(&[&gs]).unwrap();
-    let sub = GraphletKernel::new(GraphletConfig { orbits: vec![0, 4, 15], backend: Backend::Cpu, ..GraphletConfig::default() }).unwrap().features(&[&gs]).unwrap();
+    let sub =
+        GraphletKernel::new(GraphletConfig { orbits: vec![0, 4, 15], backend: Backend::Cpu, ..GraphletConfig::default() }).unwrap().features(&[&gs]).unwrap();
     for g in 0..gs.len() {
         assert_eq!(sub.row(g), [full.row(g)[0], full.row(g)[4], full.row(g)[15]], "graph {g}");
         assert_eq!(full.row(g).len(), N_ORBITS);

@@ -110,7 +110,13 @@ fn brute_force_net(a: &Adjacency) -> Vec<[i64; N_ORBITS]> {
                 (3, 2, 1) => 2,
                 (3, 2, _) => 3,
                 (3, 3, _) => 4,
-                (4, 3, _) if deg.contains(&3) => if deg[p] == 3 { 8 } else { 7 },
+                (4, 3, _) if deg.contains(&3) => {
+                    if deg[p] == 3 {
+                        8
+                    } else {
+                        7
+                    }
+                }
                 (4, 3, 1) => 5,
                 (4, 3, _) => 6,
                 (4, 4, _) if deg.contains(&3) => [0, 9, 10, 11][deg[p]],
@@ -170,7 +176,11 @@ fn pyfglt(adjs: &[Adjacency], tag: &str) -> Vec<(Vec<i64>, Vec<i64>)> {
     let root = std::env::var_os("OCTILE_REPO").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."), PathBuf::from);
     let python = std::env::var_os("OCTILE_PYTHON").map_or_else(|| root.join(".venv/bin/python"), PathBuf::from);
     let probe = std::process::Command::new(&python).args(["-c", "import pyfglt"]).output();
-    assert!(probe.as_ref().is_ok_and(|o| o.status.success()), "pyfglt is not importable from {}: run scripts/setup (it installs pyfglt==0.3.0 into .venv)", python.display());
+    assert!(
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+        "pyfglt is not importable from {}: run scripts/setup (it installs pyfglt==0.3.0 into .venv)",
+        python.display()
+    );
     let graphs: Vec<serde_json::Value> = adjs
         .iter()
         .map(|a| {
@@ -187,7 +197,9 @@ fn pyfglt(adjs: &[Adjacency], tag: &str) -> Vec<(Vec<i64>, Vec<i64>)> {
     let theirs: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(theirs.len(), adjs.len());
-    let flat = |v: &serde_json::Value| -> Vec<i64> { v.as_array().unwrap().iter().flat_map(|row| row.as_array().unwrap().iter().map(|x| x.as_i64().unwrap())).collect() };
+    let flat = |v: &serde_json::Value| -> Vec<i64> {
+        v.as_array().unwrap().iter().flat_map(|row| row.as_array().unwrap().iter().map(|x| x.as_i64().unwrap())).collect()
+    };
     theirs.iter().map(|t| (flat(&t["raw"]), flat(&t["net"]))).collect()
 }
 
@@ -207,10 +219,12 @@ fn check_against_pyfglt(test: &str, adjs: &[Adjacency], names: &[String]) {
 
 #[test]
 fn equals_pyfglt_on_random_graphs_raw_and_net() {
-    let adjs: Vec<Adjacency> = (0..GRAPHS).map(|seed| {
-        let (n, e) = random_graph(seed);
-        Adjacency::from_edges(n, &e).unwrap()
-    }).collect();
+    let adjs: Vec<Adjacency> = (0..GRAPHS)
+        .map(|seed| {
+            let (n, e) = random_graph(seed);
+            Adjacency::from_edges(n, &e).unwrap()
+        })
+        .collect();
     let names: Vec<String> = (0..GRAPHS).map(|g| format!("random graph {g}")).collect();
     check_against_pyfglt("equals_pyfglt_on_random_graphs_raw_and_net", &adjs, &names);
 }

@@ -44,7 +44,8 @@ fn sorted(mut e: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 
 #[test]
 fn mtx_pattern_symmetric_with_comments_blank_lines_and_crlf() {
-    let g = mtx_ok("%%MatrixMarket matrix coordinate pattern symmetric\r\n% a comment\r\n\r\n   \n% another\n4 4 3\n2 1\n\n% between entries\n3 2\r\n  4   1  \n");
+    let g =
+        mtx_ok("%%MatrixMarket matrix coordinate pattern symmetric\r\n% a comment\r\n\r\n   \n% another\n4 4 3\n2 1\n\n% between entries\n3 2\r\n  4   1  \n");
     assert_eq!(g.n_nodes, 4);
     assert_eq!(g.edges, [(1, 0), (2, 1), (3, 0)]);
     assert_eq!((g.header.field, g.header.symmetry, g.header.rows, g.header.cols, g.header.entries), (MtxField::Pattern, MtxSymmetry::Symmetric, 4, 4, 3));
@@ -92,7 +93,11 @@ fn mtx_entry_counts_must_match_the_size_line() {
     mtx_err(&format!("{head}2 1\n3 1\n% c\n\n3 2\n"), "entry 3 past the 2", 8);
     mtx_err(head, "announces 2 entries but the file has 0", 3);
     // an absurd count is refused by the count, not by allocating it
-    mtx_err("%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 1000000000000000000\n1 2\n", "announces 1000000000000000000 entries but the file has 1", 2);
+    mtx_err(
+        "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 1000000000000000000\n1 2\n",
+        "announces 1000000000000000000 entries but the file has 1",
+        2,
+    );
     mtx_err("%%MatrixMarket matrix coordinate pattern general\n3 3 10\n1 2\n", "10 entries cannot fit a 3 × 3 matrix", 2);
 }
 

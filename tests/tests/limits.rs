@@ -37,7 +37,8 @@ fn a_pair_of_huge_graphs_is_refused_before_allocating_on_every_backend() {
 fn the_memory_limit_bounds_the_cpu_workspace() {
     let mut cfg = synthetic_kernel(0.05);
     cfg.backend = octile::Backend::Cpu;
-    let limited = |bytes: u64| MarginalizedGraphKernel::new(cfg.clone()).unwrap().with_control(RunControl { max_memory_bytes: Some(bytes), ..RunControl::default() });
+    let limited =
+        |bytes: u64| MarginalizedGraphKernel::new(cfg.clone()).unwrap().with_control(RunControl { max_memory_bytes: Some(bytes), ..RunControl::default() });
     // 3,000 nodes: 141 M padded product entries, ~11 GiB of workspace per thread
     match limited(256 << 20).gram(&[ring(3000)]) {
         Err(OctileError::TooLarge { what, of, .. }) => assert!(what.contains("CPU solver's workspace") && of == "--max-memory limit", "{what} / {of}"),

@@ -13,7 +13,8 @@ use octile_types::{KernelSpec, Real};
 /// Pairs covering every nnz of A (0..=64) against a spread of nnz of B, and every nnz of B against
 /// a spread of nnz of A.
 fn all_densities(labeled: bool) -> TilePairs<f64> {
-    let mut all = TilePairs { octiles: Vec::new(), edge_data: Vec::new(), pblocks: Vec::new(), nz_stride: 1 + octile::mgk::tune::tile_pairs::edge_features(labeled) };
+    let mut all =
+        TilePairs { octiles: Vec::new(), edge_data: Vec::new(), pblocks: Vec::new(), nz_stride: 1 + octile::mgk::tune::tile_pairs::edge_features(labeled) };
     let mut add = |a: u32, b: u32| {
         let p = random_pairs(a, b, 1, labeled, 99 + labeled as u64);
         let shift = (all.edge_data.len() / all.nz_stride) as u32;
@@ -57,10 +58,17 @@ fn run_target<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
         let pt = pairs.to::<T>();
         // the four primitives with shared-tiling walks, and the two dense in B (D, R) with the
         // tiling-blocking walks too
-        let cases = Primitive::ALL.into_iter().map(|p| (p, DenseWalk::SharedTiling)).chain([(Primitive::DenseDense, DenseWalk::TilingBlocking), (Primitive::SparseDense, DenseWalk::TilingBlocking)]);
+        let cases = Primitive::ALL
+            .into_iter()
+            .map(|p| (p, DenseWalk::SharedTiling))
+            .chain([(Primitive::DenseDense, DenseWalk::TilingBlocking), (Primitive::SparseDense, DenseWalk::TilingBlocking)]);
         for (prim, walk) in cases {
             assert_eq!(gathered(&edge, walk).usable, (walk == DenseWalk::TilingBlocking) as u32, "κe {kind} must allow the walk under test");
-            let got: Vec<T> = if gpu { gpu_products(&pt, &edge, prim, walk, 1).unwrap_or_else(|e| panic!("{name} {prim:?}: {e}")) } else { cpu_products(&pt, &edge, prim, walk, 1) };
+            let got: Vec<T> = if gpu {
+                gpu_products(&pt, &edge, prim, walk, 1).unwrap_or_else(|e| panic!("{name} {prim:?}: {e}"))
+            } else {
+                cpu_products(&pt, &edge, prim, walk, 1)
+            };
             let got: Vec<f64> = got.iter().map(|v| v.to_f64()).collect();
             failures.extend(check(&format!("{name} {prim:?} {} κe {kind}", walk.name()), &got, &want, &scale, tol));
             checked += got.len();

@@ -1,8 +1,8 @@
 //! Kernel properties on every backend: symmetry, invariance under node permutation, unit
 //! normalized diagonal, and non-convergence reported per pair.
 use octile::GraphKernel;
-use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
+use octile::mgk::config::synthetic_kernel;
 use octile::reorder::Reordering;
 use octile::{MarginalizedGraphKernel, OctileError};
 use octile_tests::{check_rel, targets};

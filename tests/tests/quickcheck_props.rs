@@ -88,7 +88,13 @@ impl Arbitrary for SmallGraph {
         let mut edges = Vec::new();
         for i in 0..n {
             for j in i..n {
-                let p = if i == j { loops } else if (i < split) != (j < split) { 0.0 } else { density };
+                let p = if i == j {
+                    loops
+                } else if (i < split) != (j < split) {
+                    0.0
+                } else {
+                    density
+                };
                 if p > 0.0 && unit(g) < p {
                     edges.push(Link { i, j, weight: *g.choose(&WEIGHTS).unwrap(), order: 1 + pick(g, 3) as u8, length: 0.5 + pick(g, 97) as f64 / 64.0 });
                 }
@@ -272,9 +278,15 @@ fn mgk_configs() -> Vec<(&'static str, KernelConfig)> {
             "mgk labeled q=0.2",
             KernelConfig {
                 q: 0.2,
-                node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 }, 1.0), fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.8 }, 2.0)],
+                node: vec![
+                    fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 }, 1.0),
+                    fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.8 }, 2.0),
+                ],
                 node_combine: Combine::Additive,
-                edge: vec![fk("order", BaseKernelConfig::KroneckerDelta { h: 0.0 }, 1.0), fk("length", BaseKernelConfig::SquareExponential { length_scale: 1.5 }, 1.0)],
+                edge: vec![
+                    fk("order", BaseKernelConfig::KroneckerDelta { h: 0.0 }, 1.0),
+                    fk("length", BaseKernelConfig::SquareExponential { length_scale: 1.5 }, 1.0),
+                ],
                 reorder: Reordering::Rcm,
                 ..KernelConfig::default()
             },
@@ -487,7 +499,10 @@ fn positive_semidefinite(method: Method, set: &GraphSet) -> Vec<String> {
         let eig = eigenvalues(sym);
         let bound = -s.rtol * trace;
         if eig[0] < bound || eig[0].is_nan() {
-            errors.push(format!("{} PSD: smallest eigenvalue actual {:.6e}, expected ≥ {bound:.3e} (−rtol {:.0e} · trace {trace:.6e}); eigenvalues {eig:?}; K = {:?}", s.label, eig[0], s.rtol, k.values));
+            errors.push(format!(
+                "{} PSD: smallest eigenvalue actual {:.6e}, expected ≥ {bound:.3e} (−rtol {:.0e} · trace {trace:.6e}); eigenvalues {eig:?}; K = {:?}",
+                s.label, eig[0], s.rtol, k.values
+            ));
         }
         Ok(())
     })
@@ -742,14 +757,28 @@ fn generator_covers_edge_cases_and_shrinks_to_valid_smaller_graphs() {
         let comps = (0..n).filter(|&k| root(&mut parent, k) == k).count();
         two_parts += (comps >= 2 && s.edges.iter().filter(|l| l.i != l.j).count() >= 2) as u32;
         complete += (n >= 3 && s.edges.iter().filter(|l| l.i != l.j).count() == n * (n - 1) / 2) as u32;
-        let size = |s: &SmallGraph| (s.nodes.len(), s.edges.len(), s.nodes.iter().map(|v| (v.label != 0) as usize + (v.charge != 0.0) as usize).sum::<usize>() + s.edges.iter().map(|l| (l.weight != 1.0) as usize + (l.order != 1) as usize + (l.length != 1.0) as usize).sum::<usize>());
+        let size = |s: &SmallGraph| {
+            (
+                s.nodes.len(),
+                s.edges.len(),
+                s.nodes.iter().map(|v| (v.label != 0) as usize + (v.charge != 0.0) as usize).sum::<usize>()
+                    + s.edges.iter().map(|l| (l.weight != 1.0) as usize + (l.order != 1) as usize + (l.length != 1.0) as usize).sum::<usize>(),
+            )
+        };
         for small in s.shrink() {
             small.graph().validate().unwrap();
             let (a, b) = (size(&small), size(&s));
             assert!(a.0 < b.0 || (a.0 == b.0 && (a.1 < b.1 || (a.1 == b.1 && a.2 < b.2))), "shrink candidate not smaller: {small:?} from {s:?}");
         }
     }
-    for (what, count) in [("1 node", one_node), ("no edges", no_edges), ("isolated nodes", isolated), ("self-loops", loops), ("disconnected parts", two_parts), ("complete", complete)] {
+    for (what, count) in [
+        ("1 node", one_node),
+        ("no edges", no_edges),
+        ("isolated nodes", isolated),
+        ("self-loops", loops),
+        ("disconnected parts", two_parts),
+        ("complete", complete),
+    ] {
         assert!(count >= 5, "the generator made only {count} of 400 graphs with {what}");
     }
     let set = GraphSet::arbitrary(&mut g);

@@ -60,8 +60,16 @@ fn edge_cases_match_dense_reference() {
     cases.push(("no edges", random_graph(&mut rng, shape(9, 0.0)), random_graph(&mut rng, shape(17, 0.0))));
     cases.push(("complete vs empty", random_graph(&mut rng, shape(12, 1.0)), random_graph(&mut rng, shape(8, 0.0))));
     cases.push(("isolated nodes", random_graph(&mut rng, shape(20, 0.05)), random_graph(&mut rng, shape(20, 0.05))));
-    cases.push(("all self-loops", random_graph(&mut rng, Shape { self_loops: 1.0, ..shape(10, 0.3) }), random_graph(&mut rng, Shape { self_loops: 1.0, ..shape(7, 0.3) })));
-    cases.push(("disconnected", random_graph(&mut rng, Shape { disconnected: true, ..shape(24, 0.6) }), random_graph(&mut rng, Shape { disconnected: true, ..shape(16, 0.6) })));
+    cases.push((
+        "all self-loops",
+        random_graph(&mut rng, Shape { self_loops: 1.0, ..shape(10, 0.3) }),
+        random_graph(&mut rng, Shape { self_loops: 1.0, ..shape(7, 0.3) }),
+    ));
+    cases.push((
+        "disconnected",
+        random_graph(&mut rng, Shape { disconnected: true, ..shape(24, 0.6) }),
+        random_graph(&mut rng, Shape { disconnected: true, ..shape(16, 0.6) }),
+    ));
     cases.push(("very different sizes", random_graph(&mut rng, shape(60, 0.1)), random_graph(&mut rng, shape(2, 1.0))));
     cases.push(("exact tile multiple", random_graph(&mut rng, shape(16, 0.4)), random_graph(&mut rng, shape(24, 0.4))));
     let mut errors = Vec::new();
@@ -91,11 +99,20 @@ fn every_tile_mode_matches_dense_reference() {
         ("sparse-dense", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), ..TileOptions::default() }),
         ("sparse-sparse", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseSparse), ..TileOptions::default() }),
         ("adaptive+dense-storage", TileOptions { compact: false, ..TileOptions::default() }),
-        ("dense-dense+all-tiles+dense-storage", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), compact: false, skip_empty: false, ..TileOptions::default() }),
+        (
+            "dense-dense+all-tiles+dense-storage",
+            TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), compact: false, skip_empty: false, ..TileOptions::default() },
+        ),
         ("adaptive+all-tiles", TileOptions { skip_empty: false, ..TileOptions::default() }),
         // the tiling-blocking dense walks (opt-in; every random κe here is a product of ≤ 2 features)
-        ("dense-dense+tiling-blocking", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
-        ("sparse-dense+tiling-blocking", TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
+        (
+            "dense-dense+tiling-blocking",
+            TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::DenseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() },
+        ),
+        (
+            "sparse-dense+tiling-blocking",
+            TileOptions { primitive: PrimitiveChoice::Fixed(Primitive::SparseDense), dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() },
+        ),
         ("adaptive+tiling-blocking+dense-storage", TileOptions { compact: false, dense_walk: DenseWalk::TilingBlocking, ..TileOptions::default() }),
     ];
     let mut seeds = ChaCha8Rng::seed_from_u64(4242);
@@ -144,7 +161,15 @@ fn nodal_matches_dense_reference_in_input_order() {
             assert_eq!((got.rows, got.cols), (g1.n_nodes(), g2.n_nodes()), "seed {seed} {}", t.name);
             for (idx, (&a, &e)) in got.values.iter().zip(&want).enumerate() {
                 if (a - e).is_nan() || (a - e).abs() > t.rtol * scale {
-                    f.push(format!("seed {seed} {} R[{}][{}]: actual {a:.15e}, expected {e:.15e}, |diff| {:.3e} > {:.1e}·max|R| = {:.3e}", t.name, idx / g2.n_nodes(), idx % g2.n_nodes(), (a - e).abs(), t.rtol, t.rtol * scale));
+                    f.push(format!(
+                        "seed {seed} {} R[{}][{}]: actual {a:.15e}, expected {e:.15e}, |diff| {:.3e} > {:.1e}·max|R| = {:.3e}",
+                        t.name,
+                        idx / g2.n_nodes(),
+                        idx % g2.n_nodes(),
+                        (a - e).abs(),
+                        t.rtol,
+                        t.rtol * scale
+                    ));
                     break;
                 }
             }

@@ -24,7 +24,9 @@ fn check_set(label: &str, graphs: &[Graph], cfg: &KernelConfig) -> Result<String
     let mut errors = Vec::new();
     for i in 0..n {
         for j in 0..n {
-            if let Err(e) = check_rel(&format!("{label} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want.get(i, j), 1e-5) {
+            if let Err(e) =
+                check_rel(&format!("{label} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want.get(i, j), 1e-5)
+            {
                 errors.push(e);
             }
             let info = &got.info[i * n + j];

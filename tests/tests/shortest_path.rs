@@ -54,7 +54,13 @@ fn node_kernel(cfg: &SpConfig, g: &Graph, i: usize, h: &Graph, j: usize) -> f64 
             let (a, b) = (g.node_features(i)[g.node_feature_index(&t.feature).unwrap()], h.node_features(j)[h.node_feature_index(&t.feature).unwrap()]);
             match t.kernel {
                 BaseKernelConfig::Constant { c } => c,
-                BaseKernelConfig::KroneckerDelta { h } => if a == b { 1.0 } else { h },
+                BaseKernelConfig::KroneckerDelta { h } => {
+                    if a == b {
+                        1.0
+                    } else {
+                        h
+                    }
+                }
                 BaseKernelConfig::SquareExponential { length_scale } => (-(a - b) * (a - b) / (2.0 * length_scale * length_scale)).exp(),
             }
         })
@@ -63,7 +69,13 @@ fn node_kernel(cfg: &SpConfig, g: &Graph, i: usize, h: &Graph, j: usize) -> f64 
 
 fn length_kernel(k: LengthKernelConfig, a: f64, b: f64) -> f64 {
     match k {
-        LengthKernelConfig::KroneckerDelta { h } => if a == b { 1.0 } else { h },
+        LengthKernelConfig::KroneckerDelta { h } => {
+            if a == b {
+                1.0
+            } else {
+                h
+            }
+        }
         LengthKernelConfig::SquareExponential { length_scale } => (-(a - b) * (a - b) / (2.0 * length_scale * length_scale)).exp(),
         LengthKernelConfig::BrownianBridge { c } => (c - (a - b).abs()).max(0.0),
     }
@@ -106,7 +118,9 @@ fn check_against_brute(label: &str, graphs: &[Graph], cfg: &SpConfig, backend: B
     for i in 0..graphs.len() {
         for j in 0..graphs.len() {
             let want = brute(cfg, &graphs[i], &graphs[j]);
-            if let Err(e) = check_rel(&format!("{label} {backend:?} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want, rtol) {
+            if let Err(e) =
+                check_rel(&format!("{label} {backend:?} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want, rtol)
+            {
                 errors.push(e);
             }
         }
@@ -123,9 +137,30 @@ fn every_form_and_backend_matches_the_brute_force_reference() {
         (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, false),
         (SpConfig::default(), false),
         // the general form: soft deltas, continuous node and length kernels (also on weighted graphs)
-        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 })], path_length: LengthKernelConfig::KroneckerDelta { h: 0.2 }, ..SpConfig::default() }, false),
-        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }), fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.7 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.5 }, ..SpConfig::default() }, true),
-        (SpConfig { node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 1.3 })], path_length: LengthKernelConfig::SquareExponential { length_scale: 0.8 }, ..SpConfig::default() }, true),
+        (
+            SpConfig {
+                node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 })],
+                path_length: LengthKernelConfig::KroneckerDelta { h: 0.2 },
+                ..SpConfig::default()
+            },
+            false,
+        ),
+        (
+            SpConfig {
+                node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }), fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.7 })],
+                path_length: LengthKernelConfig::BrownianBridge { c: 2.5 },
+                ..SpConfig::default()
+            },
+            true,
+        ),
+        (
+            SpConfig {
+                node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 1.3 })],
+                path_length: LengthKernelConfig::SquareExponential { length_scale: 0.8 },
+                ..SpConfig::default()
+            },
+            true,
+        ),
     ];
     for backend in backends("every_form_and_backend_matches_the_brute_force_reference") {
         for (c, (cfg, weighted)) in configs.iter().enumerate() {
@@ -154,18 +189,22 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
         return;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(14);
-    let graphs: Vec<Graph> = (0..60).map(|_| {
-        let n = rng.gen_range(1..=70);
-        let s = random_shape(&mut rng, n);
-        random_graph(&mut rng, s)
-    }).collect();
+    let graphs: Vec<Graph> = (0..60)
+        .map(|_| {
+            let n = rng.gen_range(1..=70);
+            let s = random_shape(&mut rng, n);
+            random_graph(&mut rng, s)
+        })
+        .collect();
     let mut errors = Vec::new();
     // a matrix of over 2^20 values: the GPU's result comes back through the pinned staging buffers
-    let many: Vec<Graph> = (0..1100).map(|_| {
-        let n = rng.gen_range(1..=12);
-        let s = random_shape(&mut rng, n);
-        random_graph(&mut rng, Shape { weighted: false, ..s })
-    }).collect();
+    let many: Vec<Graph> = (0..1100)
+        .map(|_| {
+            let n = rng.gen_range(1..=12);
+            let s = random_shape(&mut rng, n);
+            random_graph(&mut rng, Shape { weighted: false, ..s })
+        })
+        .collect();
     // the general form with graphs past SP_APSP_MAX_NODES (96): their paths from the host, the
     // others' from the GPU's Floyd–Warshall, weighted and not
     let mixed = vec![
@@ -174,7 +213,11 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
         random_graph(&mut rng, Shape { n: 96, density: 0.05, self_loops: 0.0, disconnected: true, weighted: false }),
         random_graph(&mut rng, Shape { n: 1, density: 0.0, self_loops: 1.0, disconnected: false, weighted: false }),
     ];
-    let general = SpConfig { node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.9 })], path_length: LengthKernelConfig::SquareExponential { length_scale: 1.1 }, ..SpConfig::default() };
+    let general = SpConfig {
+        node: vec![fk("charge", BaseKernelConfig::SquareExponential { length_scale: 0.9 })],
+        path_length: LengthKernelConfig::SquareExponential { length_scale: 1.1 },
+        ..SpConfig::default()
+    };
     let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..general.clone() }).and_then(|k| k.gram(&mixed)).unwrap();
     let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
     assert!(gpu.details.contains("2 of 4 graphs' on the GPU"), "{}", gpu.details);
@@ -189,11 +232,25 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
     assert_eq!(gpu.values.len(), 1100 * 1100);
     let wrong: Vec<usize> = (0..cpu.values.len()).filter(|&k| gpu.values[k] != cpu.values[k]).collect();
     for &k in wrong.iter().take(20) {
-        errors.push(format!("1,100 graphs ({} entries differ): entry ({}, {}): actual {}, expected {} (CPU)", wrong.len(), k / 1100, k % 1100, gpu.values[k], cpu.values[k]));
+        errors.push(format!(
+            "1,100 graphs ({} entries differ): entry ({}, {}): actual {}, expected {} (CPU)",
+            wrong.len(),
+            k / 1100,
+            k % 1100,
+            gpu.values[k],
+            cpu.values[k]
+        ));
     }
     for (cfg, rtol) in [
         (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.0 })], ..SpConfig::default() }, 0.0),
-        (SpConfig { node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })], path_length: LengthKernelConfig::BrownianBridge { c: 2.0 }, ..SpConfig::default() }, 1e-12),
+        (
+            SpConfig {
+                node: vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.4 })],
+                path_length: LengthKernelConfig::BrownianBridge { c: 2.0 },
+                ..SpConfig::default()
+            },
+            1e-12,
+        ),
     ] {
         let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..cfg.clone() }).and_then(|k| k.gram(&graphs)).unwrap();
         let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
@@ -293,7 +350,8 @@ fn histogram_form_every_path_equals_the_definition_exactly() {
     for backend in backends("histogram_form_every_path_equals_the_definition_exactly") {
         for (name, graphs) in [("unit weights", &unit), ("integer weights", &weighted)] {
             for features in [vec!["label"], vec![], vec!["label", "charge"]] {
-                let cfg = SpConfig { node: features.iter().map(|f| fk(f, BaseKernelConfig::KroneckerDelta { h: 0.0 })).collect(), backend, ..SpConfig::default() };
+                let cfg =
+                    SpConfig { node: features.iter().map(|f| fk(f, BaseKernelConfig::KroneckerDelta { h: 0.0 })).collect(), backend, ..SpConfig::default() };
                 assert!(cfg.is_histogram());
                 let k = ShortestPathKernel::new(cfg).unwrap();
                 let want = |i: usize, j: usize| brute_histogram_dot(&features, &graphs[i], &graphs[j]);

@@ -6,8 +6,8 @@
 //! leading `CPU_GRAPHS` × 160 block, against which both GPU precisions are checked, and GPU f32 is
 //! checked against GPU f64 on every entry.
 use octile::GraphKernel;
-use octile::mgk::config::synthetic_kernel;
 use octile::generators::{ba_set, nws_set};
+use octile::mgk::config::synthetic_kernel;
 use octile::{Backend, Graph, MarginalizedGraphKernel, Precision};
 use octile_tests::{check_rel, gpu_or_skip};
 

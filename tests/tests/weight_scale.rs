@@ -22,13 +22,15 @@ fn rescaled(g: &Graph, factor: f64) -> Graph {
 #[test]
 fn weights_far_from_one_give_the_same_kernel_on_every_backend() {
     let mut rng = ChaCha8Rng::seed_from_u64(18);
-    let graphs: Vec<Graph> = (0..8).map(|k| {
-        let n = [1, 2, 5, 9, 13, 17, 24, 30][k];
-        let mut s = random_shape(&mut rng, n);
-        s.weighted = true;
-        s.density = s.density.max(0.2);
-        random_graph(&mut rng, s)
-    }).collect();
+    let graphs: Vec<Graph> = (0..8)
+        .map(|k| {
+            let n = [1, 2, 5, 9, 13, 17, 24, 30][k];
+            let mut s = random_shape(&mut rng, n);
+            s.weighted = true;
+            s.density = s.density.max(0.2);
+            random_graph(&mut rng, s)
+        })
+        .collect();
     let factors = [1e100, 1e-100, 2f64.powi(1000), 2f64.powi(-1000), 3.7e250, 1e-250];
     let scaled: Vec<Graph> = graphs.iter().enumerate().map(|(k, g)| rescaled(g, factors[k % factors.len()])).collect();
     let mut cfg_base = random_config(&mut rng);
@@ -51,7 +53,15 @@ fn weights_far_from_one_give_the_same_kernel_on_every_backend() {
         let n = graphs.len();
         for i in 0..n {
             for j in 0..n {
-                errors.extend(check_rel(&format!("{} K[{i},{j}] with weights × {:e}, × {:e}", t.name, factors[i % 6], factors[j % 6]), got.get(i, j), want.get(i, j), t.rtol).err());
+                errors.extend(
+                    check_rel(
+                        &format!("{} K[{i},{j}] with weights × {:e}, × {:e}", t.name, factors[i % 6], factors[j % 6]),
+                        got.get(i, j),
+                        want.get(i, j),
+                        t.rtol,
+                    )
+                    .err(),
+                );
                 errors.extend(check_rel(&format!("{} K(scaled, original)[{i},{j}]", t.name), mixed.get(i, j), want.get(i, j), t.rtol).err());
             }
         }

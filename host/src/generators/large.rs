@@ -227,7 +227,15 @@ pub fn rmat(scale: u32, edge_factor: usize, seed: u64) -> Result<(usize, Vec<(u3
             let (mut u, mut v) = (0u64, 0u64);
             for _ in 0..scale {
                 let r = rng.next_u32() as u64;
-                let (bu, bv) = if r < ta { (0, 0) } else if r < tab { (0, 1) } else if r < tabc { (1, 0) } else { (1, 1) };
+                let (bu, bv) = if r < ta {
+                    (0, 0)
+                } else if r < tab {
+                    (0, 1)
+                } else if r < tabc {
+                    (1, 0)
+                } else {
+                    (1, 1)
+                };
                 u = (u << 1) | bu;
                 v = (v << 1) | bv;
             }

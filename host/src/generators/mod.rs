@@ -106,11 +106,21 @@ pub fn labeled(n: usize, edges: &[(usize, usize)], rng: &mut impl Rng) -> Graph 
 /// The paper's synthetic sets: `count` labeled NWS graphs (n = 96, k = 3, p = 0.1).
 pub fn nws_set(count: usize, seed: u64) -> Vec<Graph> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..count).map(|_| { let e = newman_watts_strogatz(96, 3, 0.1, &mut rng); labeled(96, &e, &mut rng) }).collect()
+    (0..count)
+        .map(|_| {
+            let e = newman_watts_strogatz(96, 3, 0.1, &mut rng);
+            labeled(96, &e, &mut rng)
+        })
+        .collect()
 }
 
 /// `count` labeled BA graphs (n = 96, m = 6).
 pub fn ba_set(count: usize, seed: u64) -> Vec<Graph> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..count).map(|_| { let e = barabasi_albert(96, 6, &mut rng); labeled(96, &e, &mut rng) }).collect()
+    (0..count)
+        .map(|_| {
+            let e = barabasi_albert(96, 6, &mut rng);
+            labeled(96, &e, &mut rng)
+        })
+        .collect()
 }

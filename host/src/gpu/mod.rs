@@ -7,9 +7,9 @@
 
 pub mod staging;
 
+use crate::error::OctileError;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
-use crate::error::OctileError;
 use std::sync::{Arc, OnceLock};
 
 /// The PTX built from `kernels-gpu` by `host/build.rs`.
@@ -170,7 +170,8 @@ fn init() -> Result<Arc<GpuDevice>, String> {
         }
     }
     let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| e.to_string())? as u32;
-    let max_smem_optin_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
+    let max_smem_optin_bytes =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
     let name = ctx.name().map_err(|e| e.to_string())?;
     Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version, max_smem_optin_bytes, kernels_from }))

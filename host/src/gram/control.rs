@@ -101,7 +101,13 @@ mod tests {
         let done = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let (d, c) = (done.clone(), cancel.clone());
-        let ctl = RunControl { progress: Some(Arc::new(move |n| { d.fetch_add(n, Ordering::Relaxed); })), cancel: Some(cancel.clone()), max_memory_bytes: None };
+        let ctl = RunControl {
+            progress: Some(Arc::new(move |n| {
+                d.fetch_add(n, Ordering::Relaxed);
+            })),
+            cancel: Some(cancel.clone()),
+            max_memory_bytes: None,
+        };
         let out = ctl.stream(blocks_of(10, 4), |r| Ok(r.map(|i| i as f64).collect::<Vec<f64>>())).unwrap();
         assert_eq!(out, (0..10).map(|i| i as f64).collect::<Vec<_>>());
         assert_eq!(done.load(Ordering::Relaxed), 10);

@@ -230,7 +230,13 @@ fn normalized_with(r: Result<Gram>, norm: impl Fn(&mut Gram)) -> Result<Gram> {
 /// known ones taken from `known` (as exact: 0 iterations), non-finite values marked failed; and —
 /// when the run was cancelled — which pairs are done (a pending pair's value is NaN); and how many
 /// pairs were evaluated.
-fn evaluate_rest<K: GraphKernel + ?Sized>(kernel: &K, graphs: &[Graph], pairs: &[(u32, u32)], known: Option<&Known>, entry: impl Fn(usize) -> usize + Sync) -> Result<(Evaluation, Option<Vec<bool>>, usize)> {
+fn evaluate_rest<K: GraphKernel + ?Sized>(
+    kernel: &K,
+    graphs: &[Graph],
+    pairs: &[(u32, u32)],
+    known: Option<&Known>,
+    entry: impl Fn(usize) -> usize + Sync,
+) -> Result<(Evaluation, Option<Vec<bool>>, usize)> {
     let (e, was_known, evaluated) = match known {
         None => (kernel.evaluate(graphs, pairs)?, None, pairs.len()),
         Some(kn) => {
@@ -314,10 +320,24 @@ pub fn filled<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: 
 /// non-finite entries as failed, reported as for pair lists.
 fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize, e: Evaluation) -> Result<Gram> {
     if e.values.len() != rows * cols || !(e.info.is_empty() || e.info.len() == rows * cols) {
-        return Err(OctileError::InvalidConfig(format!("a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics", e.values.len(), e.info.len())));
+        return Err(OctileError::InvalidConfig(format!(
+            "a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics",
+            e.values.len(),
+            e.info.len()
+        )));
     }
     let failed = e.values.par_iter().any(|v| !v.is_finite()) || e.info.iter().any(|i| !i.converged);
-    let mut g = Gram { rows, cols, values: e.values, info: e.info, pairs_solved: pairs, backend: kernel.backend_name().into(), device: kernel.device_name(), seconds: e.seconds, details: e.details };
+    let mut g = Gram {
+        rows,
+        cols,
+        values: e.values,
+        info: e.info,
+        pairs_solved: pairs,
+        backend: kernel.backend_name().into(),
+        device: kernel.device_name(),
+        seconds: e.seconds,
+        details: e.details,
+    };
     if !failed {
         return Ok(g);
     }
@@ -364,7 +384,13 @@ fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64], symmetric: bool) {
     for (i, (row, &x)) in g.values.chunks_mut(cols.max(1)).zip(dx).enumerate() {
         for (j, (v, &y)) in row.iter_mut().zip(dy).enumerate() {
             // √x·√y, not √(x·y): the product under- or overflows for K of 1e±200 (p = 1e±100)
-            *v = if x != 0.0 && y != 0.0 { *v / (x.sqrt() * y.sqrt()) } else if symmetric && i == j { 1.0 } else { 0.0 };
+            *v = if x != 0.0 && y != 0.0 {
+                *v / (x.sqrt() * y.sqrt())
+            } else if symmetric && i == j {
+                1.0
+            } else {
+                0.0
+            };
         }
     }
 }
@@ -428,7 +454,12 @@ mod tests {
             }
             other => panic!("expected NoConvergence, got {other:?}"),
         }
-        let mut e = Evaluation { values: vec![1.0, f64::INFINITY, f64::NAN], info: vec![PairInfo { iterations: 1, residual: 0.0, converged: true }; 3], seconds: 0.0, details: String::new() };
+        let mut e = Evaluation {
+            values: vec![1.0, f64::INFINITY, f64::NAN],
+            info: vec![PairInfo { iterations: 1, residual: 0.0, converged: true }; 3],
+            seconds: 0.0,
+            details: String::new(),
+        };
         e = finite(e);
         assert_eq!(e.info.iter().map(|i| i.converged).collect::<Vec<_>>(), [true, false, false]);
     }
@@ -448,7 +479,10 @@ mod tests {
         let g = toy.gram(&x).unwrap();
         assert_eq!(toy.asked.borrow().len(), 1);
         assert_eq!(toy.asked.borrow()[0], vec![(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]);
-        assert_eq!((g.rows, g.cols, g.pairs_solved, g.backend.as_str(), g.device.as_str(), g.details.as_str(), g.seconds), (4, 4, 10, "cpu", "toy device", "toy", 0.25));
+        assert_eq!(
+            (g.rows, g.cols, g.pairs_solved, g.backend.as_str(), g.device.as_str(), g.details.as_str(), g.seconds),
+            (4, 4, 10, "cpu", "toy device", "toy", 0.25)
+        );
         for i in 0..4 {
             for j in 0..4 {
                 close(g.get(i, j), Toy::k(&x, i, j), &format!("K[{i}][{j}]"));
@@ -552,7 +586,17 @@ mod tests {
     #[test]
     fn normalizing_tiny_and_huge_values_neither_under_nor_overflows() {
         for scale in [1e-200, 1e200] {
-            let mut g = Gram { rows: 2, cols: 2, values: vec![4.0 * scale, 2.0 * scale, 2.0 * scale, 9.0 * scale], info: Vec::new(), pairs_solved: 3, backend: String::new(), device: String::new(), seconds: 0.0, details: String::new() };
+            let mut g = Gram {
+                rows: 2,
+                cols: 2,
+                values: vec![4.0 * scale, 2.0 * scale, 2.0 * scale, 9.0 * scale],
+                info: Vec::new(),
+                pairs_solved: 3,
+                backend: String::new(),
+                device: String::new(),
+                seconds: 0.0,
+                details: String::new(),
+            };
             let d = [4.0 * scale, 9.0 * scale];
             normalize(&mut g, &d, &d, true);
             for (k, want) in [1.0, 1.0 / 3.0, 1.0 / 3.0, 1.0].into_iter().enumerate() {
@@ -648,7 +692,13 @@ mod tests {
                 assert_eq!(done[i * 5 + j], want_done, "done mark of ({i}, {j})");
                 if want_done {
                     // un-normalized: what resuming needs
-                    assert_eq!(partial.get(i, j).to_bits(), whole.get(i, j).to_bits(), "partial K[{i}][{j}]: actual {}, expected {}", partial.get(i, j), whole.get(i, j));
+                    assert_eq!(
+                        partial.get(i, j).to_bits(),
+                        whole.get(i, j).to_bits(),
+                        "partial K[{i}][{j}]: actual {}, expected {}",
+                        partial.get(i, j),
+                        whole.get(i, j)
+                    );
                 } else {
                     assert!(partial.get(i, j).is_nan(), "not-done K[{i}][{j}] = {}, expected NaN", partial.get(i, j));
                 }
@@ -656,7 +706,9 @@ mod tests {
         }
         let known = Known { rows: 5, cols: 5, values: partial.values.clone(), done };
         let second = Stopper::new(4);
-        let Err(OctileError::Interrupted { partial, done, n_done, .. }) = second.gram_resumed(&all, Some(&known)) else { panic!("expected a second Interrupted") };
+        let Err(OctileError::Interrupted { partial, done, n_done, .. }) = second.gram_resumed(&all, Some(&known)) else {
+            panic!("expected a second Interrupted")
+        };
         assert_eq!(n_done, 10);
         assert_eq!(second.evaluated.borrow()[..], [(1, 2), (1, 3), (1, 4), (2, 2)], "only pairs not done are evaluated");
         let known = Known { rows: 5, cols: 5, values: partial.values.clone(), done };
@@ -664,7 +716,13 @@ mod tests {
         let g = last.gram_resumed(&all, Some(&known)).unwrap();
         assert_eq!(last.evaluated.borrow().len(), 5);
         assert_eq!(g.pairs_solved, 5);
-        assert_eq!(g.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), whole.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "resumed {:?} vs uninterrupted {:?}", g.values, whole.values);
+        assert_eq!(
+            g.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            whole.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "resumed {:?} vs uninterrupted {:?}",
+            g.values,
+            whole.values
+        );
         // K(X, Y): row-major pairs
         let (x, y) = all.split_at(2);
         let whole = Toy::new(None).gram_between(x, y).unwrap();

@@ -45,10 +45,16 @@ impl Adjacency {
         if let Some(&(i, j)) = edges.par_iter().find_any(|&&(i, j)| i as usize >= n_nodes || j as usize >= n_nodes) {
             return Err(invalid(format!("edge ({i}, {j}): node out of range (graph has {n_nodes} nodes)")));
         }
-        crate::memory::check_with(((n_nodes as u128 + 1) * 8) + (edges.len() as u128) * 24, None, || format!("the graphlet transform's adjacency of {n_nodes} nodes and {} edges", edges.len()), "a smaller graph")?;
+        crate::memory::check_with(
+            ((n_nodes as u128 + 1) * 8) + (edges.len() as u128) * 24,
+            None,
+            || format!("the graphlet transform's adjacency of {n_nodes} nodes and {} edges", edges.len()),
+            "a smaller graph",
+        )?;
         // both directions, self-loops out, sorted by (row, col), repeats out
         let self_loops = edges.par_iter().filter(|&&(i, j)| i == j).count() as u64;
-        let mut both: Vec<u64> = edges.par_iter().filter(|&&(i, j)| i != j).flat_map_iter(|&(i, j)| [((i as u64) << 32) | j as u64, ((j as u64) << 32) | i as u64]).collect();
+        let mut both: Vec<u64> =
+            edges.par_iter().filter(|&&(i, j)| i != j).flat_map_iter(|&(i, j)| [((i as u64) << 32) | j as u64, ((j as u64) << 32) | i as u64]).collect();
         both.par_sort_unstable();
         let before = both.len();
         both.dedup();
@@ -76,9 +82,16 @@ impl Adjacency {
         }
         offsets.push(total);
         if total >= u32::MAX as usize {
-            return Err(invalid(format!("the {} graphs have {total} nodes together: as one graph (their disjoint union) its node ids must fit 32 bits (use fewer graphs at a time)", graphs.len())));
+            return Err(invalid(format!(
+                "the {} graphs have {total} nodes together: as one graph (their disjoint union) its node ids must fit 32 bits (use fewer graphs at a time)",
+                graphs.len()
+            )));
         }
-        let edges = graphs.par_iter().zip(&offsets[..graphs.len()]).flat_map_iter(|(g, &off)| g.edges().iter().map(move |e| (e.i + off as u32, e.j + off as u32))).collect();
+        let edges = graphs
+            .par_iter()
+            .zip(&offsets[..graphs.len()])
+            .flat_map_iter(|(g, &off)| g.edges().iter().map(move |e| (e.i + off as u32, e.j + off as u32)))
+            .collect();
         Ok(UnionEdges { n_nodes: total, edges, offsets })
     }
 

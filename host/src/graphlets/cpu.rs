@@ -8,9 +8,9 @@
 use super::adjacency::Adjacency;
 use super::frequencies::{Frequencies, overflow};
 use crate::error::{OctileError, Result};
-use std::sync::{Mutex, MutexGuard};
 use octile_types::graphlets::{N_ORBITS, Pass1Sums, Pass2Sums, finish_pass1, finish_pass2, raw_to_net, t04};
 use rayon::prelude::*;
+use std::sync::{Mutex, MutexGuard};
 
 /// Nodes per rayon task.
 const CHUNK: usize = 1024;
@@ -36,7 +36,12 @@ pub fn workspace_bytes(n: usize) -> u128 {
 pub fn transform(a: &Adjacency) -> Result<Frequencies> {
     let n = a.n_nodes();
     let threads = rayon::current_num_threads() as u128;
-    crate::memory::check_with(workspace_bytes(n) * threads + (n as u128) * 2 * 128 + a.col().len() as u128 * 4, None, || format!("the graphlet transform of {n} nodes on the CPU ({threads} threads' workspaces)"), "use fewer threads (RAYON_NUM_THREADS) or the GPU backend")?;
+    crate::memory::check_with(
+        workspace_bytes(n) * threads + (n as u128) * 2 * 128 + a.col().len() as u128 * 4,
+        None,
+        || format!("the graphlet transform of {n} nodes on the CPU ({threads} threads' workspaces)"),
+        "use fewer threads (RAYON_NUM_THREADS) or the GPU backend",
+    )?;
     let mut raw = vec![[0i64; N_ORBITS]; n];
     let mut c3 = vec![0u32; a.col().len()];
     // pass 1: every chunk of nodes writes its own rows of raw and its own runs of c3
@@ -52,38 +57,34 @@ pub fn transform(a: &Adjacency) -> Result<Frequencies> {
     // one workspace per worker thread for the whole call, all zero between nodes (rayon's `*_init`
     // would build one per job split: hundreds of n-word arrays, each zeroed and faulted in)
     let walk_spaces: Vec<Mutex<Vec<u32>>> = (0..threads as usize).map(|_| Mutex::new(vec![0u32; n])).collect();
-    raw.par_chunks_mut(CHUNK).zip(c3_chunks.into_par_iter()).enumerate().try_for_each(
-        |(c, (rows, c3_run))| -> Result<()> {
-            let mut walks = own(&walk_spaces)?;
-            let walks = &mut *walks;
-            let base = starts[c * CHUNK];
-            for (t, row) in rows.iter_mut().enumerate() {
-                let i = c * CHUNK + t;
-                let off = (starts[i] - base) as usize;
-                let s = pass1(a, i, walks, &mut c3_run[off..off + a.degree(i) as usize]).ok_or_else(|| overflow(i))?;
-                *row = finish_pass1(&s).ok_or_else(|| overflow(i))?;
-            }
-            Ok(())
-        },
-    )?;
+    raw.par_chunks_mut(CHUNK).zip(c3_chunks.into_par_iter()).enumerate().try_for_each(|(c, (rows, c3_run))| -> Result<()> {
+        let mut walks = own(&walk_spaces)?;
+        let walks = &mut *walks;
+        let base = starts[c * CHUNK];
+        for (t, row) in rows.iter_mut().enumerate() {
+            let i = c * CHUNK + t;
+            let off = (starts[i] - base) as usize;
+            let s = pass1(a, i, walks, &mut c3_run[off..off + a.degree(i) as usize]).ok_or_else(|| overflow(i))?;
+            *row = finish_pass1(&s).ok_or_else(|| overflow(i))?;
+        }
+        Ok(())
+    })?;
     // pass 2: the neighbours' d̂2 and d̂4 and the c3 of every edge are final
     let mut net = vec![[0i64; N_ORBITS]; n];
     let d2_d4: Vec<[i64; 2]> = raw.par_iter().map(|r| [r[2], r[4]]).collect();
     drop(walk_spaces);
     let mark_spaces: Vec<Mutex<Marks>> = (0..threads as usize).map(|_| Mutex::new(Marks { mark: vec![0; n], mark2: vec![0; n] })).collect();
-    raw.par_chunks_mut(CHUNK).zip(net.par_chunks_mut(CHUNK)).enumerate().try_for_each(
-        |(c, (rows, nets))| -> Result<()> {
-            let mut w = own(&mark_spaces)?;
-            let w = &mut *w;
-            for (t, (row, net_row)) in rows.iter_mut().zip(nets.iter_mut()).enumerate() {
-                let i = c * CHUNK + t;
-                let s = pass2(a, i, &d2_d4, &c3, w).ok_or_else(|| overflow(i))?;
-                finish_pass2(row, &s).ok_or_else(|| overflow(i))?;
-                *net_row = raw_to_net(row).ok_or_else(|| overflow(i))?;
-            }
-            Ok(())
-        },
-    )?;
+    raw.par_chunks_mut(CHUNK).zip(net.par_chunks_mut(CHUNK)).enumerate().try_for_each(|(c, (rows, nets))| -> Result<()> {
+        let mut w = own(&mark_spaces)?;
+        let w = &mut *w;
+        for (t, (row, net_row)) in rows.iter_mut().zip(nets.iter_mut()).enumerate() {
+            let i = c * CHUNK + t;
+            let s = pass2(a, i, &d2_d4, &c3, w).ok_or_else(|| overflow(i))?;
+            finish_pass2(row, &s).ok_or_else(|| overflow(i))?;
+            *net_row = raw_to_net(row).ok_or_else(|| overflow(i))?;
+        }
+        Ok(())
+    })?;
     Ok(Frequencies::from_rows(raw, net))
 }
 

@@ -10,7 +10,11 @@ use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys::CUevent_flags};
 use octile_types::graphlets::N_ORBITS;
-use octile_types::graphlets::launch::{GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_NARROW, GRAPHLET_PASS1_HEAVY, GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE, STATUS_WIDE};
+use octile_types::graphlets::launch::{
+    GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_NARROW, GRAPHLET_PASS1_HEAVY,
+    GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW,
+    STATUS_OVERFLOW_NODE, STATUS_WIDE,
+};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -31,12 +35,19 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
     let entries = a.col().len();
     // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
     if n >= u32::MAX as usize || entries > u32::MAX as usize {
-        return Err(OctileError::InvalidConfig(format!("the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)")));
+        return Err(OctileError::InvalidConfig(format!(
+            "the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)"
+        )));
     }
     if n == 0 {
         return Ok((Frequencies::from_flat(0, Vec::new(), Vec::new()), Vec::new()));
     }
-    crate::memory::check_gpu(device_bytes(n, entries), dev.free_mem_bytes(), || format!("the graphlet transform of {n} nodes and {} edges on the GPU", entries / 2), "use the CPU backend")?;
+    crate::memory::check_gpu(
+        device_bytes(n, entries),
+        dev.free_mem_bytes(),
+        || format!("the graphlet transform of {n} nodes and {} edges on the GPU", entries / 2),
+        "use the CPU backend",
+    )?;
     // the host's result vectors are allocated and their pages mapped by the other cores while the
     // GPU works (a fresh page costs a fault at its first write: ~20 ms per 512 MB otherwise)
     let len = n * N_ORBITS;
@@ -54,7 +65,8 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
         });
         let on_gpu = kernels(dev, &row_start, a.col(), n, entries);
         let t = Instant::now();
-        let ((mut raw_host, mut net_host), host_alloc) = host.join().map_err(|_| OctileError::Cuda("allocating the graphlet counts on the host panicked".into()))?;
+        let ((mut raw_host, mut net_host), host_alloc) =
+            host.join().map_err(|_| OctileError::Cuda("allocating the graphlet counts on the host panicked".into()))?;
         let host_pages = t.elapsed().as_secs_f64();
         let (raw, net, gpu_phases) = on_gpu?;
         let mut phases = vec![("prepare", prepare)];
@@ -114,7 +126,12 @@ fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: u
         let dense = st[STATUS_MAX_WALKS] > GRAPHLET_MEDIUM_WALKS;
         if dense {
             blocks = blocks.min((dev.free_mem_bytes() / 4 / (4 * n)).max(1));
-            crate::memory::check_gpu((blocks * n * 4) as u128, dev.free_mem_bytes(), || format!("the heavy nodes' workspace of the graphlet transform of {n} nodes"), "use the CPU backend")?;
+            crate::memory::check_gpu(
+                (blocks * n * 4) as u128,
+                dev.free_mem_bytes(),
+                || format!("the heavy nodes' workspace of the graphlet transform of {n} nodes"),
+                "use the CPU backend",
+            )?;
         }
         let mut workspace = s.alloc_zeros::<u32>(if dense { blocks * n } else { 1 })?;
         let p = GraphletParams { n_nodes: n as u32, n_workspaces: if dense { blocks as u32 } else { 0 } };
@@ -159,7 +176,6 @@ fn touched(len: usize) -> Vec<i64> {
     });
     v
 }
-
 
 /// Values per pinned piece of the download: 4 Mi values (two pieces are pinned per value type).
 const STAGING_PIECE: usize = 1 << 22;

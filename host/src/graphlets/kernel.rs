@@ -124,7 +124,9 @@ impl GraphKernel for GraphletKernel {
             return Err(OctileError::Cancelled);
         }
         let f = self.features(&[graphs])?;
-        let values = self.control.stream(blocks_of(pairs.len(), BLOCK_PAIRS), |r| Ok(pairs[r].par_iter().map(|&(a, b)| self.value(&f, a as usize, b as usize)).collect()))?;
+        let values = self
+            .control
+            .stream(blocks_of(pairs.len(), BLOCK_PAIRS), |r| Ok(pairs[r].par_iter().map(|&(a, b)| self.value(&f, a as usize, b as usize)).collect()))?;
         Ok(Evaluation {
             info: vec![PairInfo { iterations: 0, residual: 0.0, converged: true }; values.len()],
             values,

@@ -89,7 +89,15 @@ pub struct GraphletConfig {
 impl Default for GraphletConfig {
     /// Summed net counts of all 16 orbits, no scaling, the linear kernel, 16 bins, `Auto`.
     fn default() -> Self {
-        GraphletConfig { features: FeatureForm::Summed, counts: Counts::Net, orbits: (0..N_ORBITS).collect(), scale: Scale::None, kernel: BaseKernel::Linear, bins: 16, backend: Backend::Auto }
+        GraphletConfig {
+            features: FeatureForm::Summed,
+            counts: Counts::Net,
+            orbits: (0..N_ORBITS).collect(),
+            scale: Scale::None,
+            kernel: BaseKernel::Linear,
+            bins: 16,
+            backend: Backend::Auto,
+        }
     }
 }
 
@@ -115,7 +123,9 @@ impl GraphletConfig {
                 "kernel" => cfg.kernel = choice(k, v, &[("linear", BaseKernel::Linear), ("rbf", BaseKernel::Rbf { gamma: f64::NAN })])?,
                 "backend" => cfg.backend = choice(k, v, &[("auto", Backend::Auto), ("cpu", Backend::Cpu), ("cuda", Backend::Cuda)])?,
                 "orbits" => cfg.orbits = parse_orbits(v)?,
-                "gamma" => gamma = Some(v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| bad(format!("gamma must be a number, got {v}")))?),
+                "gamma" => {
+                    gamma = Some(v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| bad(format!("gamma must be a number, got {v}")))?)
+                }
                 "bins" => bins = Some(v.as_integer().ok_or_else(|| bad(format!("bins must be an integer, got {v}")))?),
                 other => return Err(bad(format!("unknown key '{other}' for method = \"graphlets\"; known keys: {}", KEYS.join(", ")))),
             }
@@ -211,7 +221,21 @@ mod tests {
 
     #[test]
     fn bins_are_bit_lengths_capped() {
-        for (c, bins, want) in [(0, 16, 0), (-3, 16, 0), (1, 16, 1), (2, 16, 2), (3, 16, 2), (4, 16, 3), (7, 16, 3), (8, 16, 4), (16383, 16, 14), (16384, 16, 15), (1 << 40, 16, 15), (5, 2, 1), (i64::MAX, 64, 63)] {
+        for (c, bins, want) in [
+            (0, 16, 0),
+            (-3, 16, 0),
+            (1, 16, 1),
+            (2, 16, 2),
+            (3, 16, 2),
+            (4, 16, 3),
+            (7, 16, 3),
+            (8, 16, 4),
+            (16383, 16, 14),
+            (16384, 16, 15),
+            (1 << 40, 16, 15),
+            (5, 2, 1),
+            (i64::MAX, 64, 63),
+        ] {
             assert_eq!(bin_of(c, bins), want, "count {c}, {bins} bins");
         }
     }
@@ -219,7 +243,18 @@ mod tests {
     #[test]
     fn parses_every_key_and_orbit_form() {
         let c = GraphletConfig::from_toml("method = \"graphlets\"\nfeatures = \"histogram\"\ncounts = \"raw\"\norbits = \"0-2, 15,4\"\nscale = \"log1p\"\nkernel = \"rbf\"\ngamma = 0.5\nbins = 8\nbackend = \"cpu\"\n").unwrap();
-        assert_eq!(c, GraphletConfig { features: FeatureForm::Histogram, counts: Counts::Raw, orbits: vec![0, 1, 2, 4, 15], scale: Scale::Log1p, kernel: BaseKernel::Rbf { gamma: 0.5 }, bins: 8, backend: Backend::Cpu });
+        assert_eq!(
+            c,
+            GraphletConfig {
+                features: FeatureForm::Histogram,
+                counts: Counts::Raw,
+                orbits: vec![0, 1, 2, 4, 15],
+                scale: Scale::Log1p,
+                kernel: BaseKernel::Rbf { gamma: 0.5 },
+                bins: 8,
+                backend: Backend::Cpu
+            }
+        );
         assert_eq!(c.dim(), 40);
         let c = GraphletConfig::from_toml("orbits = [4, 0]\nkernel = \"rbf\"\ngamma = 2\n").unwrap();
         assert_eq!((c.orbits.clone(), c.kernel, c.dim()), (vec![0, 4], BaseKernel::Rbf { gamma: 2.0 }, 2));

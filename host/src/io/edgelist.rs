@@ -83,14 +83,16 @@ fn parse_chunk(path: &Path, c: &Chunk<'_>, one_based: bool, limit: u64, n_given:
         }
         let second = tokens.next().ok_or_else(|| parse_err(path, line_no, format!("'{}': an edge is two node ids 'u v'", text_of(line))))?;
         let id = |tok: &[u8]| -> Result<u32> {
-            let raw = parse_u64(tok).ok_or_else(|| parse_err(path, line_no, format!("'{}' is not a node id (a non-negative integer); comment a header line out with #", text_of(tok))))?;
-            let id = if one_based {
-                raw.checked_sub(1).ok_or_else(|| parse_err(path, line_no, "node id 0 in a 1-based edge list"))?
-            } else {
-                raw
-            };
+            let raw = parse_u64(tok).ok_or_else(|| {
+                parse_err(path, line_no, format!("'{}' is not a node id (a non-negative integer); comment a header line out with #", text_of(tok)))
+            })?;
+            let id = if one_based { raw.checked_sub(1).ok_or_else(|| parse_err(path, line_no, "node id 0 in a 1-based edge list"))? } else { raw };
             if id >= limit {
-                let what = if n_given { format!("node id {raw} is out of range: the graph has {limit} nodes (--nodes)") } else { format!("node id {raw} does not fit 32 bits (ids must be below {})", u32::MAX) };
+                let what = if n_given {
+                    format!("node id {raw} is out of range: the graph has {limit} nodes (--nodes)")
+                } else {
+                    format!("node id {raw} does not fit 32 bits (ids must be below {})", u32::MAX)
+                };
                 return Err(parse_err(path, line_no, what));
             }
             Ok(id as u32)
@@ -149,7 +151,12 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     if meta.is_dir() {
         return Err(parse_err(path, 0, "a folder where a file was expected"));
     }
-    crate::memory::check_with(meta.len() as u128 * 3, None, || format!("reading {} ({} bytes) and its edges", path.display(), meta.len()), "a smaller graph, or a machine with more memory")?;
+    crate::memory::check_with(
+        meta.len() as u128 * 3,
+        None,
+        || format!("reading {} ({} bytes) and its edges", path.display(), meta.len()),
+        "a smaller graph, or a machine with more memory",
+    )?;
     std::fs::read(path).map_err(io)
 }
 

@@ -75,7 +75,26 @@ mod tests {
     #[test]
     fn implicit_hydrogens_follow_default_valences() {
         // (z, charge, explicit valence) → implicit H
-        for (z, c, v, h) in [(6, 0, 0.0, 4), (6, 0, 3.0, 1), (6, 0, 4.5, 0), (7, 0, 1.0, 2), (7, 1, 0.0, 4), (7, 1, 4.0, 0), (8, -1, 1.0, 0), (8, 0, 1.0, 1), (8, 1, 2.0, 1), (16, 0, 2.0, 0), (16, 0, 3.0, 1), (15, 0, 5.0, 0), (6, -1, 0.0, 3), (5, -1, 0.0, 4), (26, 0, 0.0, 0), (6, 0, 1.5 + 1.5, 1), (17, 0, 1.0, 0), (11, 1, 0.0, 0)] {
+        for (z, c, v, h) in [
+            (6, 0, 0.0, 4),
+            (6, 0, 3.0, 1),
+            (6, 0, 4.5, 0),
+            (7, 0, 1.0, 2),
+            (7, 1, 0.0, 4),
+            (7, 1, 4.0, 0),
+            (8, -1, 1.0, 0),
+            (8, 0, 1.0, 1),
+            (8, 1, 2.0, 1),
+            (16, 0, 2.0, 0),
+            (16, 0, 3.0, 1),
+            (15, 0, 5.0, 0),
+            (6, -1, 0.0, 3),
+            (5, -1, 0.0, 4),
+            (26, 0, 0.0, 0),
+            (6, 0, 1.5 + 1.5, 1),
+            (17, 0, 1.0, 0),
+            (11, 1, 0.0, 0),
+        ] {
             assert_eq!(implicit_h(z, c, v), h, "z {z}, charge {c}, explicit valence {v}");
         }
     }
@@ -84,7 +103,8 @@ mod tests {
     fn only_plain_terminal_hydrogens_on_heavy_atoms_fold() {
         let a = |z, charge, isotope| Atom { z, charge, isotope };
         // C–H, H–H, [H+], [2H]–C, a bridging H between two B
-        let atoms = [a(6, 0, false), a(1, 0, false), a(1, 0, false), a(1, 0, false), a(1, 1, false), a(1, 0, true), a(5, 0, false), a(1, 0, false), a(5, 0, false)];
+        let atoms =
+            [a(6, 0, false), a(1, 0, false), a(1, 0, false), a(1, 0, false), a(1, 1, false), a(1, 0, true), a(5, 0, false), a(1, 0, false), a(5, 0, false)];
         let bonds = [(0, 1), (2, 3), (5, 0), (6, 7), (7, 8)];
         assert_eq!(foldable(&atoms, &bonds), [false, true, false, false, false, false, false, false, false]);
     }

@@ -26,7 +26,6 @@ pub fn string_code(s: &str) -> f64 {
     *m.entry(s.to_string()).or_insert(n)
 }
 
-
 fn feature_value(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),

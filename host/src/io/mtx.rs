@@ -236,7 +236,9 @@ fn parse_entries(path: &Path, c: &Chunk<'_>, n: u64, field: MtxField, tokens: us
         let line_no = c.first_line + k;
         let mut w = words(line);
         let mut index = |what: &str| -> Result<u32> {
-            let t = w.next().ok_or_else(|| parse_err(path, line_no, format!("'{}': an entry is 'row col{}'", text_of(line), if tokens == 3 { " value" } else { "" })))?;
+            let t = w
+                .next()
+                .ok_or_else(|| parse_err(path, line_no, format!("'{}': an entry is 'row col{}'", text_of(line), if tokens == 3 { " value" } else { "" })))?;
             let v = parse_u64(t).ok_or_else(|| parse_err(path, line_no, format!("{what} index '{}' is not a positive integer", text_of(t))))?;
             if v == 0 || v > n {
                 return Err(parse_err(path, line_no, format!("{what} index {v} is out of range 1..={n} (indices are 1-based)")));
@@ -256,7 +258,11 @@ fn parse_entries(path: &Path, c: &Chunk<'_>, n: u64, field: MtxField, tokens: us
         if tokens == 3 {
             let v = words(line).nth(2).unwrap_or_default();
             if !is_number(v, field) {
-                return Err(parse_err(path, line_no, format!("value '{}' is not {}", text_of(v), if field == MtxField::Integer { "an integer" } else { "a real number" })));
+                return Err(parse_err(
+                    path,
+                    line_no,
+                    format!("value '{}' is not {}", text_of(v), if field == MtxField::Integer { "an integer" } else { "a real number" }),
+                ));
             }
         }
         out.push((i, j));
@@ -274,7 +280,9 @@ fn is_number(t: &[u8], field: MtxField) -> bool {
         MtxField::Integer => body.iter().all(u8::is_ascii_digit),
         _ => {
             let lower = body.to_ascii_lowercase();
-            matches!(&lower[..], b"inf" | b"infinity" | b"nan") || (body.iter().any(u8::is_ascii_digit) && body.iter().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'd' | b'D' | b'+' | b'-')))
+            matches!(&lower[..], b"inf" | b"infinity" | b"nan")
+                || (body.iter().any(u8::is_ascii_digit)
+                    && body.iter().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'd' | b'D' | b'+' | b'-')))
         }
     }
 }
@@ -343,7 +351,9 @@ fn fold_general(directed: Vec<(u32, u32)>) -> (Vec<(u32, u32)>, u64, u64) {
 /// dropped), atomically. Returns the number of entries written.
 pub fn write_pattern(path: &Path, n_nodes: usize, edges: &[(u32, u32)]) -> Result<u64> {
     let keys = simple_edges(n_nodes, edges)?;
-    let mut out = format!("%%MatrixMarket matrix coordinate pattern symmetric\n% written by octile {}\n{n_nodes} {n_nodes} {}\n", env!("CARGO_PKG_VERSION"), keys.len()).into_bytes();
+    let mut out =
+        format!("%%MatrixMarket matrix coordinate pattern symmetric\n% written by octile {}\n{n_nodes} {n_nodes} {}\n", env!("CARGO_PKG_VERSION"), keys.len())
+            .into_bytes();
     format_lines(&mut out, &keys, |buf, hi, lo| {
         push_u64(buf, hi as u64 + 1);
         buf.push(b' ');

@@ -63,14 +63,29 @@ pub fn read_matrix(path: &Path) -> Result<NpyMatrix> {
         2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
         v => return Err(bad(format!(".npy version {v} is not supported"))),
     };
-    let header = bytes.get(start..start + header_len).and_then(|h| std::str::from_utf8(h).ok()).ok_or_else(|| bad("truncated or non-text .npy header".into()))?;
+    let header =
+        bytes.get(start..start + header_len).and_then(|h| std::str::from_utf8(h).ok()).ok_or_else(|| bad("truncated or non-text .npy header".into()))?;
     let field = |key: &str| header.split_once(&format!("'{key}':")).map(|(_, rest)| rest.trim_start());
-    let descr = field("descr").and_then(|r| r.strip_prefix('\'')).and_then(|r| r.split_once('\'')).map(|(d, _)| d).ok_or_else(|| bad("no 'descr' in the .npy header".into()))?;
+    let descr = field("descr")
+        .and_then(|r| r.strip_prefix('\''))
+        .and_then(|r| r.split_once('\''))
+        .map(|(d, _)| d)
+        .ok_or_else(|| bad("no 'descr' in the .npy header".into()))?;
     if field("fortran_order").is_some_and(|r| r.starts_with("True")) {
         return Err(bad("Fortran-order arrays are not supported".into()));
     }
-    let shape = field("shape").and_then(|r| r.strip_prefix('(')).and_then(|r| r.split_once(')')).map(|(s, _)| s).ok_or_else(|| bad("no 'shape' in the .npy header".into()))?;
-    let dims: Vec<usize> = shape.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| d.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad(format!("shape ({shape}) is not a list of sizes")))?;
+    let shape = field("shape")
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.split_once(')'))
+        .map(|(s, _)| s)
+        .ok_or_else(|| bad("no 'shape' in the .npy header".into()))?;
+    let dims: Vec<usize> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse::<usize>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad(format!("shape ({shape}) is not a list of sizes")))?;
     let [rows, cols] = dims[..] else { return Err(bad(format!("shape ({shape}) is not 2-D"))) };
     let width = match descr {
         "<f8" => 8,
@@ -78,8 +93,15 @@ pub fn read_matrix(path: &Path) -> Result<NpyMatrix> {
         d => return Err(bad(format!("element type '{d}' is not float64 ('<f8') or bool ('|b1')"))),
     };
     let data = &bytes[start + header_len..];
-    let n = rows.checked_mul(cols).filter(|n| n.checked_mul(width) == Some(data.len())).ok_or_else(|| bad(format!("{} data bytes for shape ({rows}, {cols}) of '{descr}'", data.len())))?;
-    let values = if width == 8 { data.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect() } else { data.iter().map(|&b| (b != 0) as u8 as f64).collect() };
+    let n = rows
+        .checked_mul(cols)
+        .filter(|n| n.checked_mul(width) == Some(data.len()))
+        .ok_or_else(|| bad(format!("{} data bytes for shape ({rows}, {cols}) of '{descr}'", data.len())))?;
+    let values = if width == 8 {
+        data.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect()
+    } else {
+        data.iter().map(|&b| (b != 0) as u8 as f64).collect()
+    };
     debug_assert_eq!(n, rows * cols);
     Ok(NpyMatrix { rows, cols, values })
 }
@@ -89,7 +111,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
     let mut f = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
     // a failed write or rename leaves no .partial file behind
-    let done = f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
+    let done =
+        f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -220,7 +243,11 @@ mod atomic_tests {
         assert_eq!(read_matrix(&m).unwrap(), NpyMatrix { rows: 3, cols: 1, values: vec![1.0, 0.0, 1.0] });
         let mut cut = npy_bytes(&values, 2, 3);
         cut.truncate(cut.len() - 3);
-        for (bytes, says) in [(b"hello".to_vec(), "not an .npy file"), (cut, "data bytes for shape (2, 3)"), (npy_header("<i4", 1, 1, 4).into_iter().chain([0; 4]).collect(), "'<i4' is not float64")] {
+        for (bytes, says) in [
+            (b"hello".to_vec(), "not an .npy file"),
+            (cut, "data bytes for shape (2, 3)"),
+            (npy_header("<i4", 1, 1, 4).into_iter().chain([0; 4]).collect(), "'<i4' is not float64"),
+        ] {
             write_atomic(&v, &bytes).unwrap();
             let e = read_matrix(&v).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains("v.npy"), "expected '{says}', got: {e}");

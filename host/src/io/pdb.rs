@@ -41,7 +41,9 @@ pub fn atoms(path: &Path, text: &str) -> Result<Vec<(u32, [f64; 3])>> {
         {
             continue;
         }
-        let coord = |a, b| field(line, a, b).parse::<f64>().map_err(|_| parse_err(path, ln + 1, format!("bad coordinate in columns {}-{}: '{}'", a + 1, b, field(line, a, b))));
+        let coord = |a, b| {
+            field(line, a, b).parse::<f64>().map_err(|_| parse_err(path, ln + 1, format!("bad coordinate in columns {}-{}: '{}'", a + 1, b, field(line, a, b))))
+        };
         let xyz = [coord(30, 38)?, coord(38, 46)?, coord(46, 54)?];
         // the fixed columns hold |v| < 10^4 Å; far beyond that (1e300) a cell index would overflow
         if let Some(v) = xyz.iter().find(|v| !v.is_finite() || v.abs() > MAX_COORDINATE) {

@@ -38,7 +38,16 @@ impl FeatureKinds {
     pub fn check_against(&self, self_path: &Path, other: &FeatureKinds, other_path: &Path) -> Result<()> {
         let kind = |s: bool| if s { "strings" } else { "numbers" };
         match other.0.iter().find(|(key, s)| self.0.get(*key).is_some_and(|b| b != *s)) {
-            Some((key, &s)) => Err(parse_err(other_path, 0, format!("{key} holds {}, but in {} it holds {}; use one kind per feature across all inputs (a string's code would equal a number)", kind(s), self_path.display(), kind(!s)))),
+            Some((key, &s)) => Err(parse_err(
+                other_path,
+                0,
+                format!(
+                    "{key} holds {}, but in {} it holds {}; use one kind per feature across all inputs (a string's code would equal a number)",
+                    kind(s),
+                    self_path.display(),
+                    kind(!s)
+                ),
+            )),
             None => Ok(()),
         }
     }

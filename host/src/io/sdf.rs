@@ -3,8 +3,8 @@
 //! in + implicit ones from default valences, as from SMILES: see [`super::hydrogens`]), bonds become
 //! edges with `order` (1, 2, 3; 4 = aromatic).
 use super::hydrogens::{Atom, foldable, implicit_h};
-use super::smiles::atomic_number;
 use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
+use super::smiles::atomic_number;
 use crate::error::Result;
 use crate::graph::Graph;
 use std::path::Path;

@@ -37,7 +37,11 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     // every graph has at least one node, so no id can exceed the node count: a larger one (a typo, a
     // wrong file) is refused here, before anything is allocated for it
     if let Some((k, &g)) = indicator.iter().enumerate().find(|(_, g)| **g as usize > indicator.len()) {
-        return Err(parse_err(&gi_path, k + 1, format!("graph id {g} exceeds the {} nodes listed: ids run 1..=graphs and every graph has a node", indicator.len())));
+        return Err(parse_err(
+            &gi_path,
+            k + 1,
+            format!("graph id {g} exceeds the {} nodes listed: ids run 1..=graphs and every graph has a node", indicator.len()),
+        ));
     }
     if let Some(nl) = &node_labels
         && nl.len() != indicator.len()
@@ -86,7 +90,16 @@ pub fn read(dir: &Path) -> Result<Loaded> {
             if let (Some(el), Some(p)) = (&edge_labels, &el_path)
                 && el[first] != el[ln]
             {
-                return Err(parse_err(p, ln + 1, format!("edge ({i}, {j}) has label {}, but line {} gives it label {}: both listings of an edge must carry the same label", el[ln], first + 1, el[first])));
+                return Err(parse_err(
+                    p,
+                    ln + 1,
+                    format!(
+                        "edge ({i}, {j}) has label {}, but line {} gives it label {}: both listings of an edge must carry the same label",
+                        el[ln],
+                        first + 1,
+                        el[first]
+                    ),
+                ));
             }
             continue;
         }

@@ -30,9 +30,9 @@
 use crate::backend::{Backend, Precision};
 use crate::error::{OctileError, Result};
 use crate::reorder::Reordering;
+use octile_types::GatheredKernel;
 use octile_types::kernel_spec::{BaseKernel, Combine, KernelSpec, MAX_TERMS};
 use octile_types::mgk::primitives::Primitive;
-use octile_types::GatheredKernel;
 use std::path::PathBuf;
 
 /// Which tile-pair primitive the XMV uses.
@@ -135,7 +135,14 @@ pub const MAX_BLOCKS_PER_PAIR: u32 = 65536;
 
 impl Default for TileOptions {
     fn default() -> Self {
-        TileOptions { primitive: PrimitiveChoice::Adaptive, profile: None, compact: true, skip_empty: true, blocks_per_pair: 0, dense_walk: DenseWalk::SharedTiling }
+        TileOptions {
+            primitive: PrimitiveChoice::Adaptive,
+            profile: None,
+            compact: true,
+            skip_empty: true,
+            blocks_per_pair: 0,
+            dense_walk: DenseWalk::SharedTiling,
+        }
     }
 }
 
@@ -336,7 +343,25 @@ impl KernelConfig {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let mut cfg = KernelConfig::default();
-        const TOP: [&str; 17] = ["method", "q", "p", "rtol", "max_iterations", "solver", "node_combine", "edge_combine", "node", "edge", "reorder", "primitive", "profile", "tile_storage", "skip_empty_tiles", "blocks_per_pair", "dense_walk"];
+        const TOP: [&str; 17] = [
+            "method",
+            "q",
+            "p",
+            "rtol",
+            "max_iterations",
+            "solver",
+            "node_combine",
+            "edge_combine",
+            "node",
+            "edge",
+            "reorder",
+            "primitive",
+            "profile",
+            "tile_storage",
+            "skip_empty_tiles",
+            "blocks_per_pair",
+            "dense_walk",
+        ];
         for (k, v) in &value {
             match k.as_str() {
                 "method" => {
@@ -348,7 +373,8 @@ impl KernelConfig {
                 "p" => cfg.p = num(v, "p")?,
                 "rtol" => cfg.solver.rtol = Some(num(v, "rtol")?),
                 "max_iterations" => {
-                    cfg.solver.max_iterations = v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
+                    cfg.solver.max_iterations =
+                        v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
                 }
                 "solver" => {
                     cfg.solver.resident = match v.as_str() {
@@ -387,7 +413,10 @@ impl KernelConfig {
                     }
                 }
                 "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,
-                "dense_walk" => cfg.tiles.dense_walk = v.as_str().and_then(DenseWalk::parse).ok_or_else(|| bad(format!("dense_walk must be \"shared\" or \"blocked\", got {v}")))?,
+                "dense_walk" => {
+                    cfg.tiles.dense_walk =
+                        v.as_str().and_then(DenseWalk::parse).ok_or_else(|| bad(format!("dense_walk must be \"shared\" or \"blocked\", got {v}")))?
+                }
                 "node_combine" => cfg.node_combine = combine(v)?,
                 "edge_combine" => cfg.edge_combine = combine(v)?,
                 "node" | "edge" => {
@@ -412,9 +441,7 @@ impl KernelConfig {
 }
 
 pub(crate) fn num(v: &toml::Value, key: &str) -> Result<f64> {
-    v.as_float()
-        .or_else(|| v.as_integer().map(|i| i as f64))
-        .ok_or_else(|| OctileError::InvalidConfig(format!("'{key}' must be a number, got {v}")))
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| OctileError::InvalidConfig(format!("'{key}' must be a number, got {v}")))
 }
 
 pub(crate) fn combine(v: &toml::Value) -> Result<Combine> {
@@ -427,7 +454,10 @@ pub(crate) fn combine(v: &toml::Value) -> Result<Combine> {
 
 pub(crate) fn parse_term(kind: &str, feature: &str, spec: &toml::Table) -> Result<FeatureKernel> {
     let bad = |m: String| OctileError::InvalidConfig(format!("[{kind}.{feature}]: {m}"));
-    let name = spec.get("kernel").and_then(|v| v.as_str()).ok_or_else(|| bad("missing kernel = \"constant\" | \"kronecker_delta\" | \"square_exponential\"".into()))?;
+    let name = spec
+        .get("kernel")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| bad("missing kernel = \"constant\" | \"kronecker_delta\" | \"square_exponential\"".into()))?;
     let (param_key, allowed): (&str, [&str; 3]) = match name {
         "constant" => ("c", ["kernel", "c", "weight"]),
         "kronecker_delta" => ("h", ["kernel", "h", "weight"]),

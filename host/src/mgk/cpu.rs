@@ -121,7 +121,15 @@ fn resize<T: Real>(ws: &mut Workspace<T>, len: usize) {
 
 /// Jacobi-preconditioned CG on M·x = r₀ from x = 0: on entry `ws.r` holds r₀, `ws.x` zeros,
 /// `ws.diag` the diagonal. Returns (iterations, ‖r‖², ‖r₀‖², converged).
-pub fn pcg<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rtol: f64, max_iterations: u32) -> (u32, f64, f64, bool) {
+pub fn pcg<T: Real>(
+    set: &PackedGraphs<T>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    ws: &mut Workspace<T>,
+    rtol: f64,
+    max_iterations: u32,
+) -> (u32, f64, f64, bool) {
     let len = ws.r.len();
     let (mut rho, mut r0) = (0.0f64, 0.0f64);
     for idx in 0..len {
@@ -193,14 +201,29 @@ pub struct MixedWorkspace<T> {
 
 impl<T> Default for MixedWorkspace<T> {
     fn default() -> Self {
-        MixedWorkspace { inner: Workspace::default(), x64: Vec::new(), r64: Vec::new(), ap64: Vec::new(), diag64: Vec::new(), b64: Vec::new(), tiles64: [Vec::new(), Vec::new()] }
+        MixedWorkspace {
+            inner: Workspace::default(),
+            x64: Vec::new(),
+            r64: Vec::new(),
+            ap64: Vec::new(),
+            diag64: Vec::new(),
+            b64: Vec::new(),
+            tiles64: [Vec::new(), Vec::new()],
+        }
     }
 }
 
 /// Mixed precision (T = f32), as on the GPU: PCG in T on `set` as the inner solver of an
 /// iterative refinement whose residual b − M·x is computed in f64 from `set64` (the same graphs in
 /// f64), so the result meets the f64 tolerance instead of f32's cond(M)·ε.
-pub fn solve_pair_mixed<T: Real>(set: &PackedGraphs<T>, set64: &PackedGraphs<f64>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut MixedWorkspace<T>) -> PairStatus {
+pub fn solve_pair_mixed<T: Real>(
+    set: &PackedGraphs<T>,
+    set64: &PackedGraphs<f64>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    ws: &mut MixedWorkspace<T>,
+) -> PairStatus {
     let (_, _, _, len) = dims(set, g1, g2);
     resize(&mut ws.inner, len);
     for v in [&mut ws.x64, &mut ws.r64, &mut ws.ap64, &mut ws.diag64, &mut ws.b64] {
@@ -292,7 +315,18 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
 /// `GatheredKernel::of(edge)` (the walks dense in B use register blocking when it is usable).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, dense: &GatheredKernel, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+pub fn tile_pair_sub<T: Real>(
+    prim: Primitive,
+    edge: &KernelSpec,
+    dense: &GatheredKernel,
+    ta: &Octile,
+    tb: &Octile,
+    ea: &[T],
+    eb: &[T],
+    pb: &[T],
+    stride: usize,
+    out: &mut [T],
+) {
     match prim {
         Primitive::DenseDense => tile_pair_g::<T, true, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
         Primitive::DenseSparse => tile_pair_g::<T, true, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
@@ -303,7 +337,17 @@ pub fn tile_pair_sub<T: Real>(prim: Primitive, edge: &KernelSpec, dense: &Gather
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(edge: &KernelSpec, dense: &GatheredKernel, ta: &Octile, tb: &Octile, ea: &[T], eb: &[T], pb: &[T], stride: usize, out: &mut [T]) {
+fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(
+    edge: &KernelSpec,
+    dense: &GatheredKernel,
+    ta: &Octile,
+    tb: &Octile,
+    ea: &[T],
+    eb: &[T],
+    pb: &[T],
+    stride: usize,
+    out: &mut [T],
+) {
     assert!(stride >= 1 && ea.len() >= TILE_AREA * stride && eb.len() >= TILE_AREA * stride && pb.len() >= TILE_AREA && out.len() >= TILE_AREA);
     assert!(dense.usable == 0 || dense.fits(stride));
     if DB && dense.usable != 0 {

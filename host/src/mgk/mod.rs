@@ -14,20 +14,20 @@ pub mod tune;
 
 use crate::backend::{Backend, Precision};
 use crate::error::{OctileError, Result};
+use crate::gpu::Engine;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel, filled, finish, listed};
 use crate::gram::matrix::PairInfo;
-use crate::gpu::Engine;
 use crate::graph::Graph;
 use crate::reorder::Reordering;
 use config::{DenseWalk, KernelConfig, ResolvedKernel, gathered};
 use cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use gpu::batch::PairVector;
-use pack::{PackOptions, PackedGraphs, pack};
-use profile::MapSource;
 use octile_types::mgk::layout::{MAX_EDGE_FEATURES, NODE_P, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::mgk::tiling::{TILE, n_tiles, tiled_index};
 use octile_types::{GatheredKernel, MgkParams, PairStatus, PrimitiveMap, Real};
+use pack::{PackOptions, PackedGraphs, pack};
+use profile::MapSource;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
@@ -68,7 +68,6 @@ struct Solved {
 
 /// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
 type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<String>);
-
 
 /// The marginalized graph kernel, configured once and applied to many graph sets.
 pub struct MarginalizedGraphKernel {
@@ -178,7 +177,16 @@ impl MarginalizedGraphKernel {
             if std::env::var_os("OCTILE_TRACE").is_some() {
                 eprintln!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             }
-            let res = gpu::resident::solve_resident(dev, &set64, pairs, &self.resolved.node_spec, &self.resolved.edge_spec, rtol, self.config.solver.max_iterations, &self.control)?;
+            let res = gpu::resident::solve_resident(
+                dev,
+                &set64,
+                pairs,
+                &self.resolved.node_spec,
+                &self.resolved.edge_spec,
+                rtol,
+                self.config.solver.max_iterations,
+                &self.control,
+            )?;
             let trace = std::env::var_os("OCTILE_TRACE").is_some();
             if trace {
                 eprintln!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
@@ -199,7 +207,17 @@ impl MarginalizedGraphKernel {
                     (graphs, rest.iter().map(|&k| pairs[k]).collect())
                 } else {
                     let mut next = 0u32;
-                    let local: Vec<u32> = used.iter().map(|&u| if u { next += 1; next - 1 } else { u32::MAX }).collect();
+                    let local: Vec<u32> = used
+                        .iter()
+                        .map(|&u| {
+                            if u {
+                                next += 1;
+                                next - 1
+                            } else {
+                                u32::MAX
+                            }
+                        })
+                        .collect();
                     subset = graphs.iter().zip(&used).filter(|(_, u)| **u).map(|(g, _)| g.clone()).collect();
                     (&subset, rest.iter().map(|&k| (local[pairs[k].0 as usize], local[pairs[k].1 as usize])).collect())
                 };
@@ -221,7 +239,16 @@ impl MarginalizedGraphKernel {
     fn solve_tiles(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool, t: Instant) -> Result<Solved> {
         // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
         let ordered: Vec<Graph>;
-        let perms: Vec<Arc<Vec<usize>>> = graphs.par_iter().map(|g| if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE { Arc::new((0..g.n_nodes()).collect()) } else { self.config.reorder.order_cached(g) }).collect();
+        let perms: Vec<Arc<Vec<usize>>> = graphs
+            .par_iter()
+            .map(|g| {
+                if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE {
+                    Arc::new((0..g.n_nodes()).collect())
+                } else {
+                    self.config.reorder.order_cached(g)
+                }
+            })
+            .collect();
         let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
@@ -229,7 +256,11 @@ impl MarginalizedGraphKernel {
             &ordered
         };
         let map = self.primitive_map()?;
-        let opt = PackOptions { compact: self.config.tiles.compact, skip_empty: self.config.tiles.skip_empty, ..PackOptions::new(&self.resolved, self.config.q, self.config.p) };
+        let opt = PackOptions {
+            compact: self.config.tiles.compact,
+            skip_empty: self.config.tiles.skip_empty,
+            ..PackOptions::new(&self.resolved, self.config.q, self.config.p)
+        };
         let set64 = pack::<f64>(packed, &opt)?;
         let (status, xs, entry) = match self.config.precision {
             Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
@@ -238,7 +269,9 @@ impl MarginalizedGraphKernel {
         let g = self.dense_kernel();
         let walks = match (self.config.tiles.dense_walk, g.usable != 0) {
             (DenseWalk::TilingBlocking, true) => format!("dense walks (D, R): tiling-blocking, κe gathered to {} feature(s)", g.slots),
-            (DenseWalk::TilingBlocking, false) => "dense walks (D, R): shared tiling (tiling-blocking asked for, but κe is not a product reading ≤ 2 edge features)".to_string(),
+            (DenseWalk::TilingBlocking, false) => {
+                "dense walks (D, R): shared tiling (tiling-blocking asked for, but κe is not a product reading ≤ 2 edge features)".to_string()
+            }
             (DenseWalk::SharedTiling, _) => "dense walks (D, R): shared tiling".to_string(),
         };
         let describe = match entry {
@@ -283,12 +316,31 @@ impl MarginalizedGraphKernel {
             Engine::Cpu => {
                 // few pairs (e.g. large graphs): also split each XMV over the cores
                 let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
-                let prm = CpuParams { node: &self.resolved.node_spec, edge: &self.resolved.edge_spec, rtol, max_iterations, primitives, dense: self.dense_kernel(), parallel_xmv };
+                let prm = CpuParams {
+                    node: &self.resolved.node_spec,
+                    edge: &self.resolved.edge_spec,
+                    rtol,
+                    max_iterations,
+                    primitives,
+                    dense: self.dense_kernel(),
+                    parallel_xmv,
+                };
                 // every thread's workspace for the largest pair it may get, before any is allocated
                 let threads = rayon::current_num_threads().clamp(1, pairs.len().max(1));
                 if let Some((need, a, b)) = pairs.par_iter().map(|&(a, b)| (cpu::workspace_bytes(set, a as usize, b as usize), a, b)).max_by_key(|w| w.0) {
-                    let what = || format!("the CPU solver's workspace ({threads} thread(s), each up to a pair of graphs with {} and {} nodes)", set.n_nodes(a as usize), set.n_nodes(b as usize));
-                    crate::memory::check_with(need * threads as u128, self.control.max_memory_bytes, what, "a pair needs its product graph (n·n′ unknowns) in memory: leave the largest graphs out, or use a machine with that memory")?;
+                    let what = || {
+                        format!(
+                            "the CPU solver's workspace ({threads} thread(s), each up to a pair of graphs with {} and {} nodes)",
+                            set.n_nodes(a as usize),
+                            set.n_nodes(b as usize)
+                        )
+                    };
+                    crate::memory::check_with(
+                        need * threads as u128,
+                        self.control.max_memory_bytes,
+                        what,
+                        "a pair needs its product graph (n·n′ unknowns) in memory: leave the largest graphs out, or use a machine with that memory",
+                    )?;
                 }
                 let block_len = 256 * rayon::current_num_threads().max(1);
                 let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };

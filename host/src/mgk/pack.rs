@@ -1,8 +1,8 @@
 //! Packing graphs into the octile format of `octile_types::mgk::layout` — the only format every solver
 //! (CPU, GPU) reads.
-use crate::mgk::config::ResolvedKernel;
 use crate::error::{OctileError, Result};
 use crate::graph::{Graph, at_graph};
+use crate::mgk::config::ResolvedKernel;
 use octile_types::kernel_spec::KernelSpec;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::tiling::n_tiles;
@@ -224,7 +224,11 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
         // f32 packing: a value beyond f32's range would become ±inf (and κe NaN); the GPU's
         // staging also relies on every stored value being finite in T
         if let Some(v) = out.edge_data[edge_start..].iter().chain(&out.node_data[node_start..]).find(|v| !v.to_f64().is_finite()) {
-            let what = if T::BYTES == 4 { format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", v.to_f64()) } else { format!("a weight or feature is not finite ({})", v.to_f64()) };
+            let what = if T::BYTES == 4 {
+                format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", v.to_f64())
+            } else {
+                format!("a weight or feature is not finite ({})", v.to_f64())
+            };
             return Err(OctileError::InvalidGraph { graph: Some(gi), what });
         }
         n_nodes_total += n;
@@ -239,14 +243,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
 pub(crate) fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
     wanted
         .iter()
-        .map(|w| {
-            have.iter().position(|h| h == w).ok_or_else(|| OctileError::MissingFeature {
-                kind,
-                feature: w.clone(),
-                graph,
-                available: have.join(", "),
-            })
-        })
+        .map(|w| have.iter().position(|h| h == w).ok_or_else(|| OctileError::MissingFeature { kind, feature: w.clone(), graph, available: have.join(", ") }))
         .collect()
 }
 

@@ -31,8 +31,8 @@
 //! for this backend, precision and device name wins; else one for the same arch. If nothing
 //! matches, the paper's rule applies (sparse×sparse while both tiles hold at most 11 nonzeros,
 //! 19 when labeled; dense×dense beyond).
-use crate::mgk::config::{PrimitiveChoice, TileOptions};
 use crate::error::{OctileError, Result};
+use crate::mgk::config::{PrimitiveChoice, TileOptions};
 use octile_types::mgk::primitives::{NNZ_BINS, Primitive, PrimitiveMap};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -161,16 +161,25 @@ impl EdgeCost {
 impl ProfileFile {
     /// Parse; errors name the file.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
-        let f: ProfileFile = serde_json::from_str(text).map_err(|e| OctileError::Parse { path: path.to_path_buf(), line: e.line(), what: format!("profile file: {e}") })?;
+        let f: ProfileFile =
+            serde_json::from_str(text).map_err(|e| OctileError::Parse { path: path.to_path_buf(), line: e.line(), what: format!("profile file: {e}") })?;
         if f.version != 1 {
             return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile version {} (this octile reads version 1)", f.version) });
         }
         for p in &f.profiles {
             if !matches!(p.walk(), "shared" | "blocked") {
-                return Err(OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: dense_walk \"{}\" (use \"shared\" or \"blocked\")", p.backend, p.device, p.precision, p.walk()) });
+                return Err(OctileError::Parse {
+                    path: path.to_path_buf(),
+                    line: 0,
+                    what: format!("profile {} {} {}: dense_walk \"{}\" (use \"shared\" or \"blocked\")", p.backend, p.device, p.precision, p.walk()),
+                });
             }
             for rows in [&p.unlabeled, &p.labeled].into_iter().chain(p.labeled_cheap.as_ref()) {
-                map_from_rows(rows).map_err(|what| OctileError::Parse { path: path.to_path_buf(), line: 0, what: format!("profile {} {} {}: {what}", p.backend, p.device, p.precision) })?;
+                map_from_rows(rows).map_err(|what| OctileError::Parse {
+                    path: path.to_path_buf(),
+                    line: 0,
+                    what: format!("profile {} {} {}: {what}", p.backend, p.device, p.precision),
+                })?;
             }
         }
         Ok(f)
@@ -204,7 +213,10 @@ impl ProfileFile {
 
 /// The user profile store: `$XDG_CONFIG_HOME/octile/profiles.json` or `~/.config/octile/profiles.json`.
 pub fn user_store() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(base.join("octile").join("profiles.json"))
 }
 
@@ -294,7 +306,9 @@ mod tests {
         let e = ProfileFile::parse("{\"version\": 7, \"profiles\": []}", Path::new("y.json")).unwrap_err();
         assert!(e.to_string().contains("version 7"), "{e}");
         let rows = serde_json::to_string(&map_to_rows(&fallback_map(false))).unwrap();
-        let text = format!("{{\"version\": 1, \"profiles\": [{{\"backend\": \"cpu\", \"device\": \"X\", \"arch\": \"a\", \"precision\": \"f64\", \"unlabeled\": {rows}, \"labeled\": {rows}, \"dense_walk\": \"registers\"}}]}}");
+        let text = format!(
+            "{{\"version\": 1, \"profiles\": [{{\"backend\": \"cpu\", \"device\": \"X\", \"arch\": \"a\", \"precision\": \"f64\", \"unlabeled\": {rows}, \"labeled\": {rows}, \"dense_walk\": \"registers\"}}]}}"
+        );
         let e = ProfileFile::parse(&text, Path::new("z.json")).unwrap_err();
         assert!(e.to_string().contains("z.json") && e.to_string().contains("dense_walk \"registers\""), "{e}");
     }
@@ -312,7 +326,17 @@ mod tests {
         costly.terms[1] = BaseKernel::square_exponential(1, 1.0);
         assert_eq!(EdgeCost::of(&costly), EdgeCost::Costly);
         let (u, l, c) = (vec!["S".repeat(17); 17], vec!["D".repeat(17); 17], vec!["R".repeat(17); 17]);
-        let mut p = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: u, labeled: l, labeled_cheap: Some(c), dense_walk: None, timings_ns: None };
+        let mut p = Profile {
+            backend: "cpu".into(),
+            device: "X".into(),
+            arch: "a".into(),
+            precision: "f64".into(),
+            unlabeled: u,
+            labeled: l,
+            labeled_cheap: Some(c),
+            dense_walk: None,
+            timings_ns: None,
+        };
         let dir = std::env::temp_dir().join(format!("octile-cost-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("p.json");
@@ -332,7 +356,17 @@ mod tests {
     fn upsert_replaces_same_key() {
         let mut f = ProfileFile { version: 1, profiles: vec![] };
         let rows = map_to_rows(&fallback_map(false));
-        let p = Profile { backend: "cpu".into(), device: "X".into(), arch: "x86_64".into(), precision: "f64".into(), unlabeled: rows.clone(), labeled: rows, labeled_cheap: None, dense_walk: None, timings_ns: None };
+        let p = Profile {
+            backend: "cpu".into(),
+            device: "X".into(),
+            arch: "x86_64".into(),
+            precision: "f64".into(),
+            unlabeled: rows.clone(),
+            labeled: rows,
+            labeled_cheap: None,
+            dense_walk: None,
+            timings_ns: None,
+        };
         f.upsert(p.clone());
         f.upsert(p.clone());
         assert_eq!(f.profiles.len(), 1);
@@ -345,7 +379,17 @@ mod tests {
     fn runs_use_the_profile_of_their_walk_else_the_shared_one() {
         use crate::mgk::config::DenseWalk;
         let rows = |c: &str| vec![c.repeat(17); 17];
-        let shared = Profile { backend: "cpu".into(), device: "X".into(), arch: "a".into(), precision: "f64".into(), unlabeled: rows("S"), labeled: rows("S"), labeled_cheap: None, dense_walk: None, timings_ns: None };
+        let shared = Profile {
+            backend: "cpu".into(),
+            device: "X".into(),
+            arch: "a".into(),
+            precision: "f64".into(),
+            unlabeled: rows("S"),
+            labeled: rows("S"),
+            labeled_cheap: None,
+            dense_walk: None,
+            timings_ns: None,
+        };
         let blocked = Profile { unlabeled: rows("D"), labeled: rows("D"), dense_walk: Some("blocked".into()), ..shared.clone() };
         let dir = std::env::temp_dir().join(format!("octile-walk-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -1,14 +1,19 @@
 //! Dense f64 reference: the explicit product system solved directly. Small graphs only (n·m ≲ 2000);
 //! used by the tests to check every solver path.
-use crate::mgk::config::KernelConfig;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
+use crate::mgk::config::KernelConfig;
 use crate::mgk::pack::feature_indices;
 
 /// Feature rows of a graph (`count` rows from `values`), in the resolved order.
 fn rows<'a>(names: &[String], have: &[String], values: impl Fn(usize) -> &'a [f64], count: usize, kind: &'static str, graph: usize) -> Result<Vec<Vec<f64>>> {
     let idx = feature_indices(kind, names, have, graph)?;
-    Ok((0..count).map(|k| { let v = values(k); idx.iter().map(|&i| v[i]).collect() }).collect())
+    Ok((0..count)
+        .map(|k| {
+            let v = values(k);
+            idx.iter().map(|&i| v[i]).collect()
+        })
+        .collect())
 }
 
 /// K(G1, G2) by forming M = D×V×⁻¹ − A×⊙E× (natural order, index i·m + i') and solving

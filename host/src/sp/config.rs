@@ -78,7 +78,10 @@ pub fn method_of(text: &str) -> Result<&'static str> {
         None | Some(Some("marginalized")) => Ok("marginalized"),
         Some(Some("shortest_path")) => Ok("shortest_path"),
         Some(Some("graphlets")) => Ok("graphlets"),
-        Some(other) => Err(OctileError::InvalidConfig(format!("method must be \"marginalized\", \"shortest_path\" or \"graphlets\", got {}", other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))))),
+        Some(other) => Err(OctileError::InvalidConfig(format!(
+            "method must be \"marginalized\", \"shortest_path\" or \"graphlets\", got {}",
+            other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))
+        ))),
     }
 }
 
@@ -123,7 +126,10 @@ impl SpConfig {
                 BaseKernelConfig::SquareExponential { length_scale } => length_scale_ok(length_scale),
             };
             if !ok {
-                return bad(format!("node kernel on '{}': {:?} out of range (constant c > 0, kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite)", t.feature, t.kernel));
+                return bad(format!(
+                    "node kernel on '{}': {:?} out of range (constant c > 0, kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite)",
+                    t.feature, t.kernel
+                ));
             }
             if !(t.weight.is_finite() && t.weight > 0.0) {
                 return bad(format!("node kernel on '{}': weight {} must be > 0", t.feature, t.weight));
@@ -135,7 +141,10 @@ impl SpConfig {
             LengthKernelConfig::BrownianBridge { c } => c.is_finite() && c > 0.0,
         };
         if !ok {
-            return bad(format!("[path_length]: {:?} out of range (kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite, brownian_bridge c > 0)", self.path_length));
+            return bad(format!(
+                "[path_length]: {:?} out of range (kronecker_delta h in [0, 1], square_exponential length_scale > 0 with 1/(2ℓ²) finite, brownian_bridge c > 0)",
+                self.path_length
+            ));
         }
         Ok(())
     }
@@ -163,7 +172,10 @@ fn length_scale_ok(l: f64) -> bool {
 
 fn parse_length(spec: &toml::Table) -> Result<LengthKernelConfig> {
     let bad = |m: String| OctileError::InvalidConfig(format!("[path_length]: {m}"));
-    let name = spec.get("kernel").and_then(|v| v.as_str()).ok_or_else(|| bad("missing kernel = \"kronecker_delta\" | \"square_exponential\" | \"brownian_bridge\"".into()))?;
+    let name = spec
+        .get("kernel")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| bad("missing kernel = \"kronecker_delta\" | \"square_exponential\" | \"brownian_bridge\"".into()))?;
     let key = match name {
         "kronecker_delta" => "h",
         "square_exponential" => "length_scale",
@@ -187,7 +199,10 @@ mod tests {
 
     #[test]
     fn parses_grakel_labelled_form_and_rejects_bad_keys() {
-        let c = SpConfig::from_toml("method = \"shortest_path\"\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0\n[path_length]\nkernel = \"kronecker_delta\"\nh = 0\n").unwrap();
+        let c = SpConfig::from_toml(
+            "method = \"shortest_path\"\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0\n[path_length]\nkernel = \"kronecker_delta\"\nh = 0\n",
+        )
+        .unwrap();
         assert!(c.is_histogram());
         assert_eq!(c.node.len(), 1);
         let c = SpConfig::from_toml("method = \"shortest_path\"\n[path_length]\nkernel = \"brownian_bridge\"\nc = 3\n").unwrap();

@@ -1,8 +1,8 @@
 //! The shortest-path kernel's GPU launches, each `unsafe` launch behind a function that checks
 //! the data it hands over first (entries: `octile_kernels::sp`, layouts: `octile_types::sp`).
-use super::histogram::Histograms;
 use super::device::{check, upload};
 use super::gpu_paths::DevicePaths;
+use super::histogram::Histograms;
 use crate::error::Result;
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
@@ -18,9 +18,22 @@ fn jobs_of(pairs: &[(u32, u32)], n_graphs: usize) -> Result<Vec<PairJob>> {
 }
 
 /// The general form on the GPU: one value per pair, over the paths of [`gpu_paths::build`](super::gpu_paths::build).
-pub fn general_values(dev: &GpuDevice, set: &DevicePaths, node: &KernelSpec, length: &LengthKernel, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
+pub fn general_values(
+    dev: &GpuDevice,
+    set: &DevicePaths,
+    node: &KernelSpec,
+    length: &LengthKernel,
+    pairs: &[(u32, u32)],
+    ctl: &RunControl,
+) -> Result<Vec<f64>> {
     check(node.terms().iter().all(|t| t.kind == 0 || (t.feature as usize) < set.node_stride), || "node kernel feature outside the node rows".into())?;
-    check(set.descs.iter().all(|d| (d.path_offset + d.n_paths) as usize <= set.sp_s.len() && ((d.node_offset + d.n_nodes) as usize) * set.node_stride <= set.nodes.len().max(set.node_stride)), || "a graph's paths or node rows pass the arrays".into())?;
+    check(
+        set.descs.iter().all(|d| {
+            (d.path_offset + d.n_paths) as usize <= set.sp_s.len()
+                && ((d.node_offset + d.n_nodes) as usize) * set.node_stride <= set.nodes.len().max(set.node_stride)
+        }),
+        || "a graph's paths or node rows pass the arrays".into(),
+    )?;
     let s = &dev.stream;
     let f = dev.function(SP_GENERAL_F64)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
@@ -49,7 +62,9 @@ pub fn general_values(dev: &GpuDevice, set: &DevicePaths, node: &KernelSpec, len
 /// The histogram form on the GPU: one dot product per pair.
 pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl: &RunControl) -> Result<Vec<f64>> {
     check(h.counts.len() == h.keys.len() && h.runs.iter().all(|r| (r.offset + r.len) as usize <= h.keys.len()), || "histogram runs past their arrays".into())?;
-    check(h.runs.iter().all(|r| h.keys[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || "histogram keys not ascending".into())?;
+    check(h.runs.iter().all(|r| h.keys[r.offset as usize..(r.offset + r.len) as usize].windows(2).all(|w| w[0] < w[1])), || {
+        "histogram keys not ascending".into()
+    })?;
     let s = &dev.stream;
     let (keys, counts, runs) = (upload(s, &h.keys, 0)?, upload(s, &h.counts, 0)?, upload(s, &h.runs, SpHistogram::default())?);
     let f = dev.function(SP_HISTOGRAM_DOT)?;
@@ -58,7 +73,12 @@ pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl
         let jobs = jobs_of(&pairs[range], h.runs.len())?;
         let dev_jobs = s.clone_htod(&jobs)?;
         let mut out = s.alloc_zeros::<f64>(jobs.len())?;
-        let params = s.clone_htod(&[SpParams { node_kernel: KernelSpec::unit(), length: LengthKernel::kronecker_delta(0.0), n_jobs: jobs.len() as u32, node_stride: 1 }])?;
+        let params = s.clone_htod(&[SpParams {
+            node_kernel: KernelSpec::unit(),
+            length: LengthKernel::kronecker_delta(0.0),
+            n_jobs: jobs.len() as u32,
+            node_stride: 1,
+        }])?;
         s.memset_zeros(&mut counter)?;
         let grid = (jobs.len().div_ceil(4) as u32).min(dev.sm_count * 16).max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };

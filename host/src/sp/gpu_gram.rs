@@ -8,9 +8,9 @@
 //! keys/counts: [ host-built lists, packed ][ GPU graph 0: room for min(ℓ²n, n(n−1)) ][ GPU graph 1 … ]
 //! runs[g] = { offset, len }: host runs uploaded, GPU runs written by the build
 //! ```
-use super::histogram::{Histograms, Labels, Lengths, check_keys};
 use super::csr::Csr;
 use super::device::{check, upload};
+use super::histogram::{Histograms, Labels, Lengths, check_keys};
 use super::paths::PathSet;
 use super::trace::trace;
 use crate::error::{OctileError, Result};
@@ -19,7 +19,10 @@ use crate::gpu::staging::Staging;
 use crate::gram::control::RunControl;
 use crate::graph::Graph;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use octile_types::sp::{SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HISTOGRAM_GRAM, SP_HOP_HISTOGRAMS, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph, SpHopParams, sp_hop_smem_words};
+use octile_types::sp::{
+    SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HISTOGRAM_GRAM, SP_HOP_HISTOGRAMS, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph,
+    SpHopParams, sp_hop_smem_words,
+};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -57,11 +60,25 @@ fn hop_input(graphs: &[Graph], labels: &Labels, which: &[usize], list_begin: usi
     let (mut descs, mut label, mut list) = (Vec::with_capacity(which.len()), 0usize, list_begin);
     for (&g, &node) in which.iter().zip(&csr.node_offset) {
         let (n, l) = (graphs[g].n_nodes(), labels.own[g].len());
-        descs.push(SpHopGraph { graph: g as u32, node_offset: node, n_nodes: n as u32, label_offset: label as u32, n_labels: l as u32, list_offset: list as u32 });
+        descs.push(SpHopGraph {
+            graph: g as u32,
+            node_offset: node,
+            n_nodes: n as u32,
+            label_offset: label as u32,
+            n_labels: l as u32,
+            list_offset: list as u32,
+        });
         (label, list) = (label + l, list + (l * l * n).min(n * n.saturating_sub(1)));
     }
     let local_label = which.iter().flat_map(|&g| labels.local_of_graph(g).iter().copied()).collect();
-    HopInput { descs, adj_start: csr.start, adj: csr.adj, local_label, label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(), list_end: list }
+    HopInput {
+        descs,
+        adj_start: csr.start,
+        adj: csr.adj,
+        local_label,
+        label_global: which.iter().flat_map(|&g| labels.own[g].iter().copied()).collect(),
+        list_end: list,
+    }
 }
 
 /// Every descriptor's ranges inside the arrays, neighbours and labels inside the graph, the global
@@ -80,7 +97,10 @@ fn check_hop(h: &HopInput, n_labels: u32, n_lengths: u64, n_graphs: usize, n_cap
             && h.label_global[d.label_offset as usize..d.label_offset as usize + l].windows(2).all(|w| w[0] < w[1])
             && h.label_global[d.label_offset as usize..d.label_offset as usize + l].iter().all(|&x| x < n_labels)
             && h.local_label[o..o + n].iter().all(|&x| (x as usize) < l)
-            && (o..o + n).all(|v| h.adj_start[v] <= h.adj_start[v + 1] && h.adj[h.adj_start[v] as usize..h.adj_start[v + 1] as usize].iter().all(|&u| (u as usize) < n && u as usize != v - o));
+            && (o..o + n).all(|v| {
+                h.adj_start[v] <= h.adj_start[v + 1]
+                    && h.adj[h.adj_start[v] as usize..h.adj_start[v + 1] as usize].iter().all(|&u| (u as usize) < n && u as usize != v - o)
+            });
         (!ok).then(|| format!("graph {} breaks the build's layout", d.graph))
     });
     bad.map_or(Ok(()), |m| check(false, || m))
@@ -96,7 +116,13 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     let Some(lengths) = Lengths::hops(graphs) else {
         // weighted lengths: every histogram on the host
         let h = Histograms::on_host(graphs, &labels)?;
-        return Ok(DeviceHistograms { runs: upload(s, &h.runs, SpHistogram::default())?, keys: upload(s, &h.keys, 0)?, counts: upload(s, &h.counts, 0)?, host_runs: h.runs, built_on_gpu: 0 });
+        return Ok(DeviceHistograms {
+            runs: upload(s, &h.runs, SpHistogram::default())?,
+            keys: upload(s, &h.keys, 0)?,
+            counts: upload(s, &h.counts, 0)?,
+            host_runs: h.runs,
+            built_on_gpu: 0,
+        });
     };
     check_keys(&labels, &lengths)?;
     let on_gpu = |g: usize| {
@@ -139,11 +165,13 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
             cuts.push(arena.len());
         }
         let dev_arena = s.clone_htod(&arena)?;
-        let view = |k: usize| dev_arena.slice(match k {
-            0 => 0..6,
-            1 => 6..cuts[0],
-            _ => cuts[k - 2]..cuts[k - 1],
-        });
+        let view = |k: usize| {
+            dev_arena.slice(match k {
+                0 => 0..6,
+                1 => 6..cuts[0],
+                _ => cuts[k - 2]..cuts[k - 1],
+            })
+        };
         let (dev_params, descs, adj_start, adj, local_label, label_global) = (view(0), view(1), view(2), view(3), view(4), view(5));
         at("uploads");
         let smem = (sp_hop_smem_words(n_cap, cells_cap) * 4) as u32;
@@ -168,7 +196,15 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
 /// checked before each, and after each its share of `pairs` (what the caller counts as the whole
 /// matrix's pairs) is reported. Large chunks come back through `staging` (pinned buffers: the
 /// copy-out by all host threads overlaps the DMA), small ones directly.
-pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: Range<usize>, pairs: usize, staging: Option<&Staging>, ctl: &RunControl) -> Result<Vec<f64>> {
+pub fn matrix(
+    dev: &GpuDevice,
+    h: &DeviceHistograms,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    pairs: usize,
+    staging: Option<&Staging>,
+    ctl: &RunControl,
+) -> Result<Vec<f64>> {
     let s = &dev.stream;
     let t = std::time::Instant::now();
     let at = |what: &str| trace(format_args!("  matrix: {what} at {:.3} ms", t.elapsed().as_secs_f64() * 1e3));
@@ -190,7 +226,14 @@ pub fn matrix(dev: &GpuDevice, h: &DeviceHistograms, rows: Range<usize>, cols: R
             return Err(OctileError::Cancelled);
         }
         let n_rows = chunk.min(nr - begin);
-        let params = SpGramParams { row_begin: begin as u32, n_rows: n_rows as u32, n_cols: nc as u32, row_graph0: rows.start as u32, col_graph0: cols.start as u32, staged };
+        let params = SpGramParams {
+            row_begin: begin as u32,
+            n_rows: n_rows as u32,
+            n_cols: nc as u32,
+            row_graph0: rows.start as u32,
+            col_graph0: cols.start as u32,
+            staged,
+        };
         let dev_params = s.clone_htod(&[params])?;
         let cfg = LaunchConfig { grid_dim: (n_rows as u32, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: smem };
         let mut b = s.launch_builder(&f);

@@ -68,7 +68,14 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         .map(|(&g, &adj_node_offset)| {
             (descs[g].path_offset, descs[g].n_paths) = (offset, counts[g] as u32);
             offset += counts[g] as u32;
-            SpApspGraph { graph: g as u32, adj_node_offset, n_nodes: graphs[g].n_nodes() as u32, path_offset: descs[g].path_offset, n_paths: counts[g] as u32, _pad: 0 }
+            SpApspGraph {
+                graph: g as u32,
+                adj_node_offset,
+                n_nodes: graphs[g].n_nodes() as u32,
+                path_offset: descs[g].path_offset,
+                n_paths: counts[g] as u32,
+                _pad: 0,
+            }
         })
         .collect();
     let len = (offset as usize).max(1);
@@ -90,7 +97,10 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
             let ok = n <= n_cap as usize
                 && o + n <= nodes_gpu
                 && (d.path_offset + d.n_paths) as usize <= len
-                && (o..o + n).all(|v| csr.start[v] <= csr.start[v + 1] && csr.adj[csr.start[v] as usize..csr.start[v + 1] as usize].iter().all(|&u| (u as usize) < n && u as usize != v - o));
+                && (o..o + n).all(|v| {
+                    csr.start[v] <= csr.start[v + 1]
+                        && csr.adj[csr.start[v] as usize..csr.start[v + 1] as usize].iter().all(|&u| (u as usize) < n && u as usize != v - o)
+                });
             (!ok).then(|| format!("graph {} breaks the build's layout", d.graph))
         });
         bad.map_or(Ok(()), |m| check(false, || m))?;

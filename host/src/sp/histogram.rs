@@ -51,7 +51,11 @@ impl Labels {
             .map(|(k, g)| {
                 let idx = feature_indices("node", features, g.node_feature_names(), k)?;
                 let canon = |v: f64| if v == 0.0 { 0 } else { v.to_bits() };
-                let rows: Vec<u64> = if idx.is_empty() { vec![0; g.n_nodes()] } else { (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| canon(g.node_features(i)[f]))).collect() };
+                let rows: Vec<u64> = if idx.is_empty() {
+                    vec![0; g.n_nodes()]
+                } else {
+                    (0..g.n_nodes()).flat_map(|i| idx.iter().map(move |&f| canon(g.node_features(i)[f]))).collect()
+                };
                 let mut distinct: Vec<&[u64]> = rows.chunks(stride).collect();
                 distinct.sort_unstable();
                 distinct.dedup();
@@ -66,8 +70,10 @@ impl Labels {
         if all.len() > u32::MAX as usize {
             return Err(OctileError::InvalidConfig(format!("{} distinct node labels: more than 2^32", all.len())));
         }
-        let own: Vec<Vec<u32>> = per.par_iter().with_min_len(g).map(|(d, _)| d.chunks(stride).map(|r| all.partition_point(|x| *x < r) as u32).collect()).collect();
-        let globals: Vec<Vec<u32>> = per.par_iter().zip(&own).with_min_len(g).map(|((_, local), own)| local.iter().map(|&l| own[l as usize]).collect()).collect();
+        let own: Vec<Vec<u32>> =
+            per.par_iter().with_min_len(g).map(|(d, _)| d.chunks(stride).map(|r| all.partition_point(|x| *x < r) as u32).collect()).collect();
+        let globals: Vec<Vec<u32>> =
+            per.par_iter().zip(&own).with_min_len(g).map(|((_, local), own)| local.iter().map(|&l| own[l as usize]).collect()).collect();
         let count = all.len() as u32;
         drop(all);
         let locals: Vec<Vec<u32>> = per.into_iter().map(|(_, l)| l).collect();
@@ -160,7 +166,11 @@ pub fn check_keys(labels: &Labels, lengths: &Lengths) -> Result<()> {
     if sp_keys_fit(labels.count as u64, lengths.count()) {
         Ok(())
     } else {
-        Err(OctileError::InvalidConfig(format!("{} node labels and {} path lengths: the histogram keys (labels² × lengths) pass 2^64", labels.count, lengths.count())))
+        Err(OctileError::InvalidConfig(format!(
+            "{} node labels and {} path lengths: the histogram keys (labels² × lengths) pass 2^64",
+            labels.count,
+            lengths.count()
+        )))
     }
 }
 
@@ -187,7 +197,10 @@ impl Histograms {
             .into_par_iter()
             .map(|k| {
                 let lab = labels.of_graph(which[k]);
-                let mut t: Vec<u64> = set.paths(k).map(|p| sp_key(lab[set.sp_s[p] as usize] as u64, lab[set.sp_e[p] as usize] as u64, lengths.id(set.sp_w[p]), n_labels, n_lengths)).collect();
+                let mut t: Vec<u64> = set
+                    .paths(k)
+                    .map(|p| sp_key(lab[set.sp_s[p] as usize] as u64, lab[set.sp_e[p] as usize] as u64, lengths.id(set.sp_w[p]), n_labels, n_lengths))
+                    .collect();
                 t.sort_unstable();
                 let (mut keys, mut counts) = (Vec::new(), Vec::new());
                 for x in t {
@@ -246,7 +259,8 @@ impl Histograms {
             if ctl.cancelled() {
                 return Err(OctileError::Cancelled);
             }
-            let part: Vec<Vec<f64>> = r.into_par_iter().map(|i| (if symmetric { i } else { 0 }..nc).map(|j| self.dot(rows.start + i, cols.start + j)).collect()).collect();
+            let part: Vec<Vec<f64>> =
+                r.into_par_iter().map(|i| (if symmetric { i } else { 0 }..nc).map(|j| self.dot(rows.start + i, cols.start + j)).collect()).collect();
             ctl.report(part.iter().map(Vec::len).sum());
             upper.extend(part);
         }

@@ -35,8 +35,6 @@ use std::borrow::Cow;
 use std::time::Instant;
 use trace::trace;
 
-
-
 /// The shortest-path kernel on a backend.
 pub struct ShortestPathKernel {
     config: SpConfig,

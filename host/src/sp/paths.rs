@@ -65,7 +65,10 @@ pub fn unit_weights(g: &Graph, graph: usize) -> Result<bool> {
     let mut unit = true;
     for e in g.edges().iter().filter(|e| e.i != e.j) {
         if !(e.weight.is_finite() && e.weight > 0.0) {
-            return Err(OctileError::InvalidGraph { graph: Some(graph), what: format!("edge ({}, {}) has weight {}: shortest paths need finite lengths > 0", e.i, e.j, e.weight) });
+            return Err(OctileError::InvalidGraph {
+                graph: Some(graph),
+                what: format!("edge ({}, {}) has weight {}: shortest paths need finite lengths > 0", e.i, e.j, e.weight),
+            });
         }
         unit &= e.weight == 1.0;
     }
@@ -228,7 +231,11 @@ impl PathSet {
                 (s[i], e[i], w[i]) = (u, v, d);
                 i += 1;
             })?;
-            if i == s.len() { Ok(()) } else { Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) }) }
+            if i == s.len() {
+                Ok(())
+            } else {
+                Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) })
+            }
         })?;
         let nodes = rows_of(graphs, which, features)?;
         let (mut path_offset, mut node_offset) = (0u32, 0u32);

@@ -4,12 +4,18 @@
 //!
 //! Every increment of a counter adds the count it found to c4 (0 + 1 + … + (w − 1) = C(w, 2)), in
 //! whatever order the lanes come: no list of the touched j, no second sweep.
-use super::warp::warp_flat_runs;
 use super::flag_overflow;
-use crate::intrinsics::{FULL_MASK, atomic_add_shared_u32, atomic_add_u32, atomic_cas_shared_u32, atomic_max_u32, block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, sync_warp, thread_idx_x, trap, warp_id};
+use super::warp::warp_flat_runs;
+use crate::intrinsics::{
+    FULL_MASK, atomic_add_shared_u32, atomic_add_u32, atomic_cas_shared_u32, atomic_max_u32, block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads,
+    sync_warp, thread_idx_x, trap, warp_id,
+};
 use crate::reduce::{block_broadcast_u32, warp_sum_u64};
 use crate::smem::dynamic_smem;
-use octile_types::graphlets::launch::{GRAPHLET_BLOCK_WARPS, GRAPHLET_EMPTY_KEY, GRAPHLET_HEAVY_PARTIAL_BYTES, GRAPHLET_LIGHT_WALKS, GRAPHLET_MEDIUM_SLOTS, GRAPHLET_MEDIUM_WALKS, GRAPHLET_TABLE_SLOTS, GraphletParams, STATUS_DEAL, STATUS_HEAVY, STATUS_MAX_WALKS, table_home, table_slots};
+use octile_types::graphlets::launch::{
+    GRAPHLET_BLOCK_WARPS, GRAPHLET_EMPTY_KEY, GRAPHLET_HEAVY_PARTIAL_BYTES, GRAPHLET_LIGHT_WALKS, GRAPHLET_MEDIUM_SLOTS, GRAPHLET_MEDIUM_WALKS,
+    GRAPHLET_TABLE_SLOTS, GraphletParams, STATUS_DEAL, STATUS_HEAVY, STATUS_MAX_WALKS, table_home, table_slots,
+};
 use octile_types::graphlets::{N_ORBITS, Pass1Sums, finish_pass1, t04};
 
 /// The six u64 row sums a pass-1 thread accumulates.
@@ -72,7 +78,8 @@ fn add_edge(p: &mut Partial, w: u32, d_j: u32) {
 #[inline(always)]
 unsafe fn write_node(i: u32, d: u32, p: &Partial, raw: *mut i64, d2d4: *mut i64, status: *mut u32) {
     let to = |x: u64| i64::try_from(x).ok();
-    let sums = (|| Some(Pass1Sums { d: d as i64, s_deg: to(p.s_deg)?, s_t04: to(p.s_t04)?, c4: to(p.c4)?, tri2: to(p.tri2)?, s10: to(p.s10)?, s14: to(p.s14)? }))();
+    let sums =
+        (|| Some(Pass1Sums { d: d as i64, s_deg: to(p.s_deg)?, s_t04: to(p.s_t04)?, c4: to(p.c4)?, tri2: to(p.tri2)?, s10: to(p.s10)?, s14: to(p.s14)? }))();
     // SAFETY: caller's contract: the node's row and pair are inside the arrays.
     unsafe {
         match sums.and_then(|s| finish_pass1(&s)) {
@@ -161,7 +168,16 @@ unsafe fn table_clear(keys: *mut u32, counts: *mut u32, slots: u32, from: u32, s
 /// entries, `raw` 16n, `d2d4` 2n, `heavy` n; `status` `GRAPHLET_STATUS_WORDS` words, zero except
 /// the overflow node.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_start: *const u32, col: *const u32, c3: *mut u32, raw: *mut i64, d2d4: *mut i64, heavy: *mut u32, status: *mut u32) {
+pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(
+    p: GraphletParams,
+    row_start: *const u32,
+    col: *const u32,
+    c3: *mut u32,
+    raw: *mut i64,
+    d2d4: *mut i64,
+    heavy: *mut u32,
+    status: *mut u32,
+) {
     // SAFETY: contract above; every index below is a node < n, an entry of a row, or a slot of
     // the warp's own table.
     unsafe {
@@ -215,7 +231,14 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(p: GraphletParams, row_st
             }
             sync_warp(FULL_MASK);
             table_clear(keys, counts, slots, lane, 32);
-            let sums = Partial { s_deg: q.s_deg, s_t04: warp_sum_u64(q.s_t04), c4: warp_sum_u64(q.c4), tri2: warp_sum_u64(q.tri2), s10: warp_sum_u64(q.s10), s14: warp_sum_u64(q.s14) };
+            let sums = Partial {
+                s_deg: q.s_deg,
+                s_t04: warp_sum_u64(q.s_t04),
+                c4: warp_sum_u64(q.c4),
+                tri2: warp_sum_u64(q.tri2),
+                s10: warp_sum_u64(q.s10),
+                s14: warp_sum_u64(q.s14),
+            };
             sync_warp(FULL_MASK);
             if lane == 0 {
                 write_node(i, hi - lo, &sums, raw, d2d4, status);
@@ -271,7 +294,17 @@ unsafe fn block_walks(row_start: *const u32, col: *const u32, i: u32, lo: u32, h
 /// `GRAPHLET_MEDIUM_WALKS`, `p.n_workspaces` equals the grid and `workspace` holds
 /// n_workspaces·n zero words.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(p: GraphletParams, row_start: *const u32, col: *const u32, c3: *mut u32, raw: *mut i64, d2d4: *mut i64, heavy: *const u32, status: *mut u32, workspace: *mut u32) {
+pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(
+    p: GraphletParams,
+    row_start: *const u32,
+    col: *const u32,
+    c3: *mut u32,
+    raw: *mut i64,
+    d2d4: *mut i64,
+    heavy: *const u32,
+    status: *mut u32,
+    workspace: *mut u32,
+) {
     // SAFETY: contract above; every index is a node < n, an entry of a row, a slot of the table
     // or of the block's partials.
     unsafe {

@@ -20,7 +20,16 @@ use octile_types::graphlets::{N_ORBITS, Pass2Sums, finish_pass2, raw_to_net};
 /// blocks of `GRAPHLET_BLOCK_THREADS` threads; the CSR as in `graphlet_pass1_light`; `raw` and
 /// `net` hold 16n values, `d2d4` 2n, `c3` row_start[n].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass2(p: GraphletParams, row_start: *const u32, col: *const u32, c3: *const u32, d2d4: *const i64, raw: *mut i64, net: *mut i64, status: *mut u32) {
+pub unsafe extern "ptx-kernel" fn graphlet_pass2(
+    p: GraphletParams,
+    row_start: *const u32,
+    col: *const u32,
+    c3: *const u32,
+    d2d4: *const i64,
+    raw: *mut i64,
+    net: *mut i64,
+    status: *mut u32,
+) {
     // SAFETY: contract above; every index is a node < n or an entry of a row.
     unsafe {
         let lane = lane_id();
@@ -64,7 +73,8 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass2(p: GraphletParams, row_start: *
                     let (j_lo, j_hi) = (*row_start.add(j as usize), *row_start.add(j as usize + 1));
                     let (k_lo, k_hi) = (*row_start.add(k as usize), *row_start.add(k as usize + 1));
                     let (i_from, k_from) = (lower_bound(col, lo, hi, k + 1), lower_bound(col, k_lo, k_hi, k + 1));
-                    let (walk, walk_end, other_lo, other_hi) = if hi - i_from <= k_hi - k_from { (i_from, hi, k_from, k_hi) } else { (k_from, k_hi, i_from, hi) };
+                    let (walk, walk_end, other_lo, other_hi) =
+                        if hi - i_from <= k_hi - k_from { (i_from, hi, k_from, k_hi) } else { (k_from, k_hi, i_from, hi) };
                     let mut x = walk;
                     while x < walk_end {
                         let m = *col.add(x as usize);

@@ -12,11 +12,13 @@
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
-use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, block_dim_x, warp_id};
+use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id};
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
-use octile_types::mgk::resident::{PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words};
+use octile_types::mgk::resident::{
+    PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
+};
 use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -541,7 +543,15 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
 /// Called by the whole team; `counter` valid, `jobs`/`status` hold `n_jobs` entries and every
 /// job's graphs exist (host-checked).
 #[inline(always)]
-unsafe fn deal<C: Crew>(crew: &C, prm: &ResidentParams, graphs: *const ResidentGraph, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32, mut solve: impl FnMut(ResidentGraph, ResidentGraph) -> PairStatus) {
+unsafe fn deal<C: Crew>(
+    crew: &C,
+    prm: &ResidentParams,
+    graphs: *const ResidentGraph,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    mut solve: impl FnMut(ResidentGraph, ResidentGraph) -> PairStatus,
+) {
     loop {
         // SAFETY: whole team; valid counter (contract).
         let j = unsafe { crew.next_job(counter) };
@@ -565,7 +575,16 @@ unsafe fn deal<C: Crew>(crew: &C, prm: &ResidentParams, graphs: *const ResidentG
 /// # Safety
 /// The launch contract of the entries (see [`mgk_resident_warp_general`]).
 #[inline(always)]
-unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &ResidentParams, e: &E, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(
+    crew: &C,
+    prm: &ResidentParams,
+    e: &E,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+) {
     let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
     let s = crew.slice();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
@@ -595,7 +614,17 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(crew: &C, prm: &Res
 /// The launch contract of [`mgk_resident_warp_product`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn solve_all_product<C: Crew>(crew: &C, prm: &ResidentParams, f: usize, h: f32, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+unsafe fn solve_all_product<C: Crew>(
+    crew: &C,
+    prm: &ResidentParams,
+    f: usize,
+    h: f32,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
     // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
@@ -652,7 +681,12 @@ unsafe fn warp_crew(slice_words: u32) -> WarpCrew {
 unsafe fn block_crew() -> BlockCrew {
     let base = dynamic_smem();
     // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
-    BlockCrew { tid: thread_idx_x() as usize, size: block_dim_x() as usize, slots: base as *mut f64, slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32 }
+    BlockCrew {
+        tid: thread_idx_x() as usize,
+        size: block_dim_x() as usize,
+        slots: base as *mut f64,
+        slice: unsafe { base.add(RESIDENT_BLOCK_HEADER_BYTES) } as *mut u32,
+    }
 }
 
 /// Resident solver in product form, one warp per pair: κe one Kronecker-delta term (host:
@@ -663,7 +697,14 @@ unsafe fn block_crew() -> BlockCrew {
 /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
 /// weights would be ignored).
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(
+    params: *const ResidentParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+) {
     // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];
@@ -678,7 +719,14 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(params: *const Resid
 /// As [`mgk_resident_warp_product`], but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
 /// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(
+    params: *const ResidentParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+) {
     // SAFETY: as in the warp entry.
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];

@@ -18,8 +18,8 @@
 //! `params.primitives` picks from the two tiles' nonzero counts (lane ℓ owns rows (ℓ/8, ℓ%8) and
 //! (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
 use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
-use crate::mgk::team::{BlockTeam, GridTeam, Team};
 use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
+use crate::mgk::team::{BlockTeam, GridTeam, Team};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::mgk::primitives::{row_pair, row_pair_with, rows_pair_with};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, tiled_coords};
@@ -92,7 +92,11 @@ unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
         let base = unsafe { scratch.add(job.scratch_offset as usize) };
         // SAFETY: forwarded contract; the whole block calls it. The branch is on a constant.
         let st = unsafe {
-            if T::BYTES == 8 { solve_direct::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, &g1, &g2, base as *mut T) } else { solve_refined::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, &g1, &g2, base) }
+            if T::BYTES == 8 {
+                solve_direct::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, &g1, &g2, base as *mut T)
+            } else {
+                solve_refined::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, &g1, &g2, base)
+            }
         };
         if team.leader() {
             // SAFETY: job_idx < n_jobs = length of status.
@@ -243,7 +247,14 @@ unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, base: *mut T) -> PairStatus {
+unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+    team: &mut Tm,
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    g1: &Graph,
+    g2: &Graph,
+    base: *mut T,
+) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     // SAFETY: five len-long vectors inside this pair's scratch.
@@ -277,7 +288,15 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: boo
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, inputs64: &Inputs<f64>, g1: &Graph, g2: &Graph, base: *mut f64) -> PairStatus {
+unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+    team: &mut Tm,
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    inputs64: &Inputs<f64>,
+    g1: &Graph,
+    g2: &Graph,
+    base: *mut f64,
+) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     let tid = team.thread();
@@ -323,7 +342,8 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bo
             }
             idx += nthreads;
         }
-        let (it, _, _, _) = unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
+        let (it, _, _, _) =
+            unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
         iterations += it;
         refinements += 1;
         // ---- x64 += c, then r64 = b − M·x64 in f64 from the f64 graph data
@@ -367,7 +387,15 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bo
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, p: *const T, mut finish: F) -> f64 {
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+    team: &mut Tm,
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    g1: &Graph,
+    g2: &Graph,
+    p: *const T,
+    mut finish: F,
+) -> f64 {
     let nz_stride = params.nz_stride as usize;
     let storage = params.tile_storage;
     let lane = lane_id() as usize;
@@ -428,7 +456,19 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
                             // rows of the lane at once)
                             // SAFETY: staged above, ordered by the warp barrier; the host launches
                             // these entries only with `dense_kernel.usable` and its slots inside the row.
-                            let (s0, s1) = unsafe { rows_pair_with(prim, &params.edge_kernel, &params.dense_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, (ra0, ra0 + 4, rb), (ma0, ma1, mb_row)) };
+                            let (s0, s1) = unsafe {
+                                rows_pair_with(
+                                    prim,
+                                    &params.edge_kernel,
+                                    &params.dense_kernel,
+                                    st.tile_a,
+                                    st.tile_b,
+                                    st.pblk,
+                                    nz_stride,
+                                    (ra0, ra0 + 4, rb),
+                                    (ma0, ma1, mb_row),
+                                )
+                            };
                             acc0 += s0;
                             acc1 += s1;
                         } else {

@@ -98,7 +98,15 @@ pub unsafe fn stage_tile<T: Real, const SPARSE: bool>(t: &Octile, edge_data: *co
 /// Called by all 32 lanes of the warp; see [`stage_tile`]; `p_src` has 64 readable values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn stage_b_and_p<T: Real, const SPARSE: bool>(st: &WarpStage<T>, tb: &Octile, edge_data: *const T, nz_stride: usize, storage: u32, p_src: *const T, lane: usize) {
+pub unsafe fn stage_b_and_p<T: Real, const SPARSE: bool>(
+    st: &WarpStage<T>,
+    tb: &Octile,
+    edge_data: *const T,
+    nz_stride: usize,
+    storage: u32,
+    p_src: *const T,
+    lane: usize,
+) {
     // SAFETY: forwarded contract.
     unsafe {
         stage_tile::<T, SPARSE>(tb, edge_data, nz_stride, storage, st.tile_b, lane);

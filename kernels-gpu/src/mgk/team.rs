@@ -17,9 +17,12 @@
 //! edge-kernel terms; on one of the ~600 resident blocks of an H200 a pair takes minutes while
 //! the rest of the GPU idles. Every block of a team must be resident at once (the host launches
 //! cooperatively), or a barrier would wait for a block that never runs.
-use crate::intrinsics::{FULL_MASK, atomic_add_f64, atomic_add_shared_u32, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, lane_id, load_acquire_u32, load_relaxed_f64, nanosleep, shfl_idx_u32, store_relaxed_f64, sync_threads, thread_idx_x, warp_id};
-use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
+use crate::intrinsics::{
+    FULL_MASK, atomic_add_f64, atomic_add_shared_u32, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, lane_id, load_acquire_u32, load_relaxed_f64,
+    nanosleep, shfl_idx_u32, store_relaxed_f64, sync_threads, thread_idx_x, warp_id,
+};
 use crate::reduce::{block_broadcast_u32, block_sum2};
+use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
 use octile_types::TeamSync;
 use octile_types::mgk::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 

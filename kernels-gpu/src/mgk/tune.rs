@@ -40,7 +40,17 @@ unsafe fn bench<T: Real>(params: &TileBenchParams, octiles: *const Octile, edge_
             unsafe { stage_b_and_p::<T, false>(&st, &tb, edge_data, nz_stride, TILE_STORAGE_COMPACT, pblocks.add(k * TILE_AREA), lane) };
             // SAFETY: staged above, ordered by the barrier.
             unsafe {
-                let (s0, s1) = rows_pair_with(prim, &params.edge_kernel, &params.dense_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, (ra0, ra0 + 4, rb), (ma0, ma1, mb));
+                let (s0, s1) = rows_pair_with(
+                    prim,
+                    &params.edge_kernel,
+                    &params.dense_kernel,
+                    st.tile_a,
+                    st.tile_b,
+                    st.pblk,
+                    nz_stride,
+                    (ra0, ra0 + 4, rb),
+                    (ma0, ma1, mb),
+                );
                 acc0 += s0;
                 acc1 += s1;
                 sync_warp(FULL_MASK);

@@ -18,7 +18,17 @@ use octile_types::sp::{SP_BLOCK_THREADS, SpApspGraph, SpApspParams};
 /// `< n_nodes`, no self-loops) and their lengths (finite, > 0) inside `adj`/`adj_w`, room for
 /// `n_paths` paths from `path_offset` in `sp_s`/`sp_e`/`sp_w`, and its `graph` slot in `found`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(params: *const SpApspParams, graphs: *const SpApspGraph, adj_start: *const u32, adj: *const u32, adj_w: *const f64, sp_s: *mut u32, sp_e: *mut u32, sp_w: *mut f64, found: *mut u32) {
+pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(
+    params: *const SpApspParams,
+    graphs: *const SpApspGraph,
+    adj_start: *const u32,
+    adj: *const u32,
+    adj_w: *const f64,
+    sp_s: *mut u32,
+    sp_e: *mut u32,
+    sp_w: *mut f64,
+    found: *mut u32,
+) {
     // SAFETY: contract above; every index below is inside the graph's own ranges.
     unsafe {
         let p = &*params;
@@ -63,13 +73,18 @@ pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(params: *const SpApspParams,
         }
         // the paths in (u, v) order
         let po = g.path_offset as usize;
-        let written = compact_in_order(n * n, totals, |c| c / n != c % n && *dist.add(c) < f64::INFINITY, |c, rank| {
-            if rank < g.n_paths {
-                *sp_s.add(po + rank as usize) = (c / n) as u32;
-                *sp_e.add(po + rank as usize) = (c % n) as u32;
-                *sp_w.add(po + rank as usize) = *dist.add(c);
-            }
-        });
+        let written = compact_in_order(
+            n * n,
+            totals,
+            |c| c / n != c % n && *dist.add(c) < f64::INFINITY,
+            |c, rank| {
+                if rank < g.n_paths {
+                    *sp_s.add(po + rank as usize) = (c / n) as u32;
+                    *sp_e.add(po + rank as usize) = (c % n) as u32;
+                    *sp_w.add(po + rank as usize) = *dist.add(c);
+                }
+            },
+        );
         if tid == 0 {
             *found.add(g.graph as usize) = written;
         }

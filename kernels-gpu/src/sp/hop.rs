@@ -20,7 +20,17 @@ use octile_types::sp::{SP_BLOCK_THREADS, SpHistogram, SpHopGraph, SpHopParams, s
 /// labels `< n_labels` at `label_offset`, room for min(ℓ²·n, n(n−1)) entries at `list_offset` in
 /// `keys`/`counts`, and its `graph` index inside `runs`; `n_nodes ≤ n_lengths`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_hop_histograms(params: *const SpHopParams, graphs: *const SpHopGraph, adj_start: *const u32, adj: *const u32, local_label: *const u32, label_global: *const u32, keys: *mut u64, counts: *mut u32, runs: *mut SpHistogram) {
+pub unsafe extern "ptx-kernel" fn sp_hop_histograms(
+    params: *const SpHopParams,
+    graphs: *const SpHopGraph,
+    adj_start: *const u32,
+    adj: *const u32,
+    local_label: *const u32,
+    label_global: *const u32,
+    keys: *mut u64,
+    counts: *mut u32,
+    runs: *mut SpHistogram,
+) {
     // SAFETY: contract above; every index below is inside the graph's own ranges.
     unsafe {
         let p = &*params;
@@ -93,12 +103,17 @@ pub unsafe extern "ptx-kernel" fn sp_hop_histograms(params: *const SpHopParams, 
         }
         // the non-zero cells in cell order (keys ascending)
         let lo = g.label_offset as usize;
-        let written = compact_in_order(n_cells, totals, |c| *cells.add(c) != 0, |c, rank| {
-            let at = g.list_offset as usize + rank as usize;
-            let (a, b, d) = (c / (l * n), c / n % l, c % n);
-            *keys.add(at) = sp_key(*label_global.add(lo + a) as u64, *label_global.add(lo + b) as u64, d as u64, p.n_labels as u64, p.n_lengths as u64);
-            *counts.add(at) = *cells.add(c);
-        });
+        let written = compact_in_order(
+            n_cells,
+            totals,
+            |c| *cells.add(c) != 0,
+            |c, rank| {
+                let at = g.list_offset as usize + rank as usize;
+                let (a, b, d) = (c / (l * n), c / n % l, c % n);
+                *keys.add(at) = sp_key(*label_global.add(lo + a) as u64, *label_global.add(lo + b) as u64, d as u64, p.n_labels as u64, p.n_lengths as u64);
+                *counts.add(at) = *cells.add(c);
+            },
+        );
         if tid == 0 {
             *runs.add(g.graph as usize) = SpHistogram { offset: g.list_offset, len: written };
         }

@@ -12,8 +12,8 @@ pub mod hop;
 use crate::intrinsics::{FULL_MASK, atomic_add_u32, lane_id, shfl_idx_u32, sync_threads, thread_idx_x};
 use crate::reduce::{block_broadcast_u32, block_sum2, warp_sum_u64};
 use crate::smem::dynamic_smem;
-use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
 use octile_types::PairJob;
+use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram, SpParams};
 
 /// The general form: one block of `SP_BLOCK_THREADS` per pair at a time. The block first fills
 /// the n × n′ table of κv in shared memory (when it fits `SP_TABLE_ENTRIES`, else κv is evaluated
@@ -25,7 +25,17 @@ use octile_types::PairJob;
 /// `SP_TABLE_ENTRIES`·8 bytes of dynamic shared memory; every job's graphs exist and their path and
 /// node runs lie inside `sp_s`/`sp_e`/`sp_w` and `nodes`; `out` holds `n_jobs` values; `*counter == 0`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_general_f64(params: *const SpParams, graphs: *const SpGraph, sp_s: *const u32, sp_e: *const u32, sp_w: *const f64, nodes: *const f64, jobs: *const PairJob, out: *mut f64, counter: *mut u32) {
+pub unsafe extern "ptx-kernel" fn sp_general_f64(
+    params: *const SpParams,
+    graphs: *const SpGraph,
+    sp_s: *const u32,
+    sp_e: *const u32,
+    sp_w: *const f64,
+    nodes: *const f64,
+    jobs: *const PairJob,
+    out: *mut f64,
+    counter: *mut u32,
+) {
     // SAFETY: contract above; every index below is inside the runs the host checked.
     unsafe {
         let p = &*params;
@@ -43,7 +53,10 @@ pub unsafe extern "ptx-kernel" fn sp_general_f64(params: *const SpParams, graphs
             let (n1, n2) = (g1.n_nodes as usize, g2.n_nodes as usize);
             let rows1 = nodes.add(g1.node_offset as usize * stride);
             let rows2 = nodes.add(g2.node_offset as usize * stride);
-            let kv = |a: usize, b: usize| p.node_kernel.eval::<f64>(core::slice::from_raw_parts(rows1.add(a * stride), stride), core::slice::from_raw_parts(rows2.add(b * stride), stride));
+            let kv = |a: usize, b: usize| {
+                p.node_kernel
+                    .eval::<f64>(core::slice::from_raw_parts(rows1.add(a * stride), stride), core::slice::from_raw_parts(rows2.add(b * stride), stride))
+            };
             let tabled = n1 * n2 <= SP_TABLE_ENTRIES;
             if tabled {
                 let mut k = tid;
@@ -84,7 +97,15 @@ pub unsafe extern "ptx-kernel" fn sp_general_f64(params: *const SpParams, graphs
 /// `params` points at one SpParams in global memory (only `n_jobs` is read); every job's runs lie
 /// inside `keys`/`counts`; `out` holds `n_jobs` values; `*counter == 0`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_histogram_dot(params: *const SpParams, runs: *const SpHistogram, keys: *const u64, counts: *const u32, jobs: *const PairJob, out: *mut f64, counter: *mut u32) {
+pub unsafe extern "ptx-kernel" fn sp_histogram_dot(
+    params: *const SpParams,
+    runs: *const SpHistogram,
+    keys: *const u64,
+    counts: *const u32,
+    jobs: *const PairJob,
+    out: *mut f64,
+    counter: *mut u32,
+) {
     // SAFETY: contract above.
     unsafe {
         let n_jobs = (*params).n_jobs;

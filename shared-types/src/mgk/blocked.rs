@@ -28,8 +28,8 @@
 //! so the results are the same up to the compiler's contraction of multiply-adds.
 use crate::kernel_spec::{Combine, KernelSpec};
 use crate::mgk::layout::{NZ_FEATURES, NZ_WEIGHT};
-use crate::real::Real;
 use crate::mgk::tiling::TILE;
+use crate::real::Real;
 
 /// Feature slots a [`GatheredKernel`] holds in registers.
 pub const GATHER_SLOTS: usize = 2;
@@ -158,7 +158,18 @@ pub const fn chunk_columns<T: Real>() -> usize {
 /// row (`NZ_FEATURES + features[s] < stride` for `s < slots`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn rows_pair_blocked<T: Real, const DA: bool>(g: &GatheredKernel, tile_a: *const T, tile_b: *const T, pblk: *const T, stride: usize, ra0: usize, ra1: usize, rb: usize, mask_a0: u32, mask_a1: u32) -> (T, T) {
+pub unsafe fn rows_pair_blocked<T: Real, const DA: bool>(
+    g: &GatheredKernel,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    stride: usize,
+    ra0: usize,
+    ra1: usize,
+    rb: usize,
+    mask_a0: u32,
+    mask_a1: u32,
+) -> (T, T) {
     let mut s = (T::ZERO, T::ZERO);
     // one of the two branches survives monomorphization
     // SAFETY: forwarded.
@@ -179,7 +190,17 @@ pub unsafe fn rows_pair_blocked<T: Real, const DA: bool>(g: &GatheredKernel, til
 /// See [`rows_pair_blocked`]; `c0 + R ≤ 8`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn rows_chunk<T: Real, const DA: bool, const R: usize>(g: &GatheredKernel, tile_a: *const T, tile_b: *const T, pblk: *const T, stride: usize, (ra0, ra1, rb): (usize, usize, usize), (mask_a0, mask_a1): (u32, u32), c0: usize, s: &mut (T, T)) {
+unsafe fn rows_chunk<T: Real, const DA: bool, const R: usize>(
+    g: &GatheredKernel,
+    tile_a: *const T,
+    tile_b: *const T,
+    pblk: *const T,
+    stride: usize,
+    (ra0, ra1, rb): (usize, usize, usize),
+    (mask_a0, mask_a1): (u32, u32),
+    c0: usize,
+    s: &mut (T, T),
+) {
     let (f0, f1) = (NZ_FEATURES + g.features[0] as usize, NZ_FEATURES + g.features[1] as usize);
     let slots = g.slots;
     let (mut wb, mut b0, mut b1) = ([T::ZERO; R], [T::ZERO; R], [T::ZERO; R]);

@@ -22,11 +22,11 @@
 //! entry k = r·8 + c, k in 0..64, `stride` values each:  [ weight | edge features ... ]
 //! absent entries: weight 0 and features 0 (finite, so a dense walk adds exact zeros)
 //! ```
-use crate::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 use crate::kernel_spec::KernelSpec;
+use crate::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 use crate::mgk::layout::{NZ_FEATURES, NZ_WEIGHT};
-use crate::real::Real;
 use crate::mgk::tiling::TILE;
+use crate::real::Real;
 
 /// One tile-pair primitive. The discriminant is the code stored in a [`PrimitiveMap`].
 #[repr(u8)]
@@ -367,7 +367,10 @@ mod blocked_tests {
 
     #[test]
     fn gathering_assigns_slots_in_order_of_first_use() {
-        let k = kernel(&[BaseKernel::kronecker_delta(2, 0.5), BaseKernel::constant(0.7), BaseKernel::square_exponential(0, 1.0), BaseKernel::kronecker_delta(2, 0.1)], Combine::Product);
+        let k = kernel(
+            &[BaseKernel::kronecker_delta(2, 0.5), BaseKernel::constant(0.7), BaseKernel::square_exponential(0, 1.0), BaseKernel::kronecker_delta(2, 0.1)],
+            Combine::Product,
+        );
         let g = GatheredKernel::of(&k);
         assert_eq!((g.usable, g.slots, g.features), (1, 2, [2, 0]));
         let slots: [u32; 4] = core::array::from_fn(|i| g.spec.terms[i].feature);
@@ -429,8 +432,14 @@ mod blocked_tests {
                             let (sd, sd1) = rows_pair_blocked::<f64, false>(&g, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, ra1, rb, ma, ma1);
                             let want1 = row_pair::<f64, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
                             let want1s = row_pair::<f64, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
-                            assert!((dd1 - want1).abs() <= 1e-13 * (1.0 + want1.abs()), "kernel {ki} trial {trial} ({ra1},{rb}): second row D {dd1} vs {want1}");
-                            assert!((sd1 - want1s).abs() <= 1e-13 * (1.0 + want1s.abs()), "kernel {ki} trial {trial} ({ra1},{rb}): second row R {sd1} vs {want1s}");
+                            assert!(
+                                (dd1 - want1).abs() <= 1e-13 * (1.0 + want1.abs()),
+                                "kernel {ki} trial {trial} ({ra1},{rb}): second row D {dd1} vs {want1}"
+                            );
+                            assert!(
+                                (sd1 - want1s).abs() <= 1e-13 * (1.0 + want1s.abs()),
+                                "kernel {ki} trial {trial} ({ra1},{rb}): second row R {sd1} vs {want1s}"
+                            );
                             (
                                 dd,
                                 sd,

@@ -2,9 +2,9 @@
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{FeatureKinds, Format, ReadOptions, npy};
+use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, KernelConfig, Precision, RunControl};
 use std::path::{Path, PathBuf};
@@ -98,7 +98,15 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
         b
     });
     let b2 = bar.clone();
-    let ctl = RunControl { progress: Some(Arc::new(move |n| if let Some(b) = &b2 { b.inc(n as u64) })), cancel: Some(cancel), max_memory_bytes: None };
+    let ctl = RunControl {
+        progress: Some(Arc::new(move |n| {
+            if let Some(b) = &b2 {
+                b.inc(n as u64)
+            }
+        })),
+        cancel: Some(cancel),
+        max_memory_bytes: None,
+    };
     (bar, ctl)
 }
 

@@ -2,10 +2,10 @@
 use crate::common::{BackendArg, PrecisionArg, apply, progress};
 use anyhow::Result;
 use clap::Args;
-use octile::{GraphKernel, MarginalizedGraphKernel};
-use octile::mgk::config::synthetic_kernel;
 use octile::generators::nws_set;
 use octile::io::npy;
+use octile::mgk::config::synthetic_kernel;
+use octile::{GraphKernel, MarginalizedGraphKernel};
 use std::path::PathBuf;
 
 #[derive(Args)]

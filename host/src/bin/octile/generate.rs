@@ -42,7 +42,13 @@ pub struct Generated {
 pub fn generated(spec: &str) -> Result<Generated> {
     let body = spec.strip_prefix("gen:").unwrap_or(spec);
     let parts: Vec<&str> = body.split(':').collect();
-    let num = |i: usize, what: &str| -> Result<u64> { parts.get(i).with_context(|| format!("{spec}: {what} is missing; use {SPECS}"))?.parse::<u64>().with_context(|| format!("{spec}: {what} '{}' must be a non-negative integer", parts[i])) };
+    let num = |i: usize, what: &str| -> Result<u64> {
+        parts
+            .get(i)
+            .with_context(|| format!("{spec}: {what} is missing; use {SPECS}"))?
+            .parse::<u64>()
+            .with_context(|| format!("{spec}: {what} '{}' must be a non-negative integer", parts[i]))
+    };
     let seed = |i: usize| -> Result<u64> {
         if parts.len() > i + 1 {
             bail!("{spec}: too many fields; use {SPECS}");

@@ -1,12 +1,12 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
 use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, write_summary};
+use crate::resume;
 use anyhow::{Context, Result};
 use clap::Args;
+use octile::gram::kernel::pairs_of;
+use octile::io::{ReadOptions, npy};
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
-use octile::io::{ReadOptions, npy};
-use crate::resume;
-use octile::gram::kernel::pairs_of;
 use octile::{OctileError, RunControl};
 use serde_json::json;
 use std::path::PathBuf;
@@ -107,7 +107,8 @@ pub fn gram(a: GramArgs) -> Result<()> {
             cfg.reorder = r.into();
         }
         if let Some(p) = &a.primitive {
-            cfg.tiles.primitive = PrimitiveChoice::parse(p).with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
+            cfg.tiles.primitive = PrimitiveChoice::parse(p)
+                .with_context(|| format!("unknown --primitive {p}; use adaptive, dense-dense, dense-sparse, sparse-dense or sparse-sparse"))?;
         }
         if let Some(p) = &a.profile {
             cfg.tiles.profile = Some(p.clone());
@@ -151,13 +152,21 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
     let known = resumed.as_ref().map(|(k, _)| k);
     let (rows, cols) = if y.is_empty() { (x.len(), x.len()) } else { (x.len(), y.len()) };
     // distinct pairs already done (K(X): the upper triangle)
-    let known_pairs = known.map_or(0, |k| if y.is_empty() { (0..rows * cols).filter(|&e| e / cols <= e % cols && k.done.get(e) == Some(&true)).count() } else { k.n_done() });
+    let known_pairs =
+        known.map_or(0, |k| if y.is_empty() { (0..rows * cols).filter(|&e| e / cols <= e % cols && k.done.get(e) == Some(&true)).count() } else { k.n_done() });
     let pairs = pairs_of(x.len(), (!y.is_empty()).then_some(y.len()), a.normalize) - known_pairs.min(rows * cols);
     let (bar, mut ctl) = progress(pairs, a.quiet);
     ctl.max_memory_bytes = a.max_memory;
     let k = make(ctl)?;
     if !a.quiet {
-        eprintln!("{} graphs{}; {} kernel, backend {} on {}", x.len(), if y.is_empty() { String::new() } else { format!(" against {}", y.len()) }, method["method"].as_str().unwrap_or("?"), k.backend_name(), k.device_name());
+        eprintln!(
+            "{} graphs{}; {} kernel, backend {} on {}",
+            x.len(),
+            if y.is_empty() { String::new() } else { format!(" against {}", y.len()) },
+            method["method"].as_str().unwrap_or("?"),
+            k.backend_name(),
+            k.device_name()
+        );
     }
     let t = std::time::Instant::now();
     let r = k.gram_of(&x, (!y.is_empty()).then_some(&y[..]), a.normalize, known);
@@ -167,14 +176,18 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
     let secs = t.elapsed().as_secs_f64();
     let (g, failure) = match r {
         Ok(g) => (g, None),
-        Err(OctileError::NoConvergence { partial, pair, iterations, residual, n_failed }) => {
-            (*partial, Some(format!("{n_failed} pair(s) did not converge; first ({}, {}) after {iterations} iterations, residual {residual:.3e}", pair.0, pair.1)))
-        }
+        Err(OctileError::NoConvergence { partial, pair, iterations, residual, n_failed }) => (
+            *partial,
+            Some(format!("{n_failed} pair(s) did not converge; first ({}, {}) after {iterations} iterations, residual {residual:.3e}", pair.0, pair.1)),
+        ),
         Err(OctileError::Interrupted { partial, done, n_done, n_total }) => {
             let summary = json!({"output": a.out.display().to_string(), "shape": [partial.rows, partial.cols], "graphs": x.len(), "graphs_against": y.len(), "seconds": secs, "backend": k.backend_name(), "device": k.device_name(), "normalized": false, "method": method});
             let saved = resume::save(&a.out, &partial, &done, n_done, n_total, &fp, summary)?;
-            return Err(anyhow::Error::new(OctileError::Interrupted { partial, done: Vec::new(), n_done, n_total })
-                .context(format!("saved the {n_done} pairs done to {} (un-normalized, NaN where not done); run the same command with --resume {} to finish", saved.display(), saved.display())));
+            return Err(anyhow::Error::new(OctileError::Interrupted { partial, done: Vec::new(), n_done, n_total }).context(format!(
+                "saved the {n_done} pairs done to {} (un-normalized, NaN where not done); run the same command with --resume {} to finish",
+                saved.display(),
+                saved.display()
+            )));
         }
         Err(e) => return Err(e.into()),
     };
@@ -208,7 +221,16 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
         files.remove();
     }
     if !a.quiet {
-        eprintln!("wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)", a.out.display(), g.rows, g.cols, summary_path.display(), g.pairs_solved, secs, g.pairs_solved as f64 / secs);
+        eprintln!(
+            "wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)",
+            a.out.display(),
+            g.rows,
+            g.cols,
+            summary_path.display(),
+            g.pairs_solved,
+            secs,
+            g.pairs_solved as f64 / secs
+        );
     }
     if let Some(f) = failure {
         return Err(NotConverged(format!("{f}; values written with the failures listed in {}", summary_path.display())).into());

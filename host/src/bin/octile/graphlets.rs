@@ -3,8 +3,8 @@
 use crate::common::{BackendArg, backend_of};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use octile::graphlets::{Adjacency, Frequencies, Keep, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
 use octile::graphlets::orbits::parse_orbit_list;
+use octile::graphlets::{Adjacency, Frequencies, Keep, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
 use octile::io::edgelist::{self, EdgeListOptions};
 use octile::io::{Format, ReadOptions, mtx, npy};
 use serde_json::{Value, json};
@@ -94,7 +94,13 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     let adj = Adjacency::from_edges(g.n_nodes, &g.edges).with_context(|| a.input.clone())?;
     drop(g.edges);
     let adjacency_seconds = t.elapsed().as_secs_f64();
-    say(format!("read {} nodes, {} edges ({} self-loops, {} repeats dropped) in {read_seconds:.3} s, adjacency in {adjacency_seconds:.3} s", adj.n_nodes(), adj.n_edges(), adj.self_loops_dropped, adj.repeats_dropped));
+    say(format!(
+        "read {} nodes, {} edges ({} self-loops, {} repeats dropped) in {read_seconds:.3} s, adjacency in {adjacency_seconds:.3} s",
+        adj.n_nodes(),
+        adj.n_edges(),
+        adj.self_loops_dropped,
+        adj.repeats_dropped
+    ));
     let params = TransformParams { backend: backend_of(a.backend), keep: if a.raw { Keep::Raw } else { Keep::Net } };
     let mut runs = Vec::with_capacity(a.repeat as usize);
     let mut last: Option<Frequencies> = None;
@@ -102,7 +108,15 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
         drop(last.take()); // one result in memory at a time
         let (f, info) = transform(&adj, &params)?;
         let phases: Vec<String> = info.phases.iter().map(|(name, s)| format!("{name} {:.1} ms", s * 1e3)).collect();
-        say(format!("transform{} on {} ({}): {:.3} s (kernels {:.3} s){}", if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() }, info.backend, info.device, info.seconds, info.kernel_seconds, if phases.is_empty() { String::new() } else { format!(": {}", phases.join(", ")) }));
+        say(format!(
+            "transform{} on {} ({}): {:.3} s (kernels {:.3} s){}",
+            if a.repeat > 1 { format!(" {}/{}", r + 1, a.repeat) } else { String::new() },
+            info.backend,
+            info.device,
+            info.seconds,
+            info.kernel_seconds,
+            if phases.is_empty() { String::new() } else { format!(": {}", phases.join(", ")) }
+        ));
         runs.push(info);
         last = Some(f);
     }
@@ -120,7 +134,13 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
     let kernel: Vec<f64> = runs.iter().map(|r| r.kernel_seconds).collect();
     // each GPU phase's median over the runs, in the order of the phases
-    let phases: serde_json::Map<String, Value> = info.phases.iter().map(|&(name, _)| (name.to_string(), json!(median(&runs.iter().filter_map(|r| r.phases.iter().find(|p| p.0 == name).map(|p| p.1)).collect::<Vec<f64>>())))).collect();
+    let phases: serde_json::Map<String, Value> = info
+        .phases
+        .iter()
+        .map(|&(name, _)| {
+            (name.to_string(), json!(median(&runs.iter().filter_map(|r| r.phases.iter().find(|p| p.0 == name).map(|p| p.1)).collect::<Vec<f64>>())))
+        })
+        .collect();
     let mut summary = json!({
         "input": a.input,
         "format": g.format,
@@ -205,7 +225,8 @@ fn read_edges(path: &Path, a: &GraphletsArgs) -> Result<GraphInput> {
 fn read_set(path: &Path, format: Option<Format>, pdb_cutoff: f64) -> Result<GraphInput> {
     let l = octile::io::read_with(path, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
     let graphs: Vec<&octile::Graph> = l.graphs.iter().collect();
-    let octile::graphlets::adjacency::UnionEdges { n_nodes: n, edges, offsets } = Adjacency::union_edges(&graphs).with_context(|| path.display().to_string())?;
+    let octile::graphlets::adjacency::UnionEdges { n_nodes: n, edges, offsets } =
+        Adjacency::union_edges(&graphs).with_context(|| path.display().to_string())?;
     let fmt = format.or_else(|| Format::infer(path)).map_or("?".to_string(), |f| format!("{f:?}").to_lowercase());
     let mut details = serde_json::Map::new();
     details.insert("graphs".into(), json!(l.graphs.len()));
@@ -256,7 +277,15 @@ mod tests {
         assert_eq!(parse_orbits("0-4").unwrap(), [0, 1, 2, 3, 4]);
         assert_eq!(parse_orbits("0,3,5-7").unwrap(), [0, 3, 5, 6, 7]);
         assert_eq!(parse_orbits("15,0").unwrap(), [15, 0]);
-        for (bad, says) in [("16", "does not exist"), ("4-2", "backwards"), ("1,1", "twice"), ("0-3,2", "twice"), ("a", "not an orbit"), ("", "not an orbit"), ("1-", "not an orbit")] {
+        for (bad, says) in [
+            ("16", "does not exist"),
+            ("4-2", "backwards"),
+            ("1,1", "twice"),
+            ("0-3,2", "twice"),
+            ("a", "not an orbit"),
+            ("", "not an orbit"),
+            ("1-", "not an orbit"),
+        ] {
             let e = format!("{:#}", parse_orbits(bad).unwrap_err());
             assert!(e.contains(says), "--orbits {bad}: expected '{says}', got: {e}");
         }

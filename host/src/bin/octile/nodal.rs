@@ -2,8 +2,8 @@
 use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, write_summary};
 use anyhow::{Context, Result};
 use clap::Args;
-use octile::{GraphKernel, MarginalizedGraphKernel};
 use octile::io::{ReadOptions, npy};
+use octile::{GraphKernel, MarginalizedGraphKernel};
 use serde_json::json;
 use std::path::PathBuf;
 

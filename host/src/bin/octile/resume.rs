@@ -93,7 +93,10 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Known, PartialFiles)> {
     let summary: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("--resume: {}", f.summary.display()))?;
     match summary["fingerprint"].as_str() {
         Some(fp) if fp == fingerprint => {}
-        Some(fp) => bail!("--resume {}: it was computed for other inputs or another kernel (fingerprint {fp}, this run's {fingerprint}); use the same inputs, kernel file and options", values.display()),
+        Some(fp) => bail!(
+            "--resume {}: it was computed for other inputs or another kernel (fingerprint {fp}, this run's {fingerprint}); use the same inputs, kernel file and options",
+            values.display()
+        ),
         None => bail!("--resume: {} has no fingerprint", f.summary.display()),
     }
     let v = npy::read_matrix(&f.values)?;

@@ -3,8 +3,8 @@ use crate::common::{BackendArg, DenseWalkArg};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use octile::mgk::config::DenseWalk;
 use octile::io::npy;
+use octile::mgk::config::DenseWalk;
 use octile::{OctileError, Precision};
 use std::path::{Path, PathBuf};
 
@@ -50,7 +50,10 @@ pub fn show_profiles(file: &Path, svg: &Path) -> Result<()> {
         print!("{}", winner_tables(p));
         let stem = svg.file_stem().and_then(|s| s.to_str()).unwrap_or("octile-tune");
         let walk = if p.walk() == "shared" { String::new() } else { format!("-{}", p.walk()) };
-        let tag: String = format!("{}-{}-{}{walk}", p.backend, p.device, p.precision).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
+        let tag: String = format!("{}-{}-{}{walk}", p.backend, p.device, p.precision)
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
+            .collect();
         let path = svg.with_file_name(format!("{stem}-{tag}.svg"));
         npy::write_atomic(&path, winner_svg(p).as_bytes())?;
         println!("plot: {}", path.display());
@@ -99,7 +102,15 @@ pub fn tune(a: TuneArgs) -> Result<()> {
             b2.set_position(done as u64);
         })?;
         bar.finish_and_clear();
-        println!("tuned {} {} ({}) {}, {} dense walks, in {:.1} s", profile.backend, profile.device, profile.arch, profile.precision, profile.walk(), t.elapsed().as_secs_f64());
+        println!(
+            "tuned {} {} ({}) {}, {} dense walks, in {:.1} s",
+            profile.backend,
+            profile.device,
+            profile.arch,
+            profile.precision,
+            profile.walk(),
+            t.elapsed().as_secs_f64()
+        );
         print!("{}", winner_tables(&profile));
         let stem = svg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "octile-tune".into());
         let walk = if profile.walk() == "shared" { String::new() } else { format!("-{}", profile.walk()) };

@@ -140,7 +140,10 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     let resident = dev.sm_count * solver_blocks_per_sm::<T>(dev, entry);
     let resident_team = team_resident_blocks::<T>(dev, blocked);
     let rows = |g: u32| set.descs[g as usize].n_tile_rows as usize;
-    let want: Vec<u32> = pairs.iter().map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) }).collect();
+    let want: Vec<u32> = pairs
+        .iter()
+        .map(|&(a, b)| if resident_team < 2 { 1 } else { team_blocks_for(rows(a), rows(b), pairs.len(), resident_team, blocks_per_pair) })
+        .collect();
     let (team_pairs, block_pairs): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| want[k] >= 2);
     let mut out = vec![PairStatus::default(); pairs.len()];
     let mut xs: Vec<PairVector> = vec![Vec::new(); if want_x { pairs.len() } else { 0 }];
@@ -175,7 +178,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         scatter(&mut out, &team_pairs, st);
         scatter(&mut xs, &team_pairs, x);
-        entries.push(format!("team of {team_blocks} blocks per pair for {} pair(s) (adaptive{})", team_pairs.len(), if blocked { ", tiling-blocking" } else { "" }));
+        entries.push(format!(
+            "team of {team_blocks} blocks per pair for {} pair(s) (adaptive{})",
+            team_pairs.len(),
+            if blocked { ", tiling-blocking" } else { "" }
+        ));
     }
     Ok((out, want_x.then_some(xs), entries.join(" + ")))
 }
@@ -258,7 +265,19 @@ mod entry_tests {
     use octile_types::{KernelSpec, MgkParams, Octile, Primitive, PrimitiveMap};
 
     fn params(map: PrimitiveMap, storage: u32) -> MgkParams {
-        MgkParams { node_kernel: KernelSpec::unit(), edge_kernel: KernelSpec::unit(), rtol: 1e-9, n_jobs: 0, max_iterations: 1, node_stride: 2, nz_stride: 1, primitives: map, tile_storage: storage, team_blocks: 1, dense_kernel: octile_types::GatheredKernel::of(&KernelSpec::unit()) }
+        MgkParams {
+            node_kernel: KernelSpec::unit(),
+            edge_kernel: KernelSpec::unit(),
+            rtol: 1e-9,
+            n_jobs: 0,
+            max_iterations: 1,
+            node_stride: 2,
+            nz_stride: 1,
+            primitives: map,
+            tile_storage: storage,
+            team_blocks: 1,
+            dense_kernel: octile_types::GatheredKernel::of(&KernelSpec::unit()),
+        }
     }
 
     fn tile(nnz: u32) -> Octile {
@@ -302,4 +321,3 @@ mod entry_tests {
         assert_eq!(team_blocks_for(250, 250, 1, 8, 100), 8);
     }
 }
-

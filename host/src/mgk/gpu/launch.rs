@@ -5,7 +5,10 @@ use crate::gpu::GpuDevice;
 use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 use octile_types::mgk::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
-use octile_types::mgk::names::{MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32, MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SOLVER_BLOCK_THREADS};
+use octile_types::mgk::names::{
+    MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32,
+    MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SOLVER_BLOCK_THREADS,
+};
 use octile_types::mgk::tiling::{TILE_AREA, scratch_len};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
@@ -41,7 +44,12 @@ pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set6
         Ok(dev.stream.clone_htod(if v.is_empty() { std::slice::from_ref(&pad) } else { v })?)
     }
     let bytes = set.descs.len() * 16 + set.row_ptr.len() * 4 + set.octiles.len() * 24 + (set.edge_data.len() + set.node_data.len()) * (T::BYTES + 8);
-    crate::memory::check_gpu(bytes as u128, dev.free_mem_bytes(), || format!("the packed graphs ({} graphs, {} tiles) on the GPU", set.descs.len(), set.octiles.len()), "use fewer graphs per call, or --backend cpu")?;
+    crate::memory::check_gpu(
+        bytes as u128,
+        dev.free_mem_bytes(),
+        || format!("the packed graphs ({} graphs, {} tiles) on the GPU", set.descs.len(), set.octiles.len()),
+        "use fewer graphs per call, or --backend cpu",
+    )?;
     Ok(DeviceGraphs {
         descs_host: set.descs.clone(),
         descs: up(dev, &set.descs, GraphDesc::default())?,
@@ -148,7 +156,10 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     let grid = teams as u64 * params.team_blocks as u64;
     let resident = team_resident_blocks::<T>(dev, blocked) as u64;
     if params.team_blocks < 2 || teams == 0 || grid > resident {
-        return fail(format!("{teams} teams of {} blocks; the team entry needs ≥ 2 blocks per team and at most {resident} resident blocks", params.team_blocks));
+        return fail(format!(
+            "{teams} teams of {} blocks; the team entry needs ≥ 2 blocks per team and at most {resident} resident blocks",
+            params.team_blocks
+        ));
     }
     if sync.len() < teams as usize {
         return fail(format!("{} team records for {teams} teams", sync.len()));
@@ -174,7 +185,11 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
 /// Blocks of the team entry for T that can be resident at once (occupancy × SMs): the largest
 /// cooperative grid.
 pub fn team_resident_blocks<T: Real>(dev: &GpuDevice, blocked: bool) -> u32 {
-    let per_sm = dev.function(team_name::<T>(blocked)).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
+    let per_sm = dev
+        .function(team_name::<T>(blocked))
+        .ok()
+        .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
+        .unwrap_or(0);
     per_sm * dev.sm_count
 }
 

@@ -10,13 +10,20 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::pack::PackedGraphs;
-use rayon::prelude::*;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
-use std::sync::Arc;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
-use octile_types::mgk::names::{MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_GENERAL_SPLIT, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_KDELTA_SPLIT, MGK_RESIDENT_BLOCK_PRODUCT, MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_BLOCK_SQEXP_SPLIT, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT, MGK_RESIDENT_WARP_SQEXP};
-use octile_types::mgk::resident::{PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words, slice_words};
+use octile_types::mgk::names::{
+    MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_GENERAL_SPLIT, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_KDELTA_SPLIT, MGK_RESIDENT_BLOCK_PRODUCT,
+    MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_BLOCK_SQEXP_SPLIT, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT,
+    MGK_RESIDENT_WARP_SQEXP,
+};
+use octile_types::mgk::resident::{
+    PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words,
+    slice_words,
+};
 use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
+use rayon::prelude::*;
+use std::sync::Arc;
 
 /// The smallest rtol the resident solver is asked to meet: its f32 true residual settles at
 /// ~2–6·10⁻⁷ (measured on NWS and MUTAG pairs), so for a smaller rtol every pair goes to the tile
@@ -55,7 +62,8 @@ impl ResidentSet {
     /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
     pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
         let (sa, sb) = (self.size(a), self.size(b));
-        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS).then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1)))
+        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS)
+            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1)))
     }
 }
 
@@ -65,7 +73,8 @@ impl ResidentSet {
 /// equally busy.
 pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     let (ns, nzs) = (set.node_stride, set.nz_stride);
-    let mut out = ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs, unit_weights: Vec::with_capacity(set.len()) };
+    let mut out =
+        ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs, unit_weights: Vec::with_capacity(set.len()) };
     for g in 0..set.len() {
         let n = set.n_nodes(g);
         // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
@@ -107,8 +116,15 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
         }
         // f32 storage: a value beyond f32's range would become ±inf (as `pack::<f32>` refuses)
         let first = set.descs[g].node_offset as usize * ns;
-        if let Some(v) = set.node_data[first..first + n * ns].iter().chain(rows.iter().flatten().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs])).find(|v| !(**v as f32).is_finite()) {
-            return Err(OctileError::InvalidGraph { graph: Some(g), what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", *v as f32) });
+        if let Some(v) = set.node_data[first..first + n * ns]
+            .iter()
+            .chain(rows.iter().flatten().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
+            .find(|v| !(**v as f32).is_finite())
+        {
+            return Err(OctileError::InvalidGraph {
+                graph: Some(g),
+                what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", *v as f32),
+            });
         }
         let bits = |v: f64| (v as f32).to_bits();
         let mut rp = 0u32;
@@ -245,7 +261,18 @@ impl Launch {
 /// is a warp (with 1..=`RESIDENT_MAX_WARPS_PER_BLOCK` warps per block) or a block of a power of two
 /// times 32 threads up to `RESIDENT_BLOCK_THREADS`.
 #[allow(clippy::too_many_arguments)]
-pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &ResidentParams, set: &DeviceResident, jobs: &[PairJob], dev_jobs: &CudaView<'_, PairJob>, status: &mut CudaViewMut<'_, PairStatus>, counter: &mut CudaSlice<u32>, launch: Launch, grid: u32) -> Result<()> {
+pub fn mgk_resident(
+    dev: &GpuDevice,
+    stream: &Arc<CudaStream>,
+    params: &ResidentParams,
+    set: &DeviceResident,
+    jobs: &[PairJob],
+    dev_jobs: &CudaView<'_, PairJob>,
+    status: &mut CudaViewMut<'_, PairStatus>,
+    counter: &mut CudaSlice<u32>,
+    launch: Launch,
+    grid: u32,
+) -> Result<()> {
     let fail = |m: String| Err(OctileError::Cuda(format!("resident launch check: {m}")));
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -270,7 +297,11 @@ pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &Resident
     if launch.split && (launch.product || warp) {
         return fail("split rows are a block-team form of the on-the-fly entries".into());
     }
-    let team_ok = if warp { (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps) } else { launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS };
+    let team_ok = if warp {
+        (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps)
+    } else {
+        launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS
+    };
     if !team_ok {
         return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
     }
@@ -284,8 +315,12 @@ pub fn mgk_resident(dev: &GpuDevice, stream: &Arc<CudaStream>, params: &Resident
         }
         let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
         match need {
-            None => Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2)),
-            Some(w) if w > launch.slice_words as usize => Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words)),
+            None => {
+                Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2))
+            }
+            Some(w) if w > launch.slice_words as usize => {
+                Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words))
+            }
             Some(_) => None,
         }
     });
@@ -335,7 +370,16 @@ pub struct ResidentOutcome {
 
 /// Solve every pair that fits with the resident solver.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32, u32)], node: &KernelSpec, edge: &KernelSpec, rtol: f64, max_iterations: u32, ctl: &RunControl) -> Result<ResidentOutcome> {
+pub fn solve_resident(
+    dev: &GpuDevice,
+    set64: &PackedGraphs<f64>,
+    pairs: &[(u32, u32)],
+    node: &KernelSpec,
+    edge: &KernelSpec,
+    rtol: f64,
+    max_iterations: u32,
+    ctl: &RunControl,
+) -> Result<ResidentOutcome> {
     // OCTILE_TRACE=1: phase and per-launch times on stderr (launches synchronized one by one)
     let trace = std::env::var_os("OCTILE_TRACE").is_some();
     let t0 = std::time::Instant::now();
@@ -429,7 +473,17 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
                 }
             }
             let l = plan[ks[end - 1]].unwrap();
-            let params = ResidentParams { node_kernel: *node, edge_kernel: *edge, rtol, n_jobs: (end - start) as u32, max_iterations, node_stride: dset.host.node_stride as u32, nz_stride: dset.host.nz_stride as u32, slice_words: l.slice_words, _pad: 0 };
+            let params = ResidentParams {
+                node_kernel: *node,
+                edge_kernel: *edge,
+                rtol,
+                n_jobs: (end - start) as u32,
+                max_iterations,
+                node_stride: dset.host.node_stride as u32,
+                nz_stride: dset.host.nz_stride as u32,
+                slice_words: l.slice_words,
+                _pad: 0,
+            };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let grid = resident_blocks(dev, l, shape).min((end - start).div_ceil(teams_per_block) as u32);
             let sub_jobs = dev_jobs.slice(start..end);
@@ -443,7 +497,15 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
                 eprint!("(submitted in {submitted:.3} ms) ");
-                eprintln!("resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms", if l.product { "product " } else { "" }, l.team, l.warps, l.slice_words, end - start, tl.elapsed().as_secs_f64() * 1e3);
+                eprintln!(
+                    "resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms",
+                    if l.product { "product " } else { "" },
+                    l.team,
+                    l.warps,
+                    l.slice_words,
+                    end - start,
+                    tl.elapsed().as_secs_f64() * 1e3
+                );
             }
             launches += 1;
             threads_seen.insert((l.product, l.split, l.team));
@@ -470,16 +532,19 @@ pub fn solve_resident(dev: &GpuDevice, set64: &PackedGraphs<f64>, pairs: &[(u32,
     }
     let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).filter(|st| st.converged == 1).copied()).collect();
     let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
-    let teams: Vec<String> = threads_seen.iter().map(|&(prod, split, t)| {
-        let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
-        if prod {
-            format!("{team} in product form")
-        } else if split {
-            format!("{team} with split rows")
-        } else {
-            team
-        }
-    }).collect();
+    let teams: Vec<String> = threads_seen
+        .iter()
+        .map(|&(prod, split, t)| {
+            let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
+            if prod {
+                format!("{team} in product form")
+            } else if split {
+                format!("{team} with split rows")
+            } else {
+                team
+            }
+        })
+        .collect();
     let describe = format!(
         "resident solver ({} κe entry, teams: {}) for {} of {} pairs in {launches} launch(es){}",
         match shape {
@@ -542,7 +607,10 @@ mod tests {
             assert!(lens.windows(2).all(|w| w[0] >= w[1]), "graph {g}: pieces not sorted by length");
             covered.sort_unstable();
             if np > 0 {
-                assert!(covered[0].0 == 0 && covered[np - 1].1 == nnz && covered.windows(2).all(|w| w[0].1 == w[1].0), "graph {g}: pieces do not cover the nonzeros once");
+                assert!(
+                    covered[0].0 == 0 && covered[np - 1].1 == nnz && covered.windows(2).all(|w| w[0].1 == w[1].0),
+                    "graph {g}: pieces do not cover the nonzeros once"
+                );
                 split_seen = true;
             }
             assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");

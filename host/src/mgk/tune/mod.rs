@@ -12,9 +12,9 @@ use crate::error::{OctileError, Result};
 use crate::mgk::config::DenseWalk;
 use crate::mgk::profile::{self, Profile, Timings, map_to_rows};
 use octile_types::mgk::primitives::{NNZ_BIN_WIDTH, NNZ_BINS, Primitive, PrimitiveMap};
-use tile_pairs::{TilePairs, cheap_edge_kernel, cpu_time_ns, labeled_edge_kernel, random_pairs};
 use octile_types::{KernelSpec, Real};
 use std::collections::BTreeMap;
+use tile_pairs::{TilePairs, cheap_edge_kernel, cpu_time_ns, labeled_edge_kernel, random_pairs};
 
 /// Where to tune.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,8 @@ pub fn tune(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profil
 }
 
 fn tune_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(opt: &TuneOptions, progress: &dyn Fn(usize, usize)) -> Result<Profile> {
-    let kinds: [(&str, bool, KernelSpec); 3] = [("unlabeled", false, KernelSpec::unit()), ("labeled_cheap", true, cheap_edge_kernel()), ("labeled", true, labeled_edge_kernel())];
+    let kinds: [(&str, bool, KernelSpec); 3] =
+        [("unlabeled", false, KernelSpec::unit()), ("labeled_cheap", true, cheap_edge_kernel()), ("labeled", true, labeled_edge_kernel())];
     let total = kinds.len() * NNZ_BINS * NNZ_BINS;
     let mut done = 0;
     let mut maps: BTreeMap<&str, PrimitiveMap> = BTreeMap::new();
@@ -113,7 +114,12 @@ fn time_cpu<T: Real>(pairs: &TilePairs<f64>, edge: &KernelSpec, walk: DenseWalk,
 
 /// ns per tile pair of each primitive on the GPU: one warp per pair over every resident warp
 /// slot, each pair repeated `reps` times in the kernel; median of 3 event-timed launches.
-fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(pairs: &TilePairs<f64>, edge: &KernelSpec, walk: DenseWalk, quick: bool) -> Result<[f64; 4]> {
+fn time_gpu<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    pairs: &TilePairs<f64>,
+    edge: &KernelSpec,
+    walk: DenseWalk,
+    quick: bool,
+) -> Result<[f64; 4]> {
     use crate::mgk::gpu::launch::{SolverEntry, solver_blocks_per_sm};
     use tile_bench::{tile_bench, upload_tile_pairs};
     let dev = crate::gpu::device().map_err(OctileError::NoGpu)?;

@@ -56,19 +56,36 @@ pub fn winner_svg(p: &Profile) -> String {
         _ => "#ff7f0e",
     };
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n");
-    s += &format!("<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {}, {} dense walks)</text>\n", p.backend, p.device, p.arch, p.precision, p.walk());
+    s += &format!(
+        "<text x=\"{left}\" y=\"18\" font-size=\"13\">Fastest tile-pair primitive: {} {} ({}, {}, {} dense walks)</text>\n",
+        p.backend,
+        p.device,
+        p.arch,
+        p.precision,
+        p.walk()
+    );
     for (k, (name, rows)) in maps.into_iter().enumerate() {
         let x0 = left + k as i32 * (panel + gap);
         s += &format!("<text x=\"{}\" y=\"{}\" font-size=\"12\">{name}</text>\n", x0, top - 18);
         for (a, row) in rows.iter().enumerate() {
             for (b, c) in row.chars().enumerate() {
                 let (x, y) = (x0 + b as i32 * cell, top + (NNZ_BINS - 1 - a) as i32 * cell);
-                s += &format!("<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{}\" stroke=\"white\" stroke-width=\"0.5\"><title>nnz A {} / nnz B {}: {c}</title></rect>\n", colour(c), bin_label(a), bin_label(b));
+                s += &format!(
+                    "<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{}\" stroke=\"white\" stroke-width=\"0.5\"><title>nnz A {} / nnz B {}: {c}</title></rect>\n",
+                    colour(c),
+                    bin_label(a),
+                    bin_label(b)
+                );
             }
         }
         for b in (0..NNZ_BINS).step_by(4) {
             s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + b as i32 * cell + cell / 2, top + panel + 14, bin_label_short(b));
-            s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", x0 - 4, top + (NNZ_BINS - 1 - b) as i32 * cell + cell / 2 + 4, bin_label_short(b));
+            s += &format!(
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                x0 - 4,
+                top + (NNZ_BINS - 1 - b) as i32 * cell + cell / 2 + 4,
+                bin_label_short(b)
+            );
         }
         s += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">nonzeros of tile B</text>\n", x0 + panel / 2, top + panel + 30);
         s += &format!("<text transform=\"translate({},{}) rotate(-90)\" text-anchor=\"middle\">nonzeros of tile A</text>\n", x0 - 36, top + panel / 2);

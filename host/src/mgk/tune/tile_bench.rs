@@ -65,7 +65,14 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     let f = dev.function(name)?;
     let warps_per_block = SOLVER_BLOCK_THREADS / 32;
     let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);
-    let params = TileBenchParams { edge_kernel: *edge, n_pairs: up.n_pairs as u32, reps, nz_stride: up.nz_stride as u32, primitive: prim as u32, dense_kernel: gathered(edge, walk) };
+    let params = TileBenchParams {
+        edge_kernel: *edge,
+        n_pairs: up.n_pairs as u32,
+        reps,
+        nz_stride: up.nz_stride as u32,
+        primitive: prim as u32,
+        dense_kernel: gathered(edge, walk),
+    };
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut out = up.out.clone();
     let start = dev.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
@@ -81,7 +88,13 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
 }
 
 /// Same as [`super::tile_pairs::cpu_products`] on the GPU (the `tile_bench` kernel, `reps` repeats).
-pub fn gpu_products<T: Real + DeviceRepr + ValidAsZeroBits>(pairs: &TilePairs<T>, edge: &KernelSpec, prim: Primitive, walk: DenseWalk, reps: u32) -> Result<Vec<T>> {
+pub fn gpu_products<T: Real + DeviceRepr + ValidAsZeroBits>(
+    pairs: &TilePairs<T>,
+    edge: &KernelSpec,
+    prim: Primitive,
+    walk: DenseWalk,
+    reps: u32,
+) -> Result<Vec<T>> {
     let dev = crate::gpu::device().map_err(OctileError::NoGpu)?;
     let up = upload_tile_pairs(&dev, pairs)?;
     let (out, _) = tile_bench(&dev, &up, edge, prim, walk, reps, None)?;

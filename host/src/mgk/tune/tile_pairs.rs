@@ -41,7 +41,12 @@ impl<T: Copy> TilePairs<T> {
     /// `n` pairs cycling through these (sharing their nonzero rows): fills every warp slot of a
     /// GPU with a few distinct pairs.
     pub fn cycled(&self, n: usize) -> TilePairs<T> {
-        let mut full = TilePairs { octiles: Vec::with_capacity(2 * n), edge_data: self.edge_data.clone(), pblocks: Vec::with_capacity(TILE_AREA * n), nz_stride: self.nz_stride };
+        let mut full = TilePairs {
+            octiles: Vec::with_capacity(2 * n),
+            edge_data: self.edge_data.clone(),
+            pblocks: Vec::with_capacity(TILE_AREA * n),
+            nz_stride: self.nz_stride,
+        };
         for k in 0..n {
             let j = k % self.len();
             full.octiles.extend_from_slice(&self.octiles[2 * j..2 * j + 2]);
@@ -95,7 +100,8 @@ pub fn edge_features(labeled: bool) -> usize {
 pub fn random_pairs(nnz_a: u32, nnz_b: u32, count: usize, labeled: bool, seed: u64) -> TilePairs<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((nnz_a as u64) << 32) ^ ((nnz_b as u64) << 40));
     let nf = edge_features(labeled);
-    let mut out = TilePairs { octiles: Vec::with_capacity(2 * count), edge_data: Vec::new(), pblocks: Vec::with_capacity(64 * count), nz_stride: NZ_FEATURES + nf };
+    let mut out =
+        TilePairs { octiles: Vec::with_capacity(2 * count), edge_data: Vec::new(), pblocks: Vec::with_capacity(64 * count), nz_stride: NZ_FEATURES + nf };
     let mut bits: Vec<u32> = (0..64).collect();
     for _ in 0..count {
         for nnz in [nnz_a, nnz_b] {
