@@ -6,15 +6,11 @@
 //! - `OCTILE_CUDA_ARCH`  target SM, default `sm_90` (`sm_80`, `sm_89`, ... work too)
 //! - `OCTILE_PTX`        path of a prebuilt PTX file to embed instead of building one
 //! - `OCTILE_PTXAS`      the ptxas that builds the cubin (default: the one in `.venv`, from scripts/setup)
-//! - `OCTILE_MIN_BLOCKS_PER_SM`  occupancy hint for the solver kernels, default 5 (0: none). rustc has
-//!   no `__launch_bounds__`, so the PTX entries get `.maxntid 128, 1, 1` and `.minnctapersm N`
-//!   added here; ptxas then caps registers so N blocks fit an SM. Measured on an H200 (pairs/s,
-//!   N = none/3/4/5): NWS 13.7k/17.6k/20.8k/23.1k, BA 746/936/991/1170, ChEMBL 165k/218k/252k/273k.
-//! - `OCTILE_MIN_BLOCKS_PER_SM_BLOCKED`  the same for the tiling-blocking entries
-//!   (`mgk_solve_blocked_*`, `mgk_solve_team_blocked_*`), default 5. B's row in registers needs
-//!   more of them (ptxas: 255 registers without a bound, 168 and ~0.4 KB spill stores at 3, 96 and
-//!   ~0.6–1 KB at 5), but fewer resident blocks cost more than the spills: measured on an H200,
-//!   two protein chains 0.61 s at 3, 0.50 s at 5; with every tile pair dense×dense 0.92 vs 0.81 s.
+//!
+//! Launch bounds: rustc has no `__launch_bounds__`, so each entry's `.maxntid` / `.minnctapersm` /
+//! `.maxnreg` are written into the PTX here, from its declaration in `octile_types::entries` (the
+//! one table of entries; the measurements behind each bound are documented there); the build fails
+//! when the PTX exports an entry the table lacks, or lacks one it declares.
 //!
 //! It fails with a message naming the fix when the nightly's `rust-src` or `llvm-tools` component
 //! is missing (`rustup component add rust-src llvm-tools --toolchain <pinned>`).
@@ -34,8 +30,6 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=OCTILE_CUDA_ARCH");
     println!("cargo:rerun-if-env-changed=OCTILE_PTX");
-    println!("cargo:rerun-if-env-changed=OCTILE_MIN_BLOCKS_PER_SM");
-    println!("cargo:rerun-if-env-changed=OCTILE_MIN_BLOCKS_PER_SM_BLOCKED");
 
     let arch = env::var("OCTILE_CUDA_ARCH").unwrap_or_else(|_| "sm_90".into());
     println!("cargo:rustc-env=OCTILE_CUDA_ARCH={arch}");
@@ -112,58 +106,7 @@ fn main() {
     if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
         fail("the PTX declares .extern symbols: some function was not linked into the module");
     }
-    let min_blocks: u32 =
-        env::var("OCTILE_MIN_BLOCKS_PER_SM").ok().map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM must be an integer"))).unwrap_or(5);
-    let text = if min_blocks > 0 {
-        add_launch_bounds(
-            &text,
-            &[
-                "mgk_solve_f32",
-                "mgk_solve_f64",
-                "mgk_solve_sparse_f32",
-                "mgk_solve_sparse_f64",
-                "mgk_solve_team_f32",
-                "mgk_solve_team_f64",
-                "tile_bench_f32",
-                "tile_bench_f64",
-            ],
-            min_blocks,
-        )
-    } else {
-        text
-    };
-    let min_blocked: u32 = env::var("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED")
-        .ok()
-        .map(|v| v.parse().unwrap_or_else(|_| fail("OCTILE_MIN_BLOCKS_PER_SM_BLOCKED must be an integer")))
-        .unwrap_or(5);
-    let text = if min_blocked > 0 {
-        add_launch_bounds(&text, &["mgk_solve_blocked_f32", "mgk_solve_blocked_f64", "mgk_solve_team_blocked_f32", "mgk_solve_team_blocked_f64"], min_blocked)
-    } else {
-        text
-    };
-    // the resident block entries run at most 512 threads (RESIDENT_BLOCK_THREADS; ptxas then keeps
-    // them within 128 registers: at 1024 threads and 64 registers the unrolled XMV spills)
-    let text = add_bounds(
-        &text,
-        &[
-            "mgk_resident_block_general",
-            "mgk_resident_block_sqexp",
-            "mgk_resident_block_kdelta",
-            "mgk_resident_block_general_split",
-            "mgk_resident_block_sqexp_split",
-            "mgk_resident_block_kdelta_split",
-        ],
-        "\n.maxntid 512, 1, 1",
-    );
-    // the product form's per-pair setup would take 138 registers; 96 spill nothing and let 21
-    // warps share an SM
-    let text = add_bounds(&text, &["mgk_resident_warp_product"], "\n.maxnreg 96");
-    let text = add_bounds(&text, &["mgk_resident_block_product"], "\n.maxntid 512, 1, 1");
-    // ptxas otherwise settles the general interpreter's block entries at 64 registers and spills
-    let text = add_bounds(&text, &["mgk_resident_block_general", "mgk_resident_block_general_split"], "\n.maxnreg 128");
-    // the graphlet transform's warp-per-node entries: 256 threads, 4 blocks an SM (≤ 64 registers,
-    // 32 warps an SM to hide the CSR's dependent loads; pass 1's tables take 32 KiB a block)
-    let text = add_bounds(&text, &["graphlet_pass1_light", "graphlet_pass2"], "\n.maxntid 256, 1, 1\n.minnctapersm 4");
+    let text = add_declared_bounds(&text);
     std::fs::write(&dest, text).unwrap();
     build_cubin(&root, &dest, &arch);
 }
@@ -203,19 +146,39 @@ fn find_ptxas(venv: &Path) -> Option<PathBuf> {
 }
 
 /// Insert `.maxntid 128, 1, 1` (the solver's block size, `SOLVER_BLOCK_THREADS`; a host test checks
-/// they agree) and `.minnctapersm N` after the parameter list of each named entry.
-fn add_launch_bounds(ptx: &str, entries: &[&str], min_blocks: u32) -> String {
-    add_bounds(ptx, entries, &format!("\n.maxntid 128, 1, 1\n.minnctapersm {min_blocks}"))
-}
-
-/// Insert `directives` after the parameter list of each named entry.
-fn add_bounds(ptx: &str, entries: &[&str], directives: &str) -> String {
+/// Check that the PTX exports exactly the declared entries, and write each one's launch bounds
+/// after its parameter list.
+fn add_declared_bounds(ptx: &str) -> String {
+    use octile_types::entries::Kernel;
+    let exported: Vec<&str> = ptx.lines().filter_map(|l| l.strip_prefix(".visible .entry ")).map(|l| l.split('(').next().unwrap_or("").trim()).collect();
+    for name in &exported {
+        if !Kernel::ALL.iter().any(|k| k.name() == *name) {
+            fail(&format!("the PTX exports entry {name}, which octile_types::entries does not declare"));
+        }
+    }
     let mut out = ptx.to_string();
-    for name in entries {
-        let head = format!(".visible .entry {name}(");
-        let start = out.find(&head).unwrap_or_else(|| fail(&format!("entry {name} not in the PTX")));
+    for k in Kernel::ALL {
+        let d = k.decl();
+        if !exported.contains(&d.name) {
+            fail(&format!("entry {} ({k:?}) is declared in octile_types::entries but not in the PTX", d.name));
+        }
+        let mut directives = String::new();
+        if d.bounds.max_threads > 0 {
+            directives += &format!("\n.maxntid {}, 1, 1", d.bounds.max_threads);
+        }
+        if d.bounds.min_blocks_per_sm > 0 {
+            directives += &format!("\n.minnctapersm {}", d.bounds.min_blocks_per_sm);
+        }
+        if d.bounds.max_registers > 0 {
+            directives += &format!("\n.maxnreg {}", d.bounds.max_registers);
+        }
+        if directives.is_empty() {
+            continue;
+        }
+        let head = format!(".visible .entry {}(", d.name);
+        let start = out.find(&head).unwrap_or_else(|| fail(&format!("entry {} not in the PTX", d.name)));
         let close = start + out[start..].find(')').unwrap_or_else(|| fail("unterminated parameter list"));
-        out.insert_str(close + 1, directives);
+        out.insert_str(close + 1, &directives);
     }
     out
 }

@@ -4,7 +4,8 @@
 use crate::error::Result;
 use crate::gpu::GpuDevice;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_INTRINSICS, SMOKE_WORDS_PER_THREAD};
+use octile_types::Kernel;
+use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
 
 /// What the smoke kernel returned.
 pub struct SmokeOutput {
@@ -28,7 +29,7 @@ pub fn smoke(dev: &GpuDevice, blocks: u32) -> Result<SmokeOutput> {
     let mut acc32 = dev.stream.alloc_zeros::<f32>(1)?;
     let mut acc64 = dev.stream.alloc_zeros::<f64>(1)?;
     let mut sums = dev.stream.alloc_zeros::<f64>(2 * blocks as usize)?;
-    let f = dev.function(SMOKE_INTRINSICS)?;
+    let f = dev.function(Kernel::SmokeIntrinsics)?;
     let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (SMOKE_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     b.arg(&mut words).arg(&mut counter).arg(&mut acc32).arg(&mut acc64).arg(&mut sums);

@@ -7,7 +7,7 @@
 //!
 //! Layout: shared device helpers ([`intrinsics`]: PTX instructions as safe-ish functions;
 //! [`smem`]: the module's static shared memory; [`reduce`]: block reductions), one module tree per
-//! method ([`mgk`], [`sp`], [`graphlets`]) and [`selftest`] (`smoke_intrinsics`).
+//! method ([`mgk`], [`sp`], [`graphlets`]) and [`selftest`] (`SmokeIntrinsics`).
 //!
 //! A Rust panic (failed bounds check, overflow in debug) becomes the PTX `trap` instruction: the
 //! launch fails with `CUDA_ERROR_LAUNCH_FAILED` instead of reading out of bounds.

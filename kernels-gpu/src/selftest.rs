@@ -1,4 +1,4 @@
-//! `smoke_intrinsics`: exercises every wrapper in [`crate::intrinsics`] and the block reduction so
+//! `SmokeIntrinsics`: exercises every wrapper in [`crate::intrinsics`] and the block reduction so
 //! the host can check them against known answers on a real GPU.
 //!
 //! Per thread t (global), `words[t·8 ..]` receives:
@@ -18,8 +18,9 @@ use octile_types::names::SMOKE_WORDS_PER_THREAD;
 /// # Safety
 /// `words` holds 8 u32 per launched thread, `block_sums` 2 f64 per block; the counters are valid
 /// global scalars; launched with `SMOKE_BLOCK_THREADS` threads per block.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn smoke_intrinsics(words: *mut u32, counter: *mut u32, acc_f32: *mut f32, acc_f64: *mut f64, block_sums: *mut f64) {
+#[unsafe(export_name = octile_types::entry_name!(SmokeIntrinsics))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SmokeIntrinsics(words: *mut u32, counter: *mut u32, acc_f32: *mut f32, acc_f64: *mut f64, block_sums: *mut f64) {
     let tid = thread_idx_x();
     let gtid = block_idx_x() as usize * block_dim_x() as usize + tid as usize;
     let lane = lane_id();

@@ -2,9 +2,10 @@
 //!
 //! Everything that both sides must agree on lives here, once. Shared by every method: the
 //! floating-point abstraction ([`real`]), the base-kernel descriptions and their pure math
-//! ([`kernel_spec`]) and the module-wide PTX names and launch shape ([`names`]). One module per
+//! ([`kernel_spec`]), every GPU entry declared once ([`entries`]: typed ids, PTX names, block sizes,
+//! launch bounds), the module-wide launch shape ([`names`]) and the one PCG solver ([`pcg`]). One module per
 //! method: [`mgk`] (the marginalized graph kernel: octile layout, launch parameters, tile-pair
-//! primitives, tiled vectors, entry names); [`sp`] (the shortest-path kernel), [`graphlets`] (the fast graphlet transform). The crate is `no_std` and allocation-free so
+//! primitives, tiled vectors); [`sp`] (the shortest-path kernel), [`graphlets`] (the fast graphlet transform). The crate is `no_std` and allocation-free so
 //! the nvptx64 kernels and the x86-64 host compile the very same source; every shared type carries a
 //! `const` size/align assertion, so a layout drift fails the build on both sides.
 #![no_std]
@@ -15,13 +16,16 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod entries;
 pub mod graphlets;
 pub mod kernel_spec;
 pub mod mgk;
 pub mod names;
+pub mod pcg;
 pub mod real;
 pub mod sp;
 
+pub use entries::{EntryDecl, Kernel, LaunchBounds, Threads};
 pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
 pub use mgk::blocked::GatheredKernel;
 pub use mgk::layout::{GraphDesc, Octile};
@@ -30,47 +34,6 @@ pub use mgk::primitives::{Primitive, PrimitiveMap};
 pub use mgk::resident::{EdgeShape, ResidentGraph, ResidentParams};
 pub use mgk::tiling::{TILE, TILE_AREA};
 pub use real::Real;
-
-/// Every entry point the PTX module must export (a host test checks the embedded PTX for each).
-pub const ALL_KERNELS: [&str; 33] = {
-    use mgk::names::*;
-    use names::SMOKE_INTRINSICS;
-    [
-        MGK_SOLVE_F32,
-        MGK_SOLVE_F64,
-        MGK_SOLVE_SPARSE_F32,
-        MGK_SOLVE_SPARSE_F64,
-        MGK_SOLVE_TEAM_F32,
-        MGK_SOLVE_TEAM_F64,
-        MGK_SOLVE_BLOCKED_F32,
-        MGK_SOLVE_BLOCKED_F64,
-        MGK_SOLVE_TEAM_BLOCKED_F32,
-        MGK_SOLVE_TEAM_BLOCKED_F64,
-        SMOKE_INTRINSICS,
-        TILE_BENCH_F32,
-        TILE_BENCH_F64,
-        MGK_RESIDENT_WARP_GENERAL,
-        MGK_RESIDENT_WARP_SQEXP,
-        MGK_RESIDENT_WARP_KDELTA,
-        MGK_RESIDENT_BLOCK_GENERAL,
-        MGK_RESIDENT_BLOCK_SQEXP,
-        MGK_RESIDENT_BLOCK_KDELTA,
-        MGK_RESIDENT_WARP_PRODUCT,
-        MGK_RESIDENT_BLOCK_PRODUCT,
-        MGK_RESIDENT_BLOCK_GENERAL_SPLIT,
-        MGK_RESIDENT_BLOCK_SQEXP_SPLIT,
-        MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
-        crate::sp::SP_GENERAL_F64,
-        crate::sp::SP_HISTOGRAM_DOT,
-        crate::sp::SP_HOP_HISTOGRAMS,
-        crate::sp::SP_HISTOGRAM_GRAM,
-        crate::sp::SP_FLOYD_WARSHALL,
-        crate::graphlets::launch::GRAPHLET_PASS1_LIGHT,
-        crate::graphlets::launch::GRAPHLET_PASS1_HEAVY,
-        crate::graphlets::launch::GRAPHLET_PASS2,
-        crate::graphlets::launch::GRAPHLET_NARROW,
-    ]
-};
 
 #[cfg(feature = "cudarc")]
 mod cudarc_impls {

@@ -1,30 +1,39 @@
 //! The embedded PTX and the device intrinsics.
 use octile_tests::gpu_or_skip;
-use octile_types::ALL_KERNELS;
+use octile_types::Kernel;
 use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
 
 #[test]
 fn ptx_declares_every_kernel_for_the_configured_sm() {
     let ptx = octile::gpu::PTX;
-    for name in ALL_KERNELS {
+    for k in Kernel::ALL {
+        let name = k.name();
         assert!(ptx.contains(&format!(".entry {name}(")), "PTX lacks kernel {name}");
     }
     let target = format!(".target {}", octile::gpu::PTX_ARCH);
     assert!(ptx.lines().any(|l| l.trim() == target), "PTX is not built for {}", octile::gpu::PTX_ARCH);
     // `.extern .shared` is the launch's dynamic shared memory; any other extern is unresolved
     assert!(!ptx.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")), "PTX has unresolved .extern symbols");
-    // the launch bounds added by host/build.rs must match the block size the host launches with
-    for l in ptx.lines().filter(|l| l.starts_with(".maxntid")) {
-        let ok = [
-            octile_types::mgk::names::SOLVER_BLOCK_THREADS,
-            octile_types::mgk::resident::RESIDENT_BLOCK_THREADS,
-            octile_types::graphlets::launch::GRAPHLET_BLOCK_THREADS,
-        ]
-        .map(|t| format!(".maxntid {t}, 1, 1"));
-        assert!(
-            ok.contains(&l.split("//").next().unwrap_or("").trim().to_string()),
-            "launch bounds {l} vs SOLVER_BLOCK_THREADS / RESIDENT_BLOCK_THREADS / GRAPHLET_BLOCK_THREADS"
-        );
+    // every entry carries exactly the launch bounds declared for it (host/build.rs writes them)
+    for k in Kernel::ALL {
+        let d = k.decl();
+        let head = format!(".visible .entry {}(", d.name);
+        let start = ptx.find(&head).expect("entry present");
+        let after = &ptx[start + ptx[start..].find(')').expect("parameter list") + 1..];
+        let directives: Vec<&str> =
+            after.lines().skip(1).take_while(|l| l.starts_with(".max") || l.starts_with(".min")).map(|l| l.split("//").next().unwrap_or("").trim()).collect();
+        let mut want = Vec::new();
+        if d.bounds.max_threads > 0 {
+            want.push(format!(".maxntid {}, 1, 1", d.bounds.max_threads));
+            assert_eq!(d.threads.max(), d.bounds.max_threads, "{k:?}: .maxntid is not the most threads it is launched with");
+        }
+        if d.bounds.min_blocks_per_sm > 0 {
+            want.push(format!(".minnctapersm {}", d.bounds.min_blocks_per_sm));
+        }
+        if d.bounds.max_registers > 0 {
+            want.push(format!(".maxnreg {}", d.bounds.max_registers));
+        }
+        assert_eq!(directives, want, "launch bounds of {name} in the PTX, expected {want:?}", name = d.name);
     }
 }
 

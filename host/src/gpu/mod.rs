@@ -10,6 +10,7 @@ pub mod staging;
 use crate::error::OctileError;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
+use octile_types::Kernel;
 use std::sync::{Arc, OnceLock};
 
 /// The PTX built from `kernels-gpu` by `host/build.rs`.
@@ -72,8 +73,9 @@ impl GpuDevice {
     pub fn arch(&self) -> String {
         format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
     }
-    /// A kernel of the module by name (a name from `octile_types::names` or a method's `names`).
-    pub fn function(&self, name: &str) -> Result<CudaFunction, OctileError> {
+    /// An entry of the module by its declared id (`octile_types::entries`).
+    pub fn function(&self, kernel: Kernel) -> Result<CudaFunction, OctileError> {
+        let name = kernel.name();
         self.module.load_function(name).map_err(|e| OctileError::Cuda(format!("kernel {name}: {e}")))
     }
     /// A kernel that takes `smem_bytes` of dynamic shared memory: its dynamic-shared-memory cap is
@@ -82,9 +84,10 @@ impl GpuDevice {
     /// threads: one thread lowered it between another's setting and launching, and that launch
     /// failed with CUDA_ERROR_INVALID_VALUE. The cap only bounds what a launch may ask for; the
     /// launch's own size is what occupancy sees. A size past the cap is an error.
-    pub fn function_with_smem(&self, name: &str, smem_bytes: usize) -> Result<CudaFunction, OctileError> {
+    pub fn function_with_smem(&self, kernel: Kernel, smem_bytes: usize) -> Result<CudaFunction, OctileError> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
-        let f = self.function(name)?;
+        let name = kernel.name();
+        let f = self.function(kernel)?;
         let cuda = |e: cudarc::driver::DriverError| OctileError::Cuda(format!("kernel {name}: {e}"));
         let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).map_err(cuda)?.max(0) as usize;
         let cap = self.max_smem_optin_bytes.saturating_sub(static_bytes);
@@ -162,8 +165,8 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     // the driver loads a module's kernels lazily, each at its first launch (0.5–3 ms apiece on an
     // H100): load every entry now (cuFuncLoad, drivers of CUDA 12.4 and later), once per process
     if driver_version >= 12040 {
-        for name in octile_types::ALL_KERNELS {
-            if let Ok(f) = module.load_function(name) {
+        for k in Kernel::ALL {
+            if let Ok(f) = module.load_function(k.name()) {
                 // SAFETY: a valid function handle of the module just loaded.
                 let _ = unsafe { sys::cuFuncLoad(f.cu_function()) };
             }

@@ -9,11 +9,11 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::staging::Staging;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys::CUevent_flags};
+use octile_types::Kernel;
 use octile_types::graphlets::N_ORBITS;
 use octile_types::graphlets::launch::{
-    GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_NARROW, GRAPHLET_PASS1_HEAVY,
-    GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_PASS2, GRAPHLET_STATUS_WORDS, GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW,
-    STATUS_OVERFLOW_NODE, STATUS_WIDE,
+    GRAPHLET_BLOCK_THREADS, GRAPHLET_BLOCK_WARPS, GRAPHLET_HEAVY_SMEM_BYTES, GRAPHLET_MEDIUM_WALKS, GRAPHLET_PASS1_SMEM_BYTES, GRAPHLET_STATUS_WORDS,
+    GraphletParams, STATUS_HEAVY, STATUS_MAX_WALKS, STATUS_OVERFLOW, STATUS_OVERFLOW_NODE, STATUS_WIDE,
 };
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -102,7 +102,7 @@ fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: u
     let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };
     let grid = (n.div_ceil(GRAPHLET_BLOCK_WARPS as usize) as u32).min(dev.sm_count * 32);
 
-    let f = dev.function_with_smem(GRAPHLET_PASS1_LIGHT, GRAPHLET_PASS1_SMEM_BYTES as usize)?;
+    let f = dev.function_with_smem(Kernel::GraphletPass1Light, GRAPHLET_PASS1_SMEM_BYTES as usize)?;
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: GRAPHLET_PASS1_SMEM_BYTES };
     let mut b = s.launch_builder(&f);
     b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&mut c3).arg(&mut raw).arg(&mut d2d4).arg(&mut heavy).arg(&mut status);
@@ -135,7 +135,7 @@ fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: u
         }
         let mut workspace = s.alloc_zeros::<u32>(if dense { blocks * n } else { 1 })?;
         let p = GraphletParams { n_nodes: n as u32, n_workspaces: if dense { blocks as u32 } else { 0 } };
-        let f = dev.function_with_smem(GRAPHLET_PASS1_HEAVY, GRAPHLET_HEAVY_SMEM_BYTES as usize)?;
+        let f = dev.function_with_smem(Kernel::GraphletPass1Heavy, GRAPHLET_HEAVY_SMEM_BYTES as usize)?;
         let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: GRAPHLET_HEAVY_SMEM_BYTES };
         let mut b = s.launch_builder(&f);
         b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&mut c3).arg(&mut raw).arg(&mut d2d4).arg(&heavy).arg(&mut status).arg(&mut workspace);
@@ -147,7 +147,7 @@ fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: u
         // words; the buffers outlive the launch (synchronized by the downloads below).
         unsafe { b.launch(cfg) }?;
     }
-    let f = dev.function(GRAPHLET_PASS2)?;
+    let f = dev.function(Kernel::GraphletPass2)?;
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = s.launch_builder(&f);
     b.arg(&p).arg(&d_row_start).arg(&d_col).arg(&c3).arg(&d2d4).arg(&mut raw).arg(&mut net).arg(&mut status);
@@ -207,7 +207,7 @@ fn download(dev: &GpuDevice, v: &CudaSlice<i64>, out: &mut [i64]) -> Result<()> 
     }
     let mut narrow = s.alloc_zeros::<i32>(v.len())?;
     let mut status = s.alloc_zeros::<u32>(GRAPHLET_STATUS_WORDS)?;
-    let f = dev.function(GRAPHLET_NARROW)?;
+    let f = dev.function(Kernel::GraphletNarrow)?;
     let grid = (v.len().div_ceil(GRAPHLET_BLOCK_THREADS as usize) as u32).min(dev.sm_count * 16);
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (GRAPHLET_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let p = GraphletParams { n_nodes: n as u32, n_workspaces: 0 };

@@ -1,5 +1,5 @@
-//! CPU solver: Jacobi-preconditioned CG with the on-the-fly octile XMV, generic over f32/f64, one
-//! pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
+//! CPU solver: the shared Jacobi-preconditioned CG (`octile_types::pcg`, a team of one thread) with
+//! the on-the-fly octile XMV, generic over f32/f64, one pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
 //! multiplies tile pairs with the same primitives (`octile_types::mgk::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::mgk::pack::PackedGraphs;
@@ -7,6 +7,7 @@ use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::mgk::primitives::{Primitive, PrimitiveMap, row_pair};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
+use octile_types::pcg::{Alone, Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};
 use octile_types::{KernelSpec, Octile, PairStatus, Real};
 
 /// Reusable per-thread vectors.
@@ -63,11 +64,6 @@ pub struct CpuParams<'a> {
 /// Output blocks (8×8) of a pair from which [`CpuParams::parallel_xmv`] splits an XMV.
 pub const PARALLEL_XMV_MIN_BLOCKS: usize = 64;
 
-/// Inner CG of the mixed-precision path stops at this relative residual (as on the GPU).
-const INNER_RTOL: f64 = 1e-5;
-/// Most refinement steps of the mixed-precision path.
-const MAX_REFINE: u32 = 40;
-
 /// Sizes of a pair: (n, m, mt, len).
 fn dims<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> (usize, usize, usize, usize) {
     let (n, m) = (set.n_nodes(g1), set.n_nodes(g2));
@@ -119,58 +115,58 @@ fn resize<T: Real>(ws: &mut Workspace<T>, len: usize) {
     }
 }
 
-/// Jacobi-preconditioned CG on M·x = r₀ from x = 0: on entry `ws.r` holds r₀, `ws.x` zeros,
-/// `ws.diag` the diagonal. Returns (iterations, ‖r‖², ‖r₀‖², converged).
-pub fn pcg<T: Real>(
-    set: &PackedGraphs<T>,
+/// M·p of one pair on the CPU (the tiled XMV plus the diagonal), for the shared PCG.
+struct CpuOperator<'a, T> {
+    set: &'a PackedGraphs<T>,
     g1: usize,
     g2: usize,
-    prm: &CpuParams,
-    ws: &mut Workspace<T>,
-    rtol: f64,
-    max_iterations: u32,
-) -> (u32, f64, f64, bool) {
-    let len = ws.r.len();
-    let (mut rho, mut r0) = (0.0f64, 0.0f64);
-    for idx in 0..len {
-        let z = ws.r[idx] / ws.diag[idx];
-        ws.p[idx] = z;
-        rho += ws.r[idx].to_f64() * z.to_f64();
-        r0 += ws.r[idx].to_f64() * ws.r[idx].to_f64();
+    prm: &'a CpuParams<'a>,
+    tiles: [&'a [T]; 2],
+    diag: &'a [T],
+}
+
+impl<T: Real> Operator<T, Alone> for CpuOperator<'_, T> {
+    unsafe fn apply(&mut self, _: &mut Alone, p: *const T, ap: *mut T) -> f64 {
+        let len = self.diag.len();
+        // SAFETY: the PCG passes this pair's p and ap, `len` entries each, not aliasing `diag`.
+        let (p, ap) = unsafe { (std::slice::from_raw_parts(p, len), std::slice::from_raw_parts_mut(ap, len)) };
+        xmv(self.set, self.g1, self.g2, self.prm, self.tiles, p, self.diag, ap);
+        p.iter().zip(ap.iter()).map(|(a, b)| a.to_f64() * b.to_f64()).sum()
     }
-    let tol2 = rtol * rtol * r0;
-    let mut rr = r0;
-    let mut iterations = 0;
-    let mut converged = rr <= tol2;
-    while !converged && iterations < max_iterations {
-        xmv(set, g1, g2, prm, [&ws.tiles[0], &ws.tiles[1]], &ws.p, &ws.diag, &mut ws.ap);
-        let pap: f64 = ws.p.iter().zip(&ws.ap).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
-        if pap.is_nan() || pap <= 0.0 {
-            break;
-        }
-        let alpha = T::from_f64(rho / pap);
-        let (mut rho_new, mut rr_new) = (0.0f64, 0.0f64);
+}
+
+/// The refinement's true residual r64 = b − M·x64 on the CPU, in f64 from the f64 graphs.
+struct CpuResidual<'a> {
+    set64: &'a PackedGraphs<f64>,
+    g1: usize,
+    g2: usize,
+    prm: &'a CpuParams<'a>,
+    tiles64: [&'a [f64]; 2],
+    diag64: &'a [f64],
+    b64: &'a [f64],
+    ap64: &'a mut [f64],
+}
+
+impl Residual<Alone> for CpuResidual<'_> {
+    unsafe fn residual(&mut self, _: &mut Alone, x64: *const f64, r64: *mut f64) -> f64 {
+        let len = self.b64.len();
+        // SAFETY: the refinement passes this pair's x64 and r64, `len` entries each, not aliasing
+        // the fields.
+        let (x64, r64) = unsafe { (std::slice::from_raw_parts(x64, len), std::slice::from_raw_parts_mut(r64, len)) };
+        xmv(self.set64, self.g1, self.g2, self.prm, self.tiles64, x64, self.diag64, self.ap64);
+        let mut rr = 0.0;
         for idx in 0..len {
-            ws.x[idx] += alpha * ws.p[idx];
-            let ri = ws.r[idx] - alpha * ws.ap[idx];
-            ws.r[idx] = ri;
-            let zi = ri / ws.diag[idx];
-            rho_new += ri.to_f64() * zi.to_f64();
-            rr_new += ri.to_f64() * ri.to_f64();
+            r64[idx] = self.b64[idx] - self.ap64[idx];
+            rr += r64[idx] * r64[idx];
         }
-        rr = rr_new;
-        iterations += 1;
-        if rr <= tol2 {
-            converged = true;
-            break;
-        }
-        let beta = T::from_f64(rho_new / rho);
-        rho = rho_new;
-        for idx in 0..len {
-            ws.p[idx] = ws.r[idx] / ws.diag[idx] + beta * ws.p[idx];
-        }
+        rr
     }
-    (iterations, rr, r0, converged)
+}
+
+/// The pair's status from the PCG's outcome and the value.
+fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
+    let info = info_of(outcome);
+    PairStatus { value, residual: info.relative_residual(), iterations: info.iterations, converged: outcome.is_ok() as u32 }
 }
 
 /// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path).
@@ -184,8 +180,12 @@ pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &Cp
         ws.diag[idx] = dg;
         ws.r[idx] = b;
     }
-    let (iterations, rr, bb, converged) = pcg(set, g1, g2, prm, ws, prm.rtol, prm.max_iterations);
-    PairStatus { value: kernel_value(set, g1, g2, &ws.x), residual: (rr / bb).sqrt(), iterations, converged: converged as u32 }
+    let v = PcgVectors { x: ws.x.as_mut_ptr(), r: ws.r.as_mut_ptr(), p: ws.p.as_mut_ptr(), ap: ws.ap.as_mut_ptr(), diag: ws.diag.as_ptr() };
+    let mut op = CpuOperator { set, g1, g2, prm, tiles: [&ws.tiles[0], &ws.tiles[1]], diag: &ws.diag };
+    let params = PcgParams { rtol: prm.rtol, max_iterations: prm.max_iterations };
+    // SAFETY: the five vectors hold len entries each (resized above) and are disjoint; a team of one.
+    let outcome = unsafe { pcg(&mut Alone, &mut op, v, len, params, Start::Residual) };
+    status_of(&outcome, kernel_value(set, g1, g2, &ws.x))
 }
 
 /// Per-thread vectors of the mixed-precision path.
@@ -213,9 +213,9 @@ impl<T> Default for MixedWorkspace<T> {
     }
 }
 
-/// Mixed precision (T = f32), as on the GPU: PCG in T on `set` as the inner solver of an
-/// iterative refinement whose residual b − M·x is computed in f64 from `set64` (the same graphs in
-/// f64), so the result meets the f64 tolerance instead of f32's cond(M)·ε.
+/// Mixed precision (T = f32), as on the GPU: the shared refinement (`octile_types::pcg::pcg_refined`)
+/// with PCG in T on `set` as the inner solver and the residual b − M·x computed in f64 from `set64`
+/// (the same graphs in f64), so the result meets the f64 tolerance instead of f32's cond(M)·ε.
 pub fn solve_pair_mixed<T: Real>(
     set: &PackedGraphs<T>,
     set64: &PackedGraphs<f64>,
@@ -243,32 +243,15 @@ pub fn solve_pair_mixed<T: Real>(
         ws.r64[idx] = b;
         bb += b * b;
     }
-    let tol2 = prm.rtol * prm.rtol * bb;
-    let (mut rr64, mut iterations, mut refinements) = (bb, 0u32, 0u32);
-    let mut converged = rr64 <= tol2;
-    while !converged && iterations < prm.max_iterations && refinements < MAX_REFINE {
-        for idx in 0..len {
-            ws.inner.r[idx] = T::from_f64(ws.r64[idx]);
-            ws.inner.x[idx] = T::ZERO;
-        }
-        let (it, _, _, _) = pcg(set, g1, g2, prm, &mut ws.inner, INNER_RTOL.max(prm.rtol), prm.max_iterations - iterations);
-        iterations += it;
-        refinements += 1;
-        for idx in 0..len {
-            ws.x64[idx] += ws.inner.x[idx].to_f64();
-        }
-        xmv(set64, g1, g2, prm, [&ws.tiles64[0], &ws.tiles64[1]], &ws.x64, &ws.diag64, &mut ws.ap64);
-        rr64 = 0.0;
-        for idx in 0..len {
-            ws.r64[idx] = ws.b64[idx] - ws.ap64[idx];
-            rr64 += ws.r64[idx] * ws.r64[idx];
-        }
-        converged = rr64 <= tol2;
-        if it == 0 {
-            break;
-        }
-    }
-    PairStatus { value: kernel_value(set64, g1, g2, &ws.x64), residual: (rr64 / bb).sqrt(), iterations, converged: converged as u32 }
+    let w = &mut ws.inner;
+    let inner = PcgVectors { x: w.x.as_mut_ptr(), r: w.r.as_mut_ptr(), p: w.p.as_mut_ptr(), ap: w.ap.as_mut_ptr(), diag: w.diag.as_ptr() };
+    let mut op = CpuOperator { set, g1, g2, prm, tiles: [&w.tiles[0], &w.tiles[1]], diag: &w.diag };
+    let (x64, r64) = (ws.x64.as_mut_ptr(), ws.r64.as_mut_ptr());
+    let mut res = CpuResidual { set64, g1, g2, prm, tiles64: [&ws.tiles64[0], &ws.tiles64[1]], diag64: &ws.diag64, b64: &ws.b64, ap64: &mut ws.ap64 };
+    let params = PcgParams { rtol: prm.rtol, max_iterations: prm.max_iterations };
+    // SAFETY: every vector holds len entries (resized above) and they are disjoint; a team of one.
+    let outcome = unsafe { pcg_refined(&mut Alone, &mut op, &mut res, inner, x64, r64, len, params, bb) };
+    status_of(&outcome, kernel_value(set64, g1, g2, &ws.x64))
 }
 
 /// ap = M·p: diagonal, minus the off-diagonal product tile pair by tile pair, each with the

@@ -7,7 +7,8 @@ use crate::error::Result;
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_GENERAL_F64, SP_HISTOGRAM_DOT, SP_TABLE_ENTRIES, SpHistogram, SpParams};
+use octile_types::Kernel;
+use octile_types::sp::{LengthKernel, SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpHistogram, SpParams};
 use octile_types::{KernelSpec, PairJob};
 use rayon::prelude::*;
 
@@ -35,7 +36,7 @@ pub fn general_values(
         || "a graph's paths or node rows pass the arrays".into(),
     )?;
     let s = &dev.stream;
-    let f = dev.function(SP_GENERAL_F64)?;
+    let f = dev.function(Kernel::SpGeneralF64)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 16), |range| {
         let jobs = jobs_of(&pairs[range], set.descs.len())?;
@@ -67,7 +68,7 @@ pub fn histogram_dots(dev: &GpuDevice, h: &Histograms, pairs: &[(u32, u32)], ctl
     })?;
     let s = &dev.stream;
     let (keys, counts, runs) = (upload(s, &h.keys, 0)?, upload(s, &h.counts, 0)?, upload(s, &h.runs, SpHistogram::default())?);
-    let f = dev.function(SP_HISTOGRAM_DOT)?;
+    let f = dev.function(Kernel::SpHistogramDot)?;
     let mut counter = s.alloc_zeros::<u32>(1)?;
     ctl.stream(blocks_of(pairs.len(), 1 << 20), |range| {
         let jobs = jobs_of(&pairs[range], h.runs.len())?;

@@ -19,9 +19,9 @@ use crate::gpu::staging::Staging;
 use crate::gram::control::RunControl;
 use crate::graph::Graph;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use octile_types::Kernel;
 use octile_types::sp::{
-    SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HISTOGRAM_GRAM, SP_HOP_HISTOGRAMS, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph,
-    SpHopParams, sp_hop_smem_words,
+    SP_BLOCK_THREADS, SP_GRAM_SMEM_ENTRIES, SP_HOP_MAX_CELLS, SP_HOP_MAX_NODES, SpGramParams, SpHistogram, SpHopGraph, SpHopParams, sp_hop_smem_words,
 };
 use rayon::prelude::*;
 use std::ops::Range;
@@ -175,7 +175,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         let (dev_params, descs, adj_start, adj, local_label, label_global) = (view(0), view(1), view(2), view(3), view(4), view(5));
         at("uploads");
         let smem = (sp_hop_smem_words(n_cap, cells_cap) * 4) as u32;
-        let f = dev.function_with_smem(SP_HOP_HISTOGRAMS, smem as usize)?;
+        let f = dev.function_with_smem(Kernel::SpHopHistograms, smem as usize)?;
         let cfg = LaunchConfig { grid_dim: (input.descs.len() as u32, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: smem };
         let mut b = s.launch_builder(&f);
         b.arg(&dev_params).arg(&descs).arg(&adj_start).arg(&adj).arg(&local_label).arg(&label_global).arg(&mut keys).arg(&mut counts).arg(&mut dev_runs);
@@ -217,7 +217,7 @@ pub fn matrix(
     let longest = h.host_runs[rows.clone()].iter().map(|r| r.len).max().unwrap_or(0);
     let staged = if longest <= SP_GRAM_SMEM_ENTRIES { longest.max(1) } else { 0 };
     let smem = staged * 12;
-    let f = dev.function_with_smem(SP_HISTOGRAM_GRAM, smem as usize)?;
+    let f = dev.function_with_smem(Kernel::SpHistogramGram, smem as usize)?;
     let chunk = (CHUNK_BYTES / 8 / nc).clamp(1, nr);
     let mut out = s.alloc_zeros::<f64>(chunk * nc)?;
     let mut begin = 0;

@@ -14,7 +14,8 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::graph::Graph;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use octile_types::sp::{SP_APSP_MAX_NODES, SP_BLOCK_THREADS, SP_FLOYD_WARSHALL, SpApspGraph, SpApspParams, SpGraph, sp_apsp_smem_bytes};
+use octile_types::Kernel;
+use octile_types::sp::{SP_APSP_MAX_NODES, SP_BLOCK_THREADS, SpApspGraph, SpApspParams, SpGraph, sp_apsp_smem_bytes};
 use rayon::prelude::*;
 
 /// Paths and node rows on the device.
@@ -108,7 +109,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         let (dev_apsp, start, adj, weight) = (s.clone_htod(&apsp)?, s.clone_htod(&csr.start)?, upload(s, &csr.adj, 0)?, upload(s, &csr.weight, 0.0)?);
         let mut found = s.alloc_zeros::<u32>(graphs.len())?;
         let smem = sp_apsp_smem_bytes(n_cap) as u32;
-        let f = dev.function_with_smem(SP_FLOYD_WARSHALL, smem as usize)?;
+        let f = dev.function_with_smem(Kernel::SpFloydWarshall, smem as usize)?;
         let cfg = LaunchConfig { grid_dim: (apsp.len() as u32, 1, 1), block_dim: (SP_BLOCK_THREADS, 1, 1), shared_mem_bytes: smem };
         let mut b = s.launch_builder(&f);
         b.arg(&params).arg(&dev_apsp).arg(&start).arg(&adj).arg(&weight).arg(&mut sp_s).arg(&mut sp_e).arg(&mut sp_w).arg(&mut found);

@@ -9,8 +9,9 @@ use octile_types::graphlets::launch::{GraphletParams, STATUS_WIDE};
 ///
 /// # Safety
 /// `src` and `dst` hold 16·n values; `status` the status words.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_narrow(p: GraphletParams, src: *const i64, dst: *mut i32, status: *mut u32) {
+#[unsafe(export_name = octile_types::entry_name!(GraphletNarrow))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn GraphletNarrow(p: GraphletParams, src: *const i64, dst: *mut i32, status: *mut u32) {
     let len = p.n_nodes as u64 * N_ORBITS as u64;
     let stride = grid_dim_x() as u64 * block_dim_x() as u64;
     let mut k = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;

@@ -43,7 +43,7 @@ unsafe fn degree(row_start: *const u32, k: u32) -> u32 {
 /// `from, from + step, …` below `hi` (the other sums zero).
 ///
 /// # Safety
-/// The entries are a row of the CSR of [`graphlet_pass1_light`]'s contract.
+/// The entries are a row of the CSR of [`GraphletPass1Light`]'s contract.
 #[inline(always)]
 unsafe fn neighbour_degrees(row_start: *const u32, col: *const u32, from: u32, hi: u32, step: u32) -> Partial {
     let mut q = Partial::default();
@@ -159,7 +159,7 @@ unsafe fn table_clear(keys: *mut u32, counts: *mut u32, slots: u32, from: u32, s
 }
 
 /// Pass 1 of every light node (W_i ≤ `GRAPHLET_LIGHT_WALKS`), one warp per node (nodes strided
-/// over the grid's warps); heavy nodes are appended to `heavy` for [`graphlet_pass1_heavy`].
+/// over the grid's warps); heavy nodes are appended to `heavy` for [`GraphletPass1Heavy`].
 ///
 /// # Safety
 /// Blocks of `GRAPHLET_BLOCK_THREADS` threads with `GRAPHLET_PASS1_SMEM_BYTES` of dynamic shared
@@ -167,8 +167,9 @@ unsafe fn table_clear(keys: *mut u32, counts: *mut u32, slots: u32, from: u32, s
 /// row ascending, without i and without repeats, every edge in both rows; `c3` holds row_start[n]
 /// entries, `raw` 16n, `d2d4` 2n, `heavy` n; `status` `GRAPHLET_STATUS_WORDS` words, zero except
 /// the overflow node.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(
+#[unsafe(export_name = octile_types::entry_name!(GraphletPass1Light))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn GraphletPass1Light(
     p: GraphletParams,
     row_start: *const u32,
     col: *const u32,
@@ -253,7 +254,7 @@ pub unsafe extern "ptx-kernel" fn graphlet_pass1_light(
 /// lanes; `visit(j)` per walk.
 ///
 /// # Safety
-/// Every thread of the block calls it; the CSR as in [`graphlet_pass1_light`].
+/// Every thread of the block calls it; the CSR as in [`GraphletPass1Light`].
 #[inline(always)]
 unsafe fn block_walks(row_start: *const u32, col: *const u32, i: u32, lo: u32, hi: u32, mut visit: impl FnMut(u32)) {
     let (lane, warp) = (lane_id(), warp_id());
@@ -288,13 +289,14 @@ unsafe fn block_walks(row_start: *const u32, col: *const u32, i: u32, lo: u32, h
 /// `GRAPHLET_MEDIUM_WALKS`, else in the block's own `n`-word slice of `workspace`.
 ///
 /// # Safety
-/// As [`graphlet_pass1_light`], after it (the heavy list, its count and the most 2-walks in
+/// As [`GraphletPass1Light`], after it (the heavy list, its count and the most 2-walks in
 /// `status` are its output; `STATUS_DEAL` zero); blocks of `GRAPHLET_BLOCK_THREADS` threads with
 /// `GRAPHLET_HEAVY_SMEM_BYTES` of dynamic shared memory; when the most 2-walks pass
 /// `GRAPHLET_MEDIUM_WALKS`, `p.n_workspaces` equals the grid and `workspace` holds
 /// n_workspaces·n zero words.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass1_heavy(
+#[unsafe(export_name = octile_types::entry_name!(GraphletPass1Heavy))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn GraphletPass1Heavy(
     p: GraphletParams,
     row_start: *const u32,
     col: *const u32,

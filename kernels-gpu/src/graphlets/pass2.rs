@@ -17,10 +17,11 @@ use octile_types::graphlets::{N_ORBITS, Pass2Sums, finish_pass2, raw_to_net};
 ///
 /// # Safety
 /// After both pass-1 kernels (`c3`, `d2d4` and the raw rows complete, no overflow flagged);
-/// blocks of `GRAPHLET_BLOCK_THREADS` threads; the CSR as in `graphlet_pass1_light`; `raw` and
+/// blocks of `GRAPHLET_BLOCK_THREADS` threads; the CSR as in `GraphletPass1Light`; `raw` and
 /// `net` hold 16n values, `d2d4` 2n, `c3` row_start[n].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn graphlet_pass2(
+#[unsafe(export_name = octile_types::entry_name!(GraphletPass2))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn GraphletPass2(
     p: GraphletParams,
     row_start: *const u32,
     col: *const u32,

@@ -2,7 +2,7 @@
 //! and all five CG vectors in shared memory (layout and why: `octile_types::mgk::resident`).
 //!
 //! Teams are persistent and draw pairs from a global counter, like the tile solver. Per pair:
-//! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run Jacobi-PCG in f32 with f64 reductions
+//! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run the shared Jacobi-PCG (`octile_types::pcg`) in f32 with f64 reductions
 //! until the recurrence residual reaches `RECURRENCE_SHARE`·rtol, then compute the true residual
 //! b − M·x (f32 products, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′; if the true residual misses
 //! rtol, restart CG from x with it (residual replacement, at most `MAX_REPLACEMENTS` times). The XMV
@@ -19,6 +19,7 @@ use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
 };
+use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -26,38 +27,25 @@ use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, Residen
 /// residual, at most this many times.
 const MAX_REPLACEMENTS: u32 = 2;
 
-/// The threads that solve one pair together.
-trait Crew {
-    /// This thread's index in the team.
-    fn rank(&self) -> usize;
-    /// Threads in the team.
-    fn size(&self) -> usize;
+/// A resident team (one warp, or one block): the PCG's [`Team`] with its shared-memory slice and
+/// job drawing.
+trait ResidentTeam: Team {
     /// The team's shared-memory slice.
     fn slice(&self) -> *mut u32;
-    /// Barrier of the team (orders its shared-memory accesses).
-    ///
-    /// # Safety
-    /// Every thread of the team must reach it.
-    unsafe fn sync(&self);
-    /// Sums of `a` and `b` over the team, bit-identical in every thread.
-    ///
-    /// # Safety
-    /// Every thread of the team must call it.
-    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64);
     /// The next job index (`*counter` post-incremented once per team), the same in every thread.
     ///
     /// # Safety
     /// Every thread of the team must call it; `counter` is a valid global u32.
-    unsafe fn next_job(&self, counter: *mut u32) -> u32;
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32;
 }
 
 /// One warp per pair; the warps of a block own consecutive slices of the dynamic shared memory.
-struct WarpCrew {
+struct WarpTeam {
     lane: usize,
     slice: *mut u32,
 }
 
-impl Crew for WarpCrew {
+impl Team for WarpTeam {
     #[inline(always)]
     fn rank(&self) -> usize {
         self.lane
@@ -67,16 +55,12 @@ impl Crew for WarpCrew {
         32
     }
     #[inline(always)]
-    fn slice(&self) -> *mut u32 {
-        self.slice
-    }
-    #[inline(always)]
-    unsafe fn sync(&self) {
+    unsafe fn barrier(&mut self) {
         // SAFETY: every lane reaches it (caller's contract).
         unsafe { sync_warp(FULL_MASK) }
     }
     #[inline(always)]
-    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64) {
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
         // SAFETY: every lane calls it; the barrier also orders the lanes' shared-memory writes
         // before the reads that follow the reduction.
         unsafe {
@@ -84,8 +68,15 @@ impl Crew for WarpCrew {
             warp_sum2(a, b)
         }
     }
+}
+
+impl ResidentTeam for WarpTeam {
     #[inline(always)]
-    unsafe fn next_job(&self, counter: *mut u32) -> u32 {
+    fn slice(&self) -> *mut u32 {
+        self.slice
+    }
+    #[inline(always)]
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
         // SAFETY: lane 0 alone increments the valid counter; every lane takes part in the shuffle.
         unsafe {
             let v = if self.lane == 0 { atomic_add_u32(counter, 1) } else { 0 };
@@ -96,14 +87,14 @@ impl Crew for WarpCrew {
 
 /// One block per pair (a multiple of 32 threads, at most `RESIDENT_BLOCK_THREADS`); reductions go
 /// through the header of the dynamic shared memory.
-struct BlockCrew {
+struct BlockSliceTeam {
     tid: usize,
     size: usize,
     slots: *mut f64,
     slice: *mut u32,
 }
 
-impl Crew for BlockCrew {
+impl Team for BlockSliceTeam {
     #[inline(always)]
     fn rank(&self) -> usize {
         self.tid
@@ -113,16 +104,12 @@ impl Crew for BlockCrew {
         self.size
     }
     #[inline(always)]
-    fn slice(&self) -> *mut u32 {
-        self.slice
-    }
-    #[inline(always)]
-    unsafe fn sync(&self) {
+    unsafe fn barrier(&mut self) {
         // SAFETY: every thread reaches it (caller's contract).
         unsafe { sync_threads() }
     }
     #[inline(always)]
-    unsafe fn sum2(&self, a: f64, b: f64) -> (f64, f64) {
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
         // SAFETY: every thread calls it; slots 2w, 2w + 1 (w < RESIDENT_BLOCK_WARPS) lie in the header.
         unsafe {
             let (a, b) = warp_sum2(a, b);
@@ -141,8 +128,15 @@ impl Crew for BlockCrew {
             (sa, sb)
         }
     }
+}
+
+impl ResidentTeam for BlockSliceTeam {
     #[inline(always)]
-    unsafe fn next_job(&self, counter: *mut u32) -> u32 {
+    fn slice(&self) -> *mut u32 {
+        self.slice
+    }
+    #[inline(always)]
+    unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
         // SAFETY: the broadcast slot follows the 2·WARPS f64 partials inside the header.
         unsafe {
             let slot = self.slots.add(2 * RESIDENT_BLOCK_WARPS as usize) as *mut u32;
@@ -408,12 +402,70 @@ macro_rules! rows {
     }};
 }
 
+/// M·p of one staged pair for the shared PCG: dg·p minus the XMV, by rows or, where G′ has long
+/// rows, by (row of G, piece of G′) with the shares added to ap.
+struct ResidentOperator<'a, X> {
+    xmv: &'a X,
+    dg: *const f32,
+    n1: usize,
+    n2: usize,
+}
+
+impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
+    #[inline(always)]
+    unsafe fn apply(&mut self, crew: &mut C, p: *const f32, ap: *mut f32) -> f64 {
+        let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
+        let n = n1 * n2;
+        let mut pap = 0.0f64;
+        // SAFETY: the whole team calls it (the PCG's contract); p, ap and dg hold n1·n2 values
+        // in the slice; every index below is < n.
+        unsafe {
+            let np = xmv.pieces();
+            if np > 0 {
+                // G′ has long rows: one (row of G, piece of G′) per thread, shares added to ap
+                let mut k = crew.rank();
+                while k < n {
+                    *ap.add(k) = *dg.add(k) * *p.add(k);
+                    k += crew.size();
+                }
+                crew.barrier();
+                let mut vk = crew.rank();
+                while vk < n1 * np {
+                    let i = vk / np;
+                    let (i2, share) = xmv.piece(i, vk - i * np, p);
+                    atomic_add_shared_f32(ap.add(i * n2 + i2), -share);
+                    vk += crew.size();
+                }
+                crew.barrier();
+                let mut k = crew.rank();
+                while k < n {
+                    pap += *p.add(k) as f64 * *ap.add(k) as f64;
+                    k += crew.size();
+                }
+            } else {
+                rows!(crew, n2, n, |k, i, i2| {
+                    let pk = *p.add(k);
+                    let val = *dg.add(k) * pk - xmv.row(i, i2, p);
+                    *ap.add(k) = val;
+                    pap += pk as f64 * val as f64;
+                });
+            }
+        }
+        pap
+    }
+}
+
 /// Solve one staged pair; `v` holds room for the five vectors.
+///
+/// The shared PCG runs in f32 (f64 sums) until the recurrence residual reaches
+/// `RECURRENCE_SHARE`·rtol; then the true residual b − M·x (f32 products, f64 sums) and the value;
+/// if the true residual misses rtol, PCG restarts from x with it ([`Start::Prepared`]), at most
+/// `MAX_REPLACEMENTS` times.
 ///
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
@@ -433,79 +485,17 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
             rho += dd as f64 * z as f64;
             bb += dd as f64 * dd as f64;
         });
-        let (mut rho, bb) = crew.sum2(rho, bb);
-        let tol = RECURRENCE_SHARE * prm.rtol;
-        let tol2 = tol * tol * bb;
-        let mut rr = bb;
+        // also orders the p writes before the PCG's first XMV
+        let (rho, bb) = crew.sum2(rho, bb);
+        let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
+        let mut op = ResidentOperator { xmv, dg, n1, n2 };
+        let vectors = PcgVectors { x, r, p, ap, diag: dg };
         let mut it = 0u32;
         let mut replaced = 0u32;
         loop {
-            while !(rr <= tol2) && it < prm.max_iterations {
-                // ---- ap = M p, p·ap
-                let mut pap = 0.0f64;
-                let np = xmv.pieces();
-                if np > 0 {
-                    // G′ has long rows: one (row of G, piece of G′) per thread, shares added to ap
-                    let mut k = crew.rank();
-                    while k < n {
-                        *ap.add(k) = *dg.add(k) * *p.add(k);
-                        k += crew.size();
-                    }
-                    crew.sync();
-                    let mut vk = crew.rank();
-                    while vk < n1 * np {
-                        let i = vk / np;
-                        let (i2, share) = xmv.piece(i, vk - i * np, p);
-                        atomic_add_shared_f32(ap.add(i * n2 + i2), -share);
-                        vk += crew.size();
-                    }
-                    crew.sync();
-                    let mut k = crew.rank();
-                    while k < n {
-                        pap += *p.add(k) as f64 * *ap.add(k) as f64;
-                        k += crew.size();
-                    }
-                } else {
-                    rows!(crew, n2, n, |k, i, i2| {
-                        let pk = *p.add(k);
-                        let val = *dg.add(k) * pk - xmv.row(i, i2, p);
-                        *ap.add(k) = val;
-                        pap += pk as f64 * val as f64;
-                    });
-                }
-                let (pap, _) = crew.sum2(pap, 0.0);
-                if !(pap > 0.0) {
-                    break; // breakdown: reported as non-convergence
-                }
-                let alpha = (rho / pap) as f32;
-                // ---- x += αp, r −= α·ap, ρ′ = r·z, rr = r·r
-                let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
-                let mut k = crew.rank();
-                while k < n {
-                    *x.add(k) += alpha * *p.add(k);
-                    let rk = *r.add(k) - alpha * *ap.add(k);
-                    *r.add(k) = rk;
-                    rho_new += rk as f64 * (rk / *dg.add(k)) as f64;
-                    rr_part += rk as f64 * rk as f64;
-                    k += crew.size();
-                }
-                let (rho_new, rr_new) = crew.sum2(rho_new, rr_part);
-                rr = rr_new;
-                it += 1;
-                if rr <= tol2 {
-                    break;
-                }
-                let beta = (rho_new / rho) as f32;
-                rho = rho_new;
-                // ---- p = z + βp
-                let mut k = crew.rank();
-                while k < n {
-                    *p.add(k) = *r.add(k) / *dg.add(k) + beta * *p.add(k);
-                    k += crew.size();
-                }
-                crew.sync(); // the XMV reads p entries of other threads
-            }
-            crew.sync(); // the residual reads x entries of other threads
+            let pcg_params = PcgParams { rtol: RECURRENCE_SHARE * prm.rtol, max_iterations: prm.max_iterations - it };
+            it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
+            crew.barrier(); // the residual reads x entries of other threads
             // ---- true residual b − M·x (f32 products, f64 sums) and the value; the true residual
             // also replaces r, and restarts p, for another round if it misses rtol
             let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
@@ -530,8 +520,7 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
             }
             // residual replacement: f32 rounding let the recurrence drift from b − M·x
             replaced += 1;
-            rho = crew.sum2(rz, 0.0).0;
-            rr = res2;
+            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr: res2, reference2: bb };
         }
     }
 }
@@ -543,14 +532,14 @@ unsafe fn solve_pair<C: Crew, X: Xmv>(crew: &C, prm: &ResidentParams, xmv: &X, g
 /// Called by the whole team; `counter` valid, `jobs`/`status` hold `n_jobs` entries and every
 /// job's graphs exist (host-checked).
 #[inline(always)]
-unsafe fn deal<C: Crew>(
-    crew: &C,
+unsafe fn deal<C: ResidentTeam>(
+    crew: &mut C,
     prm: &ResidentParams,
     graphs: *const ResidentGraph,
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
-    mut solve: impl FnMut(ResidentGraph, ResidentGraph) -> PairStatus,
+    mut solve: impl FnMut(&mut C, ResidentGraph, ResidentGraph) -> PairStatus,
 ) {
     loop {
         // SAFETY: whole team; valid counter (contract).
@@ -561,11 +550,11 @@ unsafe fn deal<C: Crew>(
         // SAFETY: j < n_jobs; the job's graphs exist (contract).
         unsafe {
             let job = *jobs.add(j as usize);
-            let st = solve(*graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            let st = solve(crew, *graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
             if crew.rank() == 0 {
                 *status.add(j as usize) = st;
             }
-            crew.sync(); // the next pair overwrites the slice
+            crew.barrier(); // the next pair overwrites the slice
         }
     }
 }
@@ -573,10 +562,10 @@ unsafe fn deal<C: Crew>(
 /// Every job, on the fly.
 ///
 /// # Safety
-/// The launch contract of the entries (see [`mgk_resident_warp_general`]).
+/// The launch contract of the entries (see [`MgkResidentWarpGeneral`]).
 #[inline(always)]
-unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(
-    crew: &C,
+unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
+    crew: &mut C,
     prm: &ResidentParams,
     e: &E,
     graphs: *const ResidentGraph,
@@ -589,7 +578,7 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(
     let s = crew.slice();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |d1, d2| {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, d1, d2| {
             let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
             let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
             let mut t = crew.rank();
@@ -597,7 +586,7 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(
                 *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
                 t += crew.size();
             }
-            crew.sync();
+            crew.barrier();
             let g1 = View::at(s, &d1, nzs, ns);
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
             solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32)
@@ -611,11 +600,11 @@ unsafe fn solve_all<C: Crew, E: EdgeEval, const SPLIT: bool>(
 /// both row-pointer arrays, the five vectors and the entries.
 ///
 /// # Safety
-/// The launch contract of [`mgk_resident_warp_product`].
+/// The launch contract of [`MgkResidentWarpProduct`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn solve_all_product<C: Crew>(
-    crew: &C,
+unsafe fn solve_all_product<C: ResidentTeam>(
+    crew: &mut C,
     prm: &ResidentParams,
     f: usize,
     h: f32,
@@ -629,7 +618,7 @@ unsafe fn solve_all_product<C: Crew>(
     let s = crew.slice();
     // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |d1, d2| {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, d1, d2| {
             let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
             let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
@@ -656,7 +645,7 @@ unsafe fn solve_all_product<C: Crew>(
                     }
                 }
             });
-            crew.sync();
+            crew.barrier();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
             solve_pair(crew, prm, &prod, &g1, &g2, v)
         })
@@ -668,9 +657,9 @@ unsafe fn solve_all_product<C: Crew>(
 /// # Safety
 /// The launch gives each of its warps `slice_words` words of dynamic shared memory.
 #[inline(always)]
-unsafe fn warp_crew(slice_words: u32) -> WarpCrew {
+unsafe fn warp_team(slice_words: u32) -> WarpTeam {
     // SAFETY: the warp's slice lies inside the launch's dynamic shared memory (contract).
-    WarpCrew { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * slice_words as usize) } }
+    WarpTeam { lane: lane_id() as usize, slice: unsafe { (dynamic_smem() as *mut u32).add(warp_id() as usize * slice_words as usize) } }
 }
 
 /// This thread's block team: the reduction header, then the slice.
@@ -678,10 +667,10 @@ unsafe fn warp_crew(slice_words: u32) -> WarpCrew {
 /// # Safety
 /// The launch gives the block `RESIDENT_BLOCK_HEADER_BYTES` + its slice of dynamic shared memory.
 #[inline(always)]
-unsafe fn block_crew() -> BlockCrew {
+unsafe fn block_team() -> BlockSliceTeam {
     let base = dynamic_smem();
     // SAFETY: header then slice inside the launch's dynamic shared memory (contract).
-    BlockCrew {
+    BlockSliceTeam {
         tid: thread_idx_x() as usize,
         size: block_dim_x() as usize,
         slots: base as *mut f64,
@@ -693,11 +682,12 @@ unsafe fn block_crew() -> BlockCrew {
 /// `EdgeShape::of`) and every edge weight of both graphs 1.
 ///
 /// # Safety
-/// As [`mgk_resident_warp_general`], with `product_slice_words(..)` ≤ `params.slice_words` and
+/// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words` and
 /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
 /// weights would be ignored).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(
+#[unsafe(export_name = octile_types::entry_name!(MgkResidentWarpProduct))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn MgkResidentWarpProduct(
     params: *const ResidentParams,
     graphs: *const ResidentGraph,
     words: *const u32,
@@ -709,17 +699,18 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_warp_product(
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];
     // SAFETY: forwarded launch contract (slices, then the solve's).
-    unsafe { solve_all_product(&warp_crew(p.slice_words), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+    unsafe { solve_all_product(&mut warp_team(p.slice_words), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
-/// Resident solver in product form, one block per pair (as [`mgk_resident_warp_product`]; for
+/// Resident solver in product form, one block per pair (as [`MgkResidentWarpProduct`]; for
 /// pairs whose slice leaves room for few pairs per SM, so that more warps share the work).
 ///
 /// # Safety
-/// As [`mgk_resident_warp_product`], but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
+/// As [`MgkResidentWarpProduct`], but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
 /// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(
+#[unsafe(export_name = octile_types::entry_name!(MgkResidentBlockProduct))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn MgkResidentBlockProduct(
     params: *const ResidentParams,
     graphs: *const ResidentGraph,
     words: *const u32,
@@ -731,7 +722,7 @@ pub unsafe extern "ptx-kernel" fn mgk_resident_block_product(
     let p: &ResidentParams = unsafe { &*params };
     let term = &p.edge_kernel.terms[0];
     // SAFETY: forwarded launch contract (header and slice, then the solve's).
-    unsafe { solve_all_product(&block_crew(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+    unsafe { solve_all_product(&mut block_team(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.
@@ -744,56 +735,59 @@ macro_rules! resident_entries {
         /// bytes of dynamic shared memory; `graphs`/`words` in the resident layout with every run
         /// inside `words`; every job's graphs exist and its `slice_words(..)` ≤ `params.slice_words`;
         /// `status` holds `n_jobs` entries; `*counter == 0`.
-        #[unsafe(no_mangle)]
+        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $warp(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: `params` points at one ResidentParams in global memory (read through the
             // pointer: a by-value struct parameter would be copied to each thread's stack).
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (slices, then the solve's).
-            unsafe { solve_all::<_, _, false>(&warp_crew($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<_, _, false>(&mut warp_team($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$bdoc])*
         ///
         /// # Safety
         /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads and
         /// `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
-        #[unsafe(no_mangle)]
+        #[unsafe(export_name = octile_types::entry_name!($block))]
+        #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $block(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<_, _, false>(&block_crew(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<_, _, false>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$sdoc])*
         ///
         /// # Safety
         /// As the block entry; the second graph's pieces (`PIECE_NONZEROS`) are read where it has any.
-        #[unsafe(no_mangle)]
+        #[unsafe(export_name = octile_types::entry_name!($split))]
+        #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $split(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<_, _, true>(&block_crew(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<_, _, true>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
     };
 }
 
 resident_entries!(
     /// Resident solver, one warp per pair, any κe.
-    mgk_resident_warp_general,
+    MgkResidentWarpGeneral,
     /// Resident solver, one block per pair, any κe.
-    mgk_resident_block_general,
+    MgkResidentBlockGeneral,
     /// Resident solver, one block per pair, any κe, long rows of G′ split into pieces.
-    mgk_resident_block_general_split,
+    MgkResidentBlockGeneralSplit,
     |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
 );
 resident_entries!(
     /// Resident solver, one warp per pair, κe one square exponential (host: `EdgeShape::of`).
-    mgk_resident_warp_sqexp,
+    MgkResidentWarpSqexp,
     /// Resident solver, one block per pair, κe one square exponential.
-    mgk_resident_block_sqexp,
+    MgkResidentBlockSqexp,
     /// Resident solver, one block per pair, one square exponential, long rows of G′ split into pieces.
-    mgk_resident_block_sqexp_split,
+    MgkResidentBlockSqexpSplit,
     // exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²)
     |params| {
         let c2 = (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
@@ -802,11 +796,11 @@ resident_entries!(
 );
 resident_entries!(
     /// Resident solver, one warp per pair, κe one Kronecker delta (host: `EdgeShape::of`).
-    mgk_resident_warp_kdelta,
+    MgkResidentWarpKdelta,
     /// Resident solver, one block per pair, κe one Kronecker delta.
-    mgk_resident_block_kdelta,
+    MgkResidentBlockKdelta,
     /// Resident solver, one block per pair, one Kronecker delta, long rows of G′ split into pieces.
-    mgk_resident_block_kdelta_split,
+    MgkResidentBlockKdeltaSplit,
     |params| {
         let h = params.edge_kernel.terms[0].param as f32;
         OneTerm { f: params.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } }

@@ -19,10 +19,11 @@
 //! (ℓ/8 + 4, ℓ%8) of the 64-row block), in registers, without atomics.
 use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
 use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
-use crate::mgk::team::{BlockTeam, GridTeam, Team};
+use crate::mgk::team::{BlockTeam, GridTeam, TileTeam};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::mgk::primitives::{row_pair, row_pair_with, rows_pair_with};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, tiled_coords};
+use octile_types::pcg::{Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
 /// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
@@ -40,12 +41,6 @@ struct Inputs<T> {
 struct Graph {
     desc: GraphDesc,
 }
-
-/// Inner CG of the mixed-precision path stops at this relative residual; the f64 refinement
-/// step then restores full accuracy.
-const INNER_RTOL: f64 = 1e-5;
-/// Most refinement steps of the mixed-precision path.
-const MAX_REFINE: u32 = 40;
 
 /// Solve every job, pulling job indices from `job_counter`.
 ///
@@ -66,7 +61,7 @@ const MAX_REFINE: u32 = 40;
 /// job's `scratch_offset`, disjoint between jobs; `*job_counter == 0` at launch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn solve_all<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+unsafe fn solve_all<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -129,11 +124,11 @@ fn pair_dims(g1: &Graph, g2: &Graph) -> (usize, usize, usize, usize) {
 
 /// K = Σ p_i p'_i' x_ii' over the valid entries of the tiled x (summed over the block).
 #[inline(always)]
-unsafe fn kernel_value<T: Real, X: Real, Tm: Team>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
+unsafe fn kernel_value<T: Real, X: Real, Tm: TileTeam>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     let mut k = 0.0f64;
-    let mut idx = team.thread();
+    let mut idx = team.rank();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         if i < n && ip < m {
@@ -143,103 +138,73 @@ unsafe fn kernel_value<T: Real, X: Real, Tm: Team>(team: &mut Tm, params: &MgkPa
                 k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
             }
         }
-        idx += team.threads();
+        idx += team.size();
     }
     // SAFETY: the whole team calls it.
     unsafe { team.sum2(k, 0.0).0 }
 }
 
-/// Jacobi-preconditioned CG on M·x = r₀ in precision T, starting from x = 0. On entry `r` holds
-/// r₀, `x` zeros and `diag` the diagonal of M; returns (iterations, ‖r‖², ‖r₀‖², converged).
-///
-/// # Safety
-/// Called by the whole block; the five vectors are this pair's, `len` long.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
-    team: &mut Tm,
-    params: &MgkParams,
-    inputs: &Inputs<T>,
-    g1: &Graph,
-    g2: &Graph,
-    v: [*mut T; 5],
-    rtol: f64,
-    max_iterations: u32,
-) -> (u32, f64, f64, bool) {
-    let [x, r, p, ap, diag] = v;
-    let (_, _, _, len) = pair_dims(g1, g2);
-    let tid = team.thread();
-    let nthreads = team.threads();
-    let (mut rho, mut r0) = (0.0f64, 0.0f64);
-    let mut idx = tid;
-    while idx < len {
-        // SAFETY: idx < len.
+/// M·p of one pair (the tile-pair XMV plus the diagonal), for the shared PCG.
+struct TileOperator<'a, T, const SPARSE: bool, const BLOCKED: bool> {
+    params: &'a MgkParams,
+    inputs: &'a Inputs<T>,
+    g1: &'a Graph,
+    g2: &'a Graph,
+    diag: *const T,
+}
+
+impl<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Operator<T, Tm> for TileOperator<'_, T, SPARSE, BLOCKED> {
+    #[inline(always)]
+    unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64 {
+        let diag = self.diag;
+        // SAFETY: the whole team calls it (the PCG's contract); p, ap and diag are this pair's
+        // padded vectors, and every output entry o lies inside them.
         unsafe {
-            let ri = *r.add(idx);
-            let zi = ri / *diag.add(idx);
-            *p.add(idx) = zi;
-            rho += ri.to_f64() * zi.to_f64();
-            r0 += ri.to_f64() * ri.to_f64();
-        }
-        idx += nthreads;
-    }
-    // SAFETY: the whole team calls it (also orders the p writes before the XMV reads them).
-    let (rho0, r0) = unsafe { team.sum2(rho, r0) };
-    let mut rho = rho0;
-    let tol2 = rtol * rtol * r0;
-    let mut rr = r0;
-    let mut iterations = 0u32;
-    let mut converged = rr <= tol2;
-    while !converged && iterations < max_iterations {
-        // ---- ap = M p, and p·ap
-        // SAFETY: the whole block calls it; p/diag/ap are this pair's vectors.
-        let pap_part = unsafe {
-            xmv::<T, _, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, p, |o, pv, acc| {
+            xmv::<T, _, Tm, SPARSE, BLOCKED>(team, self.params, self.inputs, self.g1, self.g2, p, |o, pv, acc| {
                 let v = *diag.add(o) * pv - acc;
                 *ap.add(o) = v;
                 pv.to_f64() * v.to_f64()
             })
-        };
-        let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
-        if !(pap > 0.0) {
-            break; // breakdown (cannot happen for SPD M and p ≠ 0): report non-convergence
         }
-        let alpha_t = T::from_f64(rho / pap);
-        // ---- x += αp, r -= α·ap, z = r / diag, ρ' = r·z, rr = r·r
-        let (mut rho_new, mut rr_part) = (0.0f64, 0.0f64);
-        let mut idx = tid;
-        while idx < len {
-            // SAFETY: idx < len.
-            unsafe {
-                *x.add(idx) += alpha_t * *p.add(idx);
-                let ri = *r.add(idx) - alpha_t * *ap.add(idx);
-                *r.add(idx) = ri;
-                let zi = ri / *diag.add(idx);
-                rho_new += ri.to_f64() * zi.to_f64();
-                rr_part += ri.to_f64() * ri.to_f64();
-            }
-            idx += nthreads;
-        }
-        let (rho_new, rr_new) = unsafe { team.sum2(rho_new, rr_part) };
-        rr = rr_new;
-        iterations += 1;
-        if rr <= tol2 {
-            converged = true;
-            break;
-        }
-        let beta_t = T::from_f64(rho_new / rho);
-        rho = rho_new;
-        // ---- p = z + βp
-        let mut idx = tid;
-        while idx < len {
-            // SAFETY: idx < len.
-            unsafe { *p.add(idx) = *r.add(idx) / *diag.add(idx) + beta_t * *p.add(idx) };
-            idx += nthreads;
-        }
-        // SAFETY: the whole team reaches it; the XMV reads p written by other threads.
-        unsafe { team.barrier() };
     }
-    (iterations, rr, r0, converged)
+}
+
+/// The refinement's true residual r64 = b − M·x64, in f64 from the f64 graph data.
+struct TileResidual<'a, const SPARSE: bool, const BLOCKED: bool> {
+    params: &'a MgkParams,
+    inputs64: &'a Inputs<f64>,
+    g1: &'a Graph,
+    g2: &'a Graph,
+}
+
+impl<Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Residual<Tm> for TileResidual<'_, SPARSE, BLOCKED> {
+    #[inline(always)]
+    unsafe fn residual(&mut self, team: &mut Tm, x64: *const f64, r64: *mut f64) -> f64 {
+        let (params, inputs64, g1, g2) = (self.params, self.inputs64, self.g1, self.g2);
+        let (n, m, mt, _) = pair_dims(g1, g2);
+        let stride = params.node_stride as usize;
+        // SAFETY: the whole team calls it; x64 and r64 are this pair's padded vectors.
+        unsafe {
+            xmv::<f64, _, Tm, SPARSE, BLOCKED>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
+                let (i, ip) = tiled_coords(o, mt);
+                let res = if i < n && ip < m {
+                    let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
+                    b - (dg * xv - acc)
+                } else {
+                    0.0
+                };
+                *r64.add(o) = res;
+                res * res
+            })
+        }
+    }
+}
+
+/// The pair's status from the PCG's outcome and the value.
+#[inline(always)]
+fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
+    let info = info_of(outcome);
+    PairStatus { value, residual: info.relative_residual(), iterations: info.iterations, converged: outcome.is_ok() as u32 }
 }
 
 /// The f64 path: PCG on M x = D×·1 directly.
@@ -247,7 +212,7 @@ unsafe fn pcg<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+unsafe fn solve_direct<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -258,9 +223,8 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: boo
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     // SAFETY: five len-long vectors inside this pair's scratch.
-    let v = unsafe { [base, base.add(len), base.add(2 * len), base.add(3 * len), base.add(4 * len)] };
-    let [x, r, _, _, diag] = v;
-    let mut idx = team.thread();
+    let (x, r, p, ap, diag) = unsafe { (base, base.add(len), base.add(2 * len), base.add(3 * len), base.add(4 * len)) };
+    let mut idx = team.rank();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         let (dg, b) = if i < n && ip < m {
@@ -275,12 +239,14 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: boo
             *x.add(idx) = T::ZERO;
             *r.add(idx) = b;
         }
-        idx += team.threads();
+        idx += team.size();
     }
-    // SAFETY: whole block; each thread reads back only its own entries before pcg's barrier.
-    let (iterations, rr, bb, converged) = unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, params.rtol, params.max_iterations) };
+    let mut op = TileOperator::<T, SPARSE, BLOCKED> { params, inputs, g1, g2, diag };
+    let pcg_params = PcgParams { rtol: params.rtol, max_iterations: params.max_iterations };
+    // SAFETY: whole team; each thread reads back only its own entries before the PCG's first reduction.
+    let outcome = unsafe { pcg(team, &mut op, PcgVectors { x, r, p, ap, diag }, len, pcg_params, Start::Residual) };
     let value = unsafe { kernel_value(team, params, inputs, g1, g2, x) };
-    PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr / bb) } else { 0.0 }, iterations, converged: converged as u32 }
+    status_of(&outcome, value)
 }
 
 /// The mixed-precision path (T = f32): iterative refinement, residuals in f64.
@@ -288,7 +254,7 @@ unsafe fn solve_direct<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: boo
 /// # Safety
 /// See [`solve_all`].
 #[inline(always)]
-unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+unsafe fn solve_refined<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -299,15 +265,12 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bo
 ) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
-    let tid = team.thread();
-    let nthreads = team.threads();
     // SAFETY: 2·len f64 then 5·len T (T = f32: 2.5·len f64) inside the pair's 5·len f64 scratch.
     let (x64, r64) = unsafe { (base, base.add(len)) };
     let inner = unsafe { base.add(2 * len) } as *mut T;
-    let v = unsafe { [inner, inner.add(len), inner.add(2 * len), inner.add(3 * len), inner.add(4 * len)] };
-    let [x, r, _, _, diag] = v;
+    let (x, r, p, ap, diag) = unsafe { (inner, inner.add(len), inner.add(2 * len), inner.add(3 * len), inner.add(4 * len)) };
     let mut bb = 0.0f64;
-    let mut idx = tid;
+    let mut idx = team.rank();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         let (dg, b) = if i < n && ip < m {
@@ -323,63 +286,21 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bo
             *r64.add(idx) = b;
         }
         bb += b * b;
-        idx += nthreads;
+        idx += team.size();
     }
+    // SAFETY: the whole team calls it.
     let (bb, _) = unsafe { team.sum2(bb, 0.0) };
-    let tol2 = params.rtol * params.rtol * bb;
-    let mut rr64 = bb;
-    let mut iterations = 0u32;
-    let mut refinements = 0u32;
-    let mut converged = rr64 <= tol2;
-    while !converged && iterations < params.max_iterations && refinements < MAX_REFINE {
-        // ---- inner solve M c = r64 in T
-        let mut idx = tid;
-        while idx < len {
-            // SAFETY: idx < len; each thread touches only its own entries here.
-            unsafe {
-                *r.add(idx) = T::from_f64(*r64.add(idx));
-                *x.add(idx) = T::ZERO;
-            }
-            idx += nthreads;
-        }
-        let (it, _, _, _) =
-            unsafe { pcg::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, v, INNER_RTOL.max(params.rtol), params.max_iterations - iterations) };
-        iterations += it;
-        refinements += 1;
-        // ---- x64 += c, then r64 = b − M·x64 in f64 from the f64 graph data
-        let mut idx = tid;
-        while idx < len {
-            // SAFETY: idx < len.
-            unsafe { *x64.add(idx) += (*x.add(idx)).to_f64() };
-            idx += nthreads;
-        }
-        // SAFETY: the whole team reaches it; the XMV reads x64 written by other threads.
-        unsafe { team.barrier() };
-        let rr_part = unsafe {
-            xmv::<f64, _, Tm, SPARSE, BLOCKED>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
-                let (i, ip) = tiled_coords(o, mt);
-                let res = if i < n && ip < m {
-                    let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
-                    b - (dg * xv - acc)
-                } else {
-                    0.0
-                };
-                *r64.add(o) = res;
-                res * res
-            })
-        };
-        rr64 = unsafe { team.sum2(rr_part, 0.0).0 };
-        converged = rr64 <= tol2;
-        if it == 0 {
-            break; // no inner progress possible
-        }
-    }
+    let mut op = TileOperator::<T, SPARSE, BLOCKED> { params, inputs, g1, g2, diag };
+    let mut res = TileResidual::<SPARSE, BLOCKED> { params, inputs64, g1, g2 };
+    let pcg_params = PcgParams { rtol: params.rtol, max_iterations: params.max_iterations };
+    // SAFETY: whole team; this pair's vectors, x64 = 0 and r64 = b set above.
+    let outcome = unsafe { pcg_refined(team, &mut op, &mut res, PcgVectors { x, r, p, ap, diag }, x64, r64, len, pcg_params, bb) };
     let value = unsafe { kernel_value(team, params, inputs64, g1, g2, x64) };
-    PairStatus { value, residual: if bb > 0.0 { libm::sqrt(rr64 / bb) } else { 0.0 }, iterations, converged: converged as u32 }
+    status_of(&outcome, value)
 }
 
 /// The product M·p for one pair, block (I, I') by block: for every output entry o the warp that
-/// drew its block (`Team::deal`) calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
+/// drew its block (`TileTeam::deal`) calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
 /// off-diagonal part); `finish` applies the diagonal, stores, and returns this entry's share of a
 /// reduction, whose per-thread sum is returned.
 ///
@@ -387,7 +308,7 @@ unsafe fn solve_refined<T: Real, Tm: Team, const SPARSE: bool, const BLOCKED: bo
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: bool, const BLOCKED: bool>(
+unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
@@ -495,7 +416,7 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: Team, const SPARSE: boo
     red
 }
 
-/// Defines one `#[no_mangle]` entry point over [`solve_all`] per precision and variant: one block
+/// Defines one entry point (named by its `octile_types::entries` id) over [`solve_all`] per precision and variant: one block
 /// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
 /// `team_sync` argument, one zeroed [`TeamSync`] per team). Both arms expand the one `@entry` arm,
 /// which owns the argument list every solver entry shares (the host pushes it in this order:
@@ -523,8 +444,8 @@ macro_rules! mgk_entry {
     };
     (@entry $(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr, $params:ident, [$($extra:ident: $extra_ty:ty),*], $team:expr) => {
         $(#[$doc])*
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
+        #[unsafe(export_name = octile_types::entry_name!($name))]
+        #[allow(clippy::too_many_arguments, non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $name(
             $params: MgkParams,
             graphs: *const GraphDesc,
@@ -550,14 +471,14 @@ macro_rules! mgk_entry {
 
 mgk_entry!(
     /// `f32` entry point, adaptive primitives (mixed precision: f32 inner PCG, f64 refinement from `*_data64`).
-    mgk_solve_f32,
+    MgkSolveF32,
     f32,
     false,
     false
 );
 mgk_entry!(
     /// `f64` entry point, adaptive primitives (`*_data64` are the same arrays as `*_data`).
-    mgk_solve_f64,
+    MgkSolveF64,
     f64,
     false,
     false
@@ -566,27 +487,27 @@ mgk_entry!(
     /// `f32` entry point, sparse × sparse only, compact storage only: what the adaptive map picks
     /// for every tile pair of sets whose tiles are all sparse enough (the host decides), without the
     /// switch's cost (measured: 0.72–0.9× on NWS, BA, ChEMBL with the switch compiled in).
-    mgk_solve_sparse_f32,
+    MgkSolveSparseF32,
     f32,
     true,
     false
 );
 mgk_entry!(
     /// `f64` entry point, sparse × sparse only, compact storage only.
-    mgk_solve_sparse_f64,
+    MgkSolveSparseF64,
     f64,
     true,
     false
 );
 mgk_entry!(
     /// `f32` team entry point: several blocks per pair (pairs of large graphs), adaptive primitives.
-    team mgk_solve_team_f32,
+    team MgkSolveTeamF32,
     f32,
     false
 );
 mgk_entry!(
     /// `f64` team entry point: several blocks per pair, adaptive primitives.
-    team mgk_solve_team_f64,
+    team MgkSolveTeamF64,
     f64,
     false
 );
@@ -594,27 +515,27 @@ mgk_entry!(
     /// `f32` entry point, adaptive primitives with the tiling-blocking walks for D and R
     /// (`octile_types::mgk::blocked`: B's row and κe's gathered features in registers); opt-in
     /// (`dense_walk = "blocked"`), launched only when `params.dense_kernel.usable`.
-    mgk_solve_blocked_f32,
+    MgkSolveBlockedF32,
     f32,
     false,
     true
 );
 mgk_entry!(
     /// `f64` entry point, adaptive primitives with the tiling-blocking walks for D and R.
-    mgk_solve_blocked_f64,
+    MgkSolveBlockedF64,
     f64,
     false,
     true
 );
 mgk_entry!(
     /// `f32` team entry point with the tiling-blocking walks for D and R.
-    team mgk_solve_team_blocked_f32,
+    team MgkSolveTeamBlockedF32,
     f32,
     true
 );
 mgk_entry!(
     /// `f64` team entry point with the tiling-blocking walks for D and R.
-    team mgk_solve_team_blocked_f64,
+    team MgkSolveTeamBlockedF64,
     f64,
     true
 );

@@ -1,9 +1,11 @@
 //! Who solves one pair: a single block ([`BlockTeam`], the default) or a team of blocks
 //! ([`GridTeam`], for pairs of large graphs that one block would take seconds on).
 //!
-//! The solver body is written once against [`Team`]: its loops stride over the team's threads, the
-//! XMV's output blocks are dealt over the team's warps dynamically ([`Deal`]: a warp draws its next
-//! block from a counter), and its dot products and barriers are the team's. For `BlockTeam` every method is the block-level primitive it always was (a constant
+//! The solver body is written once against [`TileTeam`]: the PCG's [`Team`] (`octile_types::pcg`,
+//! which the CPU and the resident solver share) plus job drawing and dealing. Its loops stride over
+//! the team's threads, the XMV's output blocks are dealt over the team's warps dynamically
+//! ([`Deal`]: a warp draws its next block from a counter), and its dot products and barriers are
+//! the team's. For `BlockTeam` every method is the block-level primitive it always was (a constant
 //! stride, `bar.sync`, the shared-memory reduction), so the one-block entries compile as before.
 //!
 //! ```text
@@ -25,30 +27,17 @@ use crate::reduce::{block_broadcast_u32, block_sum2};
 use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
 use octile_types::TeamSync;
 use octile_types::mgk::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
+pub use octile_types::pcg::Team;
 
-/// The threads that solve one pair together.
-pub trait Team {
-    /// This thread's rank in the team.
-    fn thread(&self) -> usize;
-    /// Threads in the team.
-    fn threads(&self) -> usize;
+/// A GPU team of the tile solver (one block, or a team of blocks): the PCG's [`Team`] that also
+/// draws jobs and deals the XMV's output blocks over its warps.
+pub trait TileTeam: Team {
     /// This warp's rank in the team.
     fn warp(&self) -> usize;
     /// Warps in the team.
     fn warps(&self) -> usize;
     /// Whether this is the thread that writes the team's results (thread 0 of the team's first block).
     fn leader(&self) -> bool;
-    /// Sums of `a` and of `b` over the team, returned to every thread (bit-identical in all of them).
-    ///
-    /// # Safety
-    /// Every thread of the team must call it (it contains barriers).
-    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64);
-    /// Team-wide barrier: global and shared memory writes before it are visible to every thread
-    /// of the team after it.
-    ///
-    /// # Safety
-    /// Every thread of the team must call it.
-    unsafe fn barrier(&mut self);
     /// The next job index, drawn from `counter` once per team and returned to every thread.
     ///
     /// # Safety
@@ -61,7 +50,7 @@ pub trait Team {
     /// # Safety
     /// All lanes of the warp call it together; a warp stops drawing after its first value ≥ the
     /// block count, and every warp of the team draws until then before anyone calls
-    /// [`Team::end_deal`] (the XMV is followed by a team reduction, a barrier, in the solver).
+    /// [`TileTeam::end_deal`] (the XMV is followed by a team reduction, a barrier, in the solver).
     unsafe fn deal(&mut self) -> u32;
     /// Close the current XMV's dealing of `blocks` output blocks (every thread of the team calls
     /// it with the same value, after every warp's last draw of this XMV).
@@ -126,13 +115,26 @@ impl BlockTeam {
 
 impl Team for BlockTeam {
     #[inline(always)]
-    fn thread(&self) -> usize {
+    fn rank(&self) -> usize {
         thread_idx_x() as usize
     }
     #[inline(always)]
-    fn threads(&self) -> usize {
+    fn size(&self) -> usize {
         SOLVER_BLOCK_THREADS as usize
     }
+    #[inline(always)]
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
+        // SAFETY: forwarded (the team is the block).
+        unsafe { block_sum2(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {
+        // SAFETY: forwarded.
+        unsafe { sync_threads() }
+    }
+}
+
+impl TileTeam for BlockTeam {
     #[inline(always)]
     fn warp(&self) -> usize {
         warp_id() as usize
@@ -144,16 +146,6 @@ impl Team for BlockTeam {
     #[inline(always)]
     fn leader(&self) -> bool {
         thread_idx_x() == 0
-    }
-    #[inline(always)]
-    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
-        // SAFETY: forwarded (the team is the block).
-        unsafe { block_sum2(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn barrier(&mut self) {
-        // SAFETY: forwarded.
-        unsafe { sync_threads() }
     }
     #[inline(always)]
     unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
@@ -199,24 +191,12 @@ impl GridTeam {
 
 impl Team for GridTeam {
     #[inline(always)]
-    fn thread(&self) -> usize {
+    fn rank(&self) -> usize {
         (self.rank * SOLVER_BLOCK_THREADS + thread_idx_x()) as usize
     }
     #[inline(always)]
-    fn threads(&self) -> usize {
+    fn size(&self) -> usize {
         (self.blocks * SOLVER_BLOCK_THREADS) as usize
-    }
-    #[inline(always)]
-    fn warp(&self) -> usize {
-        (self.rank * SOLVER_WARPS + warp_id()) as usize
-    }
-    #[inline(always)]
-    fn warps(&self) -> usize {
-        (self.blocks * SOLVER_WARPS) as usize
-    }
-    #[inline(always)]
-    fn leader(&self) -> bool {
-        self.rank == 0 && thread_idx_x() == 0
     }
     #[inline(always)]
     unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
@@ -266,6 +246,21 @@ impl Team for GridTeam {
             }
             sync_threads();
         }
+    }
+}
+
+impl TileTeam for GridTeam {
+    #[inline(always)]
+    fn warp(&self) -> usize {
+        (self.rank * SOLVER_WARPS + warp_id()) as usize
+    }
+    #[inline(always)]
+    fn warps(&self) -> usize {
+        (self.blocks * SOLVER_WARPS) as usize
+    }
+    #[inline(always)]
+    fn leader(&self) -> bool {
+        self.rank == 0 && thread_idx_x() == 0
     }
     #[inline(always)]
     unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {

@@ -65,14 +65,15 @@ unsafe fn bench<T: Real>(params: &TileBenchParams, octiles: *const Octile, edge_
     }
 }
 
-/// Defines one `#[no_mangle]` entry point per precision over [`bench`].
+/// Defines one entry point (named by its `octile_types::entries` id) per precision over [`bench`].
 macro_rules! bench_entry {
     ($(#[$doc:meta])* $name:ident, $t:ty) => {
         $(#[$doc])*
         ///
         /// # Safety
         /// See [`bench`].
-        #[unsafe(no_mangle)]
+        #[unsafe(export_name = octile_types::entry_name!($name))]
+        #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $name(params: TileBenchParams, octiles: *const Octile, edge_data: *const $t, pblocks: *const $t, out: *mut $t) {
             // SAFETY: forwarded to the launcher's contract.
             unsafe { bench::<$t>(&params, octiles, edge_data, pblocks, out) }
@@ -82,11 +83,11 @@ macro_rules! bench_entry {
 
 bench_entry!(
     /// `f32` tile-pair primitive kernel.
-    tile_bench_f32,
+    TileBenchF32,
     f32
 );
 bench_entry!(
     /// `f64` tile-pair primitive kernel.
-    tile_bench_f64,
+    TileBenchF64,
     f64
 );

@@ -17,8 +17,9 @@ use octile_types::sp::{SP_BLOCK_THREADS, SpApspGraph, SpApspParams};
 /// `n_nodes ≤ n_cap`, its `n_nodes + 1` row starts inside `adj_start`, its neighbours (local ids
 /// `< n_nodes`, no self-loops) and their lengths (finite, > 0) inside `adj`/`adj_w`, room for
 /// `n_paths` paths from `path_offset` in `sp_s`/`sp_e`/`sp_w`, and its `graph` slot in `found`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_floyd_warshall(
+#[unsafe(export_name = octile_types::entry_name!(SpFloydWarshall))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SpFloydWarshall(
     params: *const SpApspParams,
     graphs: *const SpApspGraph,
     adj_start: *const u32,

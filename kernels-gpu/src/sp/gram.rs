@@ -16,14 +16,9 @@ use octile_types::sp::{SP_BLOCK_THREADS, SpGramParams, SpHistogram};
 /// with `staged`·12 bytes of dynamic shared memory, and `staged` ≥ every row list's length when it
 /// is not 0; runs `row_graph0 + row_begin ..` (`n_rows`) and `col_graph0 ..` (`n_cols`) exist and
 /// lie inside `keys`/`counts` with ascending keys; `out` holds `n_rows × n_cols` values.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_histogram_gram(
-    params: *const SpGramParams,
-    runs: *const SpHistogram,
-    keys: *const u64,
-    counts: *const u32,
-    out: *mut f64,
-) {
+#[unsafe(export_name = octile_types::entry_name!(SpHistogramGram))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SpHistogramGram(params: *const SpGramParams, runs: *const SpHistogram, keys: *const u64, counts: *const u32, out: *mut f64) {
     // SAFETY: contract above.
     unsafe {
         let p = &*params;

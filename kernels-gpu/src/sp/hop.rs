@@ -19,8 +19,9 @@ use octile_types::sp::{SP_BLOCK_THREADS, SpHistogram, SpHopGraph, SpHopParams, s
 /// `< n_nodes`, no self-loops) and local labels (`< ℓ`) inside the arrays, `ℓ` ascending global
 /// labels `< n_labels` at `label_offset`, room for min(ℓ²·n, n(n−1)) entries at `list_offset` in
 /// `keys`/`counts`, and its `graph` index inside `runs`; `n_nodes ≤ n_lengths`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_hop_histograms(
+#[unsafe(export_name = octile_types::entry_name!(SpHopHistograms))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SpHopHistograms(
     params: *const SpHopParams,
     graphs: *const SpHopGraph,
     adj_start: *const u32,

@@ -24,8 +24,9 @@ use octile_types::sp::{SP_BLOCK_THREADS, SP_TABLE_ENTRIES, SpGraph, SpHistogram,
 /// `params` points at one SpParams in global memory; launched with `SP_BLOCK_THREADS` threads and
 /// `SP_TABLE_ENTRIES`·8 bytes of dynamic shared memory; every job's graphs exist and their path and
 /// node runs lie inside `sp_s`/`sp_e`/`sp_w` and `nodes`; `out` holds `n_jobs` values; `*counter == 0`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_general_f64(
+#[unsafe(export_name = octile_types::entry_name!(SpGeneralF64))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SpGeneralF64(
     params: *const SpParams,
     graphs: *const SpGraph,
     sp_s: *const u32,
@@ -96,8 +97,9 @@ pub unsafe extern "ptx-kernel" fn sp_general_f64(
 /// # Safety
 /// `params` points at one SpParams in global memory (only `n_jobs` is read); every job's runs lie
 /// inside `keys`/`counts`; `out` holds `n_jobs` values; `*counter == 0`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sp_histogram_dot(
+#[unsafe(export_name = octile_types::entry_name!(SpHistogramDot))]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn SpHistogramDot(
     params: *const SpParams,
     runs: *const SpHistogram,
     keys: *const u64,

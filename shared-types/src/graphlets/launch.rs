@@ -62,15 +62,6 @@ pub const STATUS_MAX_WALKS: usize = 4;
 /// Status slot: nonzero when a count does not fit `i32` (the download then stays `i64`).
 pub const STATUS_WIDE: usize = 5;
 
-/// Pass 1, light nodes (one warp per node).
-pub const GRAPHLET_PASS1_LIGHT: &str = "graphlet_pass1_light";
-/// Pass 1, heavy nodes (one block per node, dense workspace).
-pub const GRAPHLET_PASS1_HEAVY: &str = "graphlet_pass1_heavy";
-/// Pass 2 (one warp per node) and the net frequencies.
-pub const GRAPHLET_PASS2: &str = "graphlet_pass2";
-/// The counts narrowed to i32 for the download.
-pub const GRAPHLET_NARROW: &str = "graphlet_narrow";
-
 /// The launch parameters of all three kernels.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -106,16 +106,6 @@ pub const SP_BLOCK_THREADS: u32 = crate::names::BLOCK_WARPS * 32;
 /// κv entries a general-path block tables in dynamic shared memory (n·n′ up to this: 32 KiB of f64).
 pub const SP_TABLE_ENTRIES: usize = 4096;
 
-/// Entry: the all-pairs-of-paths sum for a list of graph pairs, f64.
-pub const SP_GENERAL_F64: &str = "sp_general_f64";
-/// Entry: the histogram dot products (delta kernels everywhere) for a list of graph pairs.
-pub const SP_HISTOGRAM_DOT: &str = "sp_histogram_dot";
-
-/// Entry: every (unit-weight, small) graph's histogram from its hop counts, on the GPU.
-pub const SP_HOP_HISTOGRAMS: &str = "sp_hop_histograms";
-/// Entry: the histogram Gram matrix, rows × columns of whole lists, written row-major.
-pub const SP_HISTOGRAM_GRAM: &str = "sp_histogram_gram";
-
 /// A histogram key: the triple (label of u, label of v, length) numbered lexicographically, so
 /// sorting keys sorts triples. Labels are dataset-wide ids `< n_labels`, lengths ids `< n_lengths`
 /// (hop counts themselves on unit-weight sets); callers check [`sp_keys_fit`] first.
@@ -214,9 +204,6 @@ pub struct SpGramParams {
     pub staged: u32,
 }
 
-/// Entry: all-pairs shortest paths of small graphs by Floyd–Warshall in shared memory, written as
-/// SP_S / SP_E / SP_W runs (the general form's input).
-pub const SP_FLOYD_WARSHALL: &str = "sp_floyd_warshall";
 /// Nodes of the largest graph whose shortest paths the GPU computes (n² f64 lengths in shared
 /// memory: 72 KiB); a larger graph's come from the host. The host uses the same Floyd–Warshall
 /// for weighted graphs up to this size, so both give the same bits.

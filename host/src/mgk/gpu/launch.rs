@@ -4,11 +4,9 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use octile_types::Kernel;
 use octile_types::mgk::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
-use octile_types::mgk::names::{
-    MGK_SOLVE_BLOCKED_F32, MGK_SOLVE_BLOCKED_F64, MGK_SOLVE_F32, MGK_SOLVE_F64, MGK_SOLVE_SPARSE_F32, MGK_SOLVE_SPARSE_F64, MGK_SOLVE_TEAM_BLOCKED_F32,
-    MGK_SOLVE_TEAM_BLOCKED_F64, MGK_SOLVE_TEAM_F32, MGK_SOLVE_TEAM_F64, SOLVER_BLOCK_THREADS,
-};
+use octile_types::mgk::names::SOLVER_BLOCK_THREADS;
 use octile_types::mgk::tiling::{TILE_AREA, scratch_len};
 use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
 
@@ -250,24 +248,24 @@ fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[Pa
 }
 
 /// The one-block-per-pair solver entry for T.
-fn solver_name<T: Real>(entry: SolverEntry) -> &'static str {
+fn solver_name<T: Real>(entry: SolverEntry) -> Kernel {
     match (T::BYTES == 4, entry) {
-        (true, SolverEntry::Adaptive) => MGK_SOLVE_F32,
-        (false, SolverEntry::Adaptive) => MGK_SOLVE_F64,
-        (true, SolverEntry::SparseOnly) => MGK_SOLVE_SPARSE_F32,
-        (false, SolverEntry::SparseOnly) => MGK_SOLVE_SPARSE_F64,
-        (true, SolverEntry::Blocked) => MGK_SOLVE_BLOCKED_F32,
-        (false, SolverEntry::Blocked) => MGK_SOLVE_BLOCKED_F64,
+        (true, SolverEntry::Adaptive) => Kernel::MgkSolveF32,
+        (false, SolverEntry::Adaptive) => Kernel::MgkSolveF64,
+        (true, SolverEntry::SparseOnly) => Kernel::MgkSolveSparseF32,
+        (false, SolverEntry::SparseOnly) => Kernel::MgkSolveSparseF64,
+        (true, SolverEntry::Blocked) => Kernel::MgkSolveBlockedF32,
+        (false, SolverEntry::Blocked) => Kernel::MgkSolveBlockedF64,
     }
 }
 
 /// The team entry for T, with shared-tiling or tiling-blocking dense walks.
-fn team_name<T: Real>(blocked: bool) -> &'static str {
+fn team_name<T: Real>(blocked: bool) -> Kernel {
     match (T::BYTES == 4, blocked) {
-        (true, false) => MGK_SOLVE_TEAM_F32,
-        (false, false) => MGK_SOLVE_TEAM_F64,
-        (true, true) => MGK_SOLVE_TEAM_BLOCKED_F32,
-        (false, true) => MGK_SOLVE_TEAM_BLOCKED_F64,
+        (true, false) => Kernel::MgkSolveTeamF32,
+        (false, false) => Kernel::MgkSolveTeamF64,
+        (true, true) => Kernel::MgkSolveTeamBlockedF32,
+        (false, true) => Kernel::MgkSolveTeamBlockedF64,
     }
 }
 

@@ -11,12 +11,8 @@ use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::pack::PackedGraphs;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
-use octile_types::mgk::names::{
-    MGK_RESIDENT_BLOCK_GENERAL, MGK_RESIDENT_BLOCK_GENERAL_SPLIT, MGK_RESIDENT_BLOCK_KDELTA, MGK_RESIDENT_BLOCK_KDELTA_SPLIT, MGK_RESIDENT_BLOCK_PRODUCT,
-    MGK_RESIDENT_BLOCK_SQEXP, MGK_RESIDENT_BLOCK_SQEXP_SPLIT, MGK_RESIDENT_WARP_GENERAL, MGK_RESIDENT_WARP_KDELTA, MGK_RESIDENT_WARP_PRODUCT,
-    MGK_RESIDENT_WARP_SQEXP,
-};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words,
     slice_words,
@@ -189,24 +185,24 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
 }
 
 /// The entry of a launch for a κe shape.
-fn entry_name(launch: Launch, shape: EdgeShape) -> &'static str {
+fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
     if launch.product {
-        return if launch.team == 32 { MGK_RESIDENT_WARP_PRODUCT } else { MGK_RESIDENT_BLOCK_PRODUCT };
+        return if launch.team == 32 { Kernel::MgkResidentWarpProduct } else { Kernel::MgkResidentBlockProduct };
     }
     if launch.split {
         return match shape {
-            EdgeShape::General => MGK_RESIDENT_BLOCK_GENERAL_SPLIT,
-            EdgeShape::SquareExponential => MGK_RESIDENT_BLOCK_SQEXP_SPLIT,
-            EdgeShape::KroneckerDelta => MGK_RESIDENT_BLOCK_KDELTA_SPLIT,
+            EdgeShape::General => Kernel::MgkResidentBlockGeneralSplit,
+            EdgeShape::SquareExponential => Kernel::MgkResidentBlockSqexpSplit,
+            EdgeShape::KroneckerDelta => Kernel::MgkResidentBlockKdeltaSplit,
         };
     }
     match (launch.team == 32, shape) {
-        (true, EdgeShape::General) => MGK_RESIDENT_WARP_GENERAL,
-        (true, EdgeShape::SquareExponential) => MGK_RESIDENT_WARP_SQEXP,
-        (true, EdgeShape::KroneckerDelta) => MGK_RESIDENT_WARP_KDELTA,
-        (false, EdgeShape::General) => MGK_RESIDENT_BLOCK_GENERAL,
-        (false, EdgeShape::SquareExponential) => MGK_RESIDENT_BLOCK_SQEXP,
-        (false, EdgeShape::KroneckerDelta) => MGK_RESIDENT_BLOCK_KDELTA,
+        (true, EdgeShape::General) => Kernel::MgkResidentWarpGeneral,
+        (true, EdgeShape::SquareExponential) => Kernel::MgkResidentWarpSqexp,
+        (true, EdgeShape::KroneckerDelta) => Kernel::MgkResidentWarpKdelta,
+        (false, EdgeShape::General) => Kernel::MgkResidentBlockGeneral,
+        (false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockSqexp,
+        (false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockKdelta,
     }
 }
 

@@ -5,8 +5,9 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::mgk::config::{DenseWalk, gathered};
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys};
+use octile_types::Kernel;
 use octile_types::mgk::layout::MAX_NZ_STRIDE;
-use octile_types::mgk::names::{SOLVER_BLOCK_THREADS, TILE_BENCH_F32, TILE_BENCH_F64};
+use octile_types::mgk::names::SOLVER_BLOCK_THREADS;
 use octile_types::mgk::tiling::TILE_AREA;
 use octile_types::{KernelSpec, Octile, Primitive, Real, TileBenchParams};
 
@@ -61,7 +62,7 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     if edge.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
         return Err(OctileError::Cuda("tile bench: kernel feature index outside the feature rows".into()));
     }
-    let name = if T::BYTES == 4 { TILE_BENCH_F32 } else { TILE_BENCH_F64 };
+    let name = if T::BYTES == 4 { Kernel::TileBenchF32 } else { Kernel::TileBenchF64 };
     let f = dev.function(name)?;
     let warps_per_block = SOLVER_BLOCK_THREADS / 32;
     let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);

@@ -1,0 +1,437 @@
+//! The one preconditioned conjugate-gradient solver of octile, and its iterative refinement: the
+//! CPU solver (a team of one thread), the GPU tile solver (a block or a team of blocks) and every
+//! resident GPU entry (a warp or a block) call these two functions.
+//!
+//! PCG (Jacobi preconditioner: z = r / diag) solves M·x = b for the symmetric positive-definite
+//! product matrix M of a graph pair. The solver never sees M: an [`Operator`] computes ap = M·p.
+//! The vectors are raw pointers because the same code runs over shared memory, global memory and
+//! host `Vec`s; each thread of a [`Team`] owns the entries `rank, rank + size, …` of every vector
+//! (the operator may write `ap` anywhere, ordered by the team reduction that follows it).
+//!
+//! ```text
+//!   start:  p = z = r / diag, ρ = r·z, rr = r·r                     (or given: Start::Prepared)
+//!   repeat: ap = M p;  α = ρ / p·ap                                  (p·ap ≤ 0: Breakdown)
+//!           x += α p;  r −= α ap;  ρ' = r·(r / diag);  rr = r·r
+//!           rr ≤ rtol²·reference²: converged
+//!           p = r / diag + (ρ' / ρ) p
+//! ```
+//! Sums are f64 whatever the vectors' precision T (f32 vectors keep f64 dot products), and every
+//! sum is a team reduction, bit-identical in all threads, so all threads take the same branches.
+//!
+//! The API follows faer's `conjugate_gradient`: [`PcgParams`] in, [`PcgInfo`] out, [`PcgError`]
+//! when it stops short.
+use crate::real::Real;
+
+/// The threads that solve one pair together: one CPU thread ([`Alone`]), a GPU warp, a block or
+/// a team of blocks. Every method that sums or synchronises must be called by all of them.
+pub trait Team {
+    /// This thread's rank in the team (0 ≤ rank < size).
+    fn rank(&self) -> usize;
+    /// Threads in the team.
+    fn size(&self) -> usize;
+    /// Sums of `a` and of `b` over the team, returned to every thread bit-identical. Also a
+    /// barrier: every write before it is visible to every thread of the team after it.
+    ///
+    /// # Safety
+    /// Every thread of the team calls it.
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64);
+    /// Team-wide barrier: every write before it is visible to every thread of the team after it.
+    ///
+    /// # Safety
+    /// Every thread of the team calls it.
+    unsafe fn barrier(&mut self);
+}
+
+/// A team of one thread: the CPU solver's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl Team for Alone {
+    #[inline(always)]
+    fn rank(&self) -> usize {
+        0
+    }
+    #[inline(always)]
+    fn size(&self) -> usize {
+        1
+    }
+    #[inline(always)]
+    unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
+        (a, b)
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {}
+}
+
+/// The matrix of the system, applied on the fly.
+pub trait Operator<T, Tm: Team> {
+    /// ap = M·p for the whole vector, computed by the team; returns this thread's share of p·ap
+    /// (the solver sums the shares over the team, which also orders the `ap` writes before any
+    /// thread reads them).
+    ///
+    /// # Safety
+    /// Every thread of the team calls it; `p` and `ap` hold the system's `len` entries; every
+    /// thread's writes to `p` are visible to the team (a reduction or barrier came after them).
+    unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64;
+}
+
+/// The solver's vectors, each `len` entries: x, the residual r, the search direction p, ap = M·p
+/// and the diagonal of M (the Jacobi preconditioner).
+#[derive(Clone, Copy)]
+pub struct PcgVectors<T> {
+    /// The solution (updated in place).
+    pub x: *mut T,
+    /// The residual b − M·x.
+    pub r: *mut T,
+    /// The search direction.
+    pub p: *mut T,
+    /// M·p.
+    pub ap: *mut T,
+    /// diag(M).
+    pub diag: *const T,
+}
+
+/// Tolerance and iteration limit of one PCG run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PcgParams {
+    /// Stop when ‖r‖ ≤ rtol·‖reference‖ (the initial residual, or [`Start::Prepared`]'s reference).
+    pub rtol: f64,
+    /// Most iterations.
+    pub max_iterations: u32,
+}
+
+/// How a PCG run begins.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Start {
+    /// `r` holds r₀ = b − M·x₀: the solver sets p = r / diag and sums ρ and ‖r₀‖², the reference.
+    Residual,
+    /// The caller already set p = r / diag (and its last team reduction came after those writes),
+    /// and summed ρ = r·z and rr = r·r; the tolerance is relative to `reference2` (‖b‖², say,
+    /// when restarting from the true residual).
+    Prepared {
+        /// r·z.
+        rho: f64,
+        /// r·r.
+        rr: f64,
+        /// The squared norm the tolerance is relative to.
+        reference2: f64,
+    },
+}
+
+/// What a PCG run did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PcgInfo {
+    /// Iterations run.
+    pub iterations: u32,
+    /// ‖r‖² of the recurrence residual at the end.
+    pub residual2: f64,
+    /// The squared norm the tolerance was relative to.
+    pub reference2: f64,
+}
+
+impl PcgInfo {
+    /// ‖r‖ / ‖reference‖ (0 when the reference is 0).
+    #[inline(always)]
+    pub fn relative_residual(&self) -> f64 {
+        if self.reference2 > 0.0 { libm::sqrt(self.residual2 / self.reference2) } else { 0.0 }
+    }
+}
+
+/// Why PCG stopped before the tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PcgError {
+    /// The iteration limit came first.
+    NoConvergence(PcgInfo),
+    /// p·M·p ≤ 0 or NaN (impossible for SPD M and p ≠ 0: rounding or a broken matrix).
+    Breakdown(PcgInfo),
+}
+
+impl PcgError {
+    /// What the run did before it stopped.
+    #[inline(always)]
+    pub fn info(&self) -> PcgInfo {
+        match *self {
+            PcgError::NoConvergence(i) | PcgError::Breakdown(i) => i,
+        }
+    }
+}
+
+/// The run's info whether or not it converged.
+#[inline(always)]
+pub fn info_of(r: &Result<PcgInfo, PcgError>) -> PcgInfo {
+    match r {
+        Ok(i) => *i,
+        Err(e) => e.info(),
+    }
+}
+
+/// Jacobi-preconditioned CG on M·x = b from the x, r (and, for [`Start::Prepared`], p) in `v`.
+///
+/// # Safety
+/// Every thread of the team calls it with the same arguments; the five vectors hold `len` entries
+/// each and belong to this pair; `diag` has no zero entry.
+#[inline(always)]
+pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
+    team: &mut Tm,
+    op: &mut Op,
+    v: PcgVectors<T>,
+    len: usize,
+    params: PcgParams,
+    start: Start,
+) -> Result<PcgInfo, PcgError> {
+    let PcgVectors { x, r, p, ap, diag } = v;
+    let (rank, size) = (team.rank(), team.size());
+    let (mut rho, mut rr, reference2) = match start {
+        Start::Residual => {
+            let (mut rho, mut r0) = (0.0f64, 0.0f64);
+            let mut idx = rank;
+            while idx < len {
+                // SAFETY: idx < len (caller's contract).
+                unsafe {
+                    let ri = *r.add(idx);
+                    let zi = ri / *diag.add(idx);
+                    *p.add(idx) = zi;
+                    rho += ri.to_f64() * zi.to_f64();
+                    r0 += ri.to_f64() * ri.to_f64();
+                }
+                idx += size;
+            }
+            // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
+            let (rho, r0) = unsafe { team.sum2(rho, r0) };
+            (rho, r0, r0)
+        }
+        Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
+    };
+    let tol2 = params.rtol * params.rtol * reference2;
+    let mut iterations = 0u32;
+    let mut converged = rr <= tol2;
+    let mut breakdown = false;
+    while !converged && iterations < params.max_iterations {
+        // ---- ap = M p, and p·ap
+        // SAFETY: forwarded; p's writes were ordered by the last reduction or barrier.
+        let pap_part = unsafe { op.apply(team, p, ap) };
+        // SAFETY: the whole team calls it.
+        let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
+        if !(pap > 0.0) {
+            breakdown = true;
+            break;
+        }
+        let alpha = T::from_f64(rho / pap);
+        // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
+        let (mut rho_part, mut rr_part) = (0.0f64, 0.0f64);
+        let mut idx = rank;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe {
+                *x.add(idx) += alpha * *p.add(idx);
+                let ri = *r.add(idx) - alpha * *ap.add(idx);
+                *r.add(idx) = ri;
+                let zi = ri / *diag.add(idx);
+                rho_part += ri.to_f64() * zi.to_f64();
+                rr_part += ri.to_f64() * ri.to_f64();
+            }
+            idx += size;
+        }
+        // SAFETY: the whole team calls it.
+        let (rho_new, rr_new) = unsafe { team.sum2(rho_part, rr_part) };
+        rr = rr_new;
+        iterations += 1;
+        if rr <= tol2 {
+            converged = true;
+            break;
+        }
+        let beta = T::from_f64(rho_new / rho);
+        rho = rho_new;
+        // ---- p = z + βp
+        let mut idx = rank;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe { *p.add(idx) = *r.add(idx) / *diag.add(idx) + beta * *p.add(idx) };
+            idx += size;
+        }
+        // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
+        unsafe { team.barrier() };
+    }
+    let info = PcgInfo { iterations, residual2: rr, reference2 };
+    if converged {
+        Ok(info)
+    } else if breakdown {
+        Err(PcgError::Breakdown(info))
+    } else {
+        Err(PcgError::NoConvergence(info))
+    }
+}
+
+/// The inner PCG of the mixed-precision refinement stops at this relative residual; the f64
+/// refinement step then restores full accuracy.
+pub const INNER_RTOL: f64 = 1e-5;
+/// Most refinement steps of the mixed-precision path.
+pub const MAX_REFINE: u32 = 40;
+
+/// The true residual of the refinement, in f64: r64 = b − M·x64 over the whole vector, computed by
+/// the team; returns this thread's share of ‖r64‖².
+pub trait Residual<Tm: Team> {
+    /// Compute r64 from x64 (every thread's x64 writes are visible when it is called).
+    ///
+    /// # Safety
+    /// Every thread of the team calls it.
+    unsafe fn residual(&mut self, team: &mut Tm, x64: *const f64, r64: *mut f64) -> f64;
+}
+
+/// Mixed-precision iterative refinement: PCG in T (f32 on the GPU) on M·c = r64 as the inner
+/// solver, x64 += c, then the true residual r64 = b − M·x64 in f64 ([`Residual`]), until
+/// ‖r64‖ ≤ rtol·‖b‖: the result meets the f64 tolerance instead of f32's cond(M)·ε.
+///
+/// On entry x64 = 0, r64 = b and `bb` = ‖b‖² (summed over the team); `inner` is the T solver's
+/// vectors (its `diag` set). Iterations count the inner PCG's, against `params.max_iterations`.
+///
+/// # Safety
+/// As [`pcg`]; x64 and r64 hold `len` entries.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn pcg_refined<T: Real, Tm: Team, Op: Operator<T, Tm>, Res: Residual<Tm>>(
+    team: &mut Tm,
+    op: &mut Op,
+    res: &mut Res,
+    inner: PcgVectors<T>,
+    x64: *mut f64,
+    r64: *mut f64,
+    len: usize,
+    params: PcgParams,
+    bb: f64,
+) -> Result<PcgInfo, PcgError> {
+    let (rank, size) = (team.rank(), team.size());
+    let tol2 = params.rtol * params.rtol * bb;
+    let mut rr64 = bb;
+    let mut iterations = 0u32;
+    let mut refinements = 0u32;
+    let mut converged = rr64 <= tol2;
+    while !converged && iterations < params.max_iterations && refinements < MAX_REFINE {
+        // ---- inner solve M c = r64 in T
+        let mut idx = rank;
+        while idx < len {
+            // SAFETY: idx < len; each thread touches only its own entries here.
+            unsafe {
+                *inner.r.add(idx) = T::from_f64(*r64.add(idx));
+                *inner.x.add(idx) = T::ZERO;
+            }
+            idx += size;
+        }
+        let inner_params = PcgParams { rtol: INNER_RTOL.max(params.rtol), max_iterations: params.max_iterations - iterations };
+        // SAFETY: forwarded.
+        let it = info_of(&unsafe { pcg(team, op, inner, len, inner_params, Start::Residual) }).iterations;
+        iterations += it;
+        refinements += 1;
+        // ---- x64 += c, then r64 = b − M·x64 in f64
+        let mut idx = rank;
+        while idx < len {
+            // SAFETY: idx < len.
+            unsafe { *x64.add(idx) += (*inner.x.add(idx)).to_f64() };
+            idx += size;
+        }
+        // SAFETY: the whole team reaches it; the residual reads x64 written by other threads.
+        unsafe { team.barrier() };
+        // SAFETY: forwarded.
+        let part = unsafe { res.residual(team, x64, r64) };
+        // SAFETY: the whole team calls it.
+        rr64 = unsafe { team.sum2(part, 0.0).0 };
+        converged = rr64 <= tol2;
+        if it == 0 {
+            break; // no inner progress possible
+        }
+    }
+    let info = PcgInfo { iterations, residual2: rr64, reference2: bb };
+    if converged { Ok(info) } else { Err(PcgError::NoConvergence(info)) }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// A dense SPD matrix as an operator.
+    struct Dense<'a> {
+        m: &'a [f64],
+        n: usize,
+    }
+    impl Operator<f64, Alone> for Dense<'_> {
+        unsafe fn apply(&mut self, _: &mut Alone, p: *const f64, ap: *mut f64) -> f64 {
+            let mut pap = 0.0;
+            for i in 0..self.n {
+                // SAFETY: p, ap hold n entries.
+                unsafe {
+                    let s: f64 = (0..self.n).map(|j| self.m[i * self.n + j] * *p.add(j)).sum();
+                    *ap.add(i) = s;
+                    pap += *p.add(i) * s;
+                }
+            }
+            pap
+        }
+    }
+
+    fn spd(n: usize, seed: u64) -> Vec<f64> {
+        // M = I·n + a symmetric matrix with entries in [0, 1): diagonally dominant
+        let mut s = seed;
+        let mut rnd = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut m = std::vec![0.0; n * n];
+        for i in 0..n {
+            for j in i..n {
+                let v = rnd();
+                m[i * n + j] = v;
+                m[j * n + i] = v;
+            }
+            m[i * n + i] += n as f64;
+        }
+        m
+    }
+
+    fn solve(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Result<PcgInfo, PcgError>) {
+        let n = b.len();
+        let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
+        let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![0.0; n], std::vec![0.0; n]);
+        let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
+        // SAFETY: every vector holds n entries; a team of one.
+        let res = unsafe { pcg(&mut Alone, &mut Dense { m, n }, v, n, params, Start::Residual) };
+        (x, res)
+    }
+
+    #[test]
+    fn pcg_solves_spd_systems_to_the_tolerance() {
+        for (n, seed) in [(1, 1), (2, 2), (7, 3), (40, 4)] {
+            let m = spd(n, seed);
+            let b: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 * 0.25).collect();
+            let (x, res) = solve(&m, &b, PcgParams { rtol: 1e-12, max_iterations: 200 });
+            let info = res.expect("converges");
+            assert!(info.relative_residual() <= 1e-12, "n {n}: residual {}", info.relative_residual());
+            for i in 0..n {
+                let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
+                assert!((mx - b[i]).abs() <= 1e-9 * b[i].abs(), "n {n} row {i}: M·x = {mx}, b = {}", b[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn pcg_reports_the_iteration_limit_and_a_zero_rhs() {
+        let m = spd(30, 9);
+        let b = std::vec![1.0; 30];
+        let (_, res) = solve(&m, &b, PcgParams { rtol: 1e-14, max_iterations: 1 });
+        match res {
+            Err(PcgError::NoConvergence(i)) => assert_eq!(i.iterations, 1),
+            other => panic!("expected NoConvergence after 1 iteration, got {other:?}"),
+        }
+        let (x, res) = solve(&m, &std::vec![0.0; 30], PcgParams { rtol: 1e-8, max_iterations: 5 });
+        assert_eq!(res, Ok(PcgInfo { iterations: 0, residual2: 0.0, reference2: 0.0 }));
+        assert!(x.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn pcg_reports_breakdown_on_an_indefinite_matrix() {
+        let m = [1.0, 0.0, 0.0, -1.0];
+        let (_, res) = solve(&m, &[1.0, 1.0], PcgParams { rtol: 1e-10, max_iterations: 10 });
+        assert!(matches!(res, Err(PcgError::Breakdown(_))), "{res:?}");
+    }
+}
