@@ -212,6 +212,8 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let pap_part = unsafe { op.apply(team, p, ap) };
         // SAFETY: the whole team calls it.
         let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
+        // NaN is a breakdown too: hence not `pap <= 0.0`
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(pap > 0.0) {
             breakdown = true;
             break;

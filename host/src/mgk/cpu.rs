@@ -155,9 +155,9 @@ impl Residual<Alone> for CpuResidual<'_> {
         let (x64, r64) = unsafe { (std::slice::from_raw_parts(x64, len), std::slice::from_raw_parts_mut(r64, len)) };
         xmv(self.set64, self.g1, self.g2, self.prm, self.tiles64, x64, self.diag64, self.ap64);
         let mut rr = 0.0;
-        for idx in 0..len {
-            r64[idx] = self.b64[idx] - self.ap64[idx];
-            rr += r64[idx] * r64[idx];
+        for ((r, b), ap) in r64.iter_mut().zip(self.b64.iter()).zip(self.ap64.iter()) {
+            *r = b - ap;
+            rr += *r * *r;
         }
         rr
     }
