@@ -1,6 +1,7 @@
 //! # octile — graph kernels on GPUs and all CPU cores
 //!
-//! Today one method, the marginalized graph kernel (MGK): K(G, G') = Σ p_i p'_i' x_ii' where
+//! Three methods: the shortest-path kernel ([`sp`]), the fast graphlet transform and a graphlet
+//! kernel on it ([`graphlets`]), and the marginalized graph kernel (MGK): K(G, G') = Σ p_i p'_i' x_ii' where
 //! (D×V×⁻¹ − A×⊙E×) x = D×·1 is solved by Jacobi-preconditioned conjugate gradient without forming
 //! the product matrix: its matrix-vector product is computed on the fly from 8×8 tiles ("octiles")
 //! of each graph. This is GraphDot's definition; the paper's equation (15), with stopping vector
@@ -16,7 +17,7 @@
 //!
 //! Layout (`docs/ARCHITECTURE.md` has the data flow and how to add a method):
 //! - shared by every method: [`graph`] and the readers in [`io`], [`generators`], node orders in
-//!   [`reorder`], [`backend`] choices, the GPU runtime [`gpu`], the Gram driver [`gram`]
+//!   [`reorder`], [`backend`] choices, memory checks in [`memory`], the GPU runtime [`gpu`], the Gram driver [`gram`]
 //!   ([`GraphKernel`], [`Gram`], [`RunControl`]) and [`error`];
 //! - one module tree per method: [`mgk`], [`sp`] (shortest paths), [`graphlets`] (the fast graphlet
 //!   transform); [`kernels`] builds any of them from a kernel TOML (the CLI and the Python package);
