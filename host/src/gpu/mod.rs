@@ -8,7 +8,7 @@
 pub mod staging;
 
 use crate::error::OctileError;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, result, sys};
 use cudarc::nvrtc::Ptx;
 use std::sync::{Arc, OnceLock};
 
@@ -72,26 +72,33 @@ impl GpuDevice {
     pub fn arch(&self) -> String {
         format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
     }
-    /// A kernel of the module by name (a name from `octile_types::names` or a method's `names`).
+    /// A kernel of the module by name (a name from `octile_types::names` or a method's `names`):
+    /// [`OctileError::MissingKernel`] when the module has none of that name.
     pub fn function(&self, name: &str) -> Result<CudaFunction, OctileError> {
-        self.module.load_function(name).map_err(|e| OctileError::Cuda(format!("kernel {name}: {e}")))
+        self.module.load_function(name).map_err(|cause| match cause.0 {
+            sys::CUresult::CUDA_ERROR_NOT_FOUND => OctileError::MissingKernel { kernel: name.to_string(), cause },
+            _ => OctileError::Driver(cause),
+        })
     }
     /// A kernel that takes `smem_bytes` of dynamic shared memory: its dynamic-shared-memory cap is
     /// set to the most the device allows it (the opt-in limit less its static shared memory), the
     /// same value for every caller. Setting the cap to each launch's own size raced between
     /// threads: one thread lowered it between another's setting and launching, and that launch
     /// failed with CUDA_ERROR_INVALID_VALUE. The cap only bounds what a launch may ask for; the
-    /// launch's own size is what occupancy sees. A size past the cap is an error.
+    /// launch's own size is what occupancy sees. A size past the cap is an
+    /// [`OctileError::LaunchContract`] error.
     pub fn function_with_smem(&self, name: &str, smem_bytes: usize) -> Result<CudaFunction, OctileError> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
         let f = self.function(name)?;
-        let cuda = |e: cudarc::driver::DriverError| OctileError::Cuda(format!("kernel {name}: {e}"));
-        let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).map_err(cuda)?.max(0) as usize;
+        let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?.max(0) as usize;
         let cap = self.max_smem_optin_bytes.saturating_sub(static_bytes);
         if smem_bytes > cap {
-            return Err(OctileError::Cuda(format!("kernel {name}: {smem_bytes} bytes of dynamic shared memory, more than the {cap} this device allows it")));
+            return Err(OctileError::LaunchContract {
+                launch: name.to_string(),
+                what: format!("{smem_bytes} bytes of dynamic shared memory, more than the {cap} this device allows it"),
+            });
         }
-        f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cap as i32).map_err(cuda)?;
+        f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cap as i32)?;
         Ok(f)
     }
     /// Free device memory in bytes.
@@ -100,37 +107,69 @@ impl GpuDevice {
     }
 }
 
-static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
-
-/// The GPU, or why there is none. Probed once per process; never panics.
-pub fn device() -> Result<Arc<GpuDevice>, String> {
-    DEVICE.get_or_init(|| std::panic::catch_unwind(init).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+/// The process-level GPU switches, read from the environment in this one place, once per process
+/// (by [`device`], on first use). They are deployment settings rather than options of a kernel:
+/// the device, its context and the loaded module are one per process (a kernel's options cannot
+/// reopen them), and every front end — the CLI, the Python package, the tests — must obey them
+/// alike without passing anything. Tuning knobs of a method are its options instead (e.g.
+/// `mgk::gpu::options::GpuTuning`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// `OCTILE_DISABLE_GPU` (any value): behave as if there were no GPU.
+    pub disabled: bool,
+    /// `OCTILE_PTX_FILE`: load this PTX instead of the kernels built in (experiments with
+    /// variants of the same kernels).
+    pub ptx_file: Option<std::path::PathBuf>,
 }
 
-fn init() -> Result<Arc<GpuDevice>, String> {
-    if std::env::var_os("OCTILE_DISABLE_GPU").is_some() {
+impl GpuOptions {
+    /// The switches as the environment sets them.
+    pub fn from_env() -> Self {
+        GpuOptions { disabled: std::env::var_os("OCTILE_DISABLE_GPU").is_some(), ptx_file: std::env::var_os("OCTILE_PTX_FILE").map(std::path::PathBuf::from) }
+    }
+}
+
+static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
+
+/// The GPU, or why there is none. Probed once per process (under [`GpuOptions::from_env`]);
+/// never panics.
+pub fn device() -> Result<Arc<GpuDevice>, String> {
+    DEVICE.get_or_init(|| std::panic::catch_unwind(|| init(&GpuOptions::from_env())).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+}
+
+/// `cuDriverGetVersion`, which cudarc's `result` layer does not wrap, in that layer's style.
+fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0i32;
+    // SAFETY: a valid out-pointer; the driver is initialised (result::init) before this is called.
+    unsafe { sys::cuDriverGetVersion(&mut version) }.result()?;
+    Ok(version)
+}
+
+/// `cuFuncLoad` (drivers of CUDA 12.4 and later), which cudarc's `result` layer does not wrap:
+/// load a kernel now instead of at its first launch.
+fn func_load(f: &CudaFunction) -> Result<(), DriverError> {
+    // SAFETY: a valid function handle of a module that `f` keeps loaded.
+    unsafe { sys::cuFuncLoad(f.cu_function()) }.result()
+}
+
+fn init(opts: &GpuOptions) -> Result<Arc<GpuDevice>, String> {
+    if opts.disabled {
         return Err("disabled by OCTILE_DISABLE_GPU".into());
     }
-    // SAFETY: only checks whether libcuda.so can be dlopen'ed.
+    // SAFETY: only checks whether libcuda.so can be dlopen'ed (cudarc has no safe form of it).
     if !unsafe { sys::is_culib_present() } {
         return Err("no CUDA driver (libcuda.so.1 not found)".into());
     }
-    let mut driver_version = 0i32;
-    // SAFETY: plain driver-API calls with valid out-pointers; cuInit is idempotent.
-    unsafe {
-        sys::cuInit(0).result().map_err(|e| format!("cuInit: {e}"))?;
-        sys::cuDriverGetVersion(&mut driver_version).result().map_err(|e| format!("cuDriverGetVersion: {e}"))?;
-    }
-    let mut count = 0i32;
-    // SAFETY: valid out-pointer.
-    unsafe { sys::cuDeviceGetCount(&mut count).result().map_err(|e| format!("cuDeviceGetCount: {e}"))? };
+    // cuInit is idempotent
+    result::init().map_err(|e| format!("cuInit: {e}"))?;
+    let driver_version = driver_version().map_err(|e| format!("cuDriverGetVersion: {e}"))?;
+    let count = result::device::get_count().map_err(|e| format!("cuDeviceGetCount: {e}"))?;
     if count == 0 {
         return Err("CUDA driver present but no GPU visible".into());
     }
     let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
     let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
-    // OCTILE_PTX_FILE: load another PTX at run time (experiments with variants of the same kernels)
-    let ptx_file = std::env::var_os("OCTILE_PTX_FILE");
+    let ptx_file = opts.ptx_file.as_deref();
     let matches = format!("sm_{}{}", compute_capability.0, compute_capability.1) == PTX_ARCH;
     // the build's cubin on its own architecture (no JIT); else the PTX, JIT-compiled by the driver
     let cubin = if ptx_file.is_none() && matches && !CUBIN.is_empty() { ctx.load_module(Ptx::from_binary(CUBIN.to_vec())).ok() } else { None };
@@ -138,7 +177,7 @@ fn init() -> Result<Arc<GpuDevice>, String> {
         Some(m) => (m, "cubin"),
         None => {
             let ptx = match ptx_file {
-                Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", std::path::Path::new(&p).display()))?,
+                Some(p) => std::fs::read_to_string(p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", p.display()))?,
                 None => PTX.to_string(),
             };
             let m = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
@@ -164,8 +203,8 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     if driver_version >= 12040 {
         for name in octile_types::ALL_KERNELS {
             if let Ok(f) = module.load_function(name) {
-                // SAFETY: a valid function handle of the module just loaded.
-                let _ = unsafe { sys::cuFuncLoad(f.cu_function()) };
+                // best effort: a kernel not loaded now loads at its first launch
+                let _ = func_load(&f);
             }
         }
     }

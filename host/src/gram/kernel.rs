@@ -2,10 +2,10 @@
 //! for every pairwise graph kernel. A method implements [`GraphKernel::evaluate`] ("these pairs of
 //! these graphs, on my backend") and gets the rest.
 use super::control::RunControl;
-use super::matrix::{Gram, PairInfo};
 use super::partial::Known;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
+use crate::matrix::{Gram, PairInfo};
 use rayon::prelude::*;
 
 /// What a method returns for a list of pairs: one value and one [`PairInfo`] per pair, in pair

@@ -22,9 +22,9 @@ pub mod features;
 
 use crate::error::{OctileError, Result};
 use crate::gpu::Engine;
+use crate::gram::PairInfo;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel};
-use crate::gram::matrix::PairInfo;
 use crate::graph::Graph;
 use crate::graphlets::kernel_config::{BaseKernel, Counts, FeatureForm, GraphletConfig, Scale};
 use features::{GraphFeatures, features};

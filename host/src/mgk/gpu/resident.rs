@@ -273,7 +273,9 @@ pub fn mgk_resident(
     launch: Launch,
     grid: u32,
 ) -> Result<()> {
-    let fail = |m: String| Err(OctileError::Cuda(format!("resident launch check: {m}")));
+    let shape = EdgeShape::of(&params.edge_kernel);
+    let name = entry_name(launch, shape);
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), dev_jobs.len(), status.len()));
@@ -290,7 +292,6 @@ pub fn mgk_resident(
         }
     }
     let warp = launch.team == 32;
-    let shape = EdgeShape::of(&params.edge_kernel);
     if launch.product && shape != EdgeShape::KroneckerDelta {
         return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
     }
@@ -330,7 +331,7 @@ pub fn mgk_resident(
     if jobs.is_empty() {
         return Ok(());
     }
-    let f = dev.function_with_smem(entry_name(launch, shape), launch.smem_bytes())?;
+    let f = dev.function_with_smem(name, launch.smem_bytes())?;
     stream.memset_zeros(counter)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
     let dev_params = stream.clone_htod(std::slice::from_ref(params))?;

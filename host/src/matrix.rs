@@ -1,4 +1,7 @@
 //! The Gram type every method returns: values, per-pair diagnostics and how they were computed.
+//!
+//! A base module (with [`crate::error`]): it imports nothing of the crate, so the error type can
+//! carry a partial [`Gram`] without an import running upward (`scripts/check-imports` checks it).
 
 /// Per-pair diagnostics (the Info of Params / Info / Error). Methods without an iterative solver
 /// report `iterations = 0`, `residual = 0`, `converged = true`.
