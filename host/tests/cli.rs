@@ -121,6 +121,37 @@ fn cli_bad_input_fails_with_file_and_line() {
     assert!(!out.exists(), "no output on failure");
 }
 
+/// The library's warnings and timings reach stderr through the CLI's log sink: a skipped record
+/// always (with its file and line), the phase timings only with `-v` (or `OCTILE_TRACE`).
+#[test]
+fn skipped_records_are_warned_and_timings_need_verbose() {
+    let dir = scratch_dir("cli-log");
+    let bad = dir.join("some-bad.smi");
+    std::fs::write(&bad, "CC\nC(C\nCCO\n").unwrap();
+    let out = dir.join("K.npy");
+    let sp = dir.join("sp.toml");
+    std::fs::write(&sp, "method = \"shortest_path\"\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.3\n").unwrap();
+    let run = |extra: &[&str], trace: bool| {
+        let mut c = exe();
+        c.args(extra).args(["gram", bad.to_str().unwrap(), "--skip-invalid", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]);
+        c.args(["--kernel", sp.to_str().unwrap()]).env_remove("OCTILE_TRACE");
+        if trace {
+            c.env("OCTILE_TRACE", "1");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let quiet = run(&[], false);
+    assert!(quiet.contains("warning: skipped: ") && quiet.contains("some-bad.smi:2:"), "{quiet}");
+    assert!(quiet.contains("warning: 1 invalid record(s) skipped"), "{quiet}");
+    assert!(!quiet.contains("sp: "), "timings without -v: {quiet}");
+    for (extra, trace) in [(&["-v"][..], false), (&[][..], true)] {
+        let verbose = run(extra, trace);
+        assert!(verbose.contains("warning: skipped: ") && verbose.contains("sp: paths at "), "{extra:?} {trace}: {verbose}");
+    }
+}
+
 /// `count` random connected labeled graphs of 12–27 nodes (a ring plus chords) in the JSON
 /// reader's node-link format.
 fn random_jsonl(count: usize, seed: u64) -> String {

@@ -174,9 +174,7 @@ impl MarginalizedGraphKernel {
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let set64 = pack::<f64>(graphs, &opt)?;
-            if std::env::var_os("OCTILE_TRACE").is_some() {
-                eprintln!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
-            }
+            log::debug!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let res = gpu::resident::solve_resident(
                 dev,
                 &set64,
@@ -187,10 +185,7 @@ impl MarginalizedGraphKernel {
                 self.config.solver.max_iterations,
                 &self.control,
             )?;
-            let trace = std::env::var_os("OCTILE_TRACE").is_some();
-            if trace {
-                eprintln!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
-            }
+            log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
             let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
             let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
             let mut describe = res.describe;
@@ -227,9 +222,7 @@ impl MarginalizedGraphKernel {
                 }
                 describe = format!("{describe}; tile solver for {} pair(s): {}", rest.len(), tiles.describe);
             }
-            if trace {
-                eprintln!("solve: done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-            }
+            log::debug!("solve: done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
             return Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal: None });
         }
         self.solve_tiles(graphs, pairs, nodal, t)

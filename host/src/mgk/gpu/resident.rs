@@ -381,12 +381,13 @@ pub fn solve_resident(
     max_iterations: u32,
     ctl: &RunControl,
 ) -> Result<ResidentOutcome> {
-    // OCTILE_TRACE=1: phase and per-launch times on stderr (launches synchronized one by one)
-    let trace = std::env::var_os("OCTILE_TRACE").is_some();
+    // debug logging (the CLI's -v or OCTILE_TRACE): phase and per-launch times (launches then
+    // synchronized one by one)
+    let trace = log::log_enabled!(log::Level::Debug);
     let t0 = std::time::Instant::now();
     let set = pack_resident(set64)?;
     if trace {
-        eprintln!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
     }
     let rows = rows_per_thread();
     let max_smem = dev.max_smem_per_block_bytes();
@@ -430,12 +431,12 @@ pub fn solve_resident(
     }
     let fits = order.len();
     if trace {
-        eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     }
     let dset = upload_resident(dev, set)?;
     if trace {
         dev.stream.synchronize()?;
-        eprintln!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
     // shape's start (each launch has its own counter and status buffer: cudarc orders the uses of
@@ -454,7 +455,7 @@ pub fn solve_resident(
         let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>)> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
-            eprintln!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
         let mut start = 0;
         while start < jobs.len() {
@@ -497,9 +498,8 @@ pub fn solve_resident(
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
-                eprint!("(submitted in {submitted:.3} ms) ");
-                eprintln!(
-                    "resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms",
+                log::debug!(
+                    "resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms (submitted in {submitted:.3} ms)",
                     if l.product { "product " } else { "" },
                     l.team,
                     l.warps,
@@ -519,12 +519,12 @@ pub fn solve_resident(
         }
         dev.stream.synchronize()?;
         if trace {
-            eprintln!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
         }
         Ok(back)
     })?;
     if trace {
-        eprintln!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
     // statuses back in pair order: invert `order` (u32 scatter), then gather in parallel
     let mut pos = vec![u32::MAX; pairs.len()];
