@@ -1,5 +1,6 @@
-//! The library's `log` warnings (e.g. each record `read(..., skip_invalid=True)` skips) on stderr,
-//! "warning: …", as the CLI prints them; the Python side adds a `warnings.warn` with the count.
+//! The library's `log` records on stderr, as the CLI prints them: warnings always (e.g. each
+//! record `read(..., skip_invalid=True)` skips, "warning: …"; the Python side adds a
+//! `warnings.warn` with the count), the solvers' phase timings when `OCTILE_TRACE` is set.
 use log::{Level, LevelFilter, Log, Metadata, Record};
 
 struct Stderr;
@@ -8,12 +9,17 @@ static STDERR: Stderr = Stderr;
 
 impl Log for Stderr {
     fn enabled(&self, m: &Metadata<'_>) -> bool {
-        m.level() <= Level::Warn && m.target().starts_with("octile")
+        m.level() <= log::max_level() && m.target().starts_with("octile")
     }
 
     fn log(&self, r: &Record<'_>) {
-        if self.enabled(r.metadata()) {
-            eprintln!("{}: {}", if r.level() == Level::Error { "error" } else { "warning" }, r.args());
+        if !self.enabled(r.metadata()) {
+            return;
+        }
+        match r.level() {
+            Level::Error => eprintln!("error: {}", r.args()),
+            Level::Warn => eprintln!("warning: {}", r.args()),
+            _ => eprintln!("{}", r.args()),
         }
     }
 
@@ -23,6 +29,6 @@ impl Log for Stderr {
 /// Install the sink (once per process; a logger installed before is kept).
 pub fn install() {
     if log::set_logger(&STDERR).is_ok() {
-        log::set_max_level(LevelFilter::Warn);
+        log::set_max_level(if std::env::var_os("OCTILE_TRACE").is_some() { LevelFilter::Debug } else { LevelFilter::Warn });
     }
 }
