@@ -1,5 +1,5 @@
 //! A tiny scratch budget forces many GPU batches; every pair must still be written exactly once
-//! and agree with the CPU — with one block per pair and with teams of blocks per pair. (Own test binary: it sets OCTILE_GPU_SCRATCH_BYTES for its process.)
+//! and agree with the CPU — with one block per pair and with teams of blocks per pair.
 use octile::GraphKernel;
 use octile::generators::nws_set;
 use octile::mgk::config::synthetic_kernel;
@@ -11,11 +11,10 @@ fn gpu_batches_under_a_small_budget_write_every_pair_once() {
     if !gpu_or_skip("gpu_batches_under_a_small_budget_write_every_pair_once") {
         return;
     }
-    // 96-node pairs need 5·96·96·8 B ≈ 369 KB of f64 scratch: 1 MB holds 2 pairs per batch
-    // SAFETY: set before any other thread of this process reads the environment.
-    unsafe { std::env::set_var("OCTILE_GPU_SCRATCH_BYTES", "1000000") };
     let graphs = nws_set(12, 3);
     let mut cfg = synthetic_kernel(0.05);
+    // 96-node pairs need 5·96·96·8 B ≈ 369 KB of f64 scratch: 1 MB holds 2 pairs per batch
+    cfg.gpu.scratch_bytes = Some(1_000_000);
     cfg.precision = Precision::F64;
     cfg.backend = Backend::Cpu;
     let cpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();

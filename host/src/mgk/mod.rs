@@ -374,7 +374,17 @@ impl MarginalizedGraphKernel {
                     team_blocks: 1,
                     dense_kernel: self.dense_kernel(),
                 };
-                let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
+                let (status, xs, entries) = gpu::batch::solve_pairs(
+                    dev,
+                    set,
+                    set64,
+                    pairs,
+                    &params,
+                    self.config.tiles.blocks_per_pair,
+                    self.config.gpu.scratch_bytes,
+                    want_x,
+                    &self.control,
+                )?;
                 Ok((status, xs, Some(entries)))
             }
         }

@@ -1,5 +1,7 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
-use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, write_summary};
+use crate::common::{
+    BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, tuning_from_env, write_summary,
+};
 use crate::resume;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -126,6 +128,7 @@ pub fn gram(a: GramArgs) -> Result<()> {
         if let Some(w) = a.dense_walk {
             cfg.tiles.dense_walk = w.into();
         }
+        tuning_from_env(&mut cfg.gpu)?;
     }
     let method = file.describe();
     run(&a, |ctl| file.build(ctl), method)

@@ -18,12 +18,10 @@ use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 /// One pair's solution x (f64, tiled layout `octile_types::mgk::tiling`).
 pub type PairVector = Vec<f64>;
 
-/// Scratch budget in bytes: `OCTILE_GPU_SCRATCH_BYTES` if set, else 60% of free memory, at most 16 GiB.
-pub fn scratch_budget_bytes(dev: &GpuDevice) -> usize {
-    if let Some(b) = std::env::var("OCTILE_GPU_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok()) {
-        return b;
-    }
-    (dev.free_mem_bytes() / 10 * 6).min(16 << 30)
+/// Scratch budget in bytes: `asked` (`GpuTuning::scratch_bytes`) if set, else 60% of free memory,
+/// at most 16 GiB.
+pub fn scratch_budget_bytes(dev: &GpuDevice, asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| (dev.free_mem_bytes() / 10 * 6).min(16 << 30))
 }
 
 /// Most pairs per launch (keeps progress reports and cancellation responsive).
@@ -113,7 +111,8 @@ pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixe
 /// Solve `pairs` (indices into `set`) on the GPU; also returns which solver entries ran (adaptive
 /// or sparse-only for one block per pair, see [`uses_sparse_entry`]; teams for pairs of large
 /// graphs, see [`team_blocks_for`]). The adaptive entries walk dense tiles of B with tiling-blocking
-/// when `base_params.dense_kernel.usable`, else with shared tiling.
+/// when `base_params.dense_kernel.usable`, else with shared tiling. `scratch_bytes`: the scratch
+/// budget asked for (`GpuTuning::scratch_bytes`; `None`: see [`scratch_budget_bytes`]).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -122,10 +121,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
     blocks_per_pair: u32,
+    scratch_bytes: Option<usize>,
     want_x: bool,
     ctl: &RunControl,
 ) -> Result<(Vec<PairStatus>, Option<Vec<PairVector>>, String)> {
-    let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
+    let budget = scratch_budget_bytes(dev, scratch_bytes) / 8; // scratch is f64 for both kernels
     // every pair's scratch against the budget before anything is uploaded or launched
     plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let graphs = upload(dev, set, set64)?;
