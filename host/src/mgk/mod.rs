@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod pack;
 pub mod profile;
 pub mod reference;
+pub mod report;
 pub mod tune;
 
 use crate::backend::{Backend, Precision};
@@ -183,12 +184,13 @@ impl MarginalizedGraphKernel {
                 &self.resolved.edge_spec,
                 rtol,
                 self.config.solver.max_iterations,
+                &self.config.gpu.resident,
                 &self.control,
             )?;
-            log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
+            log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.report);
             let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
             let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
-            let mut describe = res.describe;
+            let mut describe = res.report.to_string();
             if !rest.is_empty() {
                 // the tile solver reorders and packs only the graphs of the pairs it gets (copied
                 // out only when that is not all of them)
