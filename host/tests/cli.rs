@@ -69,6 +69,19 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
     assert_eq!(summary["pairs"], 6);
     assert_eq!(summary["backend"], "cpu");
+    // the run report: a line (details, primitives) and its typed form (report), the device likewise
+    let line = summary["details"].as_str().unwrap();
+    assert_eq!(summary["primitives"].as_str(), Some(line));
+    assert_eq!(line, lib.details.to_string());
+    let report = &summary["report"];
+    assert_eq!(report, &lib.details.to_json(), "{summary}");
+    assert!(report.get("resident").is_none() && report["tiles"]["pairs"] == 6, "{report}");
+    assert!(report["tiles"]["primitives"]["source"].is_string() && report["tiles"]["dense_walks"]["walk"] == "shared_tiling", "{report}");
+    assert!(report["tiles"]["gpu_entries"].is_null(), "{report}");
+    let typed = lib.details.get::<octile::mgk::report::MgkReport>().expect("the MGK's report");
+    assert_eq!(typed.tiles.as_ref().map(|t| t.pairs), Some(6));
+    assert_eq!(summary["device_info"]["backend"], "cpu");
+    assert_eq!(summary["device"].as_str().unwrap(), format!("CPU ({} threads)", summary["device_info"]["threads"]));
     assert!(summary["iterations"]["max"].as_u64().unwrap() > 0);
     assert_eq!(summary["non_converged"].as_array().unwrap().len(), 0);
 

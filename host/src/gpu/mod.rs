@@ -49,20 +49,62 @@ impl std::fmt::Debug for GpuDevice {
     }
 }
 
+/// A device a method ran on, for run reports: `Display` is the line people read (e.g. "NVIDIA
+/// H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, driver CUDA 13.0, kernels: cubin)", "CPU (16
+/// threads)"), JSON summaries serialise it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "backend", rename_all = "snake_case")]
+pub enum DeviceInfo {
+    /// All CPU cores.
+    Cpu {
+        /// rayon's threads.
+        threads: usize,
+    },
+    /// A GPU.
+    Cuda {
+        /// Its name.
+        name: String,
+        /// "sm_XY".
+        arch: String,
+        /// Streaming multiprocessors.
+        sms: u32,
+        /// Total memory in bytes.
+        memory_bytes: usize,
+        /// The driver's CUDA version, e.g. "13.0".
+        driver_cuda: String,
+        /// Where the kernels came from: "cubin" or "PTX (JIT)".
+        kernels_from: &'static str,
+    },
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceInfo::Cpu { threads } => write!(f, "CPU ({threads} threads)"),
+            DeviceInfo::Cuda { name, arch, sms, memory_bytes, driver_cuda, kernels_from } => write!(
+                f,
+                "{name} ({arch}, {sms} SMs, {:.1} GiB, driver CUDA {driver_cuda}, kernels: {kernels_from})",
+                *memory_bytes as f64 / (1u64 << 30) as f64
+            ),
+        }
+    }
+}
+
 impl GpuDevice {
-    /// One line: name, SM, memory, driver.
+    /// The device for run reports.
+    pub fn info(&self) -> DeviceInfo {
+        DeviceInfo::Cuda {
+            name: self.name.clone(),
+            arch: self.arch(),
+            sms: self.sm_count,
+            memory_bytes: self.total_mem_bytes,
+            driver_cuda: format!("{}.{}", self.driver_version / 1000, (self.driver_version % 1000) / 10),
+            kernels_from: self.kernels_from,
+        }
+    }
+    /// One line: name, SM, memory, driver ([`DeviceInfo`]'s `Display`).
     pub fn describe(&self) -> String {
-        format!(
-            "{} (sm_{}{}, {} SMs, {:.1} GiB, driver CUDA {}.{}, kernels: {})",
-            self.name,
-            self.compute_capability.0,
-            self.compute_capability.1,
-            self.sm_count,
-            self.total_mem_bytes as f64 / (1u64 << 30) as f64,
-            self.driver_version / 1000,
-            (self.driver_version % 1000) / 10,
-            self.kernels_from
-        )
+        self.info().to_string()
     }
     /// Most dynamic shared memory one block may use, in bytes (the opt-in limit).
     pub fn max_smem_per_block_bytes(&self) -> usize {
@@ -243,11 +285,15 @@ impl Engine {
             Engine::Cuda(_) => "cuda",
         }
     }
-    /// Human-readable device.
-    pub fn describe(&self) -> String {
+    /// The device, for run reports.
+    pub fn info(&self) -> DeviceInfo {
         match self {
-            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
-            Engine::Cuda(d) => d.describe(),
+            Engine::Cpu => DeviceInfo::Cpu { threads: rayon::current_num_threads() },
+            Engine::Cuda(d) => d.info(),
         }
+    }
+    /// Human-readable device ([`DeviceInfo`]'s `Display`).
+    pub fn describe(&self) -> String {
+        self.info().to_string()
     }
 }

@@ -9,6 +9,7 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::RunControl;
 use crate::mgk::pack::PackedGraphs;
+use crate::mgk::report::GpuEntry;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::mgk::layout::TILE_STORAGE_COMPACT;
 use octile_types::mgk::primitives::nnz_bin;
@@ -17,6 +18,10 @@ use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 
 /// One pair's solution x (f64, tiled layout `octile_types::mgk::tiling`).
 pub type PairVector = Vec<f64>;
+
+/// What [`solve_pairs`] returns: statuses in pair order, each pair's x when asked for, and the
+/// entries that ran.
+pub type Solved = (Vec<PairStatus>, Option<Vec<PairVector>>, Vec<GpuEntry>);
 
 /// Scratch budget in bytes: `asked` (`GpuTuning::scratch_bytes`) if set, else 60% of free memory,
 /// at most 16 GiB.
@@ -124,7 +129,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     scratch_bytes: Option<usize>,
     want_x: bool,
     ctl: &RunControl,
-) -> Result<(Vec<PairStatus>, Option<Vec<PairVector>>, String)> {
+) -> Result<Solved> {
     let budget = scratch_budget_bytes(dev, scratch_bytes) / 8; // scratch is f64 for both kernels
     // every pair's scratch against the budget before anything is uploaded or launched
     plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
@@ -157,12 +162,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         scatter(&mut out, &block_pairs, st);
         scatter(&mut xs, &block_pairs, x);
-        entries.push(match (sparse_only, overridden > 0.0) {
-            (true, false) => "sparse-only".to_string(),
-            (true, true) => format!("sparse-only (the map's other primitives, {:.2}% of tile pairs, not used)", 100.0 * overridden),
-            (false, _) if blocked => "adaptive, tiling-blocking".to_string(),
-            (false, _) => "adaptive".to_string(),
-        });
+        entries.push(if sparse_only { GpuEntry::SparseOnly { overridden_share: overridden } } else { GpuEntry::Adaptive { tiling_blocking: blocked } });
     }
     if !team_pairs.is_empty() {
         let mut sizes: Vec<u32> = team_pairs.iter().map(|&k| want[k]).collect();
@@ -178,13 +178,9 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         scatter(&mut out, &team_pairs, st);
         scatter(&mut xs, &team_pairs, x);
-        entries.push(format!(
-            "team of {team_blocks} blocks per pair for {} pair(s) (adaptive{})",
-            team_pairs.len(),
-            if blocked { ", tiling-blocking" } else { "" }
-        ));
+        entries.push(GpuEntry::Team { blocks_per_pair: team_blocks, pairs: team_pairs.len(), tiling_blocking: blocked });
     }
-    Ok((out, want_x.then_some(xs), entries.join(" + ")))
+    Ok((out, want_x.then_some(xs), entries))
 }
 
 /// `dst[which[i]] = src[i]`.

@@ -711,7 +711,7 @@ mod tests {
 
     /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
     /// (a Kronecker delta may read them), weights 1: warp and block teams, pairs that do not fit.
-    fn mixed_set(seed: u64) -> Vec<crate::Graph> {
+    fn mixed_set(seed: u64) -> Vec<crate::graph::Graph> {
         use crate::generators::{barabasi_albert, newman_watts_strogatz};
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -720,7 +720,7 @@ mod tests {
             .enumerate()
             .map(|(k, &n)| {
                 let edges = if k % 2 == 0 { newman_watts_strogatz(n, 3, 0.1, &mut rng) } else { barabasi_albert(n, 3, &mut rng) };
-                let mut g = crate::Graph::new(n, &["label"], &["length"]);
+                let mut g = crate::graph::Graph::new(n, &["label"], &["length"]);
                 for i in 0..n {
                     g.set_node_features(i, &[rng.gen_range(0..3) as f64]).unwrap();
                 }
@@ -734,7 +734,7 @@ mod tests {
 
     /// A resident set of `graphs` under the synthetic kernel (κe square exponential) or, with
     /// `delta`, κe one Kronecker delta on the same feature (the product form's κe).
-    fn resident_set(graphs: &[crate::Graph], delta: bool) -> (ResidentSet, EdgeShape) {
+    fn resident_set(graphs: &[crate::graph::Graph], delta: bool) -> (ResidentSet, EdgeShape) {
         let mut cfg = synthetic_kernel(0.05);
         if delta {
             cfg.edge[0].kernel = crate::mgk::config::BaseKernelConfig::KroneckerDelta { h: 0.3 };
