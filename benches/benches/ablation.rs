@@ -168,7 +168,7 @@ fn main() {
             let kernel = kernel_of(k);
             device = kernel.device_name();
             if k == 3 {
-                maps.insert(name.clone(), kernel.primitive_map().unwrap().describe);
+                maps.insert(name.clone(), kernel.primitive_map().unwrap().origin.to_string());
             }
             let key = (name.clone(), k);
             if let (0, Some(pair)) = (k, set.dense_pair) {

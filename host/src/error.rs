@@ -1,4 +1,10 @@
 //! The one error type of the `octile` library.
+//!
+//! A base module: it imports nothing of the crate but the other base module, [`crate::matrix`]
+//! (the partial results of [`OctileError::NoConvergence`] and [`OctileError::Interrupted`]);
+//! `scripts/check-imports` checks it.
+use crate::matrix::Gram;
+use cudarc::driver::DriverError;
 use std::path::PathBuf;
 
 /// Everything that can go wrong in octile, typed.
@@ -68,14 +74,39 @@ pub enum OctileError {
         /// How many pairs failed.
         n_failed: usize,
         /// Everything computed.
-        partial: Box<crate::gram::matrix::Gram>,
+        partial: Box<Gram>,
     },
     /// The CUDA backend was asked for but cannot be used.
     #[error("CUDA backend unavailable: {0}")]
     NoGpu(String),
-    /// A CUDA call failed.
-    #[error("CUDA: {0}")]
-    Cuda(String),
+    /// A CUDA driver call failed; its result code is kept. (The code is in the message, not a
+    /// `source()`, as for [`OctileError::Io`].)
+    #[error("CUDA: {}", driver_message(.0))]
+    Driver(DriverError),
+    /// The loaded GPU module has no kernel entry of this name (a PTX or cubin built from other
+    /// sources, e.g. an older `OCTILE_PTX_FILE`).
+    #[error("kernel {kernel}: not in the loaded GPU module ({})", driver_message(cause))]
+    MissingKernel {
+        /// The entry asked for.
+        kernel: String,
+        /// The driver's answer (`CUDA_ERROR_NOT_FOUND`).
+        cause: DriverError,
+    },
+    /// A launch's (or a transfer's) contract, checked on the host before anything is launched or
+    /// copied, does not hold: nothing ran. A bug in octile, or a launch this device cannot take
+    /// (e.g. more shared memory than it has).
+    #[error("{launch} launch check: {what}")]
+    LaunchContract {
+        /// The launch: a kernel entry's name, or the launches of a solver ("resident",
+        /// "shortest-path") or a copy ("staged download").
+        launch: String,
+        /// What does not hold.
+        what: String,
+    },
+    /// A check of octile's own consistency failed (a GPU result the host can verify disagrees
+    /// with it, a helper thread panicked): a bug in octile.
+    #[error("internal error (a bug in octile): {0}")]
+    Internal(String),
     /// A request needs more memory than there is (or than `--max-memory` allows); refused before
     /// allocating.
     #[error("{what} needs {}, more than the {} of {} — {hint}", human_bytes(*need_bytes), of, human_bytes(*have_bytes as u128))]
@@ -101,7 +132,7 @@ pub enum OctileError {
     #[error("interrupted: {n_done} of {n_total} pairs done")]
     Interrupted {
         /// The entries computed (un-normalized), NaN elsewhere.
-        partial: Box<crate::gram::matrix::Gram>,
+        partial: Box<Gram>,
         /// Row-major: whether the entry was computed.
         done: Vec<bool>,
         /// Distinct pairs done.
@@ -125,8 +156,35 @@ pub fn human_bytes(bytes: u128) -> String {
 /// Result with [`OctileError`].
 pub type Result<T, E = OctileError> = std::result::Result<T, E>;
 
-impl From<cudarc::driver::DriverError> for OctileError {
-    fn from(e: cudarc::driver::DriverError) -> Self {
-        OctileError::Cuda(e.to_string())
+/// `?` on a cudarc call: [`OctileError::Driver`] (written by hand, not `#[from]`, so that the
+/// driver error is not also a `source()`: its code is in the message already).
+impl From<DriverError> for OctileError {
+    fn from(e: DriverError) -> Self {
+        OctileError::Driver(e)
+    }
+}
+
+/// A driver error for messages: its code and the driver's text, e.g.
+/// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)". Only called for errors the driver returned (the
+/// library is loaded then: asking it for the text is safe).
+fn driver_message(e: &DriverError) -> String {
+    match e.error_string() {
+        Ok(text) => format!("{:?} ({})", e.0, text.to_string_lossy()),
+        Err(_) => format!("{:?}", e.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_errors_name_what_failed() {
+        let e = OctileError::LaunchContract { launch: "mgk_resident_warp_kdelta".into(), what: "team of 48 threads, 1 per block".into() };
+        assert_eq!(e.to_string(), "mgk_resident_warp_kdelta launch check: team of 48 threads, 1 per block");
+        assert_eq!(OctileError::Internal("x".into()).to_string(), "internal error (a bug in octile): x");
+        // a driver error keeps its code (matched on, not parsed from a message)
+        let e: OctileError = DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND).into();
+        assert!(matches!(e, OctileError::Driver(DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND))));
     }
 }

@@ -18,7 +18,8 @@
 //! Layout (`docs/ARCHITECTURE.md` has the data flow and how to add a method):
 //! - shared by every method: [`graph`] and the readers in [`io`], [`generators`], node orders in
 //!   [`reorder`], [`backend`] choices, memory checks in [`memory`], the GPU runtime [`gpu`], the Gram driver [`gram`]
-//!   ([`GraphKernel`], [`Gram`], [`RunControl`]) and [`error`];
+//!   ([`GraphKernel`], [`Gram`], [`RunControl`]), and the base modules [`error`], [`matrix`] (the
+//!   [`Gram`] type) and [`report`] (typed run reports), which import nothing else of the crate;
 //! - one module tree per method: [`mgk`], [`sp`] (shortest paths), [`graphlets`] (the fast graphlet
 //!   transform); [`kernels`] builds any of them from a kernel TOML (the CLI and the Python package);
 //! - [`selftest`]: the GPU self-test of the device helpers (tests only).
@@ -31,9 +32,11 @@ pub mod graph;
 pub mod graphlets;
 pub mod io;
 pub mod kernels;
+pub mod matrix;
 pub mod memory;
 pub mod mgk;
 pub mod reorder;
+pub mod report;
 pub mod selftest;
 pub mod sp;
 

@@ -69,6 +69,19 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
     assert_eq!(summary["pairs"], 6);
     assert_eq!(summary["backend"], "cpu");
+    // the run report: a line (details, primitives) and its typed form (report), the device likewise
+    let line = summary["details"].as_str().unwrap();
+    assert_eq!(summary["primitives"].as_str(), Some(line));
+    assert_eq!(line, lib.details.to_string());
+    let report = &summary["report"];
+    assert_eq!(report, &lib.details.to_json(), "{summary}");
+    assert!(report.get("resident").is_none() && report["tiles"]["pairs"] == 6, "{report}");
+    assert!(report["tiles"]["primitives"]["source"].is_string() && report["tiles"]["dense_walks"]["walk"] == "shared_tiling", "{report}");
+    assert!(report["tiles"]["gpu_entries"].is_null(), "{report}");
+    let typed = lib.details.get::<octile::mgk::report::MgkReport>().expect("the MGK's report");
+    assert_eq!(typed.tiles.as_ref().map(|t| t.pairs), Some(6));
+    assert_eq!(summary["device_info"]["backend"], "cpu");
+    assert_eq!(summary["device"].as_str().unwrap(), format!("CPU ({} threads)", summary["device_info"]["threads"]));
     assert!(summary["iterations"]["max"].as_u64().unwrap() > 0);
     assert_eq!(summary["non_converged"].as_array().unwrap().len(), 0);
 
@@ -119,6 +132,37 @@ fn cli_bad_input_fails_with_file_and_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.smi:2:"), "{err}");
     assert!(!out.exists(), "no output on failure");
+}
+
+/// The library's warnings and timings reach stderr through the CLI's log sink: a skipped record
+/// always (with its file and line), the phase timings only with `-v` (or `OCTILE_TRACE`).
+#[test]
+fn skipped_records_are_warned_and_timings_need_verbose() {
+    let dir = scratch_dir("cli-log");
+    let bad = dir.join("some-bad.smi");
+    std::fs::write(&bad, "CC\nC(C\nCCO\n").unwrap();
+    let out = dir.join("K.npy");
+    let sp = dir.join("sp.toml");
+    std::fs::write(&sp, "method = \"shortest_path\"\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.3\n").unwrap();
+    let run = |extra: &[&str], trace: bool| {
+        let mut c = exe();
+        c.args(extra).args(["gram", bad.to_str().unwrap(), "--skip-invalid", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"]);
+        c.args(["--kernel", sp.to_str().unwrap()]).env_remove("OCTILE_TRACE");
+        if trace {
+            c.env("OCTILE_TRACE", "1");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let quiet = run(&[], false);
+    assert!(quiet.contains("warning: skipped: ") && quiet.contains("some-bad.smi:2:"), "{quiet}");
+    assert!(quiet.contains("warning: 1 invalid record(s) skipped"), "{quiet}");
+    assert!(!quiet.contains("sp: "), "timings without -v: {quiet}");
+    for (extra, trace) in [(&["-v"][..], false), (&[][..], true)] {
+        let verbose = run(extra, trace);
+        assert!(verbose.contains("warning: skipped: ") && verbose.contains("sp: paths at "), "{extra:?} {trace}: {verbose}");
+    }
 }
 
 /// `count` random connected labeled graphs of 12–27 nodes (a ring plus chords) in the JSON

@@ -100,6 +100,8 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
         OctileError::Cancelled => {
             with_attrs(py, Interrupted::new_err(msg), |v| ["partial", "done", "n_done", "n_total"].into_iter().try_for_each(|name| v.setattr(name, py.None())))
         }
-        OctileError::NoGpu(_) | OctileError::Cuda(_) => PyRuntimeError::new_err(msg),
+        OctileError::NoGpu(_) | OctileError::Driver(_) | OctileError::MissingKernel { .. } | OctileError::LaunchContract { .. } | OctileError::Internal(_) => {
+            PyRuntimeError::new_err(msg)
+        }
     }
 }

@@ -146,7 +146,7 @@ fn info<'py>(py: Python<'py>, g: &Gram) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("pairs", g.pairs_solved)?;
     d.set_item("backend", &g.backend)?;
     d.set_item("device", &g.device)?;
-    d.set_item("details", &g.details)?;
+    d.set_item("details", g.details.to_string())?;
     d.set_item("iterations", (lo, med, hi))?;
     Ok(d)
 }

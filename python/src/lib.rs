@@ -7,11 +7,13 @@
 mod errors;
 mod graphs;
 mod kernel;
+mod warnings;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _octile(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    warnings::install();
     errors::register(m)?;
     graphs::register(m)?;
     kernel::register(m)?;

@@ -35,7 +35,7 @@ fn check_set(label: &str, graphs: &[Graph], cfg: &KernelConfig) -> Result<String
             }
         }
     }
-    if errors.is_empty() { Ok(got.details) } else { Err(errors.join("\n")) }
+    if errors.is_empty() { Ok(got.details.to_string()) } else { Err(errors.join("\n")) }
 }
 
 #[test]

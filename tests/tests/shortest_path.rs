@@ -220,7 +220,7 @@ fn gpu_equals_cpu_bit_for_bit_on_the_histogram_form_and_to_1e_12_on_the_general_
     };
     let run = |b: Backend| ShortestPathKernel::new(SpConfig { backend: b, ..general.clone() }).and_then(|k| k.gram(&mixed)).unwrap();
     let (cpu, gpu) = (run(Backend::Cpu), run(Backend::Cuda));
-    assert!(gpu.details.contains("2 of 4 graphs' on the GPU"), "{}", gpu.details);
+    assert!(gpu.details.to_string().contains("2 of 4 graphs' on the GPU"), "{}", gpu.details);
     for k in 0..cpu.values.len() {
         if let Err(e) = check_rel(&format!("mixed host/GPU paths: entry {k}"), gpu.values[k], cpu.values[k], 1e-12) {
             errors.push(e);
@@ -362,7 +362,7 @@ fn histogram_form_every_path_equals_the_definition_exactly() {
                 };
                 let n = graphs.len();
                 let full = k.gram(graphs).unwrap();
-                assert!(full.details.contains("histogram Gram matrix"), "{}", full.details);
+                assert!(full.details.to_string().contains("histogram Gram matrix"), "{}", full.details);
                 let (x, y) = graphs.split_at(5);
                 let between = k.gram_between(x, y).unwrap();
                 let listed = k.pairs(graphs, &[(n - 1, 0), (3, n - 2), (n - 2, n - 2)]).unwrap();

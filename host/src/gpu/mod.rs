@@ -8,7 +8,7 @@
 pub mod staging;
 
 use crate::error::OctileError;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, result, sys};
 use cudarc::nvrtc::Ptx;
 use octile_types::Kernel;
 use std::sync::{Arc, OnceLock};
@@ -50,20 +50,62 @@ impl std::fmt::Debug for GpuDevice {
     }
 }
 
+/// A device a method ran on, for run reports: `Display` is the line people read (e.g. "NVIDIA
+/// H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, driver CUDA 13.0, kernels: cubin)", "CPU (16
+/// threads)"), JSON summaries serialise it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "backend", rename_all = "snake_case")]
+pub enum DeviceInfo {
+    /// All CPU cores.
+    Cpu {
+        /// rayon's threads.
+        threads: usize,
+    },
+    /// A GPU.
+    Cuda {
+        /// Its name.
+        name: String,
+        /// "sm_XY".
+        arch: String,
+        /// Streaming multiprocessors.
+        sms: u32,
+        /// Total memory in bytes.
+        memory_bytes: usize,
+        /// The driver's CUDA version, e.g. "13.0".
+        driver_cuda: String,
+        /// Where the kernels came from: "cubin" or "PTX (JIT)".
+        kernels_from: &'static str,
+    },
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceInfo::Cpu { threads } => write!(f, "CPU ({threads} threads)"),
+            DeviceInfo::Cuda { name, arch, sms, memory_bytes, driver_cuda, kernels_from } => write!(
+                f,
+                "{name} ({arch}, {sms} SMs, {:.1} GiB, driver CUDA {driver_cuda}, kernels: {kernels_from})",
+                *memory_bytes as f64 / (1u64 << 30) as f64
+            ),
+        }
+    }
+}
+
 impl GpuDevice {
-    /// One line: name, SM, memory, driver.
+    /// The device for run reports.
+    pub fn info(&self) -> DeviceInfo {
+        DeviceInfo::Cuda {
+            name: self.name.clone(),
+            arch: self.arch(),
+            sms: self.sm_count,
+            memory_bytes: self.total_mem_bytes,
+            driver_cuda: format!("{}.{}", self.driver_version / 1000, (self.driver_version % 1000) / 10),
+            kernels_from: self.kernels_from,
+        }
+    }
+    /// One line: name, SM, memory, driver ([`DeviceInfo`]'s `Display`).
     pub fn describe(&self) -> String {
-        format!(
-            "{} (sm_{}{}, {} SMs, {:.1} GiB, driver CUDA {}.{}, kernels: {})",
-            self.name,
-            self.compute_capability.0,
-            self.compute_capability.1,
-            self.sm_count,
-            self.total_mem_bytes as f64 / (1u64 << 30) as f64,
-            self.driver_version / 1000,
-            (self.driver_version % 1000) / 10,
-            self.kernels_from
-        )
+        self.info().to_string()
     }
     /// Most dynamic shared memory one block may use, in bytes (the opt-in limit).
     pub fn max_smem_per_block_bytes(&self) -> usize {
@@ -73,28 +115,35 @@ impl GpuDevice {
     pub fn arch(&self) -> String {
         format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
     }
-    /// An entry of the module by its declared id (`octile_types::entries`).
+    /// An entry of the module by its declared id (`octile_types::entries`):
+    /// [`OctileError::MissingKernel`] when the module has none of that name.
     pub fn function(&self, kernel: Kernel) -> Result<CudaFunction, OctileError> {
         let name = kernel.name();
-        self.module.load_function(name).map_err(|e| OctileError::Cuda(format!("kernel {name}: {e}")))
+        self.module.load_function(name).map_err(|cause| match cause.0 {
+            sys::CUresult::CUDA_ERROR_NOT_FOUND => OctileError::MissingKernel { kernel: name.to_string(), cause },
+            _ => OctileError::Driver(cause),
+        })
     }
     /// A kernel that takes `smem_bytes` of dynamic shared memory: its dynamic-shared-memory cap is
     /// set to the most the device allows it (the opt-in limit less its static shared memory), the
     /// same value for every caller. Setting the cap to each launch's own size raced between
     /// threads: one thread lowered it between another's setting and launching, and that launch
     /// failed with CUDA_ERROR_INVALID_VALUE. The cap only bounds what a launch may ask for; the
-    /// launch's own size is what occupancy sees. A size past the cap is an error.
+    /// launch's own size is what occupancy sees. A size past the cap is an
+    /// [`OctileError::LaunchContract`] error.
     pub fn function_with_smem(&self, kernel: Kernel, smem_bytes: usize) -> Result<CudaFunction, OctileError> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
         let name = kernel.name();
         let f = self.function(kernel)?;
-        let cuda = |e: cudarc::driver::DriverError| OctileError::Cuda(format!("kernel {name}: {e}"));
-        let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).map_err(cuda)?.max(0) as usize;
+        let static_bytes = f.get_attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?.max(0) as usize;
         let cap = self.max_smem_optin_bytes.saturating_sub(static_bytes);
         if smem_bytes > cap {
-            return Err(OctileError::Cuda(format!("kernel {name}: {smem_bytes} bytes of dynamic shared memory, more than the {cap} this device allows it")));
+            return Err(OctileError::LaunchContract {
+                launch: name.to_string(),
+                what: format!("{smem_bytes} bytes of dynamic shared memory, more than the {cap} this device allows it"),
+            });
         }
-        f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cap as i32).map_err(cuda)?;
+        f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cap as i32)?;
         Ok(f)
     }
     /// Free device memory in bytes.
@@ -103,37 +152,69 @@ impl GpuDevice {
     }
 }
 
-static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
-
-/// The GPU, or why there is none. Probed once per process; never panics.
-pub fn device() -> Result<Arc<GpuDevice>, String> {
-    DEVICE.get_or_init(|| std::panic::catch_unwind(init).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+/// The process-level GPU switches, read from the environment in this one place, once per process
+/// (by [`device`], on first use). They are deployment settings rather than options of a kernel:
+/// the device, its context and the loaded module are one per process (a kernel's options cannot
+/// reopen them), and every front end — the CLI, the Python package, the tests — must obey them
+/// alike without passing anything. Tuning knobs of a method are its options instead (e.g.
+/// `mgk::gpu::options::GpuTuning`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// `OCTILE_DISABLE_GPU` (any value): behave as if there were no GPU.
+    pub disabled: bool,
+    /// `OCTILE_PTX_FILE`: load this PTX instead of the kernels built in (experiments with
+    /// variants of the same kernels).
+    pub ptx_file: Option<std::path::PathBuf>,
 }
 
-fn init() -> Result<Arc<GpuDevice>, String> {
-    if std::env::var_os("OCTILE_DISABLE_GPU").is_some() {
+impl GpuOptions {
+    /// The switches as the environment sets them.
+    pub fn from_env() -> Self {
+        GpuOptions { disabled: std::env::var_os("OCTILE_DISABLE_GPU").is_some(), ptx_file: std::env::var_os("OCTILE_PTX_FILE").map(std::path::PathBuf::from) }
+    }
+}
+
+static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
+
+/// The GPU, or why there is none. Probed once per process (under [`GpuOptions::from_env`]);
+/// never panics.
+pub fn device() -> Result<Arc<GpuDevice>, String> {
+    DEVICE.get_or_init(|| std::panic::catch_unwind(|| init(&GpuOptions::from_env())).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+}
+
+/// `cuDriverGetVersion`, which cudarc's `result` layer does not wrap, in that layer's style.
+fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0i32;
+    // SAFETY: a valid out-pointer; the driver is initialised (result::init) before this is called.
+    unsafe { sys::cuDriverGetVersion(&mut version) }.result()?;
+    Ok(version)
+}
+
+/// `cuFuncLoad` (drivers of CUDA 12.4 and later), which cudarc's `result` layer does not wrap:
+/// load a kernel now instead of at its first launch.
+fn func_load(f: &CudaFunction) -> Result<(), DriverError> {
+    // SAFETY: a valid function handle of a module that `f` keeps loaded.
+    unsafe { sys::cuFuncLoad(f.cu_function()) }.result()
+}
+
+fn init(opts: &GpuOptions) -> Result<Arc<GpuDevice>, String> {
+    if opts.disabled {
         return Err("disabled by OCTILE_DISABLE_GPU".into());
     }
-    // SAFETY: only checks whether libcuda.so can be dlopen'ed.
+    // SAFETY: only checks whether libcuda.so can be dlopen'ed (cudarc has no safe form of it).
     if !unsafe { sys::is_culib_present() } {
         return Err("no CUDA driver (libcuda.so.1 not found)".into());
     }
-    let mut driver_version = 0i32;
-    // SAFETY: plain driver-API calls with valid out-pointers; cuInit is idempotent.
-    unsafe {
-        sys::cuInit(0).result().map_err(|e| format!("cuInit: {e}"))?;
-        sys::cuDriverGetVersion(&mut driver_version).result().map_err(|e| format!("cuDriverGetVersion: {e}"))?;
-    }
-    let mut count = 0i32;
-    // SAFETY: valid out-pointer.
-    unsafe { sys::cuDeviceGetCount(&mut count).result().map_err(|e| format!("cuDeviceGetCount: {e}"))? };
+    // cuInit is idempotent
+    result::init().map_err(|e| format!("cuInit: {e}"))?;
+    let driver_version = driver_version().map_err(|e| format!("cuDriverGetVersion: {e}"))?;
+    let count = result::device::get_count().map_err(|e| format!("cuDeviceGetCount: {e}"))?;
     if count == 0 {
         return Err("CUDA driver present but no GPU visible".into());
     }
     let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
     let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
-    // OCTILE_PTX_FILE: load another PTX at run time (experiments with variants of the same kernels)
-    let ptx_file = std::env::var_os("OCTILE_PTX_FILE");
+    let ptx_file = opts.ptx_file.as_deref();
     let matches = format!("sm_{}{}", compute_capability.0, compute_capability.1) == PTX_ARCH;
     // the build's cubin on its own architecture (no JIT); else the PTX, JIT-compiled by the driver
     let cubin = if ptx_file.is_none() && matches && !CUBIN.is_empty() { ctx.load_module(Ptx::from_binary(CUBIN.to_vec())).ok() } else { None };
@@ -141,7 +222,7 @@ fn init() -> Result<Arc<GpuDevice>, String> {
         Some(m) => (m, "cubin"),
         None => {
             let ptx = match ptx_file {
-                Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", std::path::Path::new(&p).display()))?,
+                Some(p) => std::fs::read_to_string(p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", p.display()))?,
                 None => PTX.to_string(),
             };
             let m = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
@@ -167,8 +248,8 @@ fn init() -> Result<Arc<GpuDevice>, String> {
     if driver_version >= 12040 {
         for k in Kernel::ALL {
             if let Ok(f) = module.load_function(k.name()) {
-                // SAFETY: a valid function handle of the module just loaded.
-                let _ = unsafe { sys::cuFuncLoad(f.cu_function()) };
+                // best effort: a kernel not loaded now loads at its first launch
+                let _ = func_load(&f);
             }
         }
     }
@@ -207,11 +288,15 @@ impl Engine {
             Engine::Cuda(_) => "cuda",
         }
     }
-    /// Human-readable device.
-    pub fn describe(&self) -> String {
+    /// The device, for run reports.
+    pub fn info(&self) -> DeviceInfo {
         match self {
-            Engine::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
-            Engine::Cuda(d) => d.describe(),
+            Engine::Cpu => DeviceInfo::Cpu { threads: rayon::current_num_threads() },
+            Engine::Cuda(d) => d.info(),
         }
+    }
+    /// Human-readable device ([`DeviceInfo`]'s `Display`).
+    pub fn describe(&self) -> String {
+        self.info().to_string()
     }
 }

@@ -47,9 +47,9 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Staging<T> {
     /// values written out by `convert(from, to)` (equal lengths; e.g. widening i32 to i64).
     pub fn download_with<U: Send>(&self, s: &Arc<CudaStream>, src: &CudaView<T>, dst: &mut [U], convert: impl Fn(&[T], &mut [U]) + Sync) -> Result<()> {
         if src.len() != dst.len() {
-            return Err(OctileError::Cuda(format!("staged download of {} values into {}", src.len(), dst.len())));
+            return Err(OctileError::LaunchContract { launch: "staged download".into(), what: format!("{} values into {}", src.len(), dst.len()) });
         }
-        let mut guard = self.bufs.lock().map_err(|_| OctileError::Cuda("staging buffers poisoned by a panic".into()))?;
+        let mut guard = self.bufs.lock().map_err(|_| OctileError::Internal("staging buffers poisoned by a panic".into()))?;
         let (bufs, events) = &mut *guard;
         // whole pieces through the buffers (a copy into a pinned buffer moves the buffer's whole
         // length), the tail through the first buffer's front

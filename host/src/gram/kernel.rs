@@ -2,10 +2,11 @@
 //! for every pairwise graph kernel. A method implements [`GraphKernel::evaluate`] ("these pairs of
 //! these graphs, on my backend") and gets the rest.
 use super::control::RunControl;
-use super::matrix::{Gram, PairInfo};
 use super::partial::Known;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
+use crate::matrix::{Gram, PairInfo};
+use crate::report::Details;
 use rayon::prelude::*;
 
 /// What a method returns for a list of pairs: one value and one [`PairInfo`] per pair, in pair
@@ -18,8 +19,8 @@ pub struct Evaluation {
     pub info: Vec<PairInfo>,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// How the values were computed (goes to [`Gram::details`]).
-    pub details: String,
+    /// How the values were computed: the method's typed run report (goes to [`Gram::details`]).
+    pub details: Details,
 }
 
 /// A pairwise graph kernel on a backend.
@@ -48,6 +49,11 @@ pub trait GraphKernel {
     fn backend_name(&self) -> &'static str;
     /// Human-readable device.
     fn device_name(&self) -> String;
+    /// The device as a typed report (e.g. `gpu::DeviceInfo`), for JSON summaries; its `Display` is
+    /// [`device_name`](Self::device_name). Default: that line.
+    fn device_report(&self) -> Details {
+        self.device_name().into()
+    }
 
     /// K(X) (`y` = None: the symmetric matrix) or K(X, Y) as one row-major matrix in
     /// [`Evaluation::values`], for a method that computes whole blocks faster than pair lists (the
@@ -458,7 +464,7 @@ mod tests {
             values: vec![1.0, f64::INFINITY, f64::NAN],
             info: vec![PairInfo { iterations: 1, residual: 0.0, converged: true }; 3],
             seconds: 0.0,
-            details: String::new(),
+            details: Details::default(),
         };
         e = finite(e);
         assert_eq!(e.info.iter().map(|i| i.converged).collect::<Vec<_>>(), [true, false, false]);
@@ -480,7 +486,7 @@ mod tests {
         assert_eq!(toy.asked.borrow().len(), 1);
         assert_eq!(toy.asked.borrow()[0], vec![(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]);
         assert_eq!(
-            (g.rows, g.cols, g.pairs_solved, g.backend.as_str(), g.device.as_str(), g.details.as_str(), g.seconds),
+            (g.rows, g.cols, g.pairs_solved, g.backend.as_str(), g.device.as_str(), g.details.to_string().as_str(), g.seconds),
             (4, 4, 10, "cpu", "toy device", "toy", 0.25)
         );
         for i in 0..4 {
@@ -528,7 +534,7 @@ mod tests {
         let all = graphs(5);
         let ok = Whole { bad: None, control: RunControl::default() };
         let g = ok.gram(&all).unwrap();
-        assert_eq!((g.rows, g.cols, g.pairs_solved, g.info.len(), g.details.as_str()), (5, 5, 15, 0, "whole"));
+        assert_eq!((g.rows, g.cols, g.pairs_solved, g.info.len(), g.details.to_string().as_str()), (5, 5, 15, 0, "whole"));
         assert!(g.failures().is_empty());
         assert_eq!(g.iteration_stats(), (0, 0, 0));
         close(g.get(4, 1), 7.0, "K[4][1]");
@@ -595,7 +601,7 @@ mod tests {
                 backend: String::new(),
                 device: String::new(),
                 seconds: 0.0,
-                details: String::new(),
+                details: Details::default(),
             };
             let d = [4.0 * scale, 9.0 * scale];
             normalize(&mut g, &d, &d, true);

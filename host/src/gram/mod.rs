@@ -5,10 +5,9 @@
 //! interrupted run to resume from.
 pub mod control;
 pub mod kernel;
-pub mod matrix;
 pub mod partial;
 
+pub use crate::matrix::{Gram, PairInfo};
 pub use control::RunControl;
 pub use kernel::{Evaluation, GraphKernel};
-pub use matrix::{Gram, PairInfo};
 pub use partial::Known;

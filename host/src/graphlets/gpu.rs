@@ -66,7 +66,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
         let on_gpu = kernels(dev, &row_start, a.col(), n, entries);
         let t = Instant::now();
         let ((mut raw_host, mut net_host), host_alloc) =
-            host.join().map_err(|_| OctileError::Cuda("allocating the graphlet counts on the host panicked".into()))?;
+            host.join().map_err(|_| OctileError::Internal("allocating the graphlet counts on the host panicked".into()))?;
         let host_pages = t.elapsed().as_secs_f64();
         let (raw, net, gpu_phases) = on_gpu?;
         let mut phases = vec![("prepare", prepare)];
@@ -117,7 +117,7 @@ fn kernels(dev: &GpuDevice, row_start: &[u32], col: &[u32], n: usize, entries: u
     let st = s.clone_dtoh(&status)?;
     let n_heavy = st[STATUS_HEAVY] as usize;
     if n_heavy > n {
-        return Err(OctileError::Cuda(format!("graphlet pass 1 listed {n_heavy} heavy nodes of {n}")));
+        return Err(OctileError::Internal(format!("graphlet pass 1 listed {n_heavy} heavy nodes of {n}")));
     }
     if n_heavy > 0 {
         // blocks with a shared table each; a dense n-word workspace per block only when a node's
@@ -203,7 +203,10 @@ fn download(dev: &GpuDevice, v: &CudaSlice<i64>, out: &mut [i64]) -> Result<()> 
     let s = &dev.stream;
     let n = out.len() / N_ORBITS;
     if v.len() != out.len() || n * N_ORBITS != v.len() || n == 0 || n >= u32::MAX as usize {
-        return Err(OctileError::Cuda(format!("graphlet download of {} counts into {}", v.len(), out.len())));
+        return Err(OctileError::LaunchContract {
+            launch: Kernel::GraphletNarrow.name().into(),
+            what: format!("download of {} counts into {}", v.len(), out.len()),
+        });
     }
     let mut narrow = s.alloc_zeros::<i32>(v.len())?;
     let mut status = s.alloc_zeros::<u32>(GRAPHLET_STATUS_WORDS)?;

@@ -22,9 +22,9 @@ pub mod features;
 
 use crate::error::{OctileError, Result};
 use crate::gpu::Engine;
+use crate::gram::PairInfo;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel};
-use crate::gram::matrix::PairInfo;
 use crate::graph::Graph;
 use crate::graphlets::kernel_config::{BaseKernel, Counts, FeatureForm, GraphletConfig, Scale};
 use features::{GraphFeatures, features};
@@ -131,7 +131,7 @@ impl GraphKernel for GraphletKernel {
             info: vec![PairInfo { iterations: 0, residual: 0.0, converged: true }; values.len()],
             values,
             seconds: t.elapsed().as_secs_f64(),
-            details: self.details(&f),
+            details: self.details(&f).into(),
         })
     }
 
@@ -165,7 +165,7 @@ impl GraphKernel for GraphletKernel {
         } else {
             upper.into_par_iter().flatten_iter().collect()
         };
-        Ok(Some(Evaluation { values, info: Vec::new(), seconds: t.elapsed().as_secs_f64(), details: self.details(&f) }))
+        Ok(Some(Evaluation { values, info: Vec::new(), seconds: t.elapsed().as_secs_f64(), details: self.details(&f).into() }))
     }
 
     fn control(&self) -> &RunControl {

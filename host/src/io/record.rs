@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub struct Loaded {
     /// The graphs, in file order.
     pub graphs: Vec<Graph>,
-    /// Records skipped with `skip_invalid` (each was reported on stderr).
+    /// Records skipped with `skip_invalid` (each was reported as a `log` warning).
     pub skipped: usize,
     /// Whether each feature holds strings (`true`, coded as integers) or numbers, keyed
     /// "node NAME" / "edge NAME"; see [`FeatureKinds::check_against`].
@@ -82,10 +82,10 @@ pub(crate) fn parse_err(path: &Path, line: usize, what: impl Into<String>) -> Oc
     OctileError::Parse { path: PathBuf::from(path), line, what: what.into() }
 }
 
-/// Handle a bad record: an error, or (with `skip_invalid`) a warning and a count.
+/// Handle a bad record: an error, or (with `skip_invalid`) a `log` warning and a count.
 pub(crate) fn bad_record(e: OctileError, skip_invalid: bool, skipped: &mut usize) -> Result<()> {
     if skip_invalid {
-        eprintln!("warning: skipped: {e}");
+        log::warn!("skipped: {e}");
         *skipped += 1;
         Ok(())
     } else {

@@ -234,6 +234,8 @@ pub struct KernelConfig {
     pub reorder: Reordering,
     /// Octile storage and tile-pair primitives; kernel values do not depend on them.
     pub tiles: TileOptions,
+    /// Tuning of the GPU solvers (launch shapes, batch budget); kernel values do not depend on them.
+    pub gpu: crate::mgk::gpu::options::GpuTuning,
 }
 
 impl Default for KernelConfig {
@@ -250,6 +252,7 @@ impl Default for KernelConfig {
             precision: Precision::F64,
             reorder: Reordering::default(),
             tiles: TileOptions::default(),
+            gpu: Default::default(),
         }
     }
 }

@@ -10,16 +10,18 @@ pub mod gpu;
 pub mod pack;
 pub mod profile;
 pub mod reference;
+pub mod report;
 pub mod tune;
 
 use crate::backend::{Backend, Precision};
 use crate::error::{OctileError, Result};
 use crate::gpu::Engine;
+use crate::gram::PairInfo;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel, filled, finish, listed};
-use crate::gram::matrix::PairInfo;
 use crate::graph::Graph;
 use crate::reorder::Reordering;
+use crate::report::Details;
 use config::{DenseWalk, KernelConfig, ResolvedKernel, gathered};
 use cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use gpu::batch::PairVector;
@@ -29,6 +31,7 @@ use octile_types::{GatheredKernel, MgkParams, PairStatus, PrimitiveMap, Real};
 use pack::{PackOptions, PackedGraphs, pack};
 use profile::MapSource;
 use rayon::prelude::*;
+use report::{DenseWalks, GpuEntry, MgkReport, TileReport};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -60,14 +63,14 @@ impl NodalMatrix {
 struct Solved {
     status: Vec<PairStatus>,
     seconds: f64,
-    /// The primitive map's description (and, on the GPU, the solver entries used).
-    describe: String,
+    /// What ran: the solvers, the primitive map's origin, the dense walks, the GPU entries.
+    report: MgkReport,
     /// With `nodal`: each pair's node-wise similarities R, row-major, input node order.
     nodal: Option<Vec<Vec<f64>>>,
 }
 
 /// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
-type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<String>);
+type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<Vec<GpuEntry>>);
 
 /// The marginalized graph kernel, configured once and applied to many graph sets.
 pub struct MarginalizedGraphKernel {
@@ -125,11 +128,11 @@ impl MarginalizedGraphKernel {
     /// error naming it; non-convergence is `NoConvergence` as for Gram matrices.
     pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
         let list = listed(graphs, pairs)?;
-        let Solved { status, seconds, describe, nodal } = self.solve_x(graphs, &list, true)?;
+        let Solved { status, seconds, report, nodal } = self.solve_x(graphs, &list, true)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
-        let e = evaluation(&status, seconds, describe);
+        let e = evaluation(&status, seconds, report);
         finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
         Ok(pairs
             .iter()
@@ -174,9 +177,7 @@ impl MarginalizedGraphKernel {
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let set64 = pack::<f64>(graphs, &opt)?;
-            if std::env::var_os("OCTILE_TRACE").is_some() {
-                eprintln!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
-            }
+            log::debug!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let res = gpu::resident::solve_resident(
                 dev,
                 &set64,
@@ -185,15 +186,13 @@ impl MarginalizedGraphKernel {
                 &self.resolved.edge_spec,
                 rtol,
                 self.config.solver.max_iterations,
+                &self.config.gpu.resident,
                 &self.control,
             )?;
-            let trace = std::env::var_os("OCTILE_TRACE").is_some();
-            if trace {
-                eprintln!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.describe);
-            }
+            log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.report);
             let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
             let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
-            let mut describe = res.describe;
+            let mut report = MgkReport { resident: Some(res.report), tiles: None };
             if !rest.is_empty() {
                 // the tile solver reorders and packs only the graphs of the pairs it gets (copied
                 // out only when that is not all of them)
@@ -225,12 +224,10 @@ impl MarginalizedGraphKernel {
                 for (&k, s) in rest.iter().zip(tiles.status) {
                     status[k] = s;
                 }
-                describe = format!("{describe}; tile solver for {} pair(s): {}", rest.len(), tiles.describe);
+                report.tiles = tiles.report.tiles;
             }
-            if trace {
-                eprintln!("solve: done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-            }
-            return Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal: None });
+            log::debug!("solve: done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+            return Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), report, nodal: None });
         }
         self.solve_tiles(graphs, pairs, nodal, t)
     }
@@ -262,22 +259,17 @@ impl MarginalizedGraphKernel {
             ..PackOptions::new(&self.resolved, self.config.q, self.config.p)
         };
         let set64 = pack::<f64>(packed, &opt)?;
-        let (status, xs, entry) = match self.config.precision {
+        let (status, xs, entries) = match self.config.precision {
             Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
             Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
         }?;
         let g = self.dense_kernel();
-        let walks = match (self.config.tiles.dense_walk, g.usable != 0) {
-            (DenseWalk::TilingBlocking, true) => format!("dense walks (D, R): tiling-blocking, κe gathered to {} feature(s)", g.slots),
-            (DenseWalk::TilingBlocking, false) => {
-                "dense walks (D, R): shared tiling (tiling-blocking asked for, but κe is not a product reading ≤ 2 edge features)".to_string()
-            }
-            (DenseWalk::SharedTiling, _) => "dense walks (D, R): shared tiling".to_string(),
+        let dense_walks = match (self.config.tiles.dense_walk, g.usable != 0) {
+            (DenseWalk::TilingBlocking, true) => DenseWalks::TilingBlocking { gathered_features: g.slots },
+            (DenseWalk::TilingBlocking, false) => DenseWalks::SharedTilingFallback,
+            (DenseWalk::SharedTiling, _) => DenseWalks::SharedTiling,
         };
-        let describe = match entry {
-            Some(e) => format!("{}; {walks}; GPU solver entry: {e}", map.describe),
-            None => format!("{}; {walks}", map.describe),
-        };
+        let report = MgkReport { resident: None, tiles: Some(TileReport { pairs: pairs.len(), primitives: map.origin, dense_walks, gpu_entries: entries }) };
         // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
         let nodal = xs.map(|xs| {
             pairs
@@ -299,7 +291,7 @@ impl MarginalizedGraphKernel {
                 })
                 .collect()
         });
-        Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), describe, nodal })
+        Ok(Solved { status, seconds: t.elapsed().as_secs_f64(), report, nodal })
     }
 
     fn solve_t<T: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -381,7 +373,17 @@ impl MarginalizedGraphKernel {
                     team_blocks: 1,
                     dense_kernel: self.dense_kernel(),
                 };
-                let (status, xs, entries) = gpu::batch::solve_pairs(dev, set, set64, pairs, &params, self.config.tiles.blocks_per_pair, want_x, &self.control)?;
+                let (status, xs, entries) = gpu::batch::solve_pairs(
+                    dev,
+                    set,
+                    set64,
+                    pairs,
+                    &params,
+                    self.config.tiles.blocks_per_pair,
+                    self.config.gpu.scratch_bytes,
+                    want_x,
+                    &self.control,
+                )?;
                 Ok((status, xs, Some(entries)))
             }
         }
@@ -390,8 +392,8 @@ impl MarginalizedGraphKernel {
 
 impl GraphKernel for MarginalizedGraphKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
-        let Solved { status, seconds, describe, .. } = self.solve_x(graphs, pairs, false)?;
-        Ok(evaluation(&status, seconds, describe))
+        let Solved { status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
+        Ok(evaluation(&status, seconds, report))
     }
 
     fn control(&self) -> &RunControl {
@@ -405,11 +407,15 @@ impl GraphKernel for MarginalizedGraphKernel {
     fn device_name(&self) -> String {
         self.engine.describe()
     }
+
+    fn device_report(&self) -> crate::report::Details {
+        crate::report::Details::new(self.engine.info())
+    }
 }
 
 /// The solver's statuses as the driver's per-pair values and diagnostics.
-fn evaluation(status: &[PairStatus], seconds: f64, details: String) -> Evaluation {
-    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details }
+fn evaluation(status: &[PairStatus], seconds: f64, report: MgkReport) -> Evaluation {
+    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details: Details::new(report) }
 }
 
 fn info(s: &PairStatus) -> PairInfo {

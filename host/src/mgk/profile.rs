@@ -87,13 +87,80 @@ pub struct ProfileFile {
     pub profiles: Vec<Profile>,
 }
 
-/// Where the solver's map came from (for summaries and logs).
+/// The solver's map and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapSource {
     /// The map.
     pub map: PrimitiveMap,
-    /// Human-readable origin, e.g. `adaptive: /home/u/.config/octile/profiles.json [NVIDIA H200 f32 labeled]`.
-    pub describe: String,
+    /// Where it came from (for summaries and logs).
+    pub origin: MapOrigin,
+}
+
+/// Where a primitive map came from. Its `Display` is the line summaries show, e.g.
+/// `adaptive: /home/u/.config/octile/profiles.json [NVIDIA H200 f32 labeled]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum MapOrigin {
+    /// One primitive for every tile pair (`primitive = "..."`).
+    Fixed {
+        /// Its name ("dense-dense", ...).
+        primitive: &'static str,
+    },
+    /// A tuned profile.
+    Profile {
+        /// The profile file; `None`: the profiles shipped with octile.
+        file: Option<String>,
+        /// The profile's device.
+        device: String,
+        /// Its precision.
+        precision: String,
+        /// The dense walk it was tuned with ("shared" or "blocked").
+        walk: String,
+        /// Which of its maps: "unlabeled", "labeled" or "labeled_cheap" ([`EdgeCost`]).
+        map: &'static str,
+        /// The map the edge kernel's cost asked for, when the profile lacks it (an older profile
+        /// without `labeled_cheap`).
+        missing_map: Option<&'static str>,
+        /// The run's own dense walk, when the profile was tuned with another (no profile of it).
+        run_walk: Option<String>,
+    },
+    /// No profile for the device: the built-in rule.
+    BuiltIn {
+        /// The backend, device and precision no profile was found for.
+        backend: String,
+        /// Device.
+        device: String,
+        /// Precision.
+        precision: String,
+        /// The map asked for ([`EdgeCost::name`]).
+        map: &'static str,
+    },
+}
+
+impl std::fmt::Display for MapOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapOrigin::Fixed { primitive } => write!(f, "fixed: {primitive}"),
+            MapOrigin::Profile { file, device, precision, walk, map, missing_map, run_walk } => {
+                write!(f, "adaptive: {} [{device} {precision}", file.as_deref().unwrap_or("shipped profile"))?;
+                if walk != "shared" {
+                    write!(f, " {walk}-walk")?;
+                }
+                write!(f, " {map}")?;
+                if let Some(m) = missing_map {
+                    write!(f, " (no {m} map in this profile)")?;
+                }
+                f.write_str("]")?;
+                match run_walk {
+                    Some(w) => write!(f, " (no {w}-walk profile: tuned with {walk} walks)"),
+                    None => Ok(()),
+                }
+            }
+            MapOrigin::BuiltIn { backend, device, precision, map } => {
+                write!(f, "adaptive: built-in rule (no profile for {backend} {device} {precision}) [{map}]")
+            }
+        }
+    }
 }
 
 /// Parse 17 strings of 17 letters into a map.
@@ -223,19 +290,27 @@ pub fn user_store() -> Option<PathBuf> {
 /// The map the solver uses for these tile options on this backend/device/precision.
 pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, precision: &str, cost: EdgeCost) -> Result<MapSource> {
     if let PrimitiveChoice::Fixed(p) = tiles.primitive {
-        return Ok(MapSource { map: PrimitiveMap::uniform(p), describe: format!("fixed: {}", crate::mgk::config::primitive_name(p)) });
+        return Ok(MapSource { map: PrimitiveMap::uniform(p), origin: MapOrigin::Fixed { primitive: crate::mgk::config::primitive_name(p) } });
     }
     let labeled = cost != EdgeCost::Unlabeled;
     let kind = cost.name();
-    let pick = |p: &Profile, origin: &str| -> MapSource {
-        let (rows, kind) = match (cost, &p.labeled_cheap) {
-            (EdgeCost::Unlabeled, _) => (&p.unlabeled, kind.to_string()),
-            (EdgeCost::Cheap, Some(rows)) => (rows, kind.to_string()),
-            (EdgeCost::Cheap, None) => (&p.labeled, "labeled (no labeled_cheap map in this profile)".to_string()),
-            (EdgeCost::Costly, _) => (&p.labeled, kind.to_string()),
+    let pick = |p: &Profile, file: Option<&String>, run_walk: Option<&str>| -> MapSource {
+        let (rows, map, missing_map) = match (cost, &p.labeled_cheap) {
+            (EdgeCost::Unlabeled, _) => (&p.unlabeled, kind, None),
+            (EdgeCost::Cheap, Some(rows)) => (rows, kind, None),
+            (EdgeCost::Cheap, None) => (&p.labeled, EdgeCost::Costly.name(), Some(kind)),
+            (EdgeCost::Costly, _) => (&p.labeled, kind, None),
         };
-        let walk = if p.walk() == "shared" { String::new() } else { format!(" {}-walk", p.walk()) };
-        MapSource { map: map_from_rows(rows).expect("validated on parse"), describe: format!("adaptive: {origin} [{} {}{walk} {kind}]", p.device, p.precision) }
+        let origin = MapOrigin::Profile {
+            file: file.cloned(),
+            device: p.device.clone(),
+            precision: p.precision.clone(),
+            walk: p.walk().to_string(),
+            map,
+            missing_map,
+            run_walk: run_walk.map(str::to_string),
+        };
+        MapSource { map: map_from_rows(rows).expect("validated on parse"), origin }
     };
     // an explicitly named file must exist and parse; the user store is optional
     let explicit = tiles.profile.clone().or_else(|| std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from));
@@ -250,21 +325,18 @@ pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, pre
         tries.push("shared");
     }
     for w in tries {
-        let note = if w == walk { String::new() } else { format!(" (no {walk}-walk profile: tuned with {w} walks)") };
+        let run_walk = (w != walk).then_some(walk);
         if let Some((f, origin)) = &user
             && let Some(p) = f.find(backend, device, arch, precision, w)
         {
-            let mut m = pick(p, origin);
-            m.describe.push_str(&note);
-            return Ok(m);
+            return Ok(pick(p, Some(origin), run_walk));
         }
         if let Some(p) = ProfileFile::shipped().find(backend, device, arch, precision, w) {
-            let mut m = pick(p, "shipped profile");
-            m.describe.push_str(&note);
-            return Ok(m);
+            return Ok(pick(p, None, run_walk));
         }
     }
-    Ok(MapSource { map: fallback_map(labeled), describe: format!("adaptive: built-in rule (no profile for {backend} {device} {precision}) [{kind}]") })
+    let origin = MapOrigin::BuiltIn { backend: backend.to_string(), device: device.to_string(), precision: precision.to_string(), map: kind };
+    Ok(MapSource { map: fallback_map(labeled), origin })
 }
 
 /// The CPU's model name (from /proc/cpuinfo), or the architecture.
@@ -349,7 +421,9 @@ mod tests {
         p.labeled_cheap = None; // an older profile: cheap kernels use the labeled map
         std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![p] }).unwrap()).unwrap();
         assert_eq!(first(EdgeCost::Cheap), Primitive::DenseDense as u8);
-        assert!(resolve(&tiles, "cpu", "X", "a", "f64", EdgeCost::Cheap).unwrap().describe.contains("no labeled_cheap map"));
+        assert!(
+            resolve(&tiles, "cpu", "X", "a", "f64", EdgeCost::Cheap).unwrap().origin.to_string().contains("labeled (no labeled_cheap map in this profile)")
+        );
     }
 
     #[test]
@@ -400,11 +474,11 @@ mod tests {
         assert_eq!(get(DenseWalk::SharedTiling).map.codes[0], Primitive::SparseSparse as u8);
         let b = get(DenseWalk::TilingBlocking);
         assert_eq!(b.map.codes[0], Primitive::DenseDense as u8);
-        assert!(b.describe.contains("blocked-walk"), "{}", b.describe);
+        assert!(b.origin.to_string().contains("blocked-walk"), "{}", b.origin);
         // no blocked-walk profile for this device: the shared one, and the summary says so
         std::fs::write(&path, serde_json::to_string(&ProfileFile { version: 1, profiles: vec![shared] }).unwrap()).unwrap();
         let f = get(DenseWalk::TilingBlocking);
         assert_eq!(f.map.codes[0], Primitive::SparseSparse as u8);
-        assert!(f.describe.contains("no blocked-walk profile"), "{}", f.describe);
+        assert_eq!(f.origin.to_string(), format!("adaptive: {} [X f64 labeled] (no blocked-walk profile: tuned with shared walks)", path.display()));
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 /// Ok, or the error for a launch contract `what` describes as broken (every shortest-path launch's).
 pub fn check(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(OctileError::Cuda(format!("shortest-path launch check: {}", what()))) }
+    if ok { Ok(()) } else { Err(OctileError::LaunchContract { launch: "shortest-path".into(), what: what() }) }
 }
 
 /// `v` on the device (one `pad` element when empty: the driver allocates nothing of size 0).

@@ -21,9 +21,9 @@ pub mod trace;
 use crate::error::Result;
 use crate::gpu::Engine;
 use crate::gpu::staging::Staging;
+use crate::gram::PairInfo;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel};
-use crate::gram::matrix::PairInfo;
 use crate::graph::Graph;
 use config::SpConfig;
 use histogram::Histograms;
@@ -117,7 +117,7 @@ impl GraphKernel for ShortestPathKernel {
             info: (0..values.len()).into_par_iter().map(|_| PairInfo { iterations: 0, residual: 0.0, converged: true }).collect(),
             values,
             seconds: t.elapsed().as_secs_f64(),
-            details: format!("shortest-path kernel: {form}, {size} over {} graphs", graphs.len()),
+            details: format!("shortest-path kernel: {form}, {size} over {} graphs", graphs.len()).into(),
         })
     }
 
@@ -143,6 +143,10 @@ impl GraphKernel for ShortestPathKernel {
 
     fn device_name(&self) -> String {
         self.engine.describe()
+    }
+
+    fn device_report(&self) -> crate::report::Details {
+        crate::report::Details::new(self.engine.info())
     }
 }
 
@@ -176,7 +180,7 @@ impl ShortestPathKernel {
             values,
             info: Vec::new(),
             seconds: t.elapsed().as_secs_f64(),
-            details: format!("shortest-path kernel: histogram Gram matrix (Kronecker deltas, h = 0), histograms of {} graphs {built}", all.len()),
+            details: format!("shortest-path kernel: histogram Gram matrix (Kronecker deltas, h = 0), histograms of {} graphs {built}", all.len()).into(),
         })
     }
 }

@@ -1,9 +1,7 @@
-//! Phase timings of a shortest-path run on stderr when `OCTILE_TRACE` is set (for profiling runs;
-//! nothing else reads them).
+//! Phase timings of a shortest-path run, as `log` debug records (for profiling runs: the CLI prints
+//! them with `-v` or `OCTILE_TRACE`; nothing else reads them).
 
-/// Print `what` prefixed by "sp: " when `OCTILE_TRACE` is set.
+/// Log `what`, prefixed by "sp: ", at debug level.
 pub fn trace(what: std::fmt::Arguments) {
-    if std::env::var_os("OCTILE_TRACE").is_some() {
-        eprintln!("sp: {what}");
-    }
+    log::debug!("sp: {what}");
 }

@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{FeatureKinds, Format, ReadOptions, npy};
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
+use octile::mgk::gpu::options::GpuTuning;
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, KernelConfig, Precision, RunControl};
 use std::path::{Path, PathBuf};
@@ -149,8 +150,34 @@ pub fn parse_format(format: Option<&str>) -> Result<Option<Format>> {
     format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()
 }
 
+/// The GPU solvers' tuning knobs the environment sets, over those of the kernel file (the
+/// library reads no environment for them; the CLI keeps these variables working):
+/// `OCTILE_GPU_SCRATCH_BYTES` (bytes), `OCTILE_RESIDENT_PRODUCT=0` and `OCTILE_RESIDENT_SPLIT=0`
+/// (a form off; any other value: on), `OCTILE_RESIDENT_ROWS`, `OCTILE_PRODUCT_WARPS_PER_SM`,
+/// `OCTILE_RESIDENT_FILL` (positive integers). See `octile::mgk::gpu::options`.
+pub fn tuning_from_env(t: &mut GpuTuning) -> Result<()> {
+    fn positive(name: &str) -> Result<Option<usize>> {
+        std::env::var(name)
+            .ok()
+            .map(|v| v.trim().parse::<usize>().ok().filter(|&n| n > 0).with_context(|| format!("{name}={v}: expected a positive integer")))
+            .transpose()
+    }
+    let on = |name: &str| std::env::var(name).ok().map(|v| v != "0");
+    if let Some(b) = positive("OCTILE_GPU_SCRATCH_BYTES")? {
+        t.scratch_bytes = Some(b);
+    }
+    let r = &mut t.resident;
+    r.product = on("OCTILE_RESIDENT_PRODUCT").unwrap_or(r.product);
+    r.split = on("OCTILE_RESIDENT_SPLIT").unwrap_or(r.split);
+    r.rows_per_thread = positive("OCTILE_RESIDENT_ROWS")?.unwrap_or(r.rows_per_thread);
+    r.product_warps_per_sm = positive("OCTILE_PRODUCT_WARPS_PER_SM")?.unwrap_or(r.product_warps_per_sm);
+    r.fill = positive("OCTILE_RESIDENT_FILL")?.or(r.fill);
+    Ok(())
+}
+
 /// The kernel of `gram` and `nodal`: the `--kernel` TOML (default: the paper's synthetic-set
-/// kernel) with `--backend`, `--precision` and `--reorder` applied.
+/// kernel) with `--backend`, `--precision` and `--reorder` applied, and the GPU tuning the
+/// environment sets ([`tuning_from_env`]).
 pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<KernelConfig> {
     let mut cfg = match kernel {
         Some(p) => {
@@ -163,6 +190,7 @@ pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Opti
     if let Some(r) = reorder {
         cfg.reorder = r.into();
     }
+    tuning_from_env(&mut cfg.gpu)?;
     Ok(cfg)
 }
 

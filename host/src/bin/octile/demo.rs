@@ -1,5 +1,5 @@
 //! `octile demo`: the normalized Gram matrix of the paper's Newman–Watts–Strogatz set, built in.
-use crate::common::{BackendArg, PrecisionArg, apply, progress};
+use crate::common::{BackendArg, PrecisionArg, apply, progress, tuning_from_env};
 use anyhow::Result;
 use clap::Args;
 use octile::generators::nws_set;
@@ -28,6 +28,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let graphs = nws_set(n, 2020);
     let mut cfg = synthetic_kernel(0.05);
     apply(&mut cfg, backend, precision);
+    tuning_from_env(&mut cfg.gpu)?;
     let (bar, ctl) = progress(n * (n + 1) / 2, false);
     let k = MarginalizedGraphKernel::new(cfg.clone())?.with_control(ctl);
     println!("octile demo: {n} Newman–Watts–Strogatz graphs (96 nodes, k=3, p=0.1), κv = KroneckerDelta(0.5), κe = SquareExponential(1.0), q = 0.05");

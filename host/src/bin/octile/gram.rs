@@ -1,5 +1,7 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
-use crate::common::{BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, write_summary};
+use crate::common::{
+    BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, tuning_from_env, write_summary,
+};
 use crate::resume;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -126,6 +128,7 @@ pub fn gram(a: GramArgs) -> Result<()> {
         if let Some(w) = a.dense_walk {
             cfg.tiles.dense_walk = w.into();
         }
+        tuning_from_env(&mut cfg.gpu)?;
     }
     let method = file.describe();
     run(&a, |ctl| file.build(ctl), method)
@@ -205,9 +208,11 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
         "pairs_per_second": g.pairs_solved as f64 / secs,
         "backend": k.backend_name(),
         "device": k.device_name(),
+        "device_info": k.device_report(),
         "normalized": a.normalize,
-        "details": g.details,
-        "primitives": g.details,
+        "details": g.details.to_string(),
+        "primitives": g.details.to_string(),
+        "report": g.details,
         "iterations": {"min": lo, "median": med, "max": hi},
         "non_converged": failures,
         "resumed_from": a.resume.as_ref().map(|p| p.display().to_string()),

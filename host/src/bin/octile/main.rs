@@ -5,6 +5,7 @@ mod generate;
 mod gram;
 mod graphlets;
 mod info;
+mod logger;
 mod nodal;
 mod octiles;
 mod resume;
@@ -16,6 +17,10 @@ use octile::OctileError;
 #[derive(Parser)]
 #[command(name = "octile", version, about = "Marginalized graph kernels on GPUs and all CPU cores")]
 struct Cli {
+    /// Print the solvers' phase timings on stderr (as does OCTILE_TRACE=1; GPU launches then run
+    /// one at a time).
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -55,6 +60,7 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    logger::install(cli.verbose);
     let r = match cli.cmd {
         Cmd::Info => info::info(),
         Cmd::Octiles(a) => octiles::octiles(a),

@@ -62,6 +62,7 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         "backend": k.backend_name(),
         "precision": format!("{:?}", cfg.precision).to_lowercase(),
         "device": k.device_name(),
+        "device_info": k.device_report(),
         "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
         "node_order": "input",
     });

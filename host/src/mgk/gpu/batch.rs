@@ -9,6 +9,7 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::RunControl;
 use crate::mgk::pack::PackedGraphs;
+use crate::mgk::report::GpuEntry;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::mgk::layout::TILE_STORAGE_COMPACT;
 use octile_types::mgk::primitives::nnz_bin;
@@ -18,12 +19,14 @@ use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
 /// One pair's solution x (f64, tiled layout `octile_types::mgk::tiling`).
 pub type PairVector = Vec<f64>;
 
-/// Scratch budget in bytes: `OCTILE_GPU_SCRATCH_BYTES` if set, else 60% of free memory, at most 16 GiB.
-pub fn scratch_budget_bytes(dev: &GpuDevice) -> usize {
-    if let Some(b) = std::env::var("OCTILE_GPU_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok()) {
-        return b;
-    }
-    (dev.free_mem_bytes() / 10 * 6).min(16 << 30)
+/// What [`solve_pairs`] returns: statuses in pair order, each pair's x when asked for, and the
+/// entries that ran.
+pub type Solved = (Vec<PairStatus>, Option<Vec<PairVector>>, Vec<GpuEntry>);
+
+/// Scratch budget in bytes: `asked` (`GpuTuning::scratch_bytes`) if set, else 60% of free memory,
+/// at most 16 GiB.
+pub fn scratch_budget_bytes(dev: &GpuDevice, asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| (dev.free_mem_bytes() / 10 * 6).min(16 << 30))
 }
 
 /// Most pairs per launch (keeps progress reports and cancellation responsive).
@@ -113,7 +116,8 @@ pub fn team_blocks_for(nt: usize, mt: usize, n_pairs: usize, resident: u32, fixe
 /// Solve `pairs` (indices into `set`) on the GPU; also returns which solver entries ran (adaptive
 /// or sparse-only for one block per pair, see [`uses_sparse_entry`]; teams for pairs of large
 /// graphs, see [`team_blocks_for`]). The adaptive entries walk dense tiles of B with tiling-blocking
-/// when `base_params.dense_kernel.usable`, else with shared tiling.
+/// when `base_params.dense_kernel.usable`, else with shared tiling. `scratch_bytes`: the scratch
+/// budget asked for (`GpuTuning::scratch_bytes`; `None`: see [`scratch_budget_bytes`]).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -122,10 +126,11 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
     pairs: &[(u32, u32)],
     base_params: &MgkParams,
     blocks_per_pair: u32,
+    scratch_bytes: Option<usize>,
     want_x: bool,
     ctl: &RunControl,
-) -> Result<(Vec<PairStatus>, Option<Vec<PairVector>>, String)> {
-    let budget = scratch_budget_bytes(dev) / 8; // scratch is f64 for both kernels
+) -> Result<Solved> {
+    let budget = scratch_budget_bytes(dev, scratch_bytes) / 8; // scratch is f64 for both kernels
     // every pair's scratch against the budget before anything is uploaded or launched
     plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
     let graphs = upload(dev, set, set64)?;
@@ -157,12 +162,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         scatter(&mut out, &block_pairs, st);
         scatter(&mut xs, &block_pairs, x);
-        entries.push(match (sparse_only, overridden > 0.0) {
-            (true, false) => "sparse-only".to_string(),
-            (true, true) => format!("sparse-only (the map's other primitives, {:.2}% of tile pairs, not used)", 100.0 * overridden),
-            (false, _) if blocked => "adaptive, tiling-blocking".to_string(),
-            (false, _) => "adaptive".to_string(),
-        });
+        entries.push(if sparse_only { GpuEntry::SparseOnly { overridden_share: overridden } } else { GpuEntry::Adaptive { tiling_blocking: blocked } });
     }
     if !team_pairs.is_empty() {
         let mut sizes: Vec<u32> = team_pairs.iter().map(|&k| want[k]).collect();
@@ -178,13 +178,9 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         })?;
         scatter(&mut out, &team_pairs, st);
         scatter(&mut xs, &team_pairs, x);
-        entries.push(format!(
-            "team of {team_blocks} blocks per pair for {} pair(s) (adaptive{})",
-            team_pairs.len(),
-            if blocked { ", tiling-blocking" } else { "" }
-        ));
+        entries.push(GpuEntry::Team { blocks_per_pair: team_blocks, pairs: team_pairs.len(), tiling_blocking: blocked });
     }
-    Ok((out, want_x.then_some(xs), entries.join(" + ")))
+    Ok((out, want_x.then_some(xs), entries))
 }
 
 /// `dst[which[i]] = src[i]`.

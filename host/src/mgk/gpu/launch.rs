@@ -35,7 +35,7 @@ pub struct DeviceGraphs<T> {
 /// element (CUDA has no zero-size buffers).
 pub fn upload<T: Real + DeviceRepr>(dev: &GpuDevice, set: &PackedGraphs<T>, set64: &PackedGraphs<f64>) -> Result<DeviceGraphs<T>> {
     if set64.octiles != set.octiles || set64.descs != set.descs || set64.node_stride != set.node_stride {
-        return Err(OctileError::Cuda("upload: the f64 copy of the graph set has another layout".into()));
+        return Err(OctileError::LaunchContract { launch: "graph set upload".into(), what: "the f64 copy of the graph set has another layout".into() });
     }
     /// `v` on the device; an empty `v` becomes the one element `pad`.
     fn up<U: DeviceRepr + Copy>(dev: &GpuDevice, v: &[U], pad: U) -> Result<CudaSlice<U>> {
@@ -106,15 +106,19 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     grid: u32,
     entry: SolverEntry,
 ) -> Result<()> {
-    check_solve(params, graphs, jobs, buf, entry)?;
+    let name = solver_name::<T>(entry);
+    check_solve(name.name(), params, graphs, jobs, buf, entry)?;
     if params.team_blocks != 1 {
-        return Err(OctileError::Cuda(format!("launch check: the one-block-per-pair entries need team_blocks = 1, got {}", params.team_blocks)));
+        return Err(OctileError::LaunchContract {
+            launch: name.name().into(),
+            what: format!("the one-block-per-pair entries need team_blocks = 1, got {}", params.team_blocks),
+        });
     }
     if jobs.is_empty() {
         return Ok(());
     }
     dev.stream.memset_zeros(&mut *buf.counter)?;
-    let f = dev.function(solver_name::<T>(entry))?;
+    let f = dev.function(name)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
@@ -149,8 +153,9 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     sync: &mut CudaSlice<TeamSync>,
     blocked: bool,
 ) -> Result<()> {
-    check_solve(params, graphs, jobs, buf, if blocked { SolverEntry::Blocked } else { SolverEntry::Adaptive })?;
-    let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
+    let name = team_name::<T>(blocked);
+    check_solve(name.name(), params, graphs, jobs, buf, if blocked { SolverEntry::Blocked } else { SolverEntry::Adaptive })?;
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let grid = teams as u64 * params.team_blocks as u64;
     let resident = team_resident_blocks::<T>(dev, blocked) as u64;
     if params.team_blocks < 2 || teams == 0 || grid > resident {
@@ -167,7 +172,7 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     dev.stream.memset_zeros(&mut *buf.counter)?;
     dev.stream.memset_zeros(sync)?;
-    let f = dev.function(team_name::<T>(blocked))?;
+    let f = dev.function(name)?;
     let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
@@ -208,9 +213,10 @@ fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkPa
         .arg(&mut *buf.counter);
 }
 
-/// The launch contract shared by both solver launches (see [`mgk_solve`]).
-fn check_solve<T: Real>(params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers<'_>, entry: SolverEntry) -> Result<()> {
-    let fail = |m: String| Err(OctileError::Cuda(format!("launch check: {m}")));
+/// The launch contract shared by both solver launches (see [`mgk_solve`]); `name`: the entry
+/// launched, for the error.
+fn check_solve<T: Real>(name: &str, params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers<'_>, entry: SolverEntry) -> Result<()> {
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.into(), what });
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
     }

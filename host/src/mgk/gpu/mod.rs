@@ -2,7 +2,9 @@
 //! the solver entries behind a safe function that checks the contract first; [`batch`] splits pair
 //! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
 //! blocking, teams) and streams the batches; [`resident`] is the resident solver (pairs whose whole
-//! product system fits in shared memory), tried first for f32 Gram matrices.
+//! product system fits in shared memory), tried first for f32 Gram matrices; [`options`] holds
+//! their tuning knobs ([`options::GpuTuning`], `KernelConfig::gpu`).
 pub mod batch;
 pub mod launch;
+pub mod options;
 pub mod resident;

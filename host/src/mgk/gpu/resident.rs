@@ -1,5 +1,8 @@
-//! The resident solver on the host: packing graphs into its word layout, choosing a team per pair,
-//! and every `unsafe` launch of its entries behind a checked function.
+//! The resident solver on the host: packing graphs into its word layout ([`pack_resident`]), a
+//! pure [`plan`] (which pairs, in which order, go to which entry with what slice, team and grid:
+//! decided without a GPU, unit-tested on the CPU), its executor ([`execute`]: upload, launches,
+//! statuses back), and every `unsafe` launch of its entries behind a checked function
+//! ([`mgk_resident`]). Its tuning knobs are [`ResidentOptions`].
 //!
 //! Which pairs: a pair runs resident when its slice (both graphs and five f32 vectors of n·n′,
 //! `octile_types::mgk::resident::slice_words`) fits the GPU's shared memory per block; the team is
@@ -9,7 +12,9 @@
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::{RunControl, blocks_of};
+use crate::mgk::gpu::options::ResidentOptions;
 use crate::mgk::pack::PackedGraphs;
+use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
@@ -147,25 +152,9 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     Ok(out)
 }
 
-/// An ablation switch: on unless the variable is "0" (`OCTILE_RESIDENT_PRODUCT`,
-/// `OCTILE_RESIDENT_SPLIT`).
-fn env_on(name: &str) -> bool {
-    std::env::var(name).map_or(true, |v| v != "0")
-}
-
-/// A positive integer from the environment (tuning knobs).
-fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|&r: &usize| r > 0)
-}
-
-/// Product rows per thread a team aims for: `OCTILE_RESIDENT_ROWS` (tuning), else 4.
-fn rows_per_thread() -> usize {
-    env_usize("OCTILE_RESIDENT_ROWS").unwrap_or(4)
-}
-
 /// Threads of a product-form team for `n` unknowns when shared memory holds `pairs_per_sm`
 /// slices: one warp while that many warps keep an SM busy (`warps_per_sm`, the latency-hiding
-/// target: `OCTILE_PRODUCT_WARPS_PER_SM`, else 16), else as many warps per pair as make up the
+/// target: `ResidentOptions::product_warps_per_sm`, 16 by default), else as many warps per pair as make up the
 /// target, a power of two with at least 4 rows per thread and at most `RESIDENT_BLOCK_THREADS`.
 pub fn product_team(n: usize, pairs_per_sm: usize, warps_per_sm: usize) -> u32 {
     let want = warps_per_sm.div_ceil(pairs_per_sm.max(1)).next_power_of_two();
@@ -237,6 +226,20 @@ pub struct Launch {
     pub split: bool,
 }
 
+impl TeamKind {
+    /// The kind of team of a launch.
+    pub fn of(l: Launch) -> Self {
+        let form = if l.product {
+            TeamForm::Product
+        } else if l.split {
+            TeamForm::SplitRows
+        } else {
+            TeamForm::OnTheFly
+        };
+        TeamKind { form, threads: l.team }
+    }
+}
+
 impl Launch {
     /// Dynamic shared memory of one block.
     pub fn smem_bytes(&self) -> usize {
@@ -269,7 +272,9 @@ pub fn mgk_resident(
     launch: Launch,
     grid: u32,
 ) -> Result<()> {
-    let fail = |m: String| Err(OctileError::Cuda(format!("resident launch check: {m}")));
+    let shape = EdgeShape::of(&params.edge_kernel);
+    let name = entry_name(launch, shape);
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), dev_jobs.len(), status.len()));
@@ -286,7 +291,6 @@ pub fn mgk_resident(
         }
     }
     let warp = launch.team == 32;
-    let shape = EdgeShape::of(&params.edge_kernel);
     if launch.product && shape != EdgeShape::KroneckerDelta {
         return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
     }
@@ -326,7 +330,7 @@ pub fn mgk_resident(
     if jobs.is_empty() {
         return Ok(());
     }
-    let f = dev.function_with_smem(entry_name(launch, shape), launch.smem_bytes())?;
+    let f = dev.function_with_smem(name, launch.smem_bytes())?;
     stream.memset_zeros(counter)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
     let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
@@ -345,54 +349,84 @@ pub fn mgk_resident(
     Ok(())
 }
 
-/// Blocks of a launch that can be resident at once on the whole GPU.
-fn resident_blocks(dev: &GpuDevice, launch: Launch, shape: EdgeShape) -> u32 {
-    dev.function_with_smem(entry_name(launch, shape), launch.smem_bytes())
-        .ok()
-        .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None).ok())
-        .filter(|&b| b > 0)
-        .unwrap_or(1)
-        * dev.sm_count
+/// What a resident plan needs to know of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanDevice {
+    /// Most dynamic shared memory one block may use, in bytes (`GpuDevice::max_smem_per_block_bytes`).
+    pub max_smem_bytes: usize,
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
 }
 
-/// Result of [`solve_resident`]: a status per pair, `None` where the tile solver must take over
-/// (does not fit, or missed rtol), and a line saying what ran.
-pub struct ResidentOutcome {
-    /// Per pair.
-    pub status: Vec<Option<PairStatus>>,
-    /// "resident solver: …".
-    pub describe: String,
+/// Pairs per block of the stream of launches (the unit of progress reports and cancellation).
+pub const RESIDENT_STREAM_BLOCK: usize = 1 << 18;
+
+/// One launch of a [`ResidentPlan`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedLaunch {
+    /// Its pairs: positions in [`ResidentPlan::order`] (consecutive).
+    pub pairs: std::ops::Range<usize>,
+    /// Team, slice and form: those of its last pair (the largest slice of the shapes it joins).
+    pub launch: Launch,
+    /// The entry it runs.
+    pub entry: Kernel,
+    /// Blocks: as many as can be resident at once, at most one team per pair.
+    pub grid: u32,
 }
 
-/// Solve every pair that fits with the resident solver.
-#[allow(clippy::too_many_arguments)]
-pub fn solve_resident(
-    dev: &GpuDevice,
-    set64: &PackedGraphs<f64>,
+/// One block of the stream of launches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedBlock {
+    /// Its pairs: positions in [`ResidentPlan::order`].
+    pub pairs: std::ops::Range<usize>,
+    /// Its launches: indices into [`ResidentPlan::launches`].
+    pub launches: std::ops::Range<usize>,
+}
+
+/// Which pairs the resident solver takes and how: each pair's launch shape (team, slice, form),
+/// the pairs sorted by shape, cut into stream blocks and launches, each launch with its entry and
+/// grid. Decided on the host without a GPU ([`plan`]); [`execute`] uploads and launches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResidentPlan {
+    /// κe's shape (which specialized entries run).
+    pub shape: EdgeShape,
+    /// Per pair, in the caller's order: its launch shape, `None` when its slice does not fit
+    /// shared memory (the tile solver's pair).
+    pub shapes: Vec<Option<Launch>>,
+    /// The pairs that fit (indices into the pair list), sorted by launch shape.
+    pub order: Vec<usize>,
+    /// The stream blocks, in order.
+    pub blocks: Vec<PlannedBlock>,
+    /// Every launch, in the order they are submitted.
+    pub launches: Vec<PlannedLaunch>,
+}
+
+/// Plan the resident solve of `pairs` of `set` for a κe of `shape` on a device with `dev`'s
+/// limits. `blocks_per_sm(entry, launch)`: how many blocks of that launch one SM holds at once
+/// (the executor asks the driver's occupancy calculator; `None` or 0 counts as 1).
+///
+/// A pair's shape: the product form when κe is one Kronecker delta, both graphs' weights are 1
+/// and its slice fits ([`ResidentSet::product_words`], team by [`product_team`]); else on the
+/// fly, with a team of [`team_threads`] and split rows for block teams whose second graph has
+/// pieces; slices rounded by [`bucket_words`]; warp teams as many per block as shared memory
+/// holds. Pairs are sorted by (product, split, team, slice), cut into blocks of
+/// [`RESIDENT_STREAM_BLOCK`], and each block into launches of one shape, a shape with fewer than
+/// `fill` pairs joining the next larger slice of the same team kind.
+pub fn plan(
+    set: &ResidentSet,
     pairs: &[(u32, u32)],
-    node: &KernelSpec,
-    edge: &KernelSpec,
-    rtol: f64,
-    max_iterations: u32,
-    ctl: &RunControl,
-) -> Result<ResidentOutcome> {
-    // OCTILE_TRACE=1: phase and per-launch times on stderr (launches synchronized one by one)
-    let trace = std::env::var_os("OCTILE_TRACE").is_some();
-    let t0 = std::time::Instant::now();
-    let set = pack_resident(set64)?;
-    if trace {
-        eprintln!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
-    }
-    let rows = rows_per_thread();
-    let max_smem = dev.max_smem_per_block_bytes();
-    let shape = EdgeShape::of(edge);
-    // the launch each pair needs (None: too large); pairs sorted by it so each block of the
-    // stream splits into few launches
-    let product = shape == EdgeShape::KroneckerDelta && env_on("OCTILE_RESIDENT_PRODUCT");
-    let product_warps = env_usize("OCTILE_PRODUCT_WARPS_PER_SM").unwrap_or(16);
-    let split = env_on("OCTILE_RESIDENT_SPLIT");
+    shape: EdgeShape,
+    dev: PlanDevice,
+    opts: &ResidentOptions,
+    blocks_per_sm: impl Fn(Kernel, Launch) -> Option<u32>,
+) -> ResidentPlan {
+    let rows = opts.rows_per_thread;
+    let max_smem = dev.max_smem_bytes;
+    let product = shape == EdgeShape::KroneckerDelta && opts.product;
+    let product_warps = opts.product_warps_per_sm;
+    let split = opts.split;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
-    let plan_of = |&(a, b): &(u32, u32)| {
+    let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
         if let Some(words) = set.product_words(a, b).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
@@ -415,32 +449,127 @@ pub fn solve_resident(
     };
     // in parallel only where it pays (waking the pool costs more than planning a small set)
     let parallel = pairs.len() >= 1 << 16;
-    let plan: Vec<Option<Launch>> = if parallel { pairs.par_iter().map(plan_of).collect() } else { pairs.iter().map(plan_of).collect() };
-    let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| plan[k].is_some()).collect();
-    let key = |&k: &usize| plan[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64);
+    let shapes: Vec<Option<Launch>> = if parallel { pairs.par_iter().map(shape_of).collect() } else { pairs.iter().map(shape_of).collect() };
+    // pairs sorted by shape, so that each block of the stream splits into few launches
+    let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| shapes[k].is_some()).collect();
+    let key = |&k: &usize| shapes[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64);
     if parallel {
         order.par_sort_unstable_by_key(key);
     } else {
         order.sort_unstable_by_key(key);
     }
-    let fits = order.len();
-    if trace {
-        eprintln!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
+    let (mut blocks, mut launches) = (Vec::new(), Vec::new());
+    for range in blocks_of(order.len(), RESIDENT_STREAM_BLOCK) {
+        let first_launch = launches.len();
+        let ks = &order[range.clone()];
+        let mut start = 0;
+        while start < ks.len() {
+            // one launch per shape; a shape with fewer pairs than `fill` teams joins the next
+            // larger slice of the same team kind (its slice then serves both), so that small
+            // sets do not pay a launch and a tail per bucket
+            let first = shapes[ks[start]].expect("ordered pairs fit");
+            let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
+            let mut end = start;
+            while end < ks.len() && shapes[ks[end]] == Some(first) {
+                end += 1;
+            }
+            while end < ks.len() && end - start < fill && shapes[ks[end]].is_some_and(same_kind) {
+                let next = shapes[ks[end]];
+                while end < ks.len() && shapes[ks[end]] == next {
+                    end += 1;
+                }
+            }
+            let l = shapes[ks[end - 1]].expect("ordered pairs fit");
+            let entry = entry_name(l, shape);
+            let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
+            let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
+            let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
+            launches.push(PlannedLaunch { pairs: range.start + start..range.start + end, launch: l, entry, grid });
+            start = end;
+        }
+        blocks.push(PlannedBlock { pairs: range, launches: first_launch..launches.len() });
     }
+    ResidentPlan { shape, shapes, order, blocks, launches }
+}
+
+/// Blocks of `launch` (entry `entry`) one SM can hold at once, from the driver's occupancy
+/// calculator (`None` when it cannot tell).
+fn occupancy(dev: &GpuDevice, entry: Kernel, launch: Launch) -> Option<u32> {
+    dev.function_with_smem(entry, launch.smem_bytes())
+        .ok()?
+        .occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None)
+        .ok()
+}
+
+/// Result of [`solve_resident`]: a status per pair, `None` where the tile solver must take over
+/// (does not fit, or missed rtol), and what ran.
+pub struct ResidentOutcome {
+    /// Per pair.
+    pub status: Vec<Option<PairStatus>>,
+    /// What ran: entries, teams, pairs, launches.
+    pub report: ResidentReport,
+}
+
+/// Solve every pair that fits with the resident solver: pack the set ([`pack_resident`]), plan
+/// ([`plan`]), upload and [`execute`].
+#[allow(clippy::too_many_arguments)]
+pub fn solve_resident(
+    dev: &GpuDevice,
+    set64: &PackedGraphs<f64>,
+    pairs: &[(u32, u32)],
+    node: &KernelSpec,
+    edge: &KernelSpec,
+    rtol: f64,
+    max_iterations: u32,
+    opts: &ResidentOptions,
+    ctl: &RunControl,
+) -> Result<ResidentOutcome> {
+    let t0 = std::time::Instant::now();
+    let set = pack_resident(set64)?;
+    log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
+    let plan = plan(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l));
+    log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
+    let out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0)?;
+    log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    Ok(out)
+}
+
+/// Run `plan` over the uploaded set: its launches block by block (progress and cancellation per
+/// block), round-robin over a few streams, and the statuses back in pair order. `t0`: when the
+/// solve started (for the debug log's timings; with debug logging on, every launch is
+/// synchronized to be timed).
+#[allow(clippy::too_many_arguments)]
+pub fn execute(
+    dev: &GpuDevice,
+    dset: &DeviceResident,
+    plan: &ResidentPlan,
+    pairs: &[(u32, u32)],
+    node: &KernelSpec,
+    edge: &KernelSpec,
+    rtol: f64,
+    max_iterations: u32,
+    ctl: &RunControl,
+    t0: std::time::Instant,
+) -> Result<ResidentOutcome> {
+    let trace = log::log_enabled!(log::Level::Debug);
     if trace {
         dev.stream.synchronize()?;
-        eprintln!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    if plan.shape != EdgeShape::of(edge) || plan.shapes.len() != pairs.len() {
+        return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
     // shape's start (each launch has its own counter and status buffer: cudarc orders the uses of
     // one buffer across streams)
     let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
-    let fill = env_usize("OCTILE_RESIDENT_FILL").unwrap_or(16 * dev.sm_count as usize);
-    let (mut launches, mut threads_seen) = (0usize, std::collections::BTreeSet::new());
-    let solved = ctl.stream(blocks_of(order.len(), 1 << 18), |range| {
-        let ks = &order[range];
-        let jobs: Vec<PairJob> = ks.iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+    let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
+    let solved = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
+        let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
+        let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let tb = std::time::Instant::now();
         let dev_jobs = dev.stream.clone_htod(&jobs)?;
         for s in &streams {
@@ -449,26 +578,11 @@ pub fn solve_resident(
         let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>)> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
-            eprintln!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
-        let mut start = 0;
-        while start < jobs.len() {
-            // one launch per shape; a shape with fewer pairs than `fill` teams joins the next
-            // larger slice of the same team kind (its slice then serves both), so that small
-            // sets do not pay a launch and a tail per bucket
-            let first = plan[ks[start]].unwrap();
-            let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
-            let mut end = start;
-            while end < jobs.len() && plan[ks[end]] == Some(first) {
-                end += 1;
-            }
-            while end < jobs.len() && end - start < fill && plan[ks[end]].is_some_and(same_kind) {
-                let next = plan[ks[end]];
-                while end < jobs.len() && plan[ks[end]] == next {
-                    end += 1;
-                }
-            }
-            let l = plan[ks[end - 1]].unwrap();
+        for pl in &plan.launches[block.launches.clone()] {
+            let (l, grid) = (pl.launch, pl.grid);
+            let (start, end) = (pl.pairs.start - range.start, pl.pairs.end - range.start);
             let params = ResidentParams {
                 node_kernel: *node,
                 edge_kernel: *edge,
@@ -480,21 +594,18 @@ pub fn solve_resident(
                 slice_words: l.slice_words,
                 _pad: 0,
             };
-            let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
-            let grid = resident_blocks(dev, l, shape).min((end - start).div_ceil(teams_per_block) as u32);
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
             let mut status = stream.alloc_zeros::<PairStatus>(end - start)?;
             let mut counter = stream.alloc_zeros::<u32>(1)?;
             let tl = std::time::Instant::now();
-            mgk_resident(dev, stream, &params, &dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid)?;
+            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid)?;
             parts.push((stream.clone(), status));
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
-                eprint!("(submitted in {submitted:.3} ms) ");
-                eprintln!(
-                    "resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms",
+                log::debug!(
+                    "resident: launch {}team {} × {} per block, slice {} words, {} pairs, grid {grid}: {:.3} ms (submitted in {submitted:.3} ms)",
                     if l.product { "product " } else { "" },
                     l.team,
                     l.warps,
@@ -504,8 +615,7 @@ pub fn solve_resident(
                 );
             }
             launches += 1;
-            threads_seen.insert((l.product, l.split, l.team));
-            start = end;
+            teams_seen.insert(TeamKind::of(l));
         }
         let tb = std::time::Instant::now();
         let mut back = Vec::with_capacity(jobs.len());
@@ -514,46 +624,27 @@ pub fn solve_resident(
         }
         dev.stream.synchronize()?;
         if trace {
-            eprintln!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
         }
         Ok(back)
     })?;
-    if trace {
-        eprintln!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
-    }
     // statuses back in pair order: invert `order` (u32 scatter), then gather in parallel
     let mut pos = vec![u32::MAX; pairs.len()];
-    for (p, &k) in order.iter().enumerate() {
+    for (p, &k) in plan.order.iter().enumerate() {
         pos[k] = p as u32;
     }
     let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).filter(|st| st.converged == 1).copied()).collect();
+    let fits = plan.order.len();
     let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
-    let teams: Vec<String> = threads_seen
-        .iter()
-        .map(|&(prod, split, t)| {
-            let team = if t == 32 { "warp".to_string() } else { format!("{t}-thread block") };
-            if prod {
-                format!("{team} in product form")
-            } else if split {
-                format!("{team} with split rows")
-            } else {
-                team
-            }
-        })
-        .collect();
-    let describe = format!(
-        "resident solver ({} κe entry, teams: {}) for {} of {} pairs in {launches} launch(es){}",
-        match shape {
-            EdgeShape::General => "general",
-            EdgeShape::SquareExponential => "square-exponential",
-            EdgeShape::KroneckerDelta => "Kronecker-delta",
-        },
-        if teams.is_empty() { "none".to_string() } else { teams.join(", ") },
-        fits - missed,
-        pairs.len(),
-        if missed > 0 { format!("; {missed} pair(s) above rtol re-solved by the tile solver") } else { String::new() }
-    );
-    Ok(ResidentOutcome { status: out, describe })
+    let report = ResidentReport {
+        edge_kernel: plan.shape.into(),
+        teams: teams_seen.into_iter().collect(),
+        pairs_solved: fits - missed,
+        pairs: pairs.len(),
+        launches,
+        above_rtol: missed,
+    };
+    Ok(ResidentOutcome { status: out, report })
 }
 
 /// Slice sizes are rounded up to steps of 1/8 of a power of two (≤ 12.5% waste), so the pairs of a
@@ -612,6 +703,187 @@ mod tests {
             assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");
         }
         assert!(split_seen, "BA graphs have hubs: some graph must be split");
+    }
+
+    /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
+    /// (a Kronecker delta may read them), weights 1: warp and block teams, pairs that do not fit.
+    fn mixed_set(seed: u64) -> Vec<crate::graph::Graph> {
+        use crate::generators::{barabasi_albert, newman_watts_strogatz};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        [6, 10, 16, 30, 48, 96, 160, 240]
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let edges = if k % 2 == 0 { newman_watts_strogatz(n, 3, 0.1, &mut rng) } else { barabasi_albert(n, 3, &mut rng) };
+                let mut g = crate::graph::Graph::new(n, &["label"], &["length"]);
+                for i in 0..n {
+                    g.set_node_features(i, &[rng.gen_range(0..3) as f64]).unwrap();
+                }
+                for (u, v) in edges {
+                    g.add_edge(u, v, 1.0, &[rng.gen_range(0..3) as f64]).unwrap();
+                }
+                g
+            })
+            .collect()
+    }
+
+    /// A resident set of `graphs` under the synthetic kernel (κe square exponential) or, with
+    /// `delta`, κe one Kronecker delta on the same feature (the product form's κe).
+    fn resident_set(graphs: &[crate::graph::Graph], delta: bool) -> (ResidentSet, EdgeShape) {
+        let mut cfg = synthetic_kernel(0.05);
+        if delta {
+            cfg.edge[0].kernel = crate::mgk::config::BaseKernelConfig::KroneckerDelta { h: 0.3 };
+        }
+        let resolved = cfg.resolve().unwrap();
+        let set = pack_resident(&pack::<f64>(graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap()).unwrap();
+        (set, EdgeShape::of(&resolved.edge_spec))
+    }
+
+    /// An H100's limits, and an occupancy that depends on the launch (as the driver's does).
+    const H100: PlanDevice = PlanDevice { max_smem_bytes: 232_448, sm_count: 132 };
+    fn occupancy(_: Kernel, l: Launch) -> Option<u32> {
+        Some((2048 / l.block_threads()).min((H100.max_smem_bytes / l.smem_bytes().max(1)) as u32))
+    }
+
+    /// The launches of `plan` as the solver cut them before the plan was split from the launches
+    /// (a copy of that loop): (pair indices, launch, grid) per launch.
+    fn launches_as_before(
+        plan: &ResidentPlan,
+        fill: usize,
+        sm_count: u32,
+        occupancy: impl Fn(Kernel, Launch) -> Option<u32>,
+    ) -> Vec<(Vec<usize>, Launch, u32)> {
+        let mut out = Vec::new();
+        for range in blocks_of(plan.order.len(), 1 << 18) {
+            let ks = &plan.order[range];
+            let mut start = 0;
+            while start < ks.len() {
+                let first = plan.shapes[ks[start]].unwrap();
+                let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
+                let mut end = start;
+                while end < ks.len() && plan.shapes[ks[end]] == Some(first) {
+                    end += 1;
+                }
+                while end < ks.len() && end - start < fill && plan.shapes[ks[end]].is_some_and(same_kind) {
+                    let next = plan.shapes[ks[end]];
+                    while end < ks.len() && plan.shapes[ks[end]] == next {
+                        end += 1;
+                    }
+                }
+                let l = plan.shapes[ks[end - 1]].unwrap();
+                let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
+                let resident = occupancy(entry_name(l, plan.shape), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
+                out.push((ks[start..end].to_vec(), l, resident.min((end - start).div_ceil(teams_per_block) as u32)));
+                start = end;
+            }
+        }
+        out
+    }
+
+    /// Everything a plan promises: fitting pairs in shape order, blocks and launches covering
+    /// them in order, each launch one team kind whose slice holds each of its pairs' and whose
+    /// entry is its shape's, grids as the occupancy allows; and the launches the solver made
+    /// before the split.
+    fn check_plan(
+        plan: &ResidentPlan,
+        set: &ResidentSet,
+        pairs: &[(u32, u32)],
+        opts: &ResidentOptions,
+        dev: PlanDevice,
+        occupancy: impl Fn(Kernel, Launch) -> Option<u32>,
+    ) {
+        assert_eq!(plan.shapes.len(), pairs.len());
+        let fitting: Vec<usize> = (0..pairs.len()).filter(|&k| plan.shapes[k].is_some()).collect();
+        let mut sorted = plan.order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, fitting, "order: the fitting pairs, once each");
+        let key = |k: usize| plan.shapes[k].map(|l| (l.product, l.split, l.team, l.slice_words));
+        assert!(plan.order.windows(2).all(|w| key(w[0]) <= key(w[1])), "order sorted by shape");
+        assert!(plan.blocks.windows(2).all(|w| w[0].pairs.end == w[1].pairs.start && w[0].launches.end == w[1].launches.start));
+        assert!(plan.blocks.iter().all(|b| b.pairs.len() <= RESIDENT_STREAM_BLOCK
+            && plan.launches[b.launches.clone()].iter().all(|l| b.pairs.start <= l.pairs.start && l.pairs.end <= b.pairs.end)));
+        assert!(plan.launches.windows(2).all(|w| w[0].pairs.end == w[1].pairs.start));
+        assert_eq!((plan.launches.first().map_or(0, |l| l.pairs.start), plan.launches.last().map_or(0, |l| l.pairs.end)), (0, plan.order.len()));
+        for pl in &plan.launches {
+            let l = pl.launch;
+            assert_eq!(pl.entry, entry_name(l, plan.shape));
+            assert!(l.smem_bytes() <= dev.max_smem_bytes && pl.grid >= 1);
+            for &k in &plan.order[pl.pairs.clone()] {
+                let (a, b) = pairs[k];
+                let p = plan.shapes[k].unwrap();
+                assert_eq!((p.product, p.split, p.team), (l.product, l.split, l.team), "one team kind per launch");
+                let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
+                assert!(need <= l.slice_words as usize, "pair ({a}, {b}) needs {need} words, the launch gives {}", l.slice_words);
+            }
+        }
+        let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
+        let now: Vec<(Vec<usize>, Launch, u32)> = plan.launches.iter().map(|pl| (plan.order[pl.pairs.clone()].to_vec(), pl.launch, pl.grid)).collect();
+        assert_eq!(now, launches_as_before(plan, fill, dev.sm_count, occupancy), "the launches the solver made before the split");
+    }
+
+    #[test]
+    fn plans_cover_every_fitting_pair_with_launches_of_one_shape_kind() {
+        let graphs = mixed_set(5);
+        let n = graphs.len() as u32;
+        let pairs: Vec<(u32, u32)> = (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for delta in [false, true] {
+            let (set, shape) = resident_set(&graphs, delta);
+            for opts in [
+                ResidentOptions::default(),
+                ResidentOptions { product: false, split: false, ..ResidentOptions::default() },
+                ResidentOptions { fill: Some(1), rows_per_thread: 2, product_warps_per_sm: 64, ..ResidentOptions::default() },
+            ] {
+                let plan = plan(&set, &pairs, shape, H100, &opts, occupancy);
+                check_plan(&plan, &set, &pairs, &opts, H100, occupancy);
+                let kinds: Vec<TeamKind> = plan.launches.iter().map(|l| TeamKind::of(l.launch)).collect();
+                let has = |f: TeamForm| kinds.iter().any(|t| t.form == f);
+                assert_eq!(has(TeamForm::Product), delta && opts.product, "{opts:?} delta {delta}: {kinds:?}");
+                // BA hubs: split rows whenever they are on (pairs past the product form's size run on the fly)
+                assert_eq!(has(TeamForm::SplitRows), opts.split, "{opts:?} delta {delta}: {kinds:?}");
+                assert!(plan.order.len() < pairs.len(), "pairs of the 240-node graph do not fit");
+                if opts.fill == Some(1) {
+                    // no joining: one launch per distinct shape
+                    let shapes: std::collections::BTreeSet<_> = plan.shapes.iter().flatten().map(|l| (l.product, l.split, l.team, l.slice_words)).collect();
+                    assert_eq!(plan.launches.len(), shapes.len());
+                }
+                seen.extend(kinds.iter().map(|t| t.threads == 32));
+            }
+        }
+        assert_eq!(seen.len(), 2, "warp and block teams both planned");
+    }
+
+    #[test]
+    fn pairs_past_shared_memory_are_left_to_the_tile_solver() {
+        let graphs = mixed_set(9);
+        let (set, shape) = resident_set(&graphs, false);
+        let pairs: Vec<(u32, u32)> = (0..8).flat_map(|a| (0..8).map(move |b| (a, b))).collect();
+        let small = PlanDevice { max_smem_bytes: 512, sm_count: 4 };
+        let none = plan(&set, &pairs, shape, small, &ResidentOptions::default(), |_, _| None);
+        assert!(none.order.is_empty() && none.launches.is_empty() && none.blocks.is_empty() && none.shapes.iter().all(Option::is_none));
+        let some = PlanDevice { max_smem_bytes: 48 << 10, sm_count: 4 };
+        let p = plan(&set, &pairs, shape, some, &ResidentOptions::default(), |_, _| None);
+        check_plan(&p, &set, &pairs, &ResidentOptions::default(), some, |_, _| None);
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            let fits = bucket_words(set.slice_words(a, b)) * 4 <= some.max_smem_bytes;
+            assert_eq!(p.shapes[k].is_some(), fits, "pair ({a}, {b})");
+        }
+        assert!(!p.order.is_empty() && p.order.len() < pairs.len());
+        // no occupancy known: one block per SM
+        assert!(p.launches.iter().all(|l| l.grid <= some.sm_count), "{:?}", p.launches);
+    }
+
+    #[test]
+    fn long_pair_lists_are_cut_into_stream_blocks() {
+        let graphs = mixed_set(2);
+        let (set, shape) = resident_set(&graphs, true);
+        let pairs: Vec<(u32, u32)> = (0..300_000u32).map(|k| (k % 7, (k / 7 + k) % 7)).collect();
+        let opts = ResidentOptions::default();
+        let p = plan(&set, &pairs, shape, H100, &opts, occupancy);
+        check_plan(&p, &set, &pairs, &opts, H100, occupancy);
+        assert_eq!(p.blocks.iter().map(|b| b.pairs.clone()).collect::<Vec<_>>(), [0..RESIDENT_STREAM_BLOCK, RESIDENT_STREAM_BLOCK..p.order.len()]);
+        assert!(p.launches.len() > p.blocks.len());
     }
 
     #[test]

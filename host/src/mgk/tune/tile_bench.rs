@@ -23,7 +23,7 @@ pub struct DeviceTilePairs<T> {
 
 /// Upload tile pairs (checks that every compact tile's nonzeros lie inside `edge_data`).
 pub fn upload_tile_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(dev: &GpuDevice, pairs: &TilePairs<T>) -> Result<DeviceTilePairs<T>> {
-    let fail = |m: String| Err(OctileError::Cuda(format!("tile pairs: {m}")));
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: "tile-pair upload".into(), what });
     let n = pairs.len();
     if n == 0 || pairs.octiles.len() != 2 * n || pairs.pblocks.len() != TILE_AREA * n {
         return fail(format!("{} octiles / {} p values for {n} pairs", pairs.octiles.len(), pairs.pblocks.len()));
@@ -59,10 +59,10 @@ pub fn tile_bench<T: Real + DeviceRepr + ValidAsZeroBits>(
     grid: Option<u32>,
 ) -> Result<(Vec<T>, f32)> {
     let width = up.nz_stride - 1;
-    if edge.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
-        return Err(OctileError::Cuda("tile bench: kernel feature index outside the feature rows".into()));
-    }
     let name = if T::BYTES == 4 { Kernel::TileBenchF32 } else { Kernel::TileBenchF64 };
+    if edge.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
+        return Err(OctileError::LaunchContract { launch: name.name().into(), what: "kernel feature index outside the feature rows".into() });
+    }
     let f = dev.function(name)?;
     let warps_per_block = SOLVER_BLOCK_THREADS / 32;
     let grid = grid.unwrap_or_else(|| (up.n_pairs as u32).div_ceil(warps_per_block)).max(1);

@@ -1,4 +1,9 @@
 //! The Gram type every method returns: values, per-pair diagnostics and how they were computed.
+//!
+//! A base module (with [`crate::error`] and [`crate::report`]): it imports nothing of the crate but
+//! the other base modules, so the error type can carry a partial [`Gram`] without an import running
+//! upward (`scripts/check-imports` checks it).
+use crate::report::Details;
 
 /// Per-pair diagnostics (the Info of Params / Info / Error). Methods without an iterative solver
 /// report `iterations = 0`, `residual = 0`, `converged = true`.
@@ -32,9 +37,10 @@ pub struct Gram {
     pub device: String,
     /// Wall-clock seconds of the evaluation.
     pub seconds: f64,
-    /// How the method computed the values (MGK: the tile-pair primitive map, where it came from,
-    /// the dense walks and, on the GPU, the solver entries that ran).
-    pub details: String,
+    /// How the method computed the values, as its typed report (MGK: `mgk::report::MgkReport`:
+    /// the solvers, the tile-pair primitive map and where it came from, the dense walks and, on
+    /// the GPU, the entries that ran); its `Display` is the line people read.
+    pub details: Details,
 }
 
 impl Gram {
