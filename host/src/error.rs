@@ -180,8 +180,9 @@ mod tests {
 
     #[test]
     fn gpu_errors_name_what_failed() {
-        let e = OctileError::LaunchContract { launch: "mgk_resident_warp_kdelta".into(), what: "team of 48 threads, 1 per block".into() };
-        assert_eq!(e.to_string(), "mgk_resident_warp_kdelta launch check: team of 48 threads, 1 per block");
+        let name = octile_types::Kernel::MgkResidentWarpKdelta.name();
+        let e = OctileError::LaunchContract { launch: name.into(), what: "team of 48 threads, 1 per block".into() };
+        assert_eq!(e.to_string(), format!("{name} launch check: team of 48 threads, 1 per block"));
         assert_eq!(OctileError::Internal("x".into()).to_string(), "internal error (a bug in octile): x");
         // a driver error keeps its code (matched on, not parsed from a message)
         let e: OctileError = DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND).into();
