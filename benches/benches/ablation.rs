@@ -30,7 +30,7 @@ use octile::GraphKernel;
 use octile::generators::{ba_set, nws_set};
 use octile::mgk::config::{PrimitiveChoice, TileOptions, synthetic_kernel};
 use octile::reorder::{Reordering, count_octiles};
-use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, Precision};
+use octile::{Backend, Graph, MarginalizedGraphKernel, MgkConfig, Precision};
 use octile_types::Primitive;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ const PROTEINS: usize = 5;
 struct Dataset {
     name: String,
     graphs: Vec<Graph>,
-    kernel: KernelConfig,
+    kernel: MgkConfig,
     /// Project the Dense step from this one pair (see the module docs).
     dense_pair: Option<(usize, usize)>,
 }
@@ -84,13 +84,13 @@ fn fragment(g: &Graph, k: usize) -> Graph {
     f
 }
 
-fn toml_kernel(text: &str) -> KernelConfig {
-    KernelConfig::from_toml(text).unwrap()
+fn toml_kernel(text: &str) -> MgkConfig {
+    MgkConfig::from_toml(text).unwrap()
 }
 
 /// The datasets; `small` for the CPU.
 fn datasets(small: bool) -> Vec<Dataset> {
-    let plain = |name: &str, graphs: Vec<Graph>, kernel: KernelConfig| Dataset { name: name.into(), graphs, kernel, dense_pair: None };
+    let plain = |name: &str, graphs: Vec<Graph>, kernel: MgkConfig| Dataset { name: name.into(), graphs, kernel, dense_pair: None };
     let mut out = vec![
         plain("NWS", nws_set(if small { 2 } else { 32 }, 7), synthetic_kernel(0.05)),
         plain("BA", ba_set(if small { 2 } else { 24 }, 7), synthetic_kernel(0.05)),
@@ -161,7 +161,7 @@ fn main() {
         }
         let kernel_of = |k: usize| {
             let (_, reorder, tiles) = steps().swap_remove(k);
-            MarginalizedGraphKernel::new(KernelConfig { backend, precision, reorder, tiles, ..base.clone() }).unwrap()
+            MarginalizedGraphKernel::new(MgkConfig { backend, precision, reorder, tiles, ..base.clone() }).unwrap()
         };
         let mut dense_over_sparse = None;
         for (k, (step, _, _)) in steps().into_iter().enumerate() {

@@ -1,4 +1,4 @@
-//! The marginalized kernel's TOML (`KernelConfig::from_toml`, what `--kernel` reads), with the
+//! The marginalized kernel's TOML (`MgkConfig::from_toml`, what `--kernel` reads), with the
 //! CLI's dispatch (`method_of`) and the shortest-path reader on the same text. A configuration
 //! that parses must resolve, build a CPU kernel, find its tile-pair map, and its base kernels
 //! must be finite and within [0, 1] on any finite features (κ(a, a) = 1 for deltas and square
@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use octile::mgk::config::{BaseKernelConfig, gathered};
 use octile::mgk::profile::{EdgeCost, resolve};
-use octile::{Backend, KernelConfig, MarginalizedGraphKernel};
+use octile::{Backend, MgkConfig, MarginalizedGraphKernel};
 
 const VALUES: [f64; 7] = [0.0, 1.0, -1.0, 0.5, 3.0, 1e8, -1e300];
 
@@ -15,7 +15,7 @@ fuzz_target!(init: octile_fuzz::init_config(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let _ = octile::sp::config::method_of(text).map_err(|e| e.to_string());
     let _ = octile::SpConfig::from_toml(text).map_err(|e| e.to_string());
-    let cfg = match KernelConfig::from_toml(text) {
+    let cfg = match MgkConfig::from_toml(text) {
         Ok(c) => c,
         Err(e) => {
             let msg = e.to_string();

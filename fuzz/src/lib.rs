@@ -8,7 +8,7 @@
 use octile::io::{Format, Loaded, ReadOptions};
 use octile::mgk::config::synthetic_kernel;
 use octile::sp::config::method_of;
-use octile::{Backend, Gram, GraphKernel, KernelConfig, MarginalizedGraphKernel, OctileError, Precision, ShortestPathKernel, SpConfig};
+use octile::{Backend, Gram, GraphKernel, MgkConfig, MarginalizedGraphKernel, OctileError, Precision, ShortestPathKernel, SpConfig};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -245,7 +245,7 @@ impl GramOptions {
 /// Which kernel a `gram` target builds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// `KernelConfig::from_toml` → `MarginalizedGraphKernel` (no TOML text at all: the CLI's
+    /// `MgkConfig::from_toml` → `MarginalizedGraphKernel` (no TOML text at all: the CLI's
     /// default kernel, as without `--kernel`).
     Marginalized,
     /// `SpConfig::from_toml` → `ShortestPathKernel`.
@@ -272,7 +272,7 @@ pub fn gram(data: &[u8], method: Method, caps: &Caps) {
     let kernel: Box<dyn GraphKernel> = match method {
         Method::Marginalized => {
             // no kernel text: no --kernel (the paper's synthetic kernel); else the file as read
-            let cfg = if toml.is_empty() { Ok(synthetic_kernel(0.05)) } else { KernelConfig::from_toml(toml) };
+            let cfg = if toml.is_empty() { Ok(synthetic_kernel(0.05)) } else { MgkConfig::from_toml(toml) };
             let Ok(mut cfg) = cfg else { return };
             assert!(dispatch.is_ok_and(|m| m == "marginalized"), "a marginalized TOML that method_of does not call marginalized");
             cfg.backend = Backend::Cpu;

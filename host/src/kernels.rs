@@ -16,9 +16,9 @@ use crate::backend::{Backend, Precision};
 use crate::error::Result;
 use crate::gram::{GraphKernel, RunControl};
 use crate::graphlets::kernel::GraphletKernel;
-use crate::graphlets::kernel_config::{BaseKernel, FeatureForm, GraphletConfig};
+use crate::graphlets::kernel_config::{FeatureForm, GraphletConfig, VectorKernel};
 use crate::mgk::MarginalizedGraphKernel;
-use crate::mgk::config::KernelConfig;
+use crate::mgk::config::MgkConfig;
 use crate::sp::ShortestPathKernel;
 use crate::sp::config::{SpConfig, method_of};
 
@@ -26,7 +26,7 @@ use crate::sp::config::{SpConfig, method_of};
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelFile {
     /// `method = "marginalized"` (or no `method`).
-    Marginalized(KernelConfig),
+    Marginalized(MgkConfig),
     /// `method = "shortest_path"`.
     ShortestPath(SpConfig),
     /// `method = "graphlets"`.
@@ -43,7 +43,7 @@ impl KernelFile {
         Ok(match method_of(text)? {
             "shortest_path" => KernelFile::ShortestPath(SpConfig::from_toml(text)?),
             "graphlets" => KernelFile::Graphlets(GraphletConfig::from_toml(text)?),
-            _ => KernelFile::Marginalized(KernelConfig::from_toml(text)?),
+            _ => KernelFile::Marginalized(MgkConfig::from_toml(text)?),
         })
     }
 
@@ -94,8 +94,8 @@ impl KernelFile {
             KernelFile::ShortestPath(cfg) => json!({"method": "shortest_path", "path_length": format!("{:?}", cfg.path_length)}),
             KernelFile::Graphlets(cfg) => {
                 let (kernel, gamma) = match cfg.kernel {
-                    BaseKernel::Linear => ("linear", None),
-                    BaseKernel::Rbf { gamma } => ("rbf", Some(gamma)),
+                    VectorKernel::Linear => ("linear", None),
+                    VectorKernel::Rbf { gamma } => ("rbf", Some(gamma)),
                 };
                 let histogram = cfg.features == FeatureForm::Histogram;
                 json!({"method": "graphlets", "features": format!("{:?}", cfg.features).to_lowercase(), "counts": format!("{:?}", cfg.counts).to_lowercase(), "orbits": cfg.orbits, "scale": format!("{:?}", cfg.scale).to_lowercase(), "kernel": kernel, "gamma": gamma, "bins": histogram.then_some(cfg.bins)})

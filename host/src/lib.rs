@@ -46,7 +46,7 @@ pub use gram::{Evaluation, Gram, GraphKernel, Known, PairInfo, RunControl};
 pub use graph::Graph;
 pub use graphlets::kernel::GraphletKernel;
 pub use graphlets::kernel_config::GraphletConfig;
-pub use mgk::config::{KernelConfig, SolverParams};
+pub use mgk::config::{MgkConfig, SolverParams};
 pub use mgk::{MarginalizedGraphKernel, NodalMatrix};
 pub use reorder::Reordering;
 pub use sp::ShortestPathKernel;

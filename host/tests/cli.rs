@@ -2,7 +2,7 @@
 //! right shape and values, the JSON summary is complete, and bad input fails with a message.
 use octile::GraphKernel;
 use octile::io::read;
-use octile::{Backend, KernelConfig, MarginalizedGraphKernel, Precision};
+use octile::{Backend, MarginalizedGraphKernel, MgkConfig, Precision};
 use std::path::Path;
 use std::process::Command;
 
@@ -58,7 +58,7 @@ fn cli_gram_equals_library_and_loads_in_numpy() {
     assert!(st.success());
     let (dims, vals) = load_npy(&out);
     assert_eq!(dims, [3, 3]);
-    let mut cfg = KernelConfig::from_toml(&std::fs::read_to_string(&toml).unwrap()).unwrap();
+    let mut cfg = MgkConfig::from_toml(&std::fs::read_to_string(&toml).unwrap()).unwrap();
     cfg.backend = Backend::Cpu;
     cfg.precision = Precision::F64;
     let graphs = read(&tiny, None, false).unwrap().graphs;
@@ -602,7 +602,7 @@ fn a_graph_without_edges_gets_a_value_on_the_default_kernel() {
     g1.set_node_features(0, &[1.0]).unwrap();
     g1.set_node_features(1, &[1.0]).unwrap();
     g1.add_edge(0, 1, 1.0, &[1.0]).unwrap();
-    let cfg = KernelConfig { backend: Backend::Cpu, precision: Precision::F64, ..octile::mgk::config::synthetic_kernel(0.05) };
+    let cfg = MgkConfig { backend: Backend::Cpu, precision: Precision::F64, ..octile::mgk::config::synthetic_kernel(0.05) };
     let k = MarginalizedGraphKernel::new(cfg).unwrap().gram(&[g0, g1]).unwrap();
     let want = 1.0 + 0.5 + 0.5 + 1.0; // κv = Kronecker delta on the label, h = 0.5
     assert!((k.get(0, 0) - want).abs() <= 1e-12 * want, "K(G0, G0): actual {}, expected {want}", k.get(0, 0));

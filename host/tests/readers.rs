@@ -2,7 +2,7 @@
 //! file and line; real datasets in data/ are read when present (SKIP otherwise).
 use octile::GraphKernel;
 use octile::io::{Format, read};
-use octile::{KernelConfig, MarginalizedGraphKernel, OctileError};
+use octile::{MarginalizedGraphKernel, MgkConfig, OctileError};
 use std::path::{Path, PathBuf};
 
 fn tmp(name: &str, text: &str) -> PathBuf {
@@ -182,27 +182,27 @@ fn a_tu_graph_id_in_the_trillions_is_refused_before_allocating() {
 
 #[test]
 fn config_errors_list_what_exists() {
-    let e = KernelConfig::from_toml("q = 0.05\nqq = 1\n").unwrap_err().to_string();
+    let e = MgkConfig::from_toml("q = 0.05\nqq = 1\n").unwrap_err().to_string();
     assert!(e.contains("unknown key 'qq'") && e.contains("known keys"), "{e}");
-    let e = KernelConfig::from_toml("q = 1.5\n").unwrap_err().to_string();
+    let e = MgkConfig::from_toml("q = 1.5\n").unwrap_err().to_string();
     assert!(e.contains("q = 1.5"), "{e}");
-    let e = KernelConfig::from_toml("[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\nhh = 2\n").unwrap_err().to_string();
+    let e = MgkConfig::from_toml("[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\nhh = 2\n").unwrap_err().to_string();
     assert!(e.contains("unknown key 'hh'"), "{e}");
-    let e = KernelConfig::from_toml("[edge.len]\nkernel = \"square_exponential\"\nlength_scale = -1\n").unwrap_err().to_string();
+    let e = MgkConfig::from_toml("[edge.len]\nkernel = \"square_exponential\"\nlength_scale = -1\n").unwrap_err().to_string();
     assert!(e.contains("out of range"), "{e}");
-    let cfg = KernelConfig::from_toml("[node.colour]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
+    let cfg = MgkConfig::from_toml("[node.colour]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
     let graphs = read(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/tiny.jsonl")), None, false).unwrap().graphs;
-    let e = MarginalizedGraphKernel::new(KernelConfig { backend: octile::Backend::Cpu, ..cfg }).unwrap().gram(&graphs).unwrap_err().to_string();
+    let e = MarginalizedGraphKernel::new(MgkConfig { backend: octile::Backend::Cpu, ..cfg }).unwrap().gram(&graphs).unwrap_err().to_string();
     assert!(e.contains("'colour'") && e.contains("[label]"), "{e}");
 }
 
 #[test]
 fn blocks_per_pair_key() {
-    assert_eq!(KernelConfig::from_toml("blocks_per_pair = \"auto\"\n").unwrap().tiles.blocks_per_pair, 0);
-    assert_eq!(KernelConfig::from_toml("blocks_per_pair = 12\n").unwrap().tiles.blocks_per_pair, 12);
-    assert_eq!(KernelConfig::from_toml("q = 0.1\n").unwrap().tiles.blocks_per_pair, 0);
+    assert_eq!(MgkConfig::from_toml("blocks_per_pair = \"auto\"\n").unwrap().tiles.blocks_per_pair, 0);
+    assert_eq!(MgkConfig::from_toml("blocks_per_pair = 12\n").unwrap().tiles.blocks_per_pair, 12);
+    assert_eq!(MgkConfig::from_toml("q = 0.1\n").unwrap().tiles.blocks_per_pair, 0);
     for bad in ["0", "-3", "\"many\"", "1.5"] {
-        let e = KernelConfig::from_toml(&format!("blocks_per_pair = {bad}\n")).unwrap_err().to_string();
+        let e = MgkConfig::from_toml(&format!("blocks_per_pair = {bad}\n")).unwrap_err().to_string();
         assert!(e.contains("blocks_per_pair must be"), "{bad}: {e}");
     }
 }

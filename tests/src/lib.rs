@@ -2,7 +2,7 @@
 //! of backends one test body runs on, and two-sided tolerance checks that name what failed.
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::reorder::Reordering;
-use octile::{Backend, Graph, KernelConfig, Precision};
+use octile::{Backend, Graph, MgkConfig, Precision};
 use octile_types::kernel_spec::Combine;
 use rand::Rng;
 
@@ -26,7 +26,7 @@ pub struct Target {
 
 impl Target {
     /// Set this target's backend, precision and blocks per pair on `cfg`.
-    pub fn apply(&self, cfg: &mut KernelConfig) {
+    pub fn apply(&self, cfg: &mut MgkConfig) {
         cfg.backend = self.backend;
         cfg.precision = self.precision;
         cfg.tiles.blocks_per_pair = self.blocks_per_pair;
@@ -152,7 +152,7 @@ pub fn random_shape(rng: &mut impl Rng, n: usize) -> Shape {
 
 /// A random kernel configuration over the features of [`random_graph`], q log-uniform in
 /// [0.0005, 0.9].
-pub fn random_config(rng: &mut impl Rng) -> KernelConfig {
+pub fn random_config(rng: &mut impl Rng) -> MgkConfig {
     let q = (rng.gen_range((0.0005f64).ln()..(0.9f64).ln())).exp();
     let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
     let node = match rng.gen_range(0..4) {
@@ -178,12 +178,5 @@ pub fn random_config(rng: &mut impl Rng) -> KernelConfig {
         ],
         _ => vec![fk("length", BaseKernelConfig::Constant { c: rng.gen_range(0.0..1.0) }, 1.0)],
     };
-    KernelConfig {
-        q,
-        node,
-        node_combine,
-        edge,
-        reorder: [Reordering::Natural, Reordering::Rcm, Reordering::Pbr][rng.gen_range(0..3)],
-        ..KernelConfig::default()
-    }
+    MgkConfig { q, node, node_combine, edge, reorder: [Reordering::Natural, Reordering::Rcm, Reordering::Pbr][rng.gen_range(0..3)], ..MgkConfig::default() }
 }

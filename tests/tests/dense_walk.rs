@@ -10,7 +10,7 @@ use octile_tests::{check_rel, gpu_or_skip};
 use octile_types::Primitive;
 use octile_types::kernel_spec::Combine;
 
-fn kernel(walk: DenseWalk, backend: Backend, precision: Precision) -> octile::KernelConfig {
+fn kernel(walk: DenseWalk, backend: Backend, precision: Precision) -> octile::MgkConfig {
     let mut cfg = synthetic_kernel(0.05);
     cfg.tiles.dense_walk = walk;
     cfg.solver.resident = false; // the tile solver's walks are under test

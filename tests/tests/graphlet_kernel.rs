@@ -6,7 +6,7 @@
 //! equal to the matrix, progress and cancellation, TOML errors, and the CUDA backend (an error
 //! without a GPU, an explicit SKIP where there are no GPU values to compare).
 use octile::graphlets::kernel::GraphletKernel;
-use octile::graphlets::kernel_config::{BaseKernel, Counts, FeatureForm, GraphletConfig, Scale};
+use octile::graphlets::kernel_config::{Counts, FeatureForm, GraphletConfig, Scale, VectorKernel};
 use octile::graphlets::{Adjacency, N_ORBITS, TransformParams, transform};
 use octile::{Backend, Graph, GraphKernel, OctileError, RunControl};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_graph, random_shape, skip_line};
@@ -96,14 +96,14 @@ fn reference_features(g: &Graph, c: &GraphletConfig) -> Vec<f64> {
 fn reference_k(c: &GraphletConfig, a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len());
     match c.kernel {
-        BaseKernel::Linear => {
+        VectorKernel::Linear => {
             let mut s = 0.0;
             for k in 0..a.len() {
                 s += a[k] * b[k];
             }
             s
         }
-        BaseKernel::Rbf { gamma } => {
+        VectorKernel::Rbf { gamma } => {
             let mut d = 0.0;
             for k in 0..a.len() {
                 d += (a[k] - b[k]) * (a[k] - b[k]);
@@ -127,7 +127,7 @@ fn configs() -> Vec<(&'static str, GraphletConfig)> {
     vec![
         ("summed net linear", cpu.clone()),
         ("summed raw linear log1p", GraphletConfig { counts: Counts::Raw, scale: Scale::Log1p, ..cpu.clone() }),
-        ("summed net rbf log1p 0-4", GraphletConfig { orbits: (0..5).collect(), scale: Scale::Log1p, kernel: BaseKernel::Rbf { gamma: 0.3 }, ..cpu.clone() }),
+        ("summed net rbf log1p 0-4", GraphletConfig { orbits: (0..5).collect(), scale: Scale::Log1p, kernel: VectorKernel::Rbf { gamma: 0.3 }, ..cpu.clone() }),
         ("histogram net linear", GraphletConfig { features: FeatureForm::Histogram, ..cpu.clone() }),
         (
             "histogram raw rbf 5 bins",
@@ -136,7 +136,7 @@ fn configs() -> Vec<(&'static str, GraphletConfig)> {
                 counts: Counts::Raw,
                 orbits: vec![1, 4, 9, 15],
                 bins: 5,
-                kernel: BaseKernel::Rbf { gamma: 0.01 },
+                kernel: VectorKernel::Rbf { gamma: 0.01 },
                 ..cpu.clone()
             },
         ),
@@ -215,7 +215,7 @@ fn gram_equals_per_graph_reference_symmetric_psd_normalized() {
         // the graph without nodes: φ = 0
         let empty = gs.iter().position(|g| g.n_nodes() == 0).unwrap();
         assert!(phi[empty].iter().all(|&x| x == 0.0), "{name}: φ of the empty graph {:?}", phi[empty]);
-        if c.kernel == BaseKernel::Linear {
+        if c.kernel == VectorKernel::Linear {
             assert!((0..n).all(|j| g.get(empty, j) == 0.0), "{name}: linear K of the empty graph is not 0");
         }
     }

@@ -21,7 +21,7 @@
 //! property (`OCTILE_QC_SEED=<n>` or `=random` explores others; the seed is printed with a failure).
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel, synthetic_kernel};
 use octile::sp::config::{LengthKernelConfig, SpConfig};
-use octile::{Backend, Graph, GraphKernel, KernelConfig, MarginalizedGraphKernel, Precision, Reordering, ShortestPathKernel};
+use octile::{Backend, Graph, GraphKernel, MarginalizedGraphKernel, MgkConfig, Precision, Reordering, ShortestPathKernel};
 use octile_tests::{Target, check_rel, targets};
 use octile_types::kernel_spec::Combine;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult, Testable};
@@ -270,13 +270,13 @@ fn current_targets() -> Vec<Target> {
 
 /// The marginalized kernel's configurations: the paper's synthetic kernel (PBR order), and one
 /// reading every feature (additive κv, δ with h = 0 on edge orders, RCM order).
-fn mgk_configs() -> Vec<(&'static str, KernelConfig)> {
+fn mgk_configs() -> Vec<(&'static str, MgkConfig)> {
     let fk = |f: &str, kernel: BaseKernelConfig, weight: f64| FeatureKernel { feature: f.into(), kernel, weight };
     vec![
         ("mgk synthetic q=0.05", synthetic_kernel(0.05)),
         (
             "mgk labeled q=0.2",
-            KernelConfig {
+            MgkConfig {
                 q: 0.2,
                 node: vec![
                     fk("label", BaseKernelConfig::KroneckerDelta { h: 0.3 }, 1.0),
@@ -288,7 +288,7 @@ fn mgk_configs() -> Vec<(&'static str, KernelConfig)> {
                     fk("length", BaseKernelConfig::SquareExponential { length_scale: 1.5 }, 1.0),
                 ],
                 reorder: Reordering::Rcm,
-                ..KernelConfig::default()
+                ..MgkConfig::default()
             },
         ),
     ]
@@ -338,7 +338,7 @@ fn sp_backends(t: &[Target]) -> Vec<(&'static str, Backend, f64)> {
     out
 }
 
-fn mgk_on(t: &Target, cfg: &KernelConfig) -> Result<Box<dyn GraphKernel>, String> {
+fn mgk_on(t: &Target, cfg: &MgkConfig) -> Result<Box<dyn GraphKernel>, String> {
     let mut cfg = cfg.clone();
     t.apply(&mut cfg);
     MarginalizedGraphKernel::new(cfg).map(|k| Box::new(k) as Box<dyn GraphKernel>).map_err(|e| e.to_string())

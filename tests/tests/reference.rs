@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// One random case from a seed: two graphs (1–60 nodes, n·m ≤ 1200) and a configuration.
-fn case(seed: u64) -> (Graph, Graph, octile::KernelConfig) {
+fn case(seed: u64) -> (Graph, Graph, octile::MgkConfig) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n1 = rng.gen_range(1..=60usize);
     let n2 = rng.gen_range(1..=(1200 / n1).min(60));
@@ -18,7 +18,7 @@ fn case(seed: u64) -> (Graph, Graph, octile::KernelConfig) {
     (g1, g2, random_config(&mut rng))
 }
 
-fn check_all(label: &str, g1: &Graph, g2: &Graph, cfg: &octile::KernelConfig, targets: &[octile_tests::Target]) -> Result<(), String> {
+fn check_all(label: &str, g1: &Graph, g2: &Graph, cfg: &octile::MgkConfig, targets: &[octile_tests::Target]) -> Result<(), String> {
     let want = mgk_dense(g1, g2, cfg).map_err(|e| format!("{label}: reference failed: {e}"))?;
     for t in targets {
         let mut c = cfg.clone();
@@ -122,7 +122,7 @@ fn every_tile_mode_matches_dense_reference() {
         let seed: u64 = seeds.r#gen();
         let (g1, g2, cfg) = case(seed);
         for (name, tiles) in &modes {
-            let c = octile::KernelConfig { tiles: tiles.clone(), ..cfg.clone() };
+            let c = octile::MgkConfig { tiles: tiles.clone(), ..cfg.clone() };
             if let Err(e) = check_all(&format!("seed {seed} {name}"), &g1, &g2, &c, &targets) {
                 f.push(e);
             }

@@ -7,13 +7,13 @@
 use octile::GraphKernel;
 use octile::generators::{ba_set, nws_set};
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel, synthetic_kernel};
-use octile::{Backend, Graph, KernelConfig, MarginalizedGraphKernel, OctileError, Precision};
+use octile::{Backend, Graph, MarginalizedGraphKernel, MgkConfig, OctileError, Precision};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_config, random_graph, random_shape};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// K(X, X) on the GPU in f32 (resident solver on) against the CPU in f64; returns the GPU's details.
-fn check_set(label: &str, graphs: &[Graph], cfg: &KernelConfig) -> Result<String, String> {
+fn check_set(label: &str, graphs: &[Graph], cfg: &MgkConfig) -> Result<String, String> {
     let mut cpu = cfg.clone();
     (cpu.backend, cpu.precision) = (Backend::Cpu, Precision::F64);
     let want = MarginalizedGraphKernel::new(cpu).unwrap().gram(graphs).map_err(|e| format!("{label}: cpu: {e}"))?;

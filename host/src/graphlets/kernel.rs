@@ -26,7 +26,7 @@ use crate::gram::PairInfo;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::gram::kernel::{Evaluation, GraphKernel};
 use crate::graph::Graph;
-use crate::graphlets::kernel_config::{BaseKernel, Counts, FeatureForm, GraphletConfig, Scale};
+use crate::graphlets::kernel_config::{Counts, FeatureForm, GraphletConfig, Scale, VectorKernel};
 use features::{GraphFeatures, features};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -76,7 +76,7 @@ impl GraphletKernel {
 
     /// K of graphs a and b of `f`.
     fn value(&self, f: &GraphFeatures, a: usize, b: usize) -> f64 {
-        base_kernel(self.config.kernel, f.row(a), f.row(b))
+        vector_kernel(self.config.kernel, f.row(a), f.row(b))
     }
 
     /// How the values were computed, for [`Evaluation::details`].
@@ -92,8 +92,8 @@ impl GraphletKernel {
         };
         let scale = if c.scale == Scale::Log1p { ", log1p" } else { "" };
         let kernel = match c.kernel {
-            BaseKernel::Linear => "linear".to_string(),
-            BaseKernel::Rbf { gamma } => format!("rbf (γ = {gamma})"),
+            VectorKernel::Linear => "linear".to_string(),
+            VectorKernel::Rbf { gamma } => format!("rbf (γ = {gamma})"),
         };
         format!(
             "graphlet kernel: {kernel} on {form} {counts} counts of orbits {:?}{scale} ({} entries per graph); one transform of {} graphs ({} nodes, {} edges, {} self-loops dropped) in {:.3} ms on {}",
@@ -110,10 +110,10 @@ impl GraphletKernel {
 }
 
 /// The base kernel on two feature vectors: ⟨a, b⟩ or exp(−γ‖a − b‖²), summed in entry order.
-pub fn base_kernel(kernel: BaseKernel, a: &[f64], b: &[f64]) -> f64 {
+pub fn vector_kernel(kernel: VectorKernel, a: &[f64], b: &[f64]) -> f64 {
     match kernel {
-        BaseKernel::Linear => a.iter().zip(b).map(|(x, y)| x * y).sum(),
-        BaseKernel::Rbf { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>()).exp(),
+        VectorKernel::Linear => a.iter().zip(b).map(|(x, y)| x * y).sum(),
+        VectorKernel::Rbf { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>()).exp(),
     }
 }
 

@@ -54,9 +54,10 @@ pub enum Scale {
     Log1p,
 }
 
-/// The base kernel on two feature vectors, in f64.
+/// The kernel between two graphs' feature vectors (linear or RBF), in f64: a vector kernel, not one of
+/// the base kernels on node and edge features (`octile_types::BaseKernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub enum BaseKernel {
+pub enum VectorKernel {
     /// ⟨φ, φ′⟩.
     #[default]
     Linear,
@@ -79,7 +80,7 @@ pub struct GraphletConfig {
     /// Scaling of φ.
     pub scale: Scale,
     /// The base kernel.
-    pub kernel: BaseKernel,
+    pub kernel: VectorKernel,
     /// Histogram bins per orbit, 2..=[`MAX_BINS`] (used by [`FeatureForm::Histogram`] only).
     pub bins: usize,
     /// Where the graphlet transform runs.
@@ -94,7 +95,7 @@ impl Default for GraphletConfig {
             counts: Counts::Net,
             orbits: (0..N_ORBITS).collect(),
             scale: Scale::None,
-            kernel: BaseKernel::Linear,
+            kernel: VectorKernel::Linear,
             bins: 16,
             backend: Backend::Auto,
         }
@@ -120,7 +121,7 @@ impl GraphletConfig {
                 "features" => cfg.features = choice(k, v, &[("summed", FeatureForm::Summed), ("histogram", FeatureForm::Histogram)])?,
                 "counts" => cfg.counts = choice(k, v, &[("net", Counts::Net), ("raw", Counts::Raw)])?,
                 "scale" => cfg.scale = choice(k, v, &[("none", Scale::None), ("log1p", Scale::Log1p)])?,
-                "kernel" => cfg.kernel = choice(k, v, &[("linear", BaseKernel::Linear), ("rbf", BaseKernel::Rbf { gamma: f64::NAN })])?,
+                "kernel" => cfg.kernel = choice(k, v, &[("linear", VectorKernel::Linear), ("rbf", VectorKernel::Rbf { gamma: f64::NAN })])?,
                 "backend" => cfg.backend = choice(k, v, &[("auto", Backend::Auto), ("cpu", Backend::Cpu), ("cuda", Backend::Cuda)])?,
                 "orbits" => cfg.orbits = parse_orbits(v)?,
                 "gamma" => {
@@ -131,10 +132,10 @@ impl GraphletConfig {
             }
         }
         match (&mut cfg.kernel, gamma) {
-            (BaseKernel::Rbf { gamma: g }, Some(v)) => *g = v,
-            (BaseKernel::Rbf { .. }, None) => return Err(bad("kernel = \"rbf\" needs gamma (> 0): exp(−γ‖φ − φ′‖²)".into())),
-            (BaseKernel::Linear, Some(_)) => return Err(bad("gamma applies to kernel = \"rbf\" only (the kernel is \"linear\")".into())),
-            (BaseKernel::Linear, None) => {}
+            (VectorKernel::Rbf { gamma: g }, Some(v)) => *g = v,
+            (VectorKernel::Rbf { .. }, None) => return Err(bad("kernel = \"rbf\" needs gamma (> 0): exp(−γ‖φ − φ′‖²)".into())),
+            (VectorKernel::Linear, Some(_)) => return Err(bad("gamma applies to kernel = \"rbf\" only (the kernel is \"linear\")".into())),
+            (VectorKernel::Linear, None) => {}
         }
         match (cfg.features, bins) {
             (FeatureForm::Histogram, Some(b)) => cfg.bins = usize::try_from(b).map_err(|_| bad(format!("bins must be in 2..={MAX_BINS}, got {b}")))?,
@@ -160,7 +161,7 @@ impl GraphletConfig {
         if !(2..=MAX_BINS).contains(&self.bins) {
             return Err(bad(format!("bins must be in 2..={MAX_BINS}, got {}", self.bins)));
         }
-        if let BaseKernel::Rbf { gamma } = self.kernel
+        if let VectorKernel::Rbf { gamma } = self.kernel
             && !(gamma.is_finite() && gamma > 0.0)
         {
             return Err(bad(format!("gamma must be finite and > 0, got {gamma}")));
@@ -250,14 +251,14 @@ mod tests {
                 counts: Counts::Raw,
                 orbits: vec![0, 1, 2, 4, 15],
                 scale: Scale::Log1p,
-                kernel: BaseKernel::Rbf { gamma: 0.5 },
+                kernel: VectorKernel::Rbf { gamma: 0.5 },
                 bins: 8,
                 backend: Backend::Cpu
             }
         );
         assert_eq!(c.dim(), 40);
         let c = GraphletConfig::from_toml("orbits = [4, 0]\nkernel = \"rbf\"\ngamma = 2\n").unwrap();
-        assert_eq!((c.orbits.clone(), c.kernel, c.dim()), (vec![0, 4], BaseKernel::Rbf { gamma: 2.0 }, 2));
+        assert_eq!((c.orbits.clone(), c.kernel, c.dim()), (vec![0, 4], VectorKernel::Rbf { gamma: 2.0 }, 2));
         assert_eq!(GraphletConfig::from_toml("").unwrap(), GraphletConfig::default());
     }
 }

@@ -211,7 +211,7 @@ impl SolverParams {
 
 /// Everything that defines a marginalized graph kernel computation.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KernelConfig {
+pub struct MgkConfig {
     /// Stopping probability q ∈ (0, 1).
     pub q: f64,
     /// Starting probability p > 0 (uniform).
@@ -238,9 +238,9 @@ pub struct KernelConfig {
     pub gpu: crate::mgk::gpu::options::GpuTuning,
 }
 
-impl Default for KernelConfig {
+impl Default for MgkConfig {
     fn default() -> Self {
-        KernelConfig {
+        MgkConfig {
             q: 0.05,
             p: 1.0,
             node: Vec::new(),
@@ -259,12 +259,12 @@ impl Default for KernelConfig {
 
 /// The paper's synthetic-set kernel: κv = KroneckerDelta(0.5) on `label`, κe =
 /// SquareExponential(1.0) on `length`, with stopping probability `q`.
-pub fn synthetic_kernel(q: f64) -> KernelConfig {
-    KernelConfig {
+pub fn synthetic_kernel(q: f64) -> MgkConfig {
+    MgkConfig {
         q,
         node: vec![FeatureKernel { feature: "label".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.5 }, weight: 1.0 }],
         edge: vec![FeatureKernel { feature: "length".into(), kernel: BaseKernelConfig::SquareExponential { length_scale: 1.0 }, weight: 1.0 }],
-        ..KernelConfig::default()
+        ..MgkConfig::default()
     }
 }
 
@@ -285,7 +285,7 @@ pub struct ResolvedKernel {
     pub categorical_edge: Vec<bool>,
 }
 
-impl KernelConfig {
+impl MgkConfig {
     /// Run on `backend` in `precision`; `None`: f32 where a GPU will be used (`Cuda`, or `Auto`
     /// with a usable GPU), f64 on the CPU.
     pub fn set_backend(&mut self, backend: Backend, precision: Option<Precision>) {
@@ -345,7 +345,7 @@ impl KernelConfig {
     pub fn from_toml(text: &str) -> Result<Self> {
         let bad = |m: String| OctileError::InvalidConfig(m);
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
-        let mut cfg = KernelConfig::default();
+        let mut cfg = MgkConfig::default();
         const TOP: [&str; 17] = [
             "method",
             "q",

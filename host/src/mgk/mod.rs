@@ -22,7 +22,7 @@ use crate::gram::kernel::{Evaluation, GraphKernel, filled, finish, listed};
 use crate::graph::Graph;
 use crate::reorder::Reordering;
 use crate::report::Details;
-use config::{DenseWalk, KernelConfig, ResolvedKernel, gathered};
+use config::{DenseWalk, MgkConfig, ResolvedKernel, gathered};
 use cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
 use gpu::batch::PairVector;
 use octile_types::mgk::layout::{MAX_EDGE_FEATURES, NODE_P, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
@@ -74,7 +74,7 @@ type EngineOutput = (Vec<PairStatus>, Option<Vec<PairVector>>, Option<Vec<GpuEnt
 
 /// The marginalized graph kernel, configured once and applied to many graph sets.
 pub struct MarginalizedGraphKernel {
-    config: KernelConfig,
+    config: MgkConfig,
     resolved: ResolvedKernel,
     engine: Engine,
     control: RunControl,
@@ -82,7 +82,7 @@ pub struct MarginalizedGraphKernel {
 
 impl MarginalizedGraphKernel {
     /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
-    pub fn new(config: KernelConfig) -> Result<Self> {
+    pub fn new(config: MgkConfig) -> Result<Self> {
         let resolved = config.resolve()?;
         let engine = match config.backend {
             Backend::Cpu => Engine::Cpu,
@@ -117,7 +117,7 @@ impl MarginalizedGraphKernel {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &KernelConfig {
+    pub fn config(&self) -> &MgkConfig {
         &self.config
     }
 

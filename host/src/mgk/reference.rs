@@ -2,7 +2,7 @@
 //! used by the tests to check every solver path.
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
-use crate::mgk::config::KernelConfig;
+use crate::mgk::config::MgkConfig;
 use crate::mgk::pack::feature_indices;
 
 /// Feature rows of a graph (`count` rows from `values`), in the resolved order.
@@ -18,13 +18,13 @@ fn rows<'a>(names: &[String], have: &[String], values: impl Fn(usize) -> &'a [f6
 
 /// K(G1, G2) by forming M = D×V×⁻¹ − A×⊙E× (natural order, index i·m + i') and solving
 /// M x = D×·1 with a dense Cholesky factorisation.
-pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<f64> {
+pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<f64> {
     Ok(mgk_dense_nodal(g1, g2, cfg)?.iter().sum())
 }
 
 /// The node-wise similarities R[i·m + i'] = p_i · x_ii' · p'_i' of the same dense solve (input node
 /// order); K = Σ R.
-pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &KernelConfig) -> Result<Vec<f64>> {
+pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<Vec<f64>> {
     let k = cfg.resolve()?;
     let (n, m) = (g1.n_nodes(), g2.n_nodes());
     let big = n * m;

@@ -7,7 +7,7 @@ use octile::io::{FeatureKinds, Format, ReadOptions, npy};
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::mgk::gpu::options::GpuTuning;
 use octile::reorder::Reordering;
-use octile::{Backend, Graph, KernelConfig, Precision, RunControl};
+use octile::{Backend, Graph, MgkConfig, Precision, RunControl};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -71,7 +71,7 @@ pub fn backend_of(backend: BackendArg) -> Backend {
     }
 }
 
-pub fn apply(cfg: &mut KernelConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
+pub fn apply(cfg: &mut MgkConfig, backend: BackendArg, precision: Option<PrecisionArg>) {
     cfg.set_backend(backend_of(backend), precision.map(precision_of));
 }
 
@@ -178,11 +178,11 @@ pub fn tuning_from_env(t: &mut GpuTuning) -> Result<()> {
 /// The kernel of `gram` and `nodal`: the `--kernel` TOML (default: the paper's synthetic-set
 /// kernel) with `--backend`, `--precision` and `--reorder` applied, and the GPU tuning the
 /// environment sets ([`tuning_from_env`]).
-pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<KernelConfig> {
+pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<MgkConfig> {
     let mut cfg = match kernel {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            KernelConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
+            MgkConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
         }
         None => synthetic_kernel(0.05),
     };

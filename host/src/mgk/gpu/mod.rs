@@ -3,7 +3,7 @@
 //! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
 //! blocking, teams) and streams the batches; [`resident`] is the resident solver (pairs whose whole
 //! product system fits in shared memory), tried first for f32 Gram matrices; [`options`] holds
-//! their tuning knobs ([`options::GpuTuning`], `KernelConfig::gpu`).
+//! their tuning knobs ([`options::GpuTuning`], `MgkConfig::gpu`).
 pub mod batch;
 pub mod launch;
 pub mod options;

@@ -1,7 +1,7 @@
 //! Tuning options of the MGK's GPU solvers: how work is cut into launches and batches. Kernel
 //! values do not depend on them (beyond the last bits of f32 sums); the defaults are the measured
 //! best, the others exist for ablations and tuning runs. They are options of the API, reachable
-//! from the kernel configuration (`KernelConfig::gpu`); the CLI also sets them from the
+//! from the kernel configuration (`MgkConfig::gpu`); the CLI also sets them from the
 //! environment variables each field names (see `bin/octile/common.rs`).
 //!
 //! In a kernel TOML (every key optional):
@@ -44,7 +44,7 @@ impl Default for ResidentOptions {
     }
 }
 
-/// Tuning of the MGK's GPU solvers (`KernelConfig::gpu`).
+/// Tuning of the MGK's GPU solvers (`MgkConfig::gpu`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GpuTuning {
