@@ -35,7 +35,7 @@ fuzz_target!(init: octile_fuzz::init_config(), |data: &[u8]| {
             let tiles = TileOptions { profile: Some(path.clone()), dense_walk: walk, ..TileOptions::default() };
             for cost in [EdgeCost::Unlabeled, EdgeCost::Cheap, EdgeCost::Costly] {
                 let m = resolve(&tiles, &p.backend, &p.device, &p.arch, &p.precision, cost).expect("a profile file that parsed");
-                let _ = m.describe.len();
+                let _ = m.origin.to_string().len();
             }
         }
     }

@@ -132,7 +132,13 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
 ) -> Result<Solved> {
     let budget = scratch_budget_bytes(dev, scratch_bytes) / 8; // scratch is f64 for both kernels
     // every pair's scratch against the budget before anything is uploaded or launched
-    plan_batches(|g| set.n_nodes(g as usize), pairs, budget)?;
+    plan_batches(|g| set.n_nodes(g as usize), pairs, budget).map_err(|e| match e {
+        // a budget asked for is not 60 % of the free memory: say which it is
+        OctileError::TooLarge { what, need_bytes, have_bytes, hint, .. } if scratch_bytes.is_some() => {
+            OctileError::TooLarge { what, need_bytes, have_bytes, of: "GPU scratch budget asked for (scratch_bytes, OCTILE_GPU_SCRATCH_BYTES)", hint }
+        }
+        e => e,
+    })?;
     let graphs = upload(dev, set, set64)?;
     let (sparse_only, overridden) = uses_sparse_entry(&set.octiles, base_params);
     // tiling-blocking dense walks: requested by the caller through a usable gathered κe
