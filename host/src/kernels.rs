@@ -13,6 +13,7 @@
 //! assert_eq!((k.rows, k.cols), (4, 4));
 //! ```
 use crate::backend::{Backend, Precision};
+use crate::error::OctileError;
 use crate::error::Result;
 use crate::gram::{GraphKernel, RunControl};
 use crate::graphlets::kernel::GraphletKernel;
@@ -20,7 +21,8 @@ use crate::graphlets::kernel_config::{FeatureForm, GraphletConfig, VectorKernel}
 use crate::mgk::MarginalizedGraphKernel;
 use crate::mgk::config::MgkConfig;
 use crate::sp::ShortestPathKernel;
-use crate::sp::config::{SpConfig, method_of};
+use crate::sp::config::SpConfig;
+use serde::de::DeserializeOwned;
 
 /// A kernel configuration of any method.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,12 +40,14 @@ pub enum KernelFile {
 pub type DynKernel = Box<dyn GraphKernel + Send + Sync>;
 
 impl KernelFile {
-    /// Parse a kernel TOML of any method (the method's own reader checks every key).
+    /// Parse a kernel TOML of any method, once: its `method` key picks the method, whose serde
+    /// reader checks every key (refusing unknown ones, naming those that exist) and every value.
     pub fn from_toml(text: &str) -> Result<Self> {
-        Ok(match method_of(text)? {
-            "shortest_path" => KernelFile::ShortestPath(SpConfig::from_toml(text)?),
-            "graphlets" => KernelFile::Graphlets(GraphletConfig::from_toml(text)?),
-            _ => KernelFile::Marginalized(MgkConfig::from_toml(text)?),
+        let table = parse_table(text)?;
+        Ok(match method_of(&table)? {
+            "shortest_path" => KernelFile::ShortestPath(SpConfig::from_table(table)?),
+            "graphlets" => KernelFile::Graphlets(GraphletConfig::from_table(table)?),
+            _ => KernelFile::Marginalized(MgkConfig::from_table(table)?),
         })
     }
 
@@ -104,6 +108,77 @@ impl KernelFile {
     }
 }
 
+/// A kernel TOML's text as a table (a syntax error names the line and column).
+pub(crate) fn parse_table(text: &str) -> Result<toml::Table> {
+    text.parse().map_err(|e: toml::de::Error| OctileError::InvalidConfig(e.to_string()))
+}
+
+/// The `method` key of a kernel TOML: "marginalized" (the default), "shortest_path" or
+/// "graphlets".
+pub fn method_of(table: &toml::Table) -> Result<&'static str> {
+    match table.get("method").map(|v| v.as_str()) {
+        None | Some(Some("marginalized")) => Ok("marginalized"),
+        Some(Some("shortest_path")) => Ok("shortest_path"),
+        Some(Some("graphlets")) => Ok("graphlets"),
+        Some(other) => Err(OctileError::InvalidConfig(format!(
+            "method must be \"marginalized\", \"shortest_path\" or \"graphlets\", got {}",
+            other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))
+        ))),
+    }
+}
+
+/// A method's serde view of a whole kernel TOML; `context` prefixes the message (empty at the top).
+pub(crate) fn read_table<T: DeserializeOwned>(table: toml::Table, context: &str) -> Result<T> {
+    read_value(toml::Value::Table(table), context)
+}
+
+/// A method's serde view of one table of a kernel TOML, its errors in octile's words: serde's
+/// "unknown field `x`, expected one of `a`, `b`" becomes "unknown key 'x'; known keys: a, b",
+/// "unknown variant" an unknown kernel, "missing field" a missing key.
+pub(crate) fn read_value<T: DeserializeOwned>(value: toml::Value, context: &str) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        // toml adds "in KEY" lines of its own: the path says it
+        let msg = in_our_words(e.inner().to_string().lines().next().unwrap_or(""));
+        // a wrong value names its key (`q: invalid type: ...`), a key message its table
+        // (`[path_length]: missing h`); the top level needs no name
+        let table = |p: &str| if p.is_empty() || p == "." { String::new() } else { format!("[{p}]: ") };
+        let at = if msg.starts_with("unknown key") {
+            table(path.rsplit_once('.').map_or("", |(parent, _)| parent))
+        } else if msg.starts_with("unknown kernel") || msg.starts_with("missing") {
+            table(path.strip_suffix(".kernel").unwrap_or(&path).trim_end_matches("kernel"))
+        } else if path == "." {
+            String::new()
+        } else {
+            format!("{path}: ")
+        };
+        OctileError::InvalidConfig(format!("{context}{at}{msg}"))
+    })
+}
+
+/// serde's messages about keys and tags, as octile's readers have always put them.
+fn in_our_words(msg: &str) -> String {
+    let names = |list: &str| list.replace('`', "").replace(" or ", ", ");
+    if let Some(rest) = msg.strip_prefix("unknown field `")
+        && let Some((key, expected)) = rest.split_once('`')
+    {
+        let known = expected.trim_start_matches(", expected one of ").trim_start_matches(", expected ").trim_start_matches(", there are no fields");
+        return format!("unknown key '{key}'; known keys: {}", if known.is_empty() { "none".to_string() } else { names(known) });
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant `")
+        && let Some((name, expected)) = rest.split_once('`')
+    {
+        let known = expected.trim_start_matches(", expected one of ").trim_start_matches(", expected ");
+        return format!("unknown kernel '{name}'; known: {}", names(known));
+    }
+    if let Some(rest) = msg.strip_prefix("missing field `")
+        && let Some((key, _)) = rest.split_once('`')
+    {
+        return if key == "kernel" { "missing kernel = \"...\" (which base kernel)".to_string() } else { format!("missing {key}") };
+    }
+    msg.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +209,43 @@ mod tests {
         assert!(e.contains("method must be"), "{e}");
         let e = KernelFile::from_toml("method = \"graphlets\"\nbins = 4\n").unwrap_err().to_string();
         assert!(e.contains("bins"), "{e}");
+    }
+
+    #[test]
+    fn serde_errors_name_the_key_and_what_exists() {
+        let err = |t: &str| KernelFile::from_toml(t).unwrap_err().to_string();
+        for (text, want) in [
+            ("qq = 0.1\n", "unknown key 'qq'; known keys: method, q, p"),
+            ("q = \"x\"\n", "q: invalid type: string \"x\""),
+            ("[node.label]\nkernel = \"kronecker_delta\"\nhh = 0.5\n", "[node.label]: unknown key 'hh'; known keys: h, weight"),
+            ("[node.label]\nkernel = \"cosine\"\n", "[node.label]: unknown kernel 'cosine'; known: constant, kronecker_delta, square_exponential"),
+            ("[node.label]\nkernel = \"kronecker_delta\"\n", "[node.label]: missing h"),
+            ("[node.label]\nh = 0.5\n", "[node.label]: missing kernel"),
+            ("[edge.length]\nkernel = \"square_exponential\"\nlength_scale = \"long\"\n", "[edge.length]: invalid type: string \"long\", expected f64"),
+            ("max_iterations = 0\n", "max_iterations must be a positive integer"),
+            ("dense_walk = \"zigzag\"\n", "dense_walk must be \"shared\" or \"blocked\""),
+            ("[gpu]\nscratch = 1\n", "unknown key 'scratch'"),
+            ("method = \"shortest_path\"\nq = 0.1\n", "unknown key 'q'; known keys: method, node, node_combine, path_length"),
+            ("method = \"shortest_path\"\n[path_length]\nkernel = \"kronecker_delta\"\n", "[path_length]: missing h"),
+            ("method = \"graphlets\"\ngama = 1\n", "unknown key 'gama'"),
+        ] {
+            let e = err(text);
+            assert!(e.contains(want), "{text:?}: got {e:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn every_example_kernel_file_reads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                KernelFile::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "only {n} example kernel files in {}", dir.display());
     }
 }

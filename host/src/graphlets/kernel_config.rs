@@ -102,35 +102,64 @@ impl Default for GraphletConfig {
     }
 }
 
-/// The keys of a graphlets kernel TOML.
-const KEYS: [&str; 9] = ["method", "features", "counts", "orbits", "scale", "kernel", "gamma", "bins", "backend"];
+/// The graphlet kernel's TOML as serde reads it (the names of the keys; each value is checked by
+/// [`GraphletConfig::from_table`], whose messages name the key and what it accepts).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GraphletFile {
+    method: Option<toml::Value>,
+    features: Option<toml::Value>,
+    counts: Option<toml::Value>,
+    orbits: Option<toml::Value>,
+    scale: Option<toml::Value>,
+    kernel: Option<toml::Value>,
+    gamma: Option<toml::Value>,
+    bins: Option<toml::Value>,
+    backend: Option<toml::Value>,
+}
 
 impl GraphletConfig {
     /// Parse the TOML form (see the module docs); the result is validated.
     pub fn from_toml(text: &str) -> Result<Self> {
-        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        Self::from_table(crate::kernels::parse_table(text)?)
+    }
+
+    /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
+    /// that exist), then validate every value.
+    pub fn from_table(table: toml::Table) -> Result<Self> {
+        let file: GraphletFile = crate::kernels::read_table(table, "")?;
         let mut cfg = GraphletConfig::default();
-        let (mut gamma, mut bins) = (None, None);
-        for (k, v) in &value {
-            match k.as_str() {
-                "method" => {
-                    if v.as_str() != Some("graphlets") {
-                        return Err(bad(format!("method must be \"graphlets\" here, got {v}")));
-                    }
-                }
-                "features" => cfg.features = choice(k, v, &[("summed", FeatureForm::Summed), ("histogram", FeatureForm::Histogram)])?,
-                "counts" => cfg.counts = choice(k, v, &[("net", Counts::Net), ("raw", Counts::Raw)])?,
-                "scale" => cfg.scale = choice(k, v, &[("none", Scale::None), ("log1p", Scale::Log1p)])?,
-                "kernel" => cfg.kernel = choice(k, v, &[("linear", VectorKernel::Linear), ("rbf", VectorKernel::Rbf { gamma: f64::NAN })])?,
-                "backend" => cfg.backend = choice(k, v, &[("auto", Backend::Auto), ("cpu", Backend::Cpu), ("cuda", Backend::Cuda)])?,
-                "orbits" => cfg.orbits = parse_orbits(v)?,
-                "gamma" => {
-                    gamma = Some(v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| bad(format!("gamma must be a number, got {v}")))?)
-                }
-                "bins" => bins = Some(v.as_integer().ok_or_else(|| bad(format!("bins must be an integer, got {v}")))?),
-                other => return Err(bad(format!("unknown key '{other}' for method = \"graphlets\"; known keys: {}", KEYS.join(", ")))),
-            }
+        if let Some(v) = &file.method
+            && v.as_str() != Some("graphlets")
+        {
+            return Err(bad(format!("method must be \"graphlets\" here, got {v}")));
         }
+        if let Some(v) = &file.features {
+            cfg.features = choice("features", v, &[("summed", FeatureForm::Summed), ("histogram", FeatureForm::Histogram)])?;
+        }
+        if let Some(v) = &file.counts {
+            cfg.counts = choice("counts", v, &[("net", Counts::Net), ("raw", Counts::Raw)])?;
+        }
+        if let Some(v) = &file.scale {
+            cfg.scale = choice("scale", v, &[("none", Scale::None), ("log1p", Scale::Log1p)])?;
+        }
+        if let Some(v) = &file.kernel {
+            cfg.kernel = choice("kernel", v, &[("linear", VectorKernel::Linear), ("rbf", VectorKernel::Rbf { gamma: f64::NAN })])?;
+        }
+        if let Some(v) = &file.backend {
+            cfg.backend = choice("backend", v, &[("auto", Backend::Auto), ("cpu", Backend::Cpu), ("cuda", Backend::Cuda)])?;
+        }
+        if let Some(v) = &file.orbits {
+            cfg.orbits = parse_orbits(v)?;
+        }
+        let gamma = match &file.gamma {
+            Some(v) => Some(v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| bad(format!("gamma must be a number, got {v}")))?),
+            None => None,
+        };
+        let bins = match &file.bins {
+            Some(v) => Some(v.as_integer().ok_or_else(|| bad(format!("bins must be an integer, got {v}")))?),
+            None => None,
+        };
         match (&mut cfg.kernel, gamma) {
             (VectorKernel::Rbf { gamma: g }, Some(v)) => *g = v,
             (VectorKernel::Rbf { .. }, None) => return Err(bad("kernel = \"rbf\" needs gamma (> 0): exp(−γ‖φ − φ′‖²)".into())),

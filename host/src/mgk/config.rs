@@ -343,146 +343,157 @@ impl MgkConfig {
 
     /// Parse the TOML form (see the module docs).
     pub fn from_toml(text: &str) -> Result<Self> {
+        Self::from_table(crate::kernels::parse_table(text)?)
+    }
+
+    /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
+    /// that exist), then validate every value.
+    pub fn from_table(table: toml::Table) -> Result<Self> {
         let bad = |m: String| OctileError::InvalidConfig(m);
-        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
-        let mut cfg = MgkConfig::default();
-        const TOP: [&str; 17] = [
-            "method",
-            "q",
-            "p",
-            "rtol",
-            "max_iterations",
-            "solver",
-            "node_combine",
-            "edge_combine",
-            "node",
-            "edge",
-            "reorder",
-            "primitive",
-            "profile",
-            "tile_storage",
-            "skip_empty_tiles",
-            "blocks_per_pair",
-            "dense_walk",
-        ];
-        for (k, v) in &value {
-            match k.as_str() {
-                "method" => {
-                    if v.as_str() != Some("marginalized") {
-                        return Err(bad(format!("method {v} is not the marginalized kernel's (its TOML needs the shortest-path kernel's reader)")));
-                    }
-                }
-                "q" => cfg.q = num(v, "q")?,
-                "p" => cfg.p = num(v, "p")?,
-                "rtol" => cfg.solver.rtol = Some(num(v, "rtol")?),
-                "max_iterations" => {
-                    cfg.solver.max_iterations =
-                        v.as_integer().filter(|&i| i > 0 && i <= u32::MAX as i64).ok_or_else(|| bad("max_iterations must be a positive integer".into()))? as u32
-                }
-                "solver" => {
-                    cfg.solver.resident = match v.as_str() {
-                        Some("auto") => true,
-                        Some("tiles") => false,
-                        _ => return Err(bad(format!("solver must be \"auto\" or \"tiles\", got {v}"))),
-                    }
-                }
-                "reorder" => {
-                    cfg.reorder = match v.as_str() {
-                        Some("none") | Some("natural") => Reordering::Natural,
-                        Some("rcm") => Reordering::Rcm,
-                        Some("pbr") => Reordering::Pbr,
-                        Some("metis") => Reordering::Metis,
-                        _ => return Err(bad(format!("reorder must be \"pbr\", \"metis\", \"rcm\" or \"none\", got {v}"))),
-                    }
-                }
-                "primitive" => {
-                    cfg.tiles.primitive = v.as_str().and_then(PrimitiveChoice::parse).ok_or_else(|| {
-                        bad(format!("primitive must be \"adaptive\", \"dense-dense\", \"dense-sparse\", \"sparse-dense\" or \"sparse-sparse\", got {v}"))
-                    })?
-                }
-                "profile" => cfg.tiles.profile = Some(PathBuf::from(v.as_str().ok_or_else(|| bad(format!("profile must be a file path string, got {v}")))?)),
-                "tile_storage" => {
-                    cfg.tiles.compact = match v.as_str() {
-                        Some("compact") => true,
-                        Some("dense") => false,
-                        _ => return Err(bad(format!("tile_storage must be \"compact\" or \"dense\", got {v}"))),
-                    }
-                }
-                "blocks_per_pair" => {
-                    cfg.tiles.blocks_per_pair = match (v.as_str(), v.as_integer()) {
-                        (Some("auto"), _) => 0,
-                        (_, Some(n)) if (1..=MAX_BLOCKS_PER_PAIR as i64).contains(&n) => n as u32,
-                        _ => return Err(bad(format!("blocks_per_pair must be \"auto\" or an integer in 1..={MAX_BLOCKS_PER_PAIR}, got {v}"))),
-                    }
-                }
-                "skip_empty_tiles" => cfg.tiles.skip_empty = v.as_bool().ok_or_else(|| bad(format!("skip_empty_tiles must be true or false, got {v}")))?,
-                "dense_walk" => {
-                    cfg.tiles.dense_walk =
-                        v.as_str().and_then(DenseWalk::parse).ok_or_else(|| bad(format!("dense_walk must be \"shared\" or \"blocked\", got {v}")))?
-                }
-                "node_combine" => cfg.node_combine = combine(v)?,
-                "edge_combine" => cfg.edge_combine = combine(v)?,
-                "node" | "edge" => {
-                    let tbl = v.as_table().ok_or_else(|| bad(format!("[{k}] must be a table of per-feature tables")))?;
-                    let mut terms = Vec::new();
-                    for (feature, spec) in tbl {
-                        let spec = spec.as_table().ok_or_else(|| bad(format!("[{k}.{feature}] must be a table")))?;
-                        terms.push(parse_term(k, feature, spec)?);
-                    }
-                    if k == "node" {
-                        cfg.node = terms;
-                    } else {
-                        cfg.edge = terms;
-                    }
-                }
-                other => return Err(bad(format!("unknown key '{other}'; known keys: {}", TOP.join(", ")))),
+        let file: MgkFile = crate::kernels::read_table(table, "")?;
+        let mut cfg = MgkConfig { gpu: file.gpu, ..MgkConfig::default() };
+        if let Some(m) = &file.method
+            && m != "marginalized"
+        {
+            return Err(bad(format!("method \"{m}\" is not the marginalized kernel's (its TOML needs the shortest-path kernel's reader)")));
+        }
+        cfg.q = file.q.unwrap_or(cfg.q);
+        cfg.p = file.p.unwrap_or(cfg.p);
+        cfg.solver.rtol = file.rtol;
+        if let Some(i) = file.max_iterations {
+            cfg.solver.max_iterations = u32::try_from(i).ok().filter(|&i| i > 0).ok_or_else(|| bad("max_iterations must be a positive integer".into()))?;
+        }
+        if let Some(v) = file.solver {
+            cfg.solver.resident = match v.as_str() {
+                "auto" => true,
+                "tiles" => false,
+                _ => return Err(bad(format!("solver must be \"auto\" or \"tiles\", got \"{v}\""))),
             }
         }
+        if let Some(v) = file.reorder {
+            cfg.reorder = match v.as_str() {
+                "none" | "natural" => Reordering::Natural,
+                "rcm" => Reordering::Rcm,
+                "pbr" => Reordering::Pbr,
+                "metis" => Reordering::Metis,
+                _ => return Err(bad(format!("reorder must be \"pbr\", \"metis\", \"rcm\" or \"none\", got \"{v}\""))),
+            }
+        }
+        if let Some(v) = file.primitive {
+            cfg.tiles.primitive = PrimitiveChoice::parse(&v).ok_or_else(|| {
+                bad(format!("primitive must be \"adaptive\", \"dense-dense\", \"dense-sparse\", \"sparse-dense\" or \"sparse-sparse\", got \"{v}\""))
+            })?
+        }
+        cfg.tiles.profile = file.profile;
+        if let Some(v) = file.tile_storage {
+            cfg.tiles.compact = match v.as_str() {
+                "compact" => true,
+                "dense" => false,
+                _ => return Err(bad(format!("tile_storage must be \"compact\" or \"dense\", got \"{v}\""))),
+            }
+        }
+        if let Some(v) = file.blocks_per_pair {
+            cfg.tiles.blocks_per_pair = match (v.as_str(), v.as_integer()) {
+                (Some("auto"), _) => 0,
+                (_, Some(n)) if (1..=MAX_BLOCKS_PER_PAIR as i64).contains(&n) => n as u32,
+                _ => return Err(bad(format!("blocks_per_pair must be \"auto\" or an integer in 1..={MAX_BLOCKS_PER_PAIR}, got {v}"))),
+            }
+        }
+        cfg.tiles.skip_empty = file.skip_empty_tiles.unwrap_or(true);
+        if let Some(v) = file.dense_walk {
+            cfg.tiles.dense_walk = DenseWalk::parse(&v).ok_or_else(|| bad(format!("dense_walk must be \"shared\" or \"blocked\", got \"{v}\"")))?
+        }
+        if let Some(v) = file.node_combine {
+            cfg.node_combine = combine_named(&v)?;
+        }
+        if let Some(v) = file.edge_combine {
+            cfg.edge_combine = combine_named(&v)?;
+        }
+        cfg.node = terms_of("node", file.node)?;
+        cfg.edge = terms_of("edge", file.edge)?;
         cfg.validate()?;
         Ok(cfg)
     }
 }
 
-pub(crate) fn num(v: &toml::Value, key: &str) -> Result<f64> {
-    v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or_else(|| OctileError::InvalidConfig(format!("'{key}' must be a number, got {v}")))
+/// The marginalized kernel's TOML as serde reads it (names and types of the keys); the values are
+/// checked by [`MgkConfig::from_table`].
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MgkFile {
+    method: Option<String>,
+    q: Option<f64>,
+    p: Option<f64>,
+    rtol: Option<f64>,
+    max_iterations: Option<i64>,
+    solver: Option<String>,
+    node_combine: Option<String>,
+    edge_combine: Option<String>,
+    #[serde(default)]
+    node: toml::Table,
+    #[serde(default)]
+    edge: toml::Table,
+    reorder: Option<String>,
+    primitive: Option<String>,
+    profile: Option<PathBuf>,
+    tile_storage: Option<String>,
+    skip_empty_tiles: Option<bool>,
+    blocks_per_pair: Option<toml::Value>,
+    dense_walk: Option<String>,
+    #[serde(default)]
+    gpu: crate::mgk::gpu::options::GpuTuning,
 }
 
-pub(crate) fn combine(v: &toml::Value) -> Result<Combine> {
-    match v.as_str() {
-        Some("product") => Ok(Combine::Product),
-        Some("additive") => Ok(Combine::Additive),
-        _ => Err(OctileError::InvalidConfig(format!("combine must be \"product\" or \"additive\", got {v}"))),
-    }
+/// One `[node.FEATURE]` / `[edge.FEATURE]` table, tagged by its `kernel`.
+#[derive(serde::Deserialize)]
+#[serde(tag = "kernel", rename_all = "snake_case", deny_unknown_fields)]
+enum TermFile {
+    Constant {
+        c: f64,
+        #[serde(default = "unit_weight")]
+        weight: f64,
+    },
+    KroneckerDelta {
+        h: f64,
+        #[serde(default = "unit_weight")]
+        weight: f64,
+    },
+    SquareExponential {
+        length_scale: f64,
+        #[serde(default = "unit_weight")]
+        weight: f64,
+    },
 }
 
-pub(crate) fn parse_term(kind: &str, feature: &str, spec: &toml::Table) -> Result<FeatureKernel> {
-    let bad = |m: String| OctileError::InvalidConfig(format!("[{kind}.{feature}]: {m}"));
-    let name = spec
-        .get("kernel")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| bad("missing kernel = \"constant\" | \"kronecker_delta\" | \"square_exponential\"".into()))?;
-    let (param_key, allowed): (&str, [&str; 3]) = match name {
-        "constant" => ("c", ["kernel", "c", "weight"]),
-        "kronecker_delta" => ("h", ["kernel", "h", "weight"]),
-        "square_exponential" => ("length_scale", ["kernel", "length_scale", "weight"]),
-        other => return Err(bad(format!("unknown kernel '{other}'; known: constant, kronecker_delta, square_exponential"))),
-    };
-    for k in spec.keys() {
-        if !allowed.contains(&k.as_str()) {
-            return Err(bad(format!("unknown key '{k}'; known keys: {}", allowed.join(", "))));
+fn unit_weight() -> f64 {
+    1.0
+}
+
+/// The per-feature tables of `[node]` or `[edge]`, in the file's order of features.
+pub(crate) fn terms_of(kind: &str, tables: toml::Table) -> Result<Vec<FeatureKernel>> {
+    let mut terms = Vec::with_capacity(tables.len());
+    for (feature, spec) in tables {
+        if !spec.is_table() {
+            return Err(OctileError::InvalidConfig(format!("[{kind}.{feature}] must be a table")));
         }
+        let term: TermFile = crate::kernels::read_value(spec, &format!("[{kind}.{feature}]: "))?;
+        let (kernel, weight) = match term {
+            TermFile::Constant { c, weight } => (BaseKernelConfig::Constant { c }, weight),
+            TermFile::KroneckerDelta { h, weight } => (BaseKernelConfig::KroneckerDelta { h }, weight),
+            TermFile::SquareExponential { length_scale, weight } => (BaseKernelConfig::SquareExponential { length_scale }, weight),
+        };
+        terms.push(FeatureKernel { feature, kernel, weight });
     }
-    let param = num(spec.get(param_key).ok_or_else(|| bad(format!("missing {param_key}")))?, param_key).map_err(|e| bad(e.to_string()))?;
-    let weight = match spec.get("weight") {
-        Some(w) => num(w, "weight")?,
-        None => 1.0,
-    };
-    let kernel = match name {
-        "constant" => BaseKernelConfig::Constant { c: param },
-        "kronecker_delta" => BaseKernelConfig::KroneckerDelta { h: param },
-        _ => BaseKernelConfig::SquareExponential { length_scale: param },
-    };
-    Ok(FeatureKernel { feature: feature.to_string(), kernel, weight })
+    Ok(terms)
+}
+
+/// "product" or "additive".
+pub(crate) fn combine_named(v: &str) -> Result<Combine> {
+    match v {
+        "product" => Ok(Combine::Product),
+        "additive" => Ok(Combine::Additive),
+        _ => Err(OctileError::InvalidConfig(format!("combine must be \"product\" or \"additive\", got \"{v}\""))),
+    }
 }
 
 fn to_base(t: &FeatureKernel, feature: u32) -> BaseKernel {

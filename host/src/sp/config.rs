@@ -15,7 +15,7 @@
 //! (no node tables: `with_labels=False`).
 use crate::backend::Backend;
 use crate::error::{OctileError, Result};
-use crate::mgk::config::{BaseKernelConfig, FeatureKernel, combine, num, parse_term, resolve_terms};
+use crate::mgk::config::{BaseKernelConfig, FeatureKernel, combine_named, resolve_terms, terms_of};
 use octile_types::sp::LengthKernel;
 use octile_types::{Combine, KernelSpec};
 
@@ -70,46 +70,31 @@ impl Default for SpConfig {
     }
 }
 
-/// The `method` key of a kernel TOML: "marginalized" (the default), "shortest_path" or
-/// "graphlets" (the graphlet kernel, `graphlets::kernel_config`).
-pub fn method_of(text: &str) -> Result<&'static str> {
-    let value: toml::Table = text.parse().map_err(|e: toml::de::Error| OctileError::InvalidConfig(e.to_string()))?;
-    match value.get("method").map(|v| v.as_str()) {
-        None | Some(Some("marginalized")) => Ok("marginalized"),
-        Some(Some("shortest_path")) => Ok("shortest_path"),
-        Some(Some("graphlets")) => Ok("graphlets"),
-        Some(other) => Err(OctileError::InvalidConfig(format!(
-            "method must be \"marginalized\", \"shortest_path\" or \"graphlets\", got {}",
-            other.map_or("a non-string".to_string(), |s| format!("\"{s}\""))
-        ))),
-    }
-}
-
 impl SpConfig {
     /// Parse the TOML form (see the module docs).
     pub fn from_toml(text: &str) -> Result<Self> {
-        let bad = |m: String| OctileError::InvalidConfig(m);
-        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.to_string()))?;
-        let mut cfg = SpConfig::default();
-        const TOP: [&str; 4] = ["method", "node", "node_combine", "path_length"];
-        for (k, v) in &value {
-            match k.as_str() {
-                "method" => {
-                    if v.as_str() != Some("shortest_path") {
-                        return Err(bad(format!("method must be \"shortest_path\" here, got {v}")));
-                    }
-                }
-                "node_combine" => cfg.node_combine = combine(v)?,
-                "node" => {
-                    let tbl = v.as_table().ok_or_else(|| bad("[node] must be a table of per-feature tables".into()))?;
-                    for (feature, spec) in tbl {
-                        let spec = spec.as_table().ok_or_else(|| bad(format!("[node.{feature}] must be a table")))?;
-                        cfg.node.push(parse_term("node", feature, spec)?);
-                    }
-                }
-                "path_length" => cfg.path_length = parse_length(v.as_table().ok_or_else(|| bad("[path_length] must be a table".into()))?)?,
-                other => return Err(bad(format!("unknown key '{other}' for method = \"shortest_path\"; known keys: {}", TOP.join(", ")))),
-            }
+        Self::from_table(crate::kernels::parse_table(text)?)
+    }
+
+    /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
+    /// that exist), then validate every value.
+    pub fn from_table(table: toml::Table) -> Result<Self> {
+        let file: SpFile = crate::kernels::read_table(table, "")?;
+        if let Some(m) = &file.method
+            && m != "shortest_path"
+        {
+            return Err(OctileError::InvalidConfig(format!("method must be \"shortest_path\" here, got \"{m}\"")));
+        }
+        let mut cfg = SpConfig { node: terms_of("node", file.node)?, ..SpConfig::default() };
+        if let Some(c) = file.node_combine {
+            cfg.node_combine = combine_named(&c)?;
+        }
+        if let Some(l) = file.path_length {
+            cfg.path_length = match l {
+                LengthFile::KroneckerDelta { h } => LengthKernelConfig::KroneckerDelta { h },
+                LengthFile::SquareExponential { length_scale } => LengthKernelConfig::SquareExponential { length_scale },
+                LengthFile::BrownianBridge { c } => LengthKernelConfig::BrownianBridge { c },
+            };
         }
         cfg.validate()?;
         Ok(cfg)
@@ -170,27 +155,24 @@ fn length_scale_ok(l: f64) -> bool {
     l.is_finite() && l > 0.0 && (0.5 / (l * l)).is_finite()
 }
 
-fn parse_length(spec: &toml::Table) -> Result<LengthKernelConfig> {
-    let bad = |m: String| OctileError::InvalidConfig(format!("[path_length]: {m}"));
-    let name = spec
-        .get("kernel")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| bad("missing kernel = \"kronecker_delta\" | \"square_exponential\" | \"brownian_bridge\"".into()))?;
-    let key = match name {
-        "kronecker_delta" => "h",
-        "square_exponential" => "length_scale",
-        "brownian_bridge" => "c",
-        other => return Err(bad(format!("unknown kernel '{other}'; known: kronecker_delta, square_exponential, brownian_bridge"))),
-    };
-    if let Some(k) = spec.keys().find(|k| *k != "kernel" && *k != key) {
-        return Err(bad(format!("unknown key '{k}'; known keys: kernel, {key}")));
-    }
-    let v = num(spec.get(key).ok_or_else(|| bad(format!("missing {key}")))?, key).map_err(|e| bad(e.to_string()))?;
-    Ok(match name {
-        "kronecker_delta" => LengthKernelConfig::KroneckerDelta { h: v },
-        "square_exponential" => LengthKernelConfig::SquareExponential { length_scale: v },
-        _ => LengthKernelConfig::BrownianBridge { c: v },
-    })
+/// The shortest-path kernel's TOML as serde reads it.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpFile {
+    method: Option<String>,
+    #[serde(default)]
+    node: toml::Table,
+    node_combine: Option<String>,
+    path_length: Option<LengthFile>,
+}
+
+/// The `[path_length]` table, tagged by its `kernel`.
+#[derive(serde::Deserialize)]
+#[serde(tag = "kernel", rename_all = "snake_case", deny_unknown_fields)]
+enum LengthFile {
+    KroneckerDelta { h: f64 },
+    SquareExponential { length_scale: f64 },
+    BrownianBridge { c: f64 },
 }
 
 #[cfg(test)]
@@ -217,9 +199,10 @@ mod tests {
             let e = SpConfig::from_toml(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
         }
-        assert_eq!(method_of("q = 0.1").unwrap(), "marginalized");
-        assert_eq!(method_of("method = \"shortest_path\"").unwrap(), "shortest_path");
-        assert_eq!(method_of("method = \"graphlets\"").unwrap(), "graphlets");
-        assert!(method_of("method = \"wl\"").unwrap_err().to_string().contains("method must be"));
+        let m = |t: &str| crate::kernels::method_of(&crate::kernels::parse_table(t).unwrap());
+        assert_eq!(m("q = 0.1").unwrap(), "marginalized");
+        assert_eq!(m("method = \"shortest_path\"").unwrap(), "shortest_path");
+        assert_eq!(m("method = \"graphlets\"").unwrap(), "graphlets");
+        assert!(m("method = \"wl\"").unwrap_err().to_string().contains("method must be"));
     }
 }
