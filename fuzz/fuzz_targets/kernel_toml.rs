@@ -7,13 +7,13 @@
 use libfuzzer_sys::fuzz_target;
 use octile::mgk::config::{BaseKernelConfig, gathered};
 use octile::mgk::profile::{EdgeCost, resolve};
-use octile::{Backend, MgkConfig, MarginalizedGraphKernel};
+use octile::{Backend, MarginalizedGraphKernel, MgkConfig};
 
 const VALUES: [f64; 7] = [0.0, 1.0, -1.0, 0.5, 3.0, 1e8, -1e300];
 
 fuzz_target!(init: octile_fuzz::init_config(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = octile::sp::config::method_of(text).map_err(|e| e.to_string());
+    let _ = octile::toml_file::parse_table(text).and_then(|t| octile::toml_file::method_of(&t)).map_err(|e| e.to_string());
     let _ = octile::SpConfig::from_toml(text).map_err(|e| e.to_string());
     let cfg = match MgkConfig::from_toml(text) {
         Ok(c) => c,

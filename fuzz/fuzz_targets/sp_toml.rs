@@ -12,7 +12,7 @@ const LENGTHS: [f64; 6] = [0.0, 1.0, 2.0, 7.0, 0.25, 1e6];
 
 fuzz_target!(init: octile_fuzz::init_config(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = octile::sp::config::method_of(text).map_err(|e| e.to_string());
+    let _ = octile::toml_file::parse_table(text).and_then(|t| octile::toml_file::method_of(&t)).map_err(|e| e.to_string());
     let _ = octile::MgkConfig::from_toml(text).map_err(|e| e.to_string());
     let cfg = match SpConfig::from_toml(text) {
         Ok(c) => c,

@@ -7,8 +7,8 @@
 //! non-finite value in a Gram matrix, a matrix of the wrong shape). A typed `Err` is a pass.
 use octile::io::{Format, Loaded, ReadOptions};
 use octile::mgk::config::synthetic_kernel;
-use octile::sp::config::method_of;
-use octile::{Backend, Gram, GraphKernel, MgkConfig, MarginalizedGraphKernel, OctileError, Precision, ShortestPathKernel, SpConfig};
+use octile::toml_file::{method_of, parse_table};
+use octile::{Backend, Gram, GraphKernel, MarginalizedGraphKernel, MgkConfig, OctileError, Precision, ShortestPathKernel, SpConfig};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -268,7 +268,7 @@ pub fn gram(data: &[u8], method: Method, caps: &Caps) {
     let Ok(toml) = std::str::from_utf8(parts[0]) else { return };
     let opt = GramOptions::of(toml);
     // the CLI's dispatch (its error is a typed one)
-    let dispatch = method_of(toml);
+    let dispatch = parse_table(toml).and_then(|t| method_of(&t));
     let kernel: Box<dyn GraphKernel> = match method {
         Method::Marginalized => {
             // no kernel text: no --kernel (the paper's synthetic kernel); else the file as read

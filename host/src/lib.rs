@@ -39,6 +39,8 @@ pub mod reorder;
 pub mod report;
 pub mod selftest;
 pub mod sp;
+pub mod stderr_log;
+pub mod toml_file;
 
 pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};

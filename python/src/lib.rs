@@ -7,13 +7,12 @@
 mod errors;
 mod graphs;
 mod kernel;
-mod warnings;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _octile(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    warnings::install();
+    octile::stderr_log::install(false);
     errors::register(m)?;
     graphs::register(m)?;
     kernel::register(m)?;

@@ -121,13 +121,13 @@ struct GraphletFile {
 impl GraphletConfig {
     /// Parse the TOML form (see the module docs); the result is validated.
     pub fn from_toml(text: &str) -> Result<Self> {
-        Self::from_table(crate::kernels::parse_table(text)?)
+        Self::from_table(crate::toml_file::parse_table(text)?)
     }
 
     /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
     /// that exist), then validate every value.
     pub fn from_table(table: toml::Table) -> Result<Self> {
-        let file: GraphletFile = crate::kernels::read_table(table, "")?;
+        let file: GraphletFile = crate::toml_file::read_table(table, "")?;
         let mut cfg = GraphletConfig::default();
         if let Some(v) = &file.method
             && v.as_str() != Some("graphlets")

@@ -343,14 +343,14 @@ impl MgkConfig {
 
     /// Parse the TOML form (see the module docs).
     pub fn from_toml(text: &str) -> Result<Self> {
-        Self::from_table(crate::kernels::parse_table(text)?)
+        Self::from_table(crate::toml_file::parse_table(text)?)
     }
 
     /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
     /// that exist), then validate every value.
     pub fn from_table(table: toml::Table) -> Result<Self> {
         let bad = |m: String| OctileError::InvalidConfig(m);
-        let file: MgkFile = crate::kernels::read_table(table, "")?;
+        let file: MgkFile = crate::toml_file::read_table(table, "")?;
         let mut cfg = MgkConfig { gpu: file.gpu, ..MgkConfig::default() };
         if let Some(m) = &file.method
             && m != "marginalized"
@@ -476,7 +476,7 @@ pub(crate) fn terms_of(kind: &str, tables: toml::Table) -> Result<Vec<FeatureKer
         if !spec.is_table() {
             return Err(OctileError::InvalidConfig(format!("[{kind}.{feature}] must be a table")));
         }
-        let term: TermFile = crate::kernels::read_value(spec, &format!("[{kind}.{feature}]: "))?;
+        let term: TermFile = crate::toml_file::read_value(spec, &format!("[{kind}.{feature}]: "))?;
         let (kernel, weight) = match term {
             TermFile::Constant { c, weight } => (BaseKernelConfig::Constant { c }, weight),
             TermFile::KroneckerDelta { h, weight } => (BaseKernelConfig::KroneckerDelta { h }, weight),

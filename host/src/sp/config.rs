@@ -73,13 +73,13 @@ impl Default for SpConfig {
 impl SpConfig {
     /// Parse the TOML form (see the module docs).
     pub fn from_toml(text: &str) -> Result<Self> {
-        Self::from_table(crate::kernels::parse_table(text)?)
+        Self::from_table(crate::toml_file::parse_table(text)?)
     }
 
     /// Read a parsed kernel TOML (serde: every key checked, an unknown one refused naming those
     /// that exist), then validate every value.
     pub fn from_table(table: toml::Table) -> Result<Self> {
-        let file: SpFile = crate::kernels::read_table(table, "")?;
+        let file: SpFile = crate::toml_file::read_table(table, "")?;
         if let Some(m) = &file.method
             && m != "shortest_path"
         {
@@ -199,7 +199,7 @@ mod tests {
             let e = SpConfig::from_toml(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
         }
-        let m = |t: &str| crate::kernels::method_of(&crate::kernels::parse_table(t).unwrap());
+        let m = |t: &str| crate::toml_file::method_of(&crate::toml_file::parse_table(t).unwrap());
         assert_eq!(m("q = 0.1").unwrap(), "marginalized");
         assert_eq!(m("method = \"shortest_path\"").unwrap(), "shortest_path");
         assert_eq!(m("method = \"graphlets\"").unwrap(), "graphlets");

@@ -5,7 +5,6 @@ mod generate;
 mod gram;
 mod graphlets;
 mod info;
-mod logger;
 mod nodal;
 mod octiles;
 mod resume;
@@ -60,7 +59,7 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    logger::install(cli.verbose);
+    octile::stderr_log::install(cli.verbose);
     let r = match cli.cmd {
         Cmd::Info => info::info(),
         Cmd::Octiles(a) => octiles::octiles(a),

@@ -1,6 +1,8 @@
-//! The CLI's sink for the library's `log` records, on stderr: warnings always (e.g. a record
-//! skipped with `--skip-invalid`: "warning: skipped: …"), the phase timings of the solvers with
-//! `-v` or `OCTILE_TRACE` set (GPU launches then run one at a time, to be timed).
+//! A sink for the library's `log` records on stderr, for applications to install: the `octile`
+//! command and the Python module do. The library itself never installs it and never writes to
+//! stderr. Warnings and errors always print ("warning: skipped: …" for a record read with
+//! `skip_invalid`); with `verbose`, or `OCTILE_TRACE` in the environment, the solvers' phase
+//! timings too (GPU launches then run one at a time, to be timed).
 use log::{Level, LevelFilter, Log, Metadata, Record};
 
 struct Stderr;
@@ -26,8 +28,8 @@ impl Log for Stderr {
     fn flush(&self) {}
 }
 
-/// Install the sink: warnings and errors, and with `verbose` (or `OCTILE_TRACE` in the
-/// environment) the debug records too.
+/// Install the sink (once per process; a logger installed before is kept): warnings and errors,
+/// and with `verbose` (or `OCTILE_TRACE` in the environment) the debug records too.
 pub fn install(verbose: bool) {
     let verbose = verbose || std::env::var_os("OCTILE_TRACE").is_some();
     if log::set_logger(&STDERR).is_ok() {
