@@ -44,7 +44,7 @@ pub mod toml_file;
 
 pub use backend::{Backend, Precision};
 pub use error::{OctileError, Result};
-pub use gram::{Evaluation, Gram, GraphKernel, Known, PairInfo, RunControl};
+pub use gram::{Evaluation, Gradient, Gram, GraphKernel, Known, PairInfo, RunControl};
 pub use graph::Graph;
 pub use graphlets::kernel::GraphletKernel;
 pub use graphlets::kernel_config::GraphletConfig;

@@ -41,6 +41,38 @@ pub struct Gram {
     /// the solvers, the tile-pair primitive map and where it came from, the dense walks and, on
     /// the GPU, the entries that ran); its `Display` is the line people read.
     pub details: Details,
+    /// ∂K/∂θ for each hyperparameter θ, when it was asked for (`MarginalizedGraphKernel::gram_gradient`).
+    pub gradient: Option<Gradient>,
+}
+
+/// The derivatives of a kernel matrix with respect to the kernel's hyperparameters.
+///
+/// ```text
+/// values[(i·cols + j)·P + h] = ∂K_ij/∂θ_h     rows × cols × P, row-major, θ fastest
+/// ```
+/// (NumPy's C order for shape (rows, cols, P): what scikit-learn's `eval_gradient` returns.) The
+/// derivatives are with respect to the raw hyperparameters (q, h, ℓ, …), as GraphDot's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gradient {
+    /// θ's names in the order of the last axis (`MgkConfig::hyperparameters`).
+    pub names: Vec<String>,
+    /// The derivatives, layout above.
+    pub values: Vec<f64>,
+}
+
+impl Gradient {
+    /// Hyperparameters P.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    /// No hyperparameters.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    /// ∂K_ij/∂θ_h of a matrix with `cols` columns.
+    pub fn get(&self, cols: usize, i: usize, j: usize, h: usize) -> f64 {
+        self.values[(i * cols + j) * self.names.len() + h]
+    }
 }
 
 impl Gram {

@@ -157,6 +157,11 @@ declare_entries! {
     MgkSolveTeamBlockedF32 = mgk_solve_team_blocked_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// Team entry with the tiling-blocking dense walks, f64.
     MgkSolveTeamBlockedF64 = mgk_solve_team_blocked_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
+    /// MGK hyperparameter gradient on the tile solver (primal and adjoint solve, then the
+    /// contractions), one block per pair, f32 inner PCG with f64 refinement.
+    MgkGradientF32 = mgk_gradient_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
+    /// MGK hyperparameter gradient on the tile solver, f64.
+    MgkGradientF64 = mgk_gradient_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// Tile-pair primitive microbenchmark and check (`octile tune`), f32.
     TileBenchF32 = tile_bench_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// Tile-pair primitive microbenchmark and check, f64.

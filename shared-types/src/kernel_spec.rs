@@ -126,6 +126,87 @@ impl BaseKernel {
     }
 }
 
+impl BaseKernel {
+    /// ∂κ(a, b)/∂(its hyperparameter): 1 (Constant), 1 − δ(a, b) (KroneckerDelta),
+    /// (a − b)²/ℓ³ · κ(a, b) (SquareExponential).
+    #[inline(always)]
+    pub fn eval_d<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T {
+        match self.kind {
+            0 => T::ONE,
+            1 => {
+                let f = self.feature as usize;
+                if a[f] == b[f] { T::ZERO } else { T::ONE }
+            }
+            _ => {
+                let f = self.feature as usize;
+                let d = T::from_f64(a[f].to_f64()) - T::from_f64(b[f].to_f64());
+                let l = T::from_f64(self.param);
+                d * d / (l * l * l) * (T::from_f64(self.coef) * d * d).exp()
+            }
+        }
+    }
+}
+
+/// A kernel on two feature rows: κv / κe ([`KernelSpec`]) or one of their derivatives
+/// ([`SpecDerivative`]); the tile-pair primitives are written once over it.
+pub trait PairKernel {
+    /// κ(a, b) in precision T over feature rows stored in precision S.
+    fn eval_as<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T;
+    /// κ(a, b) in the rows' precision.
+    #[inline(always)]
+    fn eval<T: Real>(&self, a: &[T], b: &[T]) -> T {
+        self.eval_as::<T, T>(a, b)
+    }
+}
+
+impl PairKernel for KernelSpec {
+    #[inline(always)]
+    fn eval_as<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T {
+        KernelSpec::eval_as(self, a, b)
+    }
+}
+
+/// ∂κ/∂θ for one hyperparameter θ of a [`KernelSpec`]: the parameter of term `term` (c, h or ℓ),
+/// or — `weight` — the (unnormalized) weight ŵ_term of an additive combination, whose stored
+/// weights are w_k = ŵ_k / Σ ŵ (`inv_total_weight` = 1 / Σ ŵ):
+///
+/// ```text
+///   product   κ = Π κ_k       ∂κ/∂θ_t = ∂κ_t/∂θ_t · Π_{k≠t} κ_k
+///   additive  κ = Σ w_k κ_k   ∂κ/∂θ_t = w_t · ∂κ_t/∂θ_t,   ∂κ/∂ŵ_t = (κ_t − κ) / Σ ŵ
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct SpecDerivative<'a> {
+    /// The kernel.
+    pub spec: &'a KernelSpec,
+    /// Which term.
+    pub term: usize,
+    /// The term's weight rather than its parameter.
+    pub weight: bool,
+    /// 1 / Σ ŵ (additive weights only).
+    pub inv_total_weight: f64,
+}
+
+impl PairKernel for SpecDerivative<'_> {
+    #[inline(always)]
+    fn eval_as<T: Real, S: Real>(&self, a: &[S], b: &[S]) -> T {
+        let terms = self.spec.terms();
+        if self.term >= terms.len() {
+            return T::ZERO;
+        }
+        if self.weight {
+            return (terms[self.term].eval_as::<T, S>(a, b) - self.spec.eval_as::<T, S>(a, b)) * T::from_f64(self.inv_total_weight);
+        }
+        if self.spec.combine == Combine::Additive as u32 {
+            return T::from_f64(terms[self.term].weight) * terms[self.term].eval_d::<T, S>(a, b);
+        }
+        let mut s = T::ONE;
+        for (k, t) in terms.iter().enumerate() {
+            s *= if k == self.term { t.eval_d::<T, S>(a, b) } else { t.eval_as::<T, S>(a, b) };
+        }
+        s
+    }
+}
+
 /// κv or κe: up to [`MAX_TERMS`] base kernels combined by product or weighted sum.
 ///
 /// ```text

@@ -26,8 +26,9 @@ pub mod real;
 pub mod sp;
 
 pub use entries::{EntryDecl, Kernel, LaunchBounds, Threads};
-pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS};
+pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS, PairKernel, SpecDerivative};
 pub use mgk::blocked::GatheredKernel;
+pub use mgk::gradient::{GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS};
 pub use mgk::layout::{GraphDesc, Octile};
 pub use mgk::params::{MgkParams, PairJob, PairStatus, TeamSync, TileBenchParams};
 pub use mgk::primitives::{Primitive, PrimitiveMap};
@@ -68,4 +69,5 @@ mod cudarc_impls {
     unsafe impl cudarc::driver::DeviceRepr for ResidentGraph {}
     unsafe impl cudarc::driver::ValidAsZeroBits for ResidentGraph {}
     unsafe impl cudarc::driver::DeviceRepr for ResidentParams {}
+    unsafe impl cudarc::driver::DeviceRepr for GradientParams {}
 }

@@ -343,6 +343,7 @@ fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pa
         device: kernel.device_name(),
         seconds: e.seconds,
         details: e.details,
+        gradient: None,
     };
     if !failed {
         return Ok(g);
@@ -369,6 +370,7 @@ fn empty<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: &Eval
         device: kernel.device_name(),
         seconds: e.seconds,
         details: e.details.clone(),
+        gradient: None,
     }
 }
 
@@ -602,6 +604,7 @@ mod tests {
                 device: String::new(),
                 seconds: 0.0,
                 details: Details::default(),
+                gradient: None,
             };
             let d = [4.0 * scale, 9.0 * scale];
             normalize(&mut g, &d, &d, true);

@@ -7,7 +7,7 @@ pub mod control;
 pub mod kernel;
 pub mod partial;
 
-pub use crate::matrix::{Gram, PairInfo};
+pub use crate::matrix::{Gradient, Gram, PairInfo};
 pub use control::RunControl;
 pub use kernel::{Evaluation, GraphKernel};
 pub use partial::Known;

@@ -4,11 +4,12 @@
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
 use crate::mgk::pack::PackedGraphs;
 use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
-use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
+pub use octile_types::mgk::gradient::Rhs;
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
 use octile_types::mgk::primitives::{Primitive, PrimitiveMap, row_pair};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
 use octile_types::pcg::{Alone, Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};
-use octile_types::{KernelSpec, Octile, PairStatus, Real};
+use octile_types::{KernelSpec, Octile, PairKernel, PairStatus, Real};
 
 /// Reusable per-thread vectors.
 pub struct Workspace<T> {
@@ -83,26 +84,28 @@ pub fn workspace_bytes<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> u128 {
 }
 
 /// (diagonal of M, right-hand side) of tiled entry `idx`; padding gets (1, 0).
-fn diag_rhs<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, node: &KernelSpec, idx: usize) -> (T, T) {
+fn diag_rhs<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, node: &KernelSpec, idx: usize, rhs: Rhs) -> (T, T) {
     let (n, m, mt, _) = dims(set, g1, g2);
     let (i, ip) = tiled_coords(idx, mt);
     if i < n && ip < m {
         let (a1, a2) = (set.node_row(g1, i), set.node_row(g2, ip));
         let dd = a1[NODE_D] * a2[NODE_D];
-        (dd / node.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), dd)
+        let b = a1[rhs.node_slot()] * a2[rhs.node_slot()];
+        (dd / node.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), b)
     } else {
         (T::ONE, T::ZERO)
     }
 }
 
-/// K = Σ p_i p'_i' x_ii'.
-fn kernel_value<T: Real, X: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, x: &[X]) -> f64 {
+/// K = Σ p_i p'_i' x_ii' (primal), or K = Σ d_i d′_i′ y_ii′ (adjoint: bᵀy with the primal's b).
+fn kernel_value<T: Real, X: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, x: &[X], rhs: Rhs) -> f64 {
     let (n, m, mt, len) = dims(set, g1, g2);
+    let w = rhs.value_slot();
     let mut k = 0.0f64;
     for (idx, xv) in x.iter().enumerate().take(len) {
         let (i, ip) = tiled_coords(idx, mt);
         if i < n && ip < m {
-            k += set.node_row(g1, i)[NODE_P].to_f64() * set.node_row(g2, ip)[NODE_P].to_f64() * xv.to_f64();
+            k += set.node_row(g1, i)[w].to_f64() * set.node_row(g2, ip)[w].to_f64() * xv.to_f64();
         }
     }
     k
@@ -169,14 +172,15 @@ fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
     PairStatus { value, residual: info.relative_residual(), iterations: info.iterations, converged: outcome.is_ok() as u32 }
 }
 
-/// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path).
-pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>) -> PairStatus {
+/// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path); `rhs`: the primal system
+/// (the status's value is K) or the adjoint (its value is bᵀy = K as well).
+pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rhs: Rhs) -> PairStatus {
     let (_, _, _, len) = dims(set, g1, g2);
     resize(ws, len);
     set.expand_graph(g1, &mut ws.tiles[0]);
     set.expand_graph(g2, &mut ws.tiles[1]);
     for idx in 0..len {
-        let (dg, b) = diag_rhs(set, g1, g2, prm.node, idx);
+        let (dg, b) = diag_rhs(set, g1, g2, prm.node, idx, rhs);
         ws.diag[idx] = dg;
         ws.r[idx] = b;
     }
@@ -185,7 +189,7 @@ pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &Cp
     let params = PcgParams { rtol: prm.rtol, max_iterations: prm.max_iterations };
     // SAFETY: the five vectors hold len entries each (resized above) and are disjoint; a team of one.
     let outcome = unsafe { pcg(&mut Alone, &mut op, v, len, params, Start::Residual) };
-    status_of(&outcome, kernel_value(set, g1, g2, &ws.x))
+    status_of(&outcome, kernel_value(set, g1, g2, &ws.x, rhs))
 }
 
 /// Per-thread vectors of the mixed-precision path.
@@ -223,6 +227,7 @@ pub fn solve_pair_mixed<T: Real>(
     g2: usize,
     prm: &CpuParams,
     ws: &mut MixedWorkspace<T>,
+    rhs: Rhs,
 ) -> PairStatus {
     let (_, _, _, len) = dims(set, g1, g2);
     resize(&mut ws.inner, len);
@@ -236,7 +241,7 @@ pub fn solve_pair_mixed<T: Real>(
     set64.expand_graph(g2, &mut ws.tiles64[1]);
     let mut bb = 0.0;
     for idx in 0..len {
-        let (dg, b) = diag_rhs(set64, g1, g2, prm.node, idx);
+        let (dg, b) = diag_rhs(set64, g1, g2, prm.node, idx, rhs);
         ws.diag64[idx] = dg;
         ws.inner.diag[idx] = T::from_f64(dg);
         ws.b64[idx] = b;
@@ -251,7 +256,7 @@ pub fn solve_pair_mixed<T: Real>(
     let params = PcgParams { rtol: prm.rtol, max_iterations: prm.max_iterations };
     // SAFETY: every vector holds len entries (resized above) and they are disjoint; a team of one.
     let outcome = unsafe { pcg_refined(&mut Alone, &mut op, &mut res, inner, x64, r64, len, params, bb) };
-    status_of(&outcome, kernel_value(set64, g1, g2, &ws.x64))
+    status_of(&outcome, kernel_value(set64, g1, g2, &ws.x64, rhs))
 }
 
 /// ap = M·p: diagonal, minus the off-diagonal product tile pair by tile pair, each with the
@@ -259,6 +264,25 @@ pub fn solve_pair_mixed<T: Real>(
 /// octiles expanded by [`PackedGraphs::expand_graph`].
 #[allow(clippy::too_many_arguments)]
 pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, tiles: [&[T]; 2], p: &[T], diag: &[T], ap: &mut [T]) {
+    xmv_with(set, g1, g2, prm, prm.edge, &prm.dense, tiles, p, Some(diag), ap)
+}
+
+/// ap = diag·p − (A×⊙K×)·p with the kernel `edge` on the edges (κe, or a derivative of it for
+/// the gradients' contractions, with `diag` = None: ap = −(A×⊙K×)·p); `dense` as in
+/// [`CpuParams::dense`] (`usable = 0` for any kernel but κe).
+#[allow(clippy::too_many_arguments)]
+pub fn xmv_with<T: Real, K: PairKernel + Sync>(
+    set: &PackedGraphs<T>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    edge: &K,
+    dense: &GatheredKernel,
+    tiles: [&[T]; 2],
+    p: &[T],
+    diag: Option<&[T]>,
+    ap: &mut [T],
+) {
     let (nt, mt) = (n_tiles(set.n_nodes(g1)), n_tiles(set.n_nodes(g2)));
     let s = set.nz_stride;
     let (first1, first2) = (set.graph_octiles(g1).start, set.graph_octiles(g2).start);
@@ -269,7 +293,7 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
             let base = (bi * mt + bip) * TILE_AREA;
             let out = &mut row[bip * TILE_AREA..(bip + 1) * TILE_AREA];
             for k in 0..TILE_AREA {
-                out[k] = diag[base + k] * p[base + k];
+                out[k] = diag.map_or(T::ZERO, |d| d[base + k] * p[base + k]);
             }
             for oa in set.row_octiles(g1, bi) {
                 let ta = &set.octiles[oa];
@@ -277,7 +301,7 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
                     let tb = &set.octiles[ob];
                     let src = (ta.tile_col as usize * mt + tb.tile_col as usize) * TILE_AREA;
                     let prim = prm.primitives.choose(ta.nnz(), tb.nnz());
-                    tile_pair_sub(prim, prm.edge, &prm.dense, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
+                    tile_pair_sub(prim, edge, dense, ta, tb, expanded(0, oa, first1), expanded(1, ob, first2), &p[src..src + TILE_AREA], s, out);
                 }
             }
         }
@@ -298,9 +322,9 @@ pub fn xmv<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams
 /// `GatheredKernel::of(edge)` (the walks dense in B use register blocking when it is usable).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn tile_pair_sub<T: Real>(
+pub fn tile_pair_sub<T: Real, K: PairKernel>(
     prim: Primitive,
-    edge: &KernelSpec,
+    edge: &K,
     dense: &GatheredKernel,
     ta: &Octile,
     tb: &Octile,
@@ -311,17 +335,17 @@ pub fn tile_pair_sub<T: Real>(
     out: &mut [T],
 ) {
     match prim {
-        Primitive::DenseDense => tile_pair_g::<T, true, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
-        Primitive::DenseSparse => tile_pair_g::<T, true, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
-        Primitive::SparseDense => tile_pair_g::<T, false, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
-        Primitive::SparseSparse => tile_pair_g::<T, false, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::DenseDense => tile_pair_g::<T, K, true, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::DenseSparse => tile_pair_g::<T, K, true, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseDense => tile_pair_g::<T, K, false, true>(edge, dense, ta, tb, ea, eb, pb, stride, out),
+        Primitive::SparseSparse => tile_pair_g::<T, K, false, false>(edge, dense, ta, tb, ea, eb, pb, stride, out),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(
-    edge: &KernelSpec,
+fn tile_pair_g<T: Real, K: PairKernel, const DA: bool, const DB: bool>(
+    edge: &K,
     dense: &GatheredKernel,
     ta: &Octile,
     tb: &Octile,
@@ -360,7 +384,7 @@ fn tile_pair_g<T: Real, const DA: bool, const DB: bool>(
                 continue;
             }
             // SAFETY: lengths asserted above; ra, rb < 8; masks are the rows' masks.
-            out[ra * TILE + rb] -= unsafe { row_pair::<T, DA, DB>(edge, ea.as_ptr(), eb.as_ptr(), pb.as_ptr(), stride, ra, rb, ma, mb) };
+            out[ra * TILE + rb] -= unsafe { row_pair::<T, _, DA, DB>(edge, ea.as_ptr(), eb.as_ptr(), pb.as_ptr(), stride, ra, rb, ma, mb) };
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod cpu;
 pub mod gpu;
+pub mod gradient;
 pub mod pack;
 pub mod profile;
 pub mod reference;
@@ -23,7 +24,7 @@ use crate::graph::Graph;
 use crate::reorder::Reordering;
 use crate::report::Details;
 use config::{DenseWalk, MgkConfig, ResolvedKernel, gathered};
-use cpu::{CpuParams, MixedWorkspace, Workspace, solve_pair, solve_pair_mixed};
+use cpu::{CpuParams, MixedWorkspace, Rhs, Workspace, solve_pair, solve_pair_mixed};
 use gpu::batch::PairVector;
 use octile_types::mgk::layout::{MAX_EDGE_FEATURES, NODE_P, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::mgk::tiling::{TILE, n_tiles, tiled_index};
@@ -67,6 +68,16 @@ struct Solved {
     report: MgkReport,
     /// With `nodal`: each pair's node-wise similarities R, row-major, input node order.
     nodal: Option<Vec<Vec<f64>>>,
+}
+
+/// A set reordered and packed for the tile solvers (`MarginalizedGraphKernel::pack_sets`).
+struct Packed {
+    /// perms[g][old] = new.
+    perms: Vec<Arc<Vec<usize>>>,
+    set64: PackedGraphs<f64>,
+    /// The f32 copy (f32 runs).
+    set32: Option<PackedGraphs<f32>>,
+    map: MapSource,
 }
 
 /// Statuses in pair order, each pair's x when asked for, the GPU entries used (GPU only).
@@ -232,10 +243,10 @@ impl MarginalizedGraphKernel {
         self.solve_tiles(graphs, pairs, nodal, t)
     }
 
-    /// [`Self::solve_x`] with the tile solvers (CPU or GPU); `t`: when the call started.
-    fn solve_tiles(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool, t: Instant) -> Result<Solved> {
-        // reorder once (in parallel), then pack both precisions in that order; perms[g][old] = new
-        let ordered: Vec<Graph>;
+    /// Each graph's packing order (perms[g][old] = new) and the set packed in it in f64 and, for
+    /// f32 runs, in f32 too, with the tile-pair primitive map of the engine.
+    fn pack_sets(&self, graphs: &[Graph]) -> Result<Packed> {
+        // reorder once (in parallel), then pack both precisions in that order
         let perms: Vec<Arc<Vec<usize>>> = graphs
             .par_iter()
             .map(|g| {
@@ -246,6 +257,7 @@ impl MarginalizedGraphKernel {
                 }
             })
             .collect();
+        let ordered: Vec<Graph>;
         let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
@@ -259,16 +271,92 @@ impl MarginalizedGraphKernel {
             ..PackOptions::new(&self.resolved, self.config.q, self.config.p)
         };
         let set64 = pack::<f64>(packed, &opt)?;
-        let (status, xs, entries) = match self.config.precision {
-            Precision::F64 => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
-            Precision::F32 => self.solve_t(&pack::<f32>(packed, &opt)?, &set64, pairs, &map.map, nodal),
-        }?;
+        let set32 = match self.config.precision {
+            Precision::F64 => None,
+            Precision::F32 => Some(pack::<f32>(packed, &opt)?),
+        };
+        Ok(Packed { perms, set64, set32, map })
+    }
+
+    /// The CPU solver's parameters for a run of `pairs` pairs.
+    fn cpu_params<'a>(&'a self, primitives: &'a PrimitiveMap, pairs: usize) -> CpuParams<'a> {
+        CpuParams {
+            node: &self.resolved.node_spec,
+            edge: &self.resolved.edge_spec,
+            rtol: self.config.solver.rtol_for(self.config.precision),
+            max_iterations: self.config.solver.max_iterations,
+            primitives,
+            dense: self.dense_kernel(),
+            // few pairs (e.g. large graphs): also split each XMV over the cores
+            parallel_xmv: pairs < 2 * rayon::current_num_threads(),
+        }
+    }
+
+    /// Every thread's CPU workspace (`per_pair` bytes for a pair) for the largest pair it may get,
+    /// checked before any is allocated.
+    fn check_cpu_workspace<T>(
+        &self,
+        set: &PackedGraphs<T>,
+        pairs: &[(u32, u32)],
+        per_pair: impl Fn(&PackedGraphs<T>, usize, usize) -> u128 + Sync,
+    ) -> Result<()>
+    where
+        T: Sync,
+    {
+        let threads = rayon::current_num_threads().clamp(1, pairs.len().max(1));
+        if let Some((need, a, b)) = pairs.par_iter().map(|&(a, b)| (per_pair(set, a as usize, b as usize), a, b)).max_by_key(|w| w.0) {
+            let what = || {
+                format!(
+                    "the CPU solver's workspace ({threads} thread(s), each up to a pair of graphs with {} and {} nodes)",
+                    set.n_nodes(a as usize),
+                    set.n_nodes(b as usize)
+                )
+            };
+            crate::memory::check_with(
+                need * threads as u128,
+                self.control.max_memory_bytes,
+                what,
+                "a pair needs its product graph (n·n′ unknowns) in memory: leave the largest graphs out, or use a machine with that memory",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Which dense walks the tile solvers use.
+    fn dense_walks(&self) -> DenseWalks {
         let g = self.dense_kernel();
-        let dense_walks = match (self.config.tiles.dense_walk, g.usable != 0) {
+        match (self.config.tiles.dense_walk, g.usable != 0) {
             (DenseWalk::TilingBlocking, true) => DenseWalks::TilingBlocking { gathered_features: g.slots },
             (DenseWalk::TilingBlocking, false) => DenseWalks::SharedTilingFallback,
             (DenseWalk::SharedTiling, _) => DenseWalks::SharedTiling,
-        };
+        }
+    }
+
+    /// The tile solver's launch parameters for `set` (`n_jobs` and `team_blocks` set per launch).
+    fn tile_params<T>(&self, set: &PackedGraphs<T>, primitives: &PrimitiveMap) -> MgkParams {
+        MgkParams {
+            node_kernel: self.resolved.node_spec,
+            edge_kernel: self.resolved.edge_spec,
+            rtol: self.config.solver.rtol_for(self.config.precision),
+            n_jobs: 0,
+            max_iterations: self.config.solver.max_iterations,
+            node_stride: set.node_stride as u32,
+            nz_stride: set.nz_stride as u32,
+            primitives: *primitives,
+            tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
+            team_blocks: 1,
+            dense_kernel: self.dense_kernel(),
+        }
+    }
+
+    /// [`Self::solve_x`] with the tile solvers (CPU or GPU); `t`: when the call started.
+    fn solve_tiles(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool, t: Instant) -> Result<Solved> {
+        let Packed { perms, set64, set32, map } = self.pack_sets(graphs)?;
+        let (status, xs, entries) = match &set32 {
+            None => self.solve_t(&set64, &set64, pairs, &map.map, nodal),
+            Some(set32) => self.solve_t(set32, &set64, pairs, &map.map, nodal),
+        }?;
+        let dense_walks = self.dense_walks();
         let report = MgkReport { resident: None, tiles: Some(TileReport { pairs: pairs.len(), primitives: map.origin, dense_walks, gpu_entries: entries }) };
         // R[i][i'] = p_i · x[(π(i), π'(i'))] · p'_i', rows and columns in the input node order
         let nodal = xs.map(|xs| {
@@ -302,38 +390,10 @@ impl MarginalizedGraphKernel {
         primitives: &PrimitiveMap,
         want_x: bool,
     ) -> Result<EngineOutput> {
-        let rtol = self.config.solver.rtol_for(self.config.precision);
-        let max_iterations = self.config.solver.max_iterations;
         match &self.engine {
             Engine::Cpu => {
-                // few pairs (e.g. large graphs): also split each XMV over the cores
-                let parallel_xmv = pairs.len() < 2 * rayon::current_num_threads();
-                let prm = CpuParams {
-                    node: &self.resolved.node_spec,
-                    edge: &self.resolved.edge_spec,
-                    rtol,
-                    max_iterations,
-                    primitives,
-                    dense: self.dense_kernel(),
-                    parallel_xmv,
-                };
-                // every thread's workspace for the largest pair it may get, before any is allocated
-                let threads = rayon::current_num_threads().clamp(1, pairs.len().max(1));
-                if let Some((need, a, b)) = pairs.par_iter().map(|&(a, b)| (cpu::workspace_bytes(set, a as usize, b as usize), a, b)).max_by_key(|w| w.0) {
-                    let what = || {
-                        format!(
-                            "the CPU solver's workspace ({threads} thread(s), each up to a pair of graphs with {} and {} nodes)",
-                            set.n_nodes(a as usize),
-                            set.n_nodes(b as usize)
-                        )
-                    };
-                    crate::memory::check_with(
-                        need * threads as u128,
-                        self.control.max_memory_bytes,
-                        what,
-                        "a pair needs its product graph (n·n′ unknowns) in memory: leave the largest graphs out, or use a machine with that memory",
-                    )?;
-                }
+                let prm = self.cpu_params(primitives, pairs.len());
+                self.check_cpu_workspace(set, pairs, cpu::workspace_bytes)?;
                 let block_len = 256 * rayon::current_num_threads().max(1);
                 let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };
                 let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(blocks_of(pairs.len(), block_len), |range| {
@@ -342,7 +402,7 @@ impl MarginalizedGraphKernel {
                         block
                             .par_iter()
                             .map_init(Workspace::default, |ws, &(a, b)| {
-                                let st = solve_pair(set64, a as usize, b as usize, &prm, ws);
+                                let st = solve_pair(set64, a as usize, b as usize, &prm, ws, Rhs::Primal);
                                 (st, keep(ws.x()))
                             })
                             .collect()
@@ -350,7 +410,7 @@ impl MarginalizedGraphKernel {
                         block
                             .par_iter()
                             .map_init(MixedWorkspace::default, |ws, &(a, b)| {
-                                let st = solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws);
+                                let st = solve_pair_mixed(set, set64, a as usize, b as usize, &prm, ws, Rhs::Primal);
                                 (st, keep(ws.x64()))
                             })
                             .collect()
@@ -360,19 +420,7 @@ impl MarginalizedGraphKernel {
                 Ok((out, want_x.then_some(xs), None))
             }
             Engine::Cuda(dev) => {
-                let params = MgkParams {
-                    node_kernel: self.resolved.node_spec,
-                    edge_kernel: self.resolved.edge_spec,
-                    rtol,
-                    n_jobs: 0,
-                    max_iterations,
-                    node_stride: set.node_stride as u32,
-                    nz_stride: set.nz_stride as u32,
-                    primitives: *primitives,
-                    tile_storage: if set.compact { TILE_STORAGE_COMPACT } else { TILE_STORAGE_DENSE },
-                    team_blocks: 1,
-                    dense_kernel: self.dense_kernel(),
-                };
+                let params = self.tile_params(set, primitives);
                 let (status, xs, entries) = gpu::batch::solve_pairs(
                     dev,
                     set,

@@ -160,6 +160,11 @@ pub enum GpuEntry {
         /// Tiling-blocking dense walks.
         tiling_blocking: bool,
     },
+    /// One block per pair, primal and adjoint solve and the hyperparameter gradient.
+    Gradient {
+        /// Pairs.
+        pairs: usize,
+    },
 }
 
 impl fmt::Display for GpuEntry {
@@ -173,6 +178,7 @@ impl fmt::Display for GpuEntry {
             GpuEntry::Team { blocks_per_pair, pairs, tiling_blocking } => {
                 write!(f, "team of {blocks_per_pair} blocks per pair for {pairs} pair(s) (adaptive{})", if tiling_blocking { ", tiling-blocking" } else { "" })
             }
+            GpuEntry::Gradient { pairs } => write!(f, "gradient (primal and adjoint solve, adaptive) for {pairs} pair(s)"),
         }
     }
 }

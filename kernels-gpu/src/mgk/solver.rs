@@ -20,11 +20,12 @@
 use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
 use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
 use crate::mgk::team::{BlockTeam, GridTeam, TileTeam};
+use octile_types::mgk::gradient::{GradientParams, Rhs, combined, finish, node_share};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::mgk::primitives::{row_pair, row_pair_with, rows_pair_with};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::pcg::{Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};
-use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairKernel, PairStatus, Real, TeamSync};
 
 /// Raw inputs of one launch (what the kernel entry receives, minus the params), with the
 /// graph data in precision T.
@@ -86,13 +87,7 @@ unsafe fn solve_all<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bo
         // SAFETY: the job's scratch range lies inside the buffer (checked by the host).
         let base = unsafe { scratch.add(job.scratch_offset as usize) };
         // SAFETY: forwarded contract; the whole block calls it. The branch is on a constant.
-        let st = unsafe {
-            if T::BYTES == 8 {
-                solve_direct::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, &g1, &g2, base as *mut T)
-            } else {
-                solve_refined::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, &g1, &g2, base)
-            }
-        };
+        let st = unsafe { solve_one::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, &g1, &g2, base, base.add(pair_dims(&g1, &g2).3), Rhs::Primal) };
         if team.leader() {
             // SAFETY: job_idx < n_jobs = length of status.
             unsafe { *status.add(job_idx as usize) = st };
@@ -107,11 +102,12 @@ unsafe fn node_row<'a, T>(node_data: *const T, g: &Graph, i: usize, stride: usiz
     unsafe { core::slice::from_raw_parts(node_data.add((g.desc.node_offset as usize + i) * stride), stride) }
 }
 
-/// (D×V×⁻¹ entry, D×·1 entry) of node pair (i, i'), from node rows in precision T.
+/// (D×V×⁻¹ entry, right-hand-side entry: D×·1 for the primal, p× for the adjoint) of node pair
+/// (i, i'), from node rows in precision T.
 #[inline(always)]
-fn diag_and_rhs<T: Real>(params: &MgkParams, a1: &[T], a2: &[T]) -> (T, T) {
+fn diag_and_rhs<T: Real>(params: &MgkParams, a1: &[T], a2: &[T], rhs: Rhs) -> (T, T) {
     let dd = a1[NODE_D] * a2[NODE_D];
-    (dd / params.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), dd)
+    (dd / params.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]), a1[rhs.node_slot()] * a2[rhs.node_slot()])
 }
 
 /// Sizes of a pair: (n, m, mt, len).
@@ -122,9 +118,19 @@ fn pair_dims(g1: &Graph, g2: &Graph) -> (usize, usize, usize, usize) {
     (n, m, mt, nt * mt * TILE_AREA)
 }
 
-/// K = Σ p_i p'_i' x_ii' over the valid entries of the tiled x (summed over the block).
+/// K = Σ p_i p'_i' x_ii' over the valid entries of the tiled x (summed over the block); for the
+/// adjoint solution y, K = Σ d_i d′_i′ y_ii′ (`rhs.value_slot()`).
 #[inline(always)]
-unsafe fn kernel_value<T: Real, X: Real, Tm: TileTeam>(team: &mut Tm, params: &MgkParams, inputs: &Inputs<T>, g1: &Graph, g2: &Graph, x: *const X) -> f64 {
+unsafe fn kernel_value<T: Real, X: Real, Tm: TileTeam>(
+    team: &mut Tm,
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    g1: &Graph,
+    g2: &Graph,
+    x: *const X,
+    rhs: Rhs,
+) -> f64 {
+    let w = rhs.value_slot();
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
     let mut k = 0.0f64;
@@ -135,7 +141,7 @@ unsafe fn kernel_value<T: Real, X: Real, Tm: TileTeam>(team: &mut Tm, params: &M
             // SAFETY: i < n, ip < m, idx < len.
             unsafe {
                 let (a1, a2) = (node_row(inputs.node_data, g1, i, stride), node_row(inputs.node_data, g2, ip, stride));
-                k += a1[NODE_P].to_f64() * a2[NODE_P].to_f64() * (*x.add(idx)).to_f64();
+                k += a1[w].to_f64() * a2[w].to_f64() * (*x.add(idx)).to_f64();
             }
         }
         idx += team.size();
@@ -160,7 +166,7 @@ impl<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Operator<T,
         // SAFETY: the whole team calls it (the PCG's contract); p, ap and diag are this pair's
         // padded vectors, and every output entry o lies inside them.
         unsafe {
-            xmv::<T, _, Tm, SPARSE, BLOCKED>(team, self.params, self.inputs, self.g1, self.g2, p, |o, pv, acc| {
+            xmv::<T, _, _, Tm, SPARSE, BLOCKED>(team, self.params, &self.params.edge_kernel, self.inputs, self.g1, self.g2, p, |o, pv, acc| {
                 let v = *diag.add(o) * pv - acc;
                 *ap.add(o) = v;
                 pv.to_f64() * v.to_f64()
@@ -172,6 +178,7 @@ impl<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Operator<T,
 /// The refinement's true residual r64 = b − M·x64, in f64 from the f64 graph data.
 struct TileResidual<'a, const SPARSE: bool, const BLOCKED: bool> {
     params: &'a MgkParams,
+    rhs: Rhs,
     inputs64: &'a Inputs<f64>,
     g1: &'a Graph,
     g2: &'a Graph,
@@ -185,10 +192,10 @@ impl<Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Residual<Tm> for Til
         let stride = params.node_stride as usize;
         // SAFETY: the whole team calls it; x64 and r64 are this pair's padded vectors.
         unsafe {
-            xmv::<f64, _, Tm, SPARSE, BLOCKED>(team, params, inputs64, g1, g2, x64, |o, xv, acc| {
+            xmv::<f64, _, _, Tm, SPARSE, BLOCKED>(team, params, &params.edge_kernel, inputs64, g1, g2, x64, |o, xv, acc| {
                 let (i, ip) = tiled_coords(o, mt);
                 let res = if i < n && ip < m {
-                    let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
+                    let (dg, b) = diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride), self.rhs);
                     b - (dg * xv - acc)
                 } else {
                     0.0
@@ -207,29 +214,33 @@ fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
     PairStatus { value, residual: info.relative_residual(), iterations: info.iterations, converged: outcome.is_ok() as u32 }
 }
 
-/// The f64 path: PCG on M x = D×·1 directly.
+/// The f64 path: PCG on M x = b directly (`rhs`: the primal b = D×·1 or the adjoint b = p×);
+/// the solution goes to `x`, the other four vectors are `work[0..4·len]`.
 ///
 /// # Safety
-/// See [`solve_all`].
+/// See [`solve_all`]; `x` and `work` are this pair's scratch, len and 4·len entries, disjoint.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn solve_direct<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
     inputs: &Inputs<T>,
     g1: &Graph,
     g2: &Graph,
-    base: *mut T,
+    x: *mut T,
+    work: *mut T,
+    rhs: Rhs,
 ) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
-    // SAFETY: five len-long vectors inside this pair's scratch.
-    let (x, r, p, ap, diag) = unsafe { (base, base.add(len), base.add(2 * len), base.add(3 * len), base.add(4 * len)) };
+    // SAFETY: four len-long vectors inside this pair's scratch.
+    let (r, p, ap, diag) = unsafe { (work, work.add(len), work.add(2 * len), work.add(3 * len)) };
     let mut idx = team.rank();
     while idx < len {
         let (i, ip) = tiled_coords(idx, mt);
         let (dg, b) = if i < n && ip < m {
             // SAFETY: i < n, ip < m.
-            unsafe { diag_and_rhs(params, node_row(inputs.node_data, g1, i, stride), node_row(inputs.node_data, g2, ip, stride)) }
+            unsafe { diag_and_rhs(params, node_row(inputs.node_data, g1, i, stride), node_row(inputs.node_data, g2, ip, stride), rhs) }
         } else {
             (T::ONE, T::ZERO) // padding: diagonal 1, right-hand side 0 → stays 0
         };
@@ -245,15 +256,17 @@ unsafe fn solve_direct<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED:
     let pcg_params = PcgParams { rtol: params.rtol, max_iterations: params.max_iterations };
     // SAFETY: whole team; each thread reads back only its own entries before the PCG's first reduction.
     let outcome = unsafe { pcg(team, &mut op, PcgVectors { x, r, p, ap, diag }, len, pcg_params, Start::Residual) };
-    let value = unsafe { kernel_value(team, params, inputs, g1, g2, x) };
+    let value = unsafe { kernel_value(team, params, inputs, g1, g2, x, rhs) };
     status_of(&outcome, value)
 }
 
-/// The mixed-precision path (T = f32): iterative refinement, residuals in f64.
+/// The mixed-precision path (T = f32): iterative refinement, residuals in f64; the solution goes
+/// to `x64`, r64 and the five T vectors are `work` (len f64, then 2.5·len f64).
 ///
 /// # Safety
-/// See [`solve_all`].
+/// See [`solve_all`]; `x64` (len f64) and `work` (3.5·len f64) are this pair's scratch, disjoint.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn solve_refined<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
@@ -261,13 +274,15 @@ unsafe fn solve_refined<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED
     inputs64: &Inputs<f64>,
     g1: &Graph,
     g2: &Graph,
-    base: *mut f64,
+    x64: *mut f64,
+    work: *mut f64,
+    rhs: Rhs,
 ) -> PairStatus {
     let (n, m, mt, len) = pair_dims(g1, g2);
     let stride = params.node_stride as usize;
-    // SAFETY: 2·len f64 then 5·len T (T = f32: 2.5·len f64) inside the pair's 5·len f64 scratch.
-    let (x64, r64) = unsafe { (base, base.add(len)) };
-    let inner = unsafe { base.add(2 * len) } as *mut T;
+    let r64 = work;
+    // SAFETY: r64, then 5·len T (T = f32: 2.5·len f64) inside `work`.
+    let inner = unsafe { work.add(len) } as *mut T;
     let (x, r, p, ap, diag) = unsafe { (inner, inner.add(len), inner.add(2 * len), inner.add(3 * len), inner.add(4 * len)) };
     let mut bb = 0.0f64;
     let mut idx = team.rank();
@@ -275,7 +290,7 @@ unsafe fn solve_refined<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED
         let (i, ip) = tiled_coords(idx, mt);
         let (dg, b) = if i < n && ip < m {
             // SAFETY: i < n, ip < m.
-            unsafe { diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride)) }
+            unsafe { diag_and_rhs(params, node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride), rhs) }
         } else {
             (1.0, 0.0)
         };
@@ -291,26 +306,165 @@ unsafe fn solve_refined<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED
     // SAFETY: the whole team calls it.
     let (bb, _) = unsafe { team.sum2(bb, 0.0) };
     let mut op = TileOperator::<T, SPARSE, BLOCKED> { params, inputs, g1, g2, diag };
-    let mut res = TileResidual::<SPARSE, BLOCKED> { params, inputs64, g1, g2 };
+    let mut res = TileResidual::<SPARSE, BLOCKED> { params, rhs, inputs64, g1, g2 };
     let pcg_params = PcgParams { rtol: params.rtol, max_iterations: params.max_iterations };
     // SAFETY: whole team; this pair's vectors, x64 = 0 and r64 = b set above.
     let outcome = unsafe { pcg_refined(team, &mut op, &mut res, PcgVectors { x, r, p, ap, diag }, x64, r64, len, pcg_params, bb) };
-    let value = unsafe { kernel_value(team, params, inputs64, g1, g2, x64) };
+    let value = unsafe { kernel_value(team, params, inputs64, g1, g2, x64, rhs) };
     status_of(&outcome, value)
 }
 
+/// One solve of M x = b (`rhs`) in the entry's precision: PCG in f64 (T = f64) or the mixed
+/// precision refinement (T = f32); x (f64 either way) goes to `x`, `work` holds the other vectors.
+///
+/// # Safety
+/// See [`solve_all`]; `x` (len f64) and `work` (4·len f64) are this pair's scratch, disjoint.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn solve_one<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
+    team: &mut Tm,
+    params: &MgkParams,
+    inputs: &Inputs<T>,
+    inputs64: &Inputs<f64>,
+    g1: &Graph,
+    g2: &Graph,
+    x: *mut f64,
+    work: *mut f64,
+    rhs: Rhs,
+) -> PairStatus {
+    // SAFETY: forwarded; the branch is on a constant (T = f64: the f64 scratch holds T values).
+    unsafe {
+        if T::BYTES == 8 {
+            solve_direct::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, g1, g2, x as *mut T, work as *mut T, rhs)
+        } else {
+            solve_refined::<T, Tm, SPARSE, BLOCKED>(team, params, inputs, inputs64, g1, g2, x, work, rhs)
+        }
+    }
+}
+
+/// K and ∂K/∂θ of one pair (`octile_types::mgk::gradient`): the primal solve into x, the adjoint
+/// into y (scratch layout: `gradient_scratch_len`), then per hyperparameter one team sum — over
+/// the product vector for q and κv's, over an XMV with ∂κe in place of κe for κe's — written to
+/// `out[h]` by the leader.
+///
+/// # Safety
+/// See [`solve_all`]; `base` holds `gradient_scratch_len(n, m)` f64, `out` `gp.n_hyper` f64.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gradient_pair<T: Real, Tm: TileTeam>(
+    team: &mut Tm,
+    params: &MgkParams,
+    gp: &GradientParams,
+    inputs: &Inputs<T>,
+    inputs64: &Inputs<f64>,
+    g1: &Graph,
+    g2: &Graph,
+    base: *mut f64,
+    out: *mut f64,
+) -> PairStatus {
+    let (n, m, mt, len) = pair_dims(g1, g2);
+    let stride = params.node_stride as usize;
+    // SAFETY: x, the solver's work vectors and y inside the pair's gradient scratch.
+    let (x, work, y) = unsafe { (base, base.add(len), base.add(5 * len)) };
+    // SAFETY: forwarded; the whole team.
+    let primal = unsafe { solve_one::<T, Tm, false, false>(team, params, inputs, inputs64, g1, g2, x, work, Rhs::Primal) };
+    let adjoint = unsafe { solve_one::<T, Tm, false, false>(team, params, inputs, inputs64, g1, g2, y, work, Rhs::Adjoint) };
+    for (hi, h) in gp.hypers().iter().enumerate() {
+        let mine = if h.is_edge() {
+            let d = h.derivative(&params.edge_kernel);
+            // SAFETY: the whole team; x and y are this pair's padded vectors, ordered by the
+            // solves' final reductions.
+            unsafe { xmv::<f64, _, _, Tm, false, false>(team, params, &d, inputs64, g1, g2, x, |o, _, acc| *y.add(o) * acc) }
+        } else {
+            let mut s = 0.0;
+            let mut idx = team.rank();
+            while idx < len {
+                let (i, ip) = tiled_coords(idx, mt);
+                if i < n && ip < m {
+                    // SAFETY: i < n, ip < m, idx < len.
+                    unsafe {
+                        let (a1, a2) = (node_row(inputs64.node_data, g1, i, stride), node_row(inputs64.node_data, g2, ip, stride));
+                        s += node_share(
+                            h,
+                            gp,
+                            &params.node_kernel,
+                            &a1[NODE_FEATURES..],
+                            &a2[NODE_FEATURES..],
+                            a1[NODE_D] * a2[NODE_D],
+                            *x.add(idx),
+                            *y.add(idx),
+                        );
+                    }
+                }
+                idx += team.size();
+            }
+            s
+        };
+        // SAFETY: the whole team calls it.
+        let shares = unsafe { team.sum2(mine, 0.0).0 };
+        if team.leader() {
+            // SAFETY: hi < n_hyper.
+            unsafe { *out.add(hi) = finish(h, gp, primal.value, shares) };
+        }
+    }
+    combined(primal, adjoint)
+}
+
+/// Every job's K and ∂K/∂θ, one block per pair, jobs pulled from `job_counter`; `grad` holds
+/// `n_jobs · gp.n_hyper` f64 (job-major).
+///
+/// # Safety
+/// As [`solve_all`], with each job's scratch `gradient_scratch_len(n, m)` f64 long.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gradient_all<T: Real, Tm: TileTeam>(
+    team: &mut Tm,
+    params: &MgkParams,
+    gp: &GradientParams,
+    inputs: &Inputs<T>,
+    inputs64: &Inputs<f64>,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    scratch: *mut f64,
+    job_counter: *mut u32,
+    grad: *mut f64,
+) {
+    let np = gp.hypers().len();
+    loop {
+        // SAFETY: as in solve_all.
+        let job_idx = unsafe { team.next_job(job_counter) };
+        if job_idx >= params.n_jobs {
+            return;
+        }
+        // SAFETY: job_idx < n_jobs; graph indices and scratch ranges host-checked.
+        unsafe {
+            let job = *jobs.add(job_idx as usize);
+            let g1 = Graph { desc: *inputs.graphs.add(job.g1 as usize) };
+            let g2 = Graph { desc: *inputs.graphs.add(job.g2 as usize) };
+            let st =
+                gradient_pair::<T, Tm>(team, params, gp, inputs, inputs64, &g1, &g2, scratch.add(job.scratch_offset as usize), grad.add(job_idx as usize * np));
+            if team.leader() {
+                *status.add(job_idx as usize) = st;
+            }
+        }
+    }
+}
+
 /// The product M·p for one pair, block (I, I') by block: for every output entry o the warp that
-/// drew its block (`TileTeam::deal`) calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κe p[(j, j')] (the
-/// off-diagonal part); `finish` applies the diagonal, stores, and returns this entry's share of a
-/// reduction, whose per-thread sum is returned.
+/// drew its block (`TileTeam::deal`) calls `finish(o, p[o], acc)` with acc = Σ A_ij A'_i'j' κ p[(j, j')] (the
+/// off-diagonal part, κ = `edge`: κe, or ∂κe for the gradients' contractions); `finish` applies the
+/// diagonal, stores, and returns this entry's share of a reduction, whose per-thread sum is
+/// returned. The tiling-blocking walks (`BLOCKED`) read κe gathered in `params.dense_kernel`:
+/// only κe's own products use them.
 ///
 /// # Safety
 /// Called by the whole block (warp barriers inside each warp's loop are warp-uniform: every lane of
 /// a warp walks the same blocks and octiles); `p` is this pair's padded vector.
 #[inline(always)]
-unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
+unsafe fn xmv<T: Real, K: PairKernel, F: FnMut(usize, T, T) -> f64, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool>(
     team: &mut Tm,
     params: &MgkParams,
+    edge: &K,
     inputs: &Inputs<T>,
     g1: &Graph,
     g2: &Graph,
@@ -365,8 +519,8 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: TileTeam, const SPARSE:
                         if mb_row != 0 {
                             // SAFETY: staged above, ordered by the warp barrier.
                             unsafe {
-                                acc0 += row_pair::<T, false, false>(&params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
-                                acc1 += row_pair::<T, false, false>(&params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
+                                acc0 += row_pair::<T, _, false, false>(edge, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
+                                acc1 += row_pair::<T, _, false, false>(edge, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
                             }
                         }
                     } else {
@@ -395,8 +549,8 @@ unsafe fn xmv<T: Real, F: FnMut(usize, T, T) -> f64, Tm: TileTeam, const SPARSE:
                         } else {
                             // SAFETY: staged above, ordered by the warp barrier.
                             unsafe {
-                                acc0 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
-                                acc1 += row_pair_with(prim, &params.edge_kernel, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
+                                acc0 += row_pair_with(prim, edge, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0, rb, ma0, mb_row);
+                                acc1 += row_pair_with(prim, edge, st.tile_a, st.tile_b, st.pblk, nz_stride, ra0 + 4, rb, ma1, mb_row);
                             }
                         }
                     }
@@ -468,6 +622,54 @@ macro_rules! mgk_entry {
         }
     };
 }
+
+/// Defines a gradient entry (one block per pair, adaptive primitives): the solver entries'
+/// arguments, then the hyperparameters (`gparams`, one [`GradientParams`] in global memory) and the
+/// output `grad` (`n_jobs · n_hyper` f64).
+macro_rules! gradient_entry {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the solver entries (see [`solve_all`]), with each job's scratch
+        /// `gradient_scratch_len(n, m)` f64 long, `gparams` valid and `grad` holding
+        /// `n_jobs · gparams.n_hyper` f64.
+        #[unsafe(export_name = octile_types::entry_name!($name))]
+        #[allow(clippy::too_many_arguments, non_snake_case)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            params: MgkParams,
+            graphs: *const GraphDesc,
+            row_ptr: *const u32,
+            octiles: *const Octile,
+            edge_data: *const $t,
+            node_data: *const $t,
+            edge_data64: *const f64,
+            node_data64: *const f64,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            scratch: *mut f64,
+            job_counter: *mut u32,
+            gparams: *const GradientParams,
+            grad: *mut f64,
+        ) {
+            let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
+            let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
+            // SAFETY: forwarded launch contract; `gparams` points at one GradientParams.
+            unsafe { gradient_all::<$t, _>(&mut BlockTeam::new(), &params, &*gparams, &inputs, &inputs64, jobs, status, scratch, job_counter, grad) }
+        }
+    };
+}
+
+gradient_entry!(
+    /// Hyperparameter gradient, f32 solves (mixed precision with f64 refinement), f64 contractions.
+    MgkGradientF32,
+    f32
+);
+gradient_entry!(
+    /// Hyperparameter gradient, f64.
+    MgkGradientF64,
+    f64
+);
 
 mgk_entry!(
     /// `f32` entry point, adaptive primitives (mixed precision: f32 inner PCG, f64 refinement from `*_data64`).

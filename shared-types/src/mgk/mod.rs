@@ -1,11 +1,12 @@
 //! The marginalized graph kernel's side of the boundary: the octile format of a packed graph set
 //! ([`layout`]), the tiled layout of product-graph vectors ([`tiling`]), the `#[repr(C)]` launch
 //! parameters, jobs and results ([`params`]), the tile-pair XMV primitives and the map choosing
-//! between them ([`primitives`]; the tiling-blocking dense walks in [`blocked`]) and the PTX entry
-//! names ([`names`]).
+//! between them ([`primitives`]; the tiling-blocking dense walks in [`blocked`]), the math of the
+//! hyperparameter gradients ([`gradient`]) and the PTX entry names ([`names`]).
 //!
 //! Imports run one way: `params` → `primitives` → `blocked` → `layout`, `tiling`.
 pub mod blocked;
+pub mod gradient;
 pub mod layout;
 pub mod names;
 pub mod params;

@@ -22,7 +22,7 @@
 //! entry k = r·8 + c, k in 0..64, `stride` values each:  [ weight | edge features ... ]
 //! absent entries: weight 0 and features 0 (finite, so a dense walk adds exact zeros)
 //! ```
-use crate::kernel_spec::KernelSpec;
+use crate::kernel_spec::{KernelSpec, PairKernel};
 use crate::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 use crate::mgk::layout::{NZ_FEATURES, NZ_WEIGHT};
 use crate::mgk::tiling::TILE;
@@ -192,8 +192,8 @@ fn for_cols<const DENSE: bool>(mask: u32, mut f: impl FnMut(usize)) {
 /// ra of A / rb of B (only read by sparse walks).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn row_pair<T: Real, const DA: bool, const DB: bool>(
-    edge_kernel: &KernelSpec,
+pub unsafe fn row_pair<T: Real, K: PairKernel, const DA: bool, const DB: bool>(
+    edge_kernel: &K,
     tile_a: *const T,
     tile_b: *const T,
     pblk: *const T,
@@ -227,9 +227,9 @@ pub unsafe fn row_pair<T: Real, const DA: bool, const DB: bool>(
 /// See [`row_pair`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn row_pair_with<T: Real>(
+pub unsafe fn row_pair_with<T: Real, K: PairKernel>(
     prim: Primitive,
-    edge_kernel: &KernelSpec,
+    edge_kernel: &K,
     tile_a: *const T,
     tile_b: *const T,
     pblk: *const T,
@@ -242,10 +242,10 @@ pub unsafe fn row_pair_with<T: Real>(
     // SAFETY: forwarded.
     unsafe {
         match prim {
-            Primitive::DenseDense => row_pair::<T, true, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
-            Primitive::DenseSparse => row_pair::<T, true, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
-            Primitive::SparseDense => row_pair::<T, false, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
-            Primitive::SparseSparse => row_pair::<T, false, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::DenseDense => row_pair::<T, K, true, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::DenseSparse => row_pair::<T, K, true, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::SparseDense => row_pair::<T, K, false, true>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
+            Primitive::SparseSparse => row_pair::<T, K, false, false>(edge_kernel, tile_a, tile_b, pblk, stride, ra, rb, mask_a, mask_b),
         }
     }
 }
@@ -273,8 +273,8 @@ pub unsafe fn rows_pair_with<T: Real>(
     macro_rules! two {
         ($da:expr, $db:expr) => {
             (
-                row_pair::<T, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra0, rb, mask_a0, mask_b),
-                row_pair::<T, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra1, rb, mask_a1, mask_b),
+                row_pair::<T, KernelSpec, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra0, rb, mask_a0, mask_b),
+                row_pair::<T, KernelSpec, $da, $db>(edge_kernel, tile_a, tile_b, pblk, stride, ra1, rb, mask_a1, mask_b),
             )
         };
     }
@@ -430,8 +430,8 @@ mod blocked_tests {
                         let (dd, sd, want_dd, want_sd) = unsafe {
                             let (dd, dd1) = rows_pair_blocked::<f64, true>(&g, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, ra1, rb, ma, ma1);
                             let (sd, sd1) = rows_pair_blocked::<f64, false>(&g, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, ra1, rb, ma, ma1);
-                            let want1 = row_pair::<f64, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
-                            let want1s = row_pair::<f64, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
+                            let want1 = row_pair::<f64, _, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
+                            let want1s = row_pair::<f64, _, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra1, rb, ma1, mb);
                             assert!(
                                 (dd1 - want1).abs() <= 1e-13 * (1.0 + want1.abs()),
                                 "kernel {ki} trial {trial} ({ra1},{rb}): second row D {dd1} vs {want1}"
@@ -443,8 +443,8 @@ mod blocked_tests {
                             (
                                 dd,
                                 sd,
-                                row_pair::<f64, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
-                                row_pair::<f64, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
+                                row_pair::<f64, _, true, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
+                                row_pair::<f64, _, false, true>(k, tiles[0].as_ptr(), tiles[1].as_ptr(), p.as_ptr(), stride, ra, rb, ma, mb),
                             )
                         };
                         let scale = 1e-13 * (1.0 + want_dd.abs());

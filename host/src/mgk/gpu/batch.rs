@@ -34,11 +34,21 @@ const MAX_BATCH_PAIRS: usize = 1 << 16;
 
 /// Split `pairs` into consecutive batches that fit `budget_elems` of scratch.
 pub fn plan_batches(set_nodes: impl Fn(u32) -> usize, pairs: &[(u32, u32)], budget_elems: usize) -> Result<Vec<std::ops::Range<usize>>> {
+    plan_batches_with(set_nodes, pairs, budget_elems, scratch_len)
+}
+
+/// [`plan_batches`] with `per_pair(n, m)` scratch elements per pair.
+pub fn plan_batches_with(
+    set_nodes: impl Fn(u32) -> usize,
+    pairs: &[(u32, u32)],
+    budget_elems: usize,
+    per_pair: fn(usize, usize) -> usize,
+) -> Result<Vec<std::ops::Range<usize>>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut used = 0usize;
     for (k, &(a, b)) in pairs.iter().enumerate() {
-        let need = scratch_len(set_nodes(a), set_nodes(b));
+        let need = per_pair(set_nodes(a), set_nodes(b));
         if need > budget_elems {
             // typed, before any launch of the set: not a CUDA error part way
             return Err(OctileError::TooLarge {

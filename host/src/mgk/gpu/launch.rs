@@ -198,7 +198,7 @@ pub fn team_resident_blocks<T: Real>(dev: &GpuDevice, blocked: bool) -> u32 {
 
 /// Push the arguments every solver entry takes, in the order of `octile_kernels::mgk`'s entry
 /// signature (the team entries take one more, pushed by the caller).
-fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers<'_>) {
+pub(super) fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers<'_>) {
     b.arg(params)
         .arg(&graphs.descs)
         .arg(&graphs.row_ptr)
@@ -215,7 +215,14 @@ fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkPa
 
 /// The launch contract shared by both solver launches (see [`mgk_solve`]); `name`: the entry
 /// launched, for the error.
-fn check_solve<T: Real>(name: &str, params: &MgkParams, graphs: &DeviceGraphs<T>, jobs: &[PairJob], buf: &BatchBuffers<'_>, entry: SolverEntry) -> Result<()> {
+pub(super) fn check_solve<T: Real>(
+    name: &str,
+    params: &MgkParams,
+    graphs: &DeviceGraphs<T>,
+    jobs: &[PairJob],
+    buf: &BatchBuffers<'_>,
+    entry: SolverEntry,
+) -> Result<()> {
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.into(), what });
     if params.n_jobs as usize != jobs.len() || buf.jobs.len() != jobs.len() || buf.status.len() != jobs.len() {
         return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), buf.jobs.len(), buf.status.len()));
@@ -250,6 +257,59 @@ fn check_solve<T: Real>(name: &str, params: &MgkParams, graphs: &DeviceGraphs<T>
             return fail(format!("scratch of {} elements, job needs up to {need}", buf.scratch.len()));
         }
     }
+    Ok(())
+}
+
+/// K and ∂K/∂θ of `jobs` (already uploaded in `buf`) with the gradient entry for T, one block per
+/// pair: `gparams` on the device holds the hyperparameters, `grad` gets `n_jobs · n_hyper` values.
+///
+/// Checks: everything [`mgk_solve`] checks, and every job's gradient scratch
+/// (`gradient_scratch_len`) inside `scratch`, `grad` long enough.
+#[allow(clippy::too_many_arguments)]
+pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
+    dev: &GpuDevice,
+    params: &MgkParams,
+    graphs: &DeviceGraphs<T>,
+    jobs: &[PairJob],
+    buf: &mut BatchBuffers<'_>,
+    grid: u32,
+    gparams: &CudaSlice<octile_types::GradientParams>,
+    n_hyper: usize,
+    grad: &mut CudaSlice<f64>,
+) -> Result<()> {
+    let name = if T::BYTES == 4 { Kernel::MgkGradientF32 } else { Kernel::MgkGradientF64 };
+    check_solve(name.name(), params, graphs, jobs, buf, SolverEntry::Adaptive)?;
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
+    if params.team_blocks != 1 || gparams.len() != 1 || grad.len() < jobs.len() * n_hyper {
+        return fail(format!(
+            "team_blocks {} (1), {} gradient params (1), {} gradient values for {} jobs × {n_hyper}",
+            params.team_blocks,
+            gparams.len(),
+            grad.len(),
+            jobs.len()
+        ));
+    }
+    for j in jobs {
+        let (a, b) = (&graphs.descs_host[j.g1 as usize], &graphs.descs_host[j.g2 as usize]);
+        let need = j.scratch_offset as usize + octile_types::mgk::gradient::gradient_scratch_len(a.n_nodes as usize, b.n_nodes as usize);
+        if need > buf.scratch.len() {
+            return fail(format!("scratch of {} elements, job needs up to {need}", buf.scratch.len()));
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    dev.stream.memset_zeros(&mut *buf.counter)?;
+    let f = dev.function(name)?;
+    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = dev.stream.launch_builder(&f);
+    push_solver_args(&mut b, params, graphs, buf);
+    b.arg(gparams).arg(grad);
+    // SAFETY: the solver entries' contract is checked in check_solve (adaptive entry), each job's
+    // gradient scratch range lies in the scratch buffer (checked above; disjoint by construction),
+    // `gparams` holds one GradientParams and `grad` n_jobs · n_hyper f64 (checked above), the
+    // counter is zeroed and the block size is SOLVER_BLOCK_THREADS.
+    unsafe { b.launch(cfg) }?;
     Ok(())
 }
 

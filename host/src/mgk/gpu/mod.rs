@@ -1,10 +1,11 @@
 //! The MGK solver on the GPU runtime ([`crate::gpu`]): [`launch`] holds every `unsafe` launch of
 //! the solver entries behind a safe function that checks the contract first; [`batch`] splits pair
 //! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
-//! blocking, teams) and streams the batches; [`resident`] is the resident solver (pairs whose whole
+//! blocking, teams) and streams the batches; [`gradient`] streams pairs through the gradient entries; [`resident`] is the resident solver (pairs whose whole
 //! product system fits in shared memory), tried first for f32 Gram matrices; [`options`] holds
 //! their tuning knobs ([`options::GpuTuning`], `MgkConfig::gpu`).
 pub mod batch;
+pub mod gradient;
 pub mod launch;
 pub mod options;
 pub mod resident;

@@ -1,0 +1,448 @@
+//! Hyperparameter gradients of the marginalized graph kernel: the hyperparameters of a
+//! configuration ([`MgkConfig::hyperparameters`]), the CPU's per-pair gradient (primal and adjoint
+//! solve with the one PCG, then the contractions of `octile_types::mgk::gradient`), and the driver
+//! [`MarginalizedGraphKernel::gram_gradient`] (K(X) or K(X, Y), normalized or not, with ∂K/∂θ).
+use super::config::{BaseKernelConfig, FeatureKernel, MgkConfig};
+use super::cpu::{CpuParams, MixedWorkspace, Rhs, Workspace, solve_pair, solve_pair_mixed, xmv_with};
+use super::pack::PackedGraphs;
+use crate::error::{OctileError, Result};
+use crate::gram::kernel::{finish, listed};
+use crate::graph::Graph;
+use crate::matrix::{Gradient, Gram, PairInfo};
+use octile_types::mgk::gradient::{combined, finish as finish_hyper, node_share};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
+use octile_types::mgk::tiling::{TILE_AREA, n_tiles, tiled_coords};
+use octile_types::{Combine, GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS, PairStatus, Real};
+
+impl MgkConfig {
+    /// The hyperparameters θ of the kernel, in the order of a gradient's last axis (GraphDot's): `p`,
+    /// `q`, then κv's terms and κe's terms, each as `node.<feature>.<h|length_scale|c>` and —
+    /// in an additive combination — `node.<feature>.weight` (`edge.…` for κe). A feature with two
+    /// terms names the second `node.<feature>#2.…`.
+    pub fn hyperparameters(&self) -> Vec<String> {
+        let mut names = vec!["p".to_string(), "q".to_string()];
+        for (side, terms, combine) in [("node", &self.node, self.node_combine), ("edge", &self.edge, self.edge_combine)] {
+            let mut seen: Vec<&str> = Vec::new();
+            for t in terms.iter() {
+                let dup = seen.iter().filter(|&&f| f == t.feature).count();
+                seen.push(&t.feature);
+                let stem = if dup == 0 { format!("{side}.{}", t.feature) } else { format!("{side}.{}#{}", t.feature, dup + 1) };
+                names.push(format!("{stem}.{}", param_name(t)));
+                if combine == Combine::Additive {
+                    names.push(format!("{stem}.weight"));
+                }
+            }
+        }
+        names
+    }
+
+    /// The hyperparameters' current values, in [`hyperparameters`](Self::hyperparameters)' order.
+    pub fn hyperparameter_values(&self) -> Vec<f64> {
+        let mut v = vec![self.p, self.q];
+        for (terms, combine) in [(&self.node, self.node_combine), (&self.edge, self.edge_combine)] {
+            for t in terms.iter() {
+                v.push(match t.kernel {
+                    BaseKernelConfig::Constant { c } => c,
+                    BaseKernelConfig::KroneckerDelta { h } => h,
+                    BaseKernelConfig::SquareExponential { length_scale } => length_scale,
+                });
+                if combine == Combine::Additive {
+                    v.push(t.weight);
+                }
+            }
+        }
+        v
+    }
+
+    /// Set the hyperparameters from `values` in [`hyperparameters`](Self::hyperparameters)' order
+    /// (what `clone_with_theta` does), then validate the whole configuration; on an error `self` is
+    /// unchanged.
+    pub fn set_hyperparameters(&mut self, values: &[f64]) -> Result<()> {
+        let names = self.hyperparameters();
+        if values.len() != names.len() {
+            return Err(OctileError::InvalidConfig(format!("{} hyperparameter values for the kernel's {} ({})", values.len(), names.len(), names.join(", "))));
+        }
+        let mut c = self.clone();
+        let mut it = values.iter().copied();
+        let mut next = || it.next().unwrap_or(f64::NAN);
+        c.p = next();
+        c.q = next();
+        for (terms, combine) in [(&mut c.node, c.node_combine), (&mut c.edge, c.edge_combine)] {
+            for t in terms.iter_mut() {
+                let v = next();
+                t.kernel = match t.kernel {
+                    BaseKernelConfig::Constant { .. } => BaseKernelConfig::Constant { c: v },
+                    BaseKernelConfig::KroneckerDelta { .. } => BaseKernelConfig::KroneckerDelta { h: v },
+                    BaseKernelConfig::SquareExponential { .. } => BaseKernelConfig::SquareExponential { length_scale: v },
+                };
+                if combine == Combine::Additive {
+                    t.weight = next();
+                }
+            }
+        }
+        c.validate()?;
+        *self = c;
+        Ok(())
+    }
+
+    /// The launch form of [`hyperparameters`](Self::hyperparameters).
+    pub fn gradient_params(&self) -> GradientParams {
+        let mut gp =
+            GradientParams { n_hyper: 0, _pad: 0, q: self.q, p: self.p, hyper: [Hyper::new(HyperKind::StartingProbability, 0, 0.0); MAX_HYPERPARAMETERS] };
+        let mut push = |h: Hyper| {
+            gp.hyper[gp.n_hyper as usize] = h;
+            gp.n_hyper += 1;
+        };
+        push(Hyper::new(HyperKind::StartingProbability, 0, 0.0));
+        push(Hyper::new(HyperKind::StoppingProbability, 0, 0.0));
+        for (terms, combine, param, weight) in [
+            (&self.node, self.node_combine, HyperKind::NodeParam, HyperKind::NodeWeight),
+            (&self.edge, self.edge_combine, HyperKind::EdgeParam, HyperKind::EdgeWeight),
+        ] {
+            let total: f64 = terms.iter().map(|t| t.weight).sum();
+            for k in 0..terms.len() {
+                push(Hyper::new(param, k as u32, 0.0));
+                if combine == Combine::Additive {
+                    push(Hyper::new(weight, k as u32, 1.0 / total));
+                }
+            }
+        }
+        gp
+    }
+}
+
+fn param_name(t: &FeatureKernel) -> &'static str {
+    match t.kernel {
+        BaseKernelConfig::Constant { .. } => "c",
+        BaseKernelConfig::KroneckerDelta { .. } => "h",
+        BaseKernelConfig::SquareExponential { .. } => "length_scale",
+    }
+}
+
+/// Per-thread vectors of the CPU gradient.
+pub struct GradientWorkspace<T> {
+    plain: Workspace<f64>,
+    mixed: MixedWorkspace<T>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    z: Vec<f64>,
+    tiles64: [Vec<f64>; 2],
+}
+
+impl<T> Default for GradientWorkspace<T> {
+    fn default() -> Self {
+        GradientWorkspace {
+            plain: Workspace::default(),
+            mixed: MixedWorkspace::default(),
+            x: Vec::new(),
+            y: Vec::new(),
+            z: Vec::new(),
+            tiles64: [Vec::new(), Vec::new()],
+        }
+    }
+}
+
+/// K and ∂K/∂θ (into `out`, one per hyperparameter of `gp`) of the pair (g1, g2) on the CPU: the
+/// primal and the adjoint solve — in f64 (T = f64), or mixed precision as [`solve_pair_mixed`] —
+/// then the contractions in f64 on `set64`.
+#[allow(clippy::too_many_arguments)]
+pub fn gradient_pair<T: Real>(
+    set: &PackedGraphs<T>,
+    set64: &PackedGraphs<f64>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    gp: &GradientParams,
+    ws: &mut GradientWorkspace<T>,
+    out: &mut [f64],
+) -> PairStatus {
+    let (primal, adjoint) = if T::BYTES == 8 {
+        let p = solve_pair(set64, g1, g2, prm, &mut ws.plain, Rhs::Primal);
+        ws.x.clear();
+        ws.x.extend_from_slice(ws.plain.x());
+        let a = solve_pair(set64, g1, g2, prm, &mut ws.plain, Rhs::Adjoint);
+        ws.y.clear();
+        ws.y.extend_from_slice(ws.plain.x());
+        (p, a)
+    } else {
+        let p = solve_pair_mixed(set, set64, g1, g2, prm, &mut ws.mixed, Rhs::Primal);
+        ws.x.clear();
+        ws.x.extend_from_slice(ws.mixed.x64());
+        let a = solve_pair_mixed(set, set64, g1, g2, prm, &mut ws.mixed, Rhs::Adjoint);
+        ws.y.clear();
+        ws.y.extend_from_slice(ws.mixed.x64());
+        (p, a)
+    };
+    set64.expand_graph(g1, &mut ws.tiles64[0]);
+    set64.expand_graph(g2, &mut ws.tiles64[1]);
+    contract(set64, g1, g2, prm, gp, [&ws.tiles64[0], &ws.tiles64[1]], &ws.x, &ws.y, primal.value, &mut ws.z, out);
+    combined(primal, adjoint)
+}
+
+/// ∂K/∂θ from the pair's primal x, adjoint y (tiled, f64) and value k.
+#[allow(clippy::too_many_arguments)]
+fn contract(
+    set64: &PackedGraphs<f64>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    gp: &GradientParams,
+    tiles: [&[f64]; 2],
+    x: &[f64],
+    y: &[f64],
+    k: f64,
+    z: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    let (n, m) = (set64.n_nodes(g1), set64.n_nodes(g2));
+    let mt = n_tiles(m);
+    let len = n_tiles(n) * mt * TILE_AREA;
+    let mut plain = prm.dense;
+    plain.usable = 0;
+    for (h, o) in gp.hypers().iter().zip(out.iter_mut()) {
+        let shares = if h.is_edge() {
+            z.clear();
+            z.resize(len, 0.0);
+            let d = h.derivative(prm.edge);
+            // z = −(A×⊙∂E×)·x
+            xmv_with(set64, g1, g2, prm, &d, &plain, tiles, x, None, z);
+            -y.iter().zip(z.iter()).take(len).map(|(a, b)| a * b).sum::<f64>()
+        } else {
+            let mut s = 0.0;
+            for idx in 0..len {
+                let (i, ip) = tiled_coords(idx, mt);
+                if i < n && ip < m {
+                    let (a1, a2) = (set64.node_row(g1, i), set64.node_row(g2, ip));
+                    s += node_share(h, gp, prm.node, &a1[NODE_FEATURES..], &a2[NODE_FEATURES..], a1[NODE_D] * a2[NODE_D], x[idx], y[idx]);
+                }
+            }
+            s
+        };
+        *o = finish_hyper(h, gp, k, shares);
+    }
+}
+
+/// Where [`MarginalizedGraphKernel::gram_gradient`]'s pairs go: K(X) lists the upper triangle, K(X, Y)
+/// every entry and, normalized, both diagonals after them.
+struct Layout {
+    rows: usize,
+    cols: usize,
+    pairs: Vec<(u32, u32)>,
+    symmetric: bool,
+}
+
+impl Layout {
+    fn of(nx: usize, ny: Option<usize>, normalized: bool) -> Layout {
+        let nxu = nx as u32;
+        match ny {
+            None => Layout { rows: nx, cols: nx, pairs: (0..nxu).flat_map(|i| (i..nxu).map(move |j| (i, j))).collect(), symmetric: true },
+            Some(ny) => {
+                let nyu = ny as u32;
+                let mut pairs: Vec<(u32, u32)> = (0..nxu).flat_map(|i| (0..nyu).map(move |j| (i, nxu + j))).collect();
+                if normalized {
+                    pairs.extend((0..nxu + nyu).map(|i| (i, i)));
+                }
+                Layout { rows: nx, cols: ny, pairs, symmetric: false }
+            }
+        }
+    }
+}
+
+impl super::MarginalizedGraphKernel {
+    /// K(X) (`y` = None) or K(X, Y), normalized or not, with ∂K/∂θ for every hyperparameter θ of
+    /// [`MgkConfig::hyperparameters`] in [`Gram::gradient`] (rows × cols × P; the normalized form
+    /// by the quotient rule through the diagonal's gradient). Each pair takes one extra (adjoint)
+    /// solve, on the kernel's backend and precision. A pair that does not converge is
+    /// [`OctileError::NoConvergence`] carrying the whole result, gradient included.
+    pub fn gram_gradient(&self, x: &[Graph], y: Option<&[Graph]>, normalized: bool) -> Result<Gram> {
+        let all: Vec<Graph>;
+        let graphs: &[Graph] = match y {
+            None => x,
+            Some(y) => {
+                all = x.iter().chain(y).cloned().collect();
+                &all
+            }
+        };
+        let lay = Layout::of(x.len(), y.map(<[Graph]>::len), normalized);
+        let names = self.config.hyperparameters();
+        let np = names.len();
+        crate::memory::check(
+            (lay.rows as u128 * lay.cols as u128 + lay.pairs.len() as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
+            self.control.max_memory_bytes,
+            || format!("a {} × {} Gram matrix with its gradient ({np} hyperparameters)", lay.rows, lay.cols),
+        )?;
+        let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
+        if self.control.cancelled() {
+            return Err(OctileError::Cancelled);
+        }
+        // per pair: value, gradient, info
+        let value = |k: usize| status[k].value;
+        let grad = |k: usize| &grads[k * np..(k + 1) * np];
+        let info_of = |s: &PairStatus| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() };
+        let (rows, cols) = (lay.rows, lay.cols);
+        let mut values = vec![0.0; rows * cols];
+        let mut gv = vec![0.0; rows * cols * np];
+        let mut info = vec![PairInfo::default(); rows * cols];
+        let entry_pair = |r: usize, c: usize| -> usize {
+            if lay.symmetric {
+                let (i, j) = if r <= c { (r, c) } else { (c, r) };
+                i * rows - i * i.saturating_sub(1) / 2 + j - i
+            } else {
+                r * cols + c
+            }
+        };
+        // diagonal pairs (normalized) and their gradients
+        let diag = |g: usize| -> usize { if lay.symmetric { entry_pair(g, g) } else { rows * cols + g } };
+        for r in 0..rows {
+            for c in 0..cols {
+                let k = entry_pair(r, c);
+                let e = r * cols + c;
+                info[e] = info_of(&status[k]);
+                let (kv, dk) = (value(k), grad(k));
+                if !normalized {
+                    values[e] = kv;
+                    gv[e * np..(e + 1) * np].copy_from_slice(dk);
+                    continue;
+                }
+                let (a, b) = if lay.symmetric { (diag(r), diag(c)) } else { (diag(r), diag(rows + c)) };
+                let (ka, kb) = (value(a), value(b));
+                if ka == 0.0 || kb == 0.0 || !ka.is_finite() || !kb.is_finite() {
+                    values[e] = if lay.symmetric && r == c { 1.0 } else { 0.0 };
+                    continue;
+                }
+                let s = ka.sqrt() * kb.sqrt();
+                let kn = kv / s;
+                values[e] = kn;
+                // ∂(K/√(Ka·Kb)) = ∂K/√(Ka·Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb)
+                let (da, db) = (grad(a), grad(b));
+                for h in 0..np {
+                    gv[e * np + h] = dk[h] / s - 0.5 * kn * (da[h] / ka + db[h] / kb);
+                }
+                if !(info_of(&status[a]).converged && info_of(&status[b]).converged) {
+                    info[e].converged = false;
+                }
+            }
+        }
+        let g = Gram {
+            rows,
+            cols,
+            values,
+            info,
+            pairs_solved: lay.pairs.len(),
+            backend: self.engine.name().into(),
+            device: self.engine.describe(),
+            seconds,
+            details,
+            gradient: Some(Gradient { names, values: gv }),
+        };
+        let fail: Vec<PairInfo> = g.info.clone();
+        finish(g, &fail, |e| (e / cols.max(1), e % cols.max(1)))
+    }
+
+    /// ∂K/∂θ of the listed pairs of `graphs` (as [`crate::GraphKernel::pairs`]): a
+    /// `pairs.len()` × 1 result whose [`Gram::gradient`] holds each pair's derivatives.
+    pub fn pairs_gradient(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
+        let list = listed(graphs, pairs)?;
+        let names = self.config.hyperparameters();
+        let (status, grads, seconds, details) = self.solve_gradient(graphs, &list)?;
+        if self.control.cancelled() {
+            return Err(OctileError::Cancelled);
+        }
+        let info: Vec<PairInfo> =
+            status.iter().map(|s| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() }).collect();
+        let g = Gram {
+            rows: pairs.len(),
+            cols: 1,
+            values: status.iter().map(|s| s.value).collect(),
+            info: info.clone(),
+            pairs_solved: pairs.len(),
+            backend: self.engine.name().into(),
+            device: self.engine.describe(),
+            seconds,
+            details,
+            gradient: Some(Gradient { names, values: grads }),
+        };
+        finish(g, &info, |k| pairs[k])
+    }
+}
+
+/// What a gradient run returns: statuses and gradients (pair-major, θ fastest) in pair order, the
+/// seconds taken, the run's report.
+type GradientRun = (Vec<PairStatus>, Vec<f64>, f64, crate::report::Details);
+
+impl super::MarginalizedGraphKernel {
+    /// K and ∂K/∂θ of `pairs` of `graphs` on the kernel's engine.
+    fn solve_gradient(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<GradientRun> {
+        let t = std::time::Instant::now();
+        let gp = self.config.gradient_params();
+        let super::Packed { set64, set32, map, .. } = self.pack_sets(graphs)?;
+        let (status, grads, entries) = match (&self.engine, &set32) {
+            (crate::gpu::Engine::Cpu, None) => self.gradient_cpu(&set64, &set64, pairs, &map.map, &gp)?,
+            (crate::gpu::Engine::Cpu, Some(s32)) => self.gradient_cpu(s32, &set64, pairs, &map.map, &gp)?,
+            (crate::gpu::Engine::Cuda(dev), _) => {
+                let (status, grads, entries) = match &set32 {
+                    None => super::gpu::gradient::solve_pairs(
+                        dev,
+                        &set64,
+                        &set64,
+                        pairs,
+                        &self.tile_params(&set64, &map.map),
+                        &gp,
+                        self.config.gpu.scratch_bytes,
+                        &self.control,
+                    )?,
+                    Some(s32) => super::gpu::gradient::solve_pairs(
+                        dev,
+                        s32,
+                        &set64,
+                        pairs,
+                        &self.tile_params(s32, &map.map),
+                        &gp,
+                        self.config.gpu.scratch_bytes,
+                        &self.control,
+                    )?,
+                };
+                (status, grads, Some(entries))
+            }
+        };
+        let report = super::report::MgkReport {
+            resident: None,
+            tiles: Some(super::report::TileReport { pairs: pairs.len(), primitives: map.origin, dense_walks: self.dense_walks(), gpu_entries: entries }),
+        };
+        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+    }
+
+    /// [`Self::solve_gradient`] on the CPU: pairs in parallel, one [`GradientWorkspace`] per thread.
+    fn gradient_cpu<T: Real>(
+        &self,
+        set: &PackedGraphs<T>,
+        set64: &PackedGraphs<f64>,
+        pairs: &[(u32, u32)],
+        primitives: &octile_types::PrimitiveMap,
+        gp: &GradientParams,
+    ) -> Result<(Vec<PairStatus>, Vec<f64>, Option<Vec<super::report::GpuEntry>>)> {
+        use rayon::prelude::*;
+        let prm = self.cpu_params(primitives, pairs.len());
+        // the solver's workspace plus x, y, z and the f64 tiles
+        self.check_cpu_workspace(set, pairs, |s, a, b| 2 * super::cpu::workspace_bytes(s, a, b))?;
+        let np = gp.n_hyper as usize;
+        let block_len = 256 * rayon::current_num_threads().max(1);
+        let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(crate::gram::control::blocks_of(pairs.len(), block_len), |range| {
+            Ok(pairs[range]
+                .par_iter()
+                .map_init(GradientWorkspace::<T>::default, |ws, &(a, b)| {
+                    let mut g = vec![0.0; np];
+                    let st = gradient_pair(set, set64, a as usize, b as usize, &prm, gp, ws, &mut g);
+                    (st, g)
+                })
+                .collect())
+        })?;
+        let mut grads = Vec::with_capacity(pairs.len() * np);
+        let mut status = Vec::with_capacity(pairs.len());
+        for (s, g) in solved {
+            status.push(s);
+            if g.len() == np { grads.extend_from_slice(&g) } else { grads.extend(std::iter::repeat_n(f64::NAN, np)) }
+        }
+        Ok((status, grads, None))
+    }
+}

@@ -1,0 +1,203 @@
+//! Hyperparameter gradients of the marginalized graph kernel by the adjoint method — the math
+//! shared by the CPU solver, the dense reference and the GPU kernels.
+//!
+//! With M = D×V×⁻¹ − A×⊙E× (symmetric), b = D×·1, M x = b and K = p×ᵀx, the adjoint y solves
+//! M y = p× (the same system, right-hand side p_i p′_i′), and for every hyperparameter θ
+//!
+//! ```text
+//!   ∂K/∂θ = ∂p×ᵀ x + yᵀ (∂b − ∂M x)
+//!
+//!   p  (uniform starting probability):   ∂K/∂p = 2K / p
+//!   q  (d_i = deg_i / (1 − q)):          ∂K/∂q = 2/(1 − q) · (K − Σ_k y_k dg_k x_k),  dg = d d′ / κv
+//!   θ of κv:                             ∂K/∂θ = Σ_k y_k x_k · d d′ · ∂κv/∂θ / κv²
+//!   θ of κe:                             ∂K/∂θ = Σ_k y_k Σ_{(j,j′)} w w′ ∂κe/∂θ(e, e′) x_(j,j′)
+//! ```
+//!
+//! (yᵀb = K, so the q term needs no extra sum.) One extra solve per pair whatever the number of
+//! hyperparameters, no finite differences: the node-side terms are one pass over the product
+//! vector, each κe hyperparameter one XMV-shaped contraction with ∂κe ([`SpecDerivative`]) in
+//! place of κe.
+//!
+//! The order of the hyperparameters is GraphDot's: p, q, then κv's terms, then κe's terms (each
+//! term's parameter, then — additive combinations — its weight).
+use crate::kernel_spec::{KernelSpec, MAX_TERMS, PairKernel, SpecDerivative};
+use crate::mgk::params::PairStatus;
+use crate::real::Real;
+
+/// Which system a solve is for: the primal M x = D×·1 (K = p×ᵀx), or the adjoint M y = p×.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rhs {
+    /// b = D×·1 (entry d_i d′_i′).
+    Primal,
+    /// b = p× (entry p_i p′_i′).
+    Adjoint,
+}
+
+impl Rhs {
+    /// Index into a node row (`mgk::layout`) of the factor of b: d for the primal, p for the adjoint.
+    #[inline(always)]
+    pub const fn node_slot(self) -> usize {
+        match self {
+            Rhs::Primal => crate::mgk::layout::NODE_D,
+            Rhs::Adjoint => crate::mgk::layout::NODE_P,
+        }
+    }
+    /// The other system's slot: the value of a solve is Σ over entries of its product with the
+    /// solution (K = p×ᵀx = (D×1)ᵀy).
+    #[inline(always)]
+    pub const fn value_slot(self) -> usize {
+        match self {
+            Rhs::Primal => crate::mgk::layout::NODE_P,
+            Rhs::Adjoint => crate::mgk::layout::NODE_D,
+        }
+    }
+}
+
+/// What a [`Hyper`] is (stored as `u32`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyperKind {
+    /// p, the uniform starting probability.
+    StartingProbability = 0,
+    /// q, the stopping probability.
+    StoppingProbability = 1,
+    /// The parameter of κv's term `term`.
+    NodeParam = 2,
+    /// The weight of κv's term `term` (additive κv).
+    NodeWeight = 3,
+    /// The parameter of κe's term `term`.
+    EdgeParam = 4,
+    /// The weight of κe's term `term` (additive κe).
+    EdgeWeight = 5,
+}
+
+/// One hyperparameter.
+///
+/// ```text
+/// offset 0: kind              u32  HyperKind
+/// offset 4: term              u32  index into κv's / κe's terms
+/// offset 8: inv_total_weight  f64  1 / Σ ŵ of the combination (weights only)
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hyper {
+    /// [`HyperKind`] as `u32`.
+    pub kind: u32,
+    /// The term.
+    pub term: u32,
+    /// 1 / Σ ŵ.
+    pub inv_total_weight: f64,
+}
+
+impl Hyper {
+    /// A hyperparameter of `kind` on `term`.
+    pub const fn new(kind: HyperKind, term: u32, inv_total_weight: f64) -> Self {
+        Hyper { kind: kind as u32, term, inv_total_weight }
+    }
+
+    /// Whether it is a κe hyperparameter (its share comes from an XMV-shaped contraction).
+    #[inline(always)]
+    pub fn is_edge(&self) -> bool {
+        self.kind == HyperKind::EdgeParam as u32 || self.kind == HyperKind::EdgeWeight as u32
+    }
+
+    /// ∂κ/∂θ for a κv or κe hyperparameter, on that kernel's `spec`.
+    #[inline(always)]
+    pub fn derivative<'a>(&self, spec: &'a KernelSpec) -> SpecDerivative<'a> {
+        let weight = self.kind == HyperKind::NodeWeight as u32 || self.kind == HyperKind::EdgeWeight as u32;
+        SpecDerivative { spec, term: self.term as usize, weight, inv_total_weight: self.inv_total_weight }
+    }
+}
+
+/// Most hyperparameters: p, q and a parameter and a weight per term of κv and κe.
+pub const MAX_HYPERPARAMETERS: usize = 2 + 4 * MAX_TERMS;
+
+/// The hyperparameters of one gradient launch, in output order.
+///
+/// ```text
+/// offset  0: n_hyper  u32
+/// offset  4: _pad     u32
+/// offset  8: q        f64
+/// offset 16: p        f64
+/// offset 24: hyper    [Hyper; MAX_HYPERPARAMETERS]   16 bytes each
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GradientParams {
+    /// Used entries of `hyper`.
+    pub n_hyper: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Stopping probability.
+    pub q: f64,
+    /// Starting probability.
+    pub p: f64,
+    /// The hyperparameters.
+    pub hyper: [Hyper; MAX_HYPERPARAMETERS],
+}
+
+impl GradientParams {
+    /// The used hyperparameters.
+    #[inline(always)]
+    pub fn hypers(&self) -> &[Hyper] {
+        let n = if (self.n_hyper as usize) < MAX_HYPERPARAMETERS { self.n_hyper as usize } else { MAX_HYPERPARAMETERS };
+        &self.hyper[..n]
+    }
+}
+
+/// This product-graph entry's share of ∂K/∂θ for a hyperparameter that is not κe's: `f1`, `f2` the
+/// two nodes' features, `dd` = d_i d′_i′, `x`, `y` the primal and adjoint entries. κe's
+/// hyperparameters and p get 0 here (see [`finish`]).
+#[inline(always)]
+pub fn node_share<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], dd: f64, x: f64, y: f64) -> f64 {
+    match h.kind {
+        1 => {
+            let kv: f64 = node.eval_as::<f64, S>(f1, f2);
+            -2.0 / (1.0 - gp.q) * y * (dd / kv) * x
+        }
+        2 | 3 => {
+            let kv: f64 = node.eval_as::<f64, S>(f1, f2);
+            let dk: f64 = h.derivative(node).eval_as::<f64, S>(f1, f2);
+            y * x * dd * dk / (kv * kv)
+        }
+        _ => 0.0,
+    }
+}
+
+/// The status of a pair from its primal and adjoint solves: the primal's value, the worse
+/// residual, the iterations of both, converged when both did.
+#[inline(always)]
+pub fn combined(primal: PairStatus, adjoint: PairStatus) -> PairStatus {
+    PairStatus {
+        value: primal.value,
+        residual: if primal.residual >= adjoint.residual { primal.residual } else { adjoint.residual },
+        iterations: primal.iterations + adjoint.iterations,
+        converged: primal.converged & adjoint.converged,
+    }
+}
+
+/// Scratch of one pair of the GPU tile solver's gradient entries, in f64 elements: the solver's
+/// (`scratch_len`) and the adjoint y after it.
+///
+/// ```text
+/// T = f64: [ x | r | p | ap | diag | y ]                 6·len f64
+/// T = f32: [ x64 | r64 | x32 r32 p32 ap32 diag32 | · | y ]  y at 5·len
+/// ```
+pub const fn gradient_scratch_len(n: usize, m: usize) -> usize {
+    crate::mgk::tiling::scratch_len(n, m) + crate::mgk::tiling::padded_len(n, m)
+}
+
+/// ∂K/∂θ from the pair's value `k` and the sum of its entries' shares (`shares`: [`node_share`] for
+/// κv's hyperparameters and q, the contraction for κe's).
+#[inline(always)]
+pub fn finish(h: &Hyper, gp: &GradientParams, k: f64, shares: f64) -> f64 {
+    match h.kind {
+        0 => 2.0 * k / gp.p,
+        1 => 2.0 * k / (1.0 - gp.q) + shares,
+        _ => shares,
+    }
+}
+
+const _: () = assert!(core::mem::size_of::<Hyper>() == 16 && core::mem::align_of::<Hyper>() == 8);
+const _: () = assert!(core::mem::size_of::<GradientParams>() == 24 + 16 * MAX_HYPERPARAMETERS);
+const _: () = assert!(core::mem::align_of::<GradientParams>() == 8);
