@@ -186,6 +186,13 @@ declare_entries! {
     MgkResidentWarpProduct = mgk_resident_warp_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(96) },
     /// Resident solver in product form, one block per pair.
     MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
+    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident hyperparameter gradient, one block per pair, any κe.
+    MgkResidentBlockGradient = mgk_resident_block_gradient {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
     /// Resident solver, one block per pair, any κe, long rows of the second graph split into pieces.
     MgkResidentBlockGeneralSplit = mgk_resident_block_general_split {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),

@@ -231,11 +231,13 @@ fn every_backend_matches_the_cpu_f64_gradient() {
     let mut seen = Vec::new();
     let mut f = Vec::new();
     for t in &targets {
-        // the gradient runs one solver per backend and precision (teams and resident do not apply)
-        if seen.contains(&(t.backend, t.precision)) || (t.backend == octile::Backend::Cpu && t.precision == Precision::F64) {
+        // the gradient runs the resident solver (GPU f32) or the tile solver, one block per pair
+        // (the team targets add nothing)
+        let key = (t.backend, t.precision, t.resident);
+        if seen.contains(&key) || (t.backend == octile::Backend::Cpu && t.precision == Precision::F64) {
             continue;
         }
-        seen.push((t.backend, t.precision));
+        seen.push(key);
         for seed in 0..8u64 {
             let mut rng = ChaCha8Rng::seed_from_u64(900 + seed);
             let (x, y) = (set(&mut rng, 5), set(&mut rng, 3));

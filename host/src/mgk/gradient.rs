@@ -371,45 +371,59 @@ impl super::MarginalizedGraphKernel {
 type GradientRun = (Vec<PairStatus>, Vec<f64>, f64, crate::report::Details);
 
 impl super::MarginalizedGraphKernel {
-    /// K and ∂K/∂θ of `pairs` of `graphs` on the kernel's engine.
+    /// K and ∂K/∂θ of `pairs` of `graphs` on the kernel's engine: on the GPU in f32, the resident
+    /// solver's gradient entries first (as for K), the tile solver's for the pairs they leave.
     fn solve_gradient(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<GradientRun> {
         let t = std::time::Instant::now();
         let gp = self.config.gradient_params();
+        let np = gp.n_hyper as usize;
+        let rtol = self.config.solver.rtol_for(self.config.precision);
+        if let crate::gpu::Engine::Cuda(dev) = &self.engine
+            && self.config.precision == crate::Precision::F32
+            && self.config.solver.resident
+            && rtol >= super::gpu::resident::RESIDENT_MIN_RTOL
+        {
+            let opt = super::pack::PackOptions::new(&self.resolved, self.config.q, self.config.p);
+            let set64 = super::pack::pack::<f64>(graphs, &opt)?;
+            let (node, edge) = (&self.resolved.node_spec, &self.resolved.edge_spec);
+            let (max_it, opts) = (self.config.solver.max_iterations, &self.config.gpu.resident);
+            let res = super::gpu::resident::solve_resident(dev, &set64, pairs, node, edge, rtol, max_it, opts, &self.control, Some(&gp))?;
+            let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
+            let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
+            let mut grads = res.grads;
+            let mut report = super::report::MgkReport { resident: Some(res.report), tiles: None };
+            if !rest.is_empty() {
+                let sub: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();
+                let (st, g, tiles) = self.gradient_tiles(graphs, &sub, &gp)?;
+                for (i, &k) in rest.iter().enumerate() {
+                    status[k] = st[i];
+                    grads[k * np..(k + 1) * np].copy_from_slice(&g[i * np..(i + 1) * np]);
+                }
+                report.tiles = Some(tiles);
+            }
+            return Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)));
+        }
+        let (status, grads, tiles) = self.gradient_tiles(graphs, pairs, &gp)?;
+        let report = super::report::MgkReport { resident: None, tiles: Some(tiles) };
+        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+    }
+
+    /// K and ∂K/∂θ of `pairs` with the tile solvers (CPU or GPU).
+    fn gradient_tiles(&self, graphs: &[Graph], pairs: &[(u32, u32)], gp: &GradientParams) -> Result<(Vec<PairStatus>, Vec<f64>, super::report::TileReport)> {
         let super::Packed { set64, set32, map, .. } = self.pack_sets(graphs)?;
         let (status, grads, entries) = match (&self.engine, &set32) {
-            (crate::gpu::Engine::Cpu, None) => self.gradient_cpu(&set64, &set64, pairs, &map.map, &gp)?,
-            (crate::gpu::Engine::Cpu, Some(s32)) => self.gradient_cpu(s32, &set64, pairs, &map.map, &gp)?,
+            (crate::gpu::Engine::Cpu, None) => self.gradient_cpu(&set64, &set64, pairs, &map.map, gp)?,
+            (crate::gpu::Engine::Cpu, Some(s32)) => self.gradient_cpu(s32, &set64, pairs, &map.map, gp)?,
             (crate::gpu::Engine::Cuda(dev), _) => {
+                let (scratch, ctl) = (self.config.gpu.scratch_bytes, &self.control);
                 let (status, grads, entries) = match &set32 {
-                    None => super::gpu::gradient::solve_pairs(
-                        dev,
-                        &set64,
-                        &set64,
-                        pairs,
-                        &self.tile_params(&set64, &map.map),
-                        &gp,
-                        self.config.gpu.scratch_bytes,
-                        &self.control,
-                    )?,
-                    Some(s32) => super::gpu::gradient::solve_pairs(
-                        dev,
-                        s32,
-                        &set64,
-                        pairs,
-                        &self.tile_params(s32, &map.map),
-                        &gp,
-                        self.config.gpu.scratch_bytes,
-                        &self.control,
-                    )?,
+                    None => super::gpu::gradient::solve_pairs(dev, &set64, &set64, pairs, &self.tile_params(&set64, &map.map), gp, scratch, ctl)?,
+                    Some(s32) => super::gpu::gradient::solve_pairs(dev, s32, &set64, pairs, &self.tile_params(s32, &map.map), gp, scratch, ctl)?,
                 };
                 (status, grads, Some(entries))
             }
         };
-        let report = super::report::MgkReport {
-            resident: None,
-            tiles: Some(super::report::TileReport { pairs: pairs.len(), primitives: map.origin, dense_walks: self.dense_walks(), gpu_entries: entries }),
-        };
-        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+        Ok((status, grads, super::report::TileReport { pairs: pairs.len(), primitives: map.origin, dense_walks: self.dense_walks(), gpu_entries: entries }))
     }
 
     /// [`Self::solve_gradient`] on the CPU: pairs in parallel, one [`GradientWorkspace`] per thread.

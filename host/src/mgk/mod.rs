@@ -199,6 +199,7 @@ impl MarginalizedGraphKernel {
                 self.config.solver.max_iterations,
                 &self.config.gpu.resident,
                 &self.control,
+                None,
             )?;
             log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.report);
             let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();

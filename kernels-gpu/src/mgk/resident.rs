@@ -15,12 +15,13 @@
 use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id};
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
-use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
+use octile_types::mgk::gradient::{GradientParams, Rhs, combined, finish, node_share};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
-use octile_types::{KernelSpec, PairJob, PairStatus, Real, ResidentGraph, ResidentParams};
+use octile_types::{KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
 /// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
@@ -170,12 +171,12 @@ fn ex2(x: f32) -> f32 {
     r
 }
 
-/// Any κe: the [`KernelSpec`] interpreter.
-struct General<'a> {
-    spec: &'a KernelSpec,
+/// Any κe — or ∂κe for the gradients' contractions: the [`KernelSpec`] interpreter.
+struct General<'a, K = KernelSpec> {
+    spec: &'a K,
     features: usize,
 }
-impl EdgeEval for General<'_> {
+impl<K: PairKernel> EdgeEval for General<'_, K> {
     type A = *const f32;
     #[inline(always)]
     unsafe fn prep(&self, a: *const f32) -> *const f32 {
@@ -187,7 +188,7 @@ impl EdgeEval for General<'_> {
         unsafe {
             let fa = core::slice::from_raw_parts(a.add(NZ_FEATURES), self.features);
             let fb = core::slice::from_raw_parts(b.add(NZ_FEATURES), self.features);
-            *a * *b * self.spec.eval(fa, fb)
+            *a * *b * self.spec.eval::<f32>(fa, fb)
         }
     }
 }
@@ -465,7 +466,8 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32, rhs: Rhs) -> PairStatus {
+    let (bs, vs) = (rhs.node_slot(), rhs.value_slot());
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
@@ -476,14 +478,15 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
         rows!(crew, n2, n, |k, i, i2| {
             let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
             let dd = a1[NODE_D] * a2[NODE_D];
+            let b = a1[bs] * a2[bs];
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-            let z = dd / d;
+            let z = b / d;
             *dg.add(k) = d;
             *x.add(k) = 0.0;
-            *r.add(k) = dd;
+            *r.add(k) = b;
             *p.add(k) = z;
-            rho += dd as f64 * z as f64;
-            bb += dd as f64 * dd as f64;
+            rho += b as f64 * z as f64;
+            bb += b as f64 * b as f64;
         });
         // also orders the p writes before the PCG's first XMV
         let (rho, bb) = crew.sum2(rho, bb);
@@ -502,12 +505,13 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
             rows!(crew, n2, n, |k, i, i2| {
                 let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                let b = a1[bs] as f64 * a2[bs] as f64;
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
                 let xk = *x.add(k) as f64;
-                let res = dd - (dd / kv * xk - xmv.row(i, i2, x) as f64);
+                let res = b - (dd / kv * xk - xmv.row(i, i2, x) as f64);
                 res2 += res * res;
-                value += a1[NODE_P] as f64 * a2[NODE_P] as f64 * xk;
+                value += a1[vs] as f64 * a2[vs] as f64 * xk;
                 let z = res as f32 / *dg.add(k);
                 *r.add(k) = res as f32;
                 *p.add(k) = z;
@@ -539,7 +543,7 @@ unsafe fn deal<C: ResidentTeam>(
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
-    mut solve: impl FnMut(&mut C, ResidentGraph, ResidentGraph) -> PairStatus,
+    mut solve: impl FnMut(&mut C, u32, ResidentGraph, ResidentGraph) -> PairStatus,
 ) {
     loop {
         // SAFETY: whole team; valid counter (contract).
@@ -550,7 +554,7 @@ unsafe fn deal<C: ResidentTeam>(
         // SAFETY: j < n_jobs; the job's graphs exist (contract).
         unsafe {
             let job = *jobs.add(j as usize);
-            let st = solve(crew, *graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            let st = solve(crew, j, *graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
             if crew.rank() == 0 {
                 *status.add(j as usize) = st;
             }
@@ -578,7 +582,7 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     let s = crew.slice();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, d1, d2| {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
             let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
             let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
             let mut t = crew.rank();
@@ -589,7 +593,88 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
             crew.barrier();
             let g1 = View::at(s, &d1, nzs, ns);
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32)
+            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32, Rhs::Primal)
+        })
+    }
+}
+
+/// Every job's K and ∂K/∂θ (`octile_types::mgk::gradient`) with the general κe interpreter:
+/// stage the pair, solve the primal into x and keep it after the five vectors, solve the adjoint
+/// (its y is the second vector), then per hyperparameter one team sum over the product vector —
+/// with ∂κe's XMV row for κe's hyperparameters — written to `grad[job · n_hyper + h]`.
+///
+/// ```text
+/// slice: [ G | G′ | dg | x→y | r | p | ap | x (kept) ]   5·N + N f32 after the graphs
+/// ```
+///
+/// # Safety
+/// As [`solve_all`], with every job's `slice_words(..)` + n1·n2 ≤ `params.slice_words`, `gp`
+/// valid and `grad` holding `n_jobs · gp.n_hyper` f64.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gradient_all<C: ResidentTeam>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    gp: &GradientParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    grad: *mut f64,
+) {
+    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let features = nzs - NZ_FEATURES;
+    let s = crew.slice();
+    let np = gp.hypers().len();
+    // SAFETY: forwarded contract; runs and slice sizes host-checked.
+    unsafe {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, j, d1, d2| {
+            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
+            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
+            let mut t = crew.rank();
+            while t < w1 + w2 {
+                *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
+                t += crew.size();
+            }
+            crew.barrier();
+            let g1 = View::at(s, &d1, nzs, ns);
+            let g2 = View::at(s.add(w1), &d2, nzs, ns);
+            let (n1, n2) = (g1.n, g2.n);
+            let n = n1 * n2;
+            let v = s.add(w1 + w2) as *mut f32;
+            let kappa = General { spec: &prm.edge_kernel, features };
+            let fly = OnTheFly::<_, false> { e: &kappa, g1: &g1, g2: &g2, nzs };
+            let primal = solve_pair(crew, prm, &fly, &g1, &g2, v, Rhs::Primal);
+            // keep x: each thread copies the entries it owns (the rows it solved)
+            let (x, y) = (v.add(RESIDENT_VECTORS * n), v.add(n));
+            rows!(crew, n2, n, |k, _i, _i2| {
+                *x.add(k) = *y.add(k);
+            });
+            let adjoint = solve_pair(crew, prm, &fly, &g1, &g2, v, Rhs::Adjoint);
+            crew.barrier(); // the contractions read x and y entries of other threads
+            for (hi, h) in gp.hypers().iter().enumerate() {
+                let mut sum = 0.0f64;
+                if h.is_edge() {
+                    let d = h.derivative(&prm.edge_kernel);
+                    let dk = General { spec: &d, features };
+                    let dfly = OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs };
+                    rows!(crew, n2, n, |k, i, i2| {
+                        sum += *y.add(k) as f64 * dfly.row(i, i2, x) as f64;
+                    });
+                } else {
+                    rows!(crew, n2, n, |k, i, i2| {
+                        let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                        let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                        sum += node_share(h, gp, &prm.node_kernel, &a1[NODE_FEATURES..], &a2[NODE_FEATURES..], dd, *x.add(k) as f64, *y.add(k) as f64);
+                    });
+                }
+                let total = crew.sum2(sum, 0.0).0;
+                if crew.rank() == 0 {
+                    *grad.add(j as usize * np + hi) = finish(h, gp, primal.value, total);
+                }
+            }
+            combined(primal, adjoint)
         })
     }
 }
@@ -618,7 +703,7 @@ unsafe fn solve_all_product<C: ResidentTeam>(
     let s = crew.slice();
     // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, d1, d2| {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
             let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
             let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
@@ -647,7 +732,7 @@ unsafe fn solve_all_product<C: ResidentTeam>(
             });
             crew.barrier();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            solve_pair(crew, prm, &prod, &g1, &g2, v)
+            solve_pair(crew, prm, &prod, &g1, &g2, v, Rhs::Primal)
         })
     }
 }
@@ -723,6 +808,51 @@ pub unsafe extern "ptx-kernel" fn MgkResidentBlockProduct(
     let term = &p.edge_kernel.terms[0];
     // SAFETY: forwarded launch contract (header and slice, then the solve's).
     unsafe { solve_all_product(&mut block_team(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+}
+
+/// Resident hyperparameter gradient, one warp per pair, any κe (see [`gradient_all`]).
+///
+/// # Safety
+/// As [`MgkResidentWarpGeneral`], with the slices of [`gradient_all`], `gparams` pointing at one
+/// `GradientParams` and `grad` holding `n_jobs · n_hyper` f64.
+#[unsafe(export_name = octile_types::entry_name!(MgkResidentWarpGradient))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn MgkResidentWarpGradient(
+    params: *const ResidentParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    gparams: *const GradientParams,
+    grad: *mut f64,
+) {
+    // SAFETY: both parameter blocks are in global memory (read through the pointers).
+    let (p, gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
+    // SAFETY: forwarded launch contract.
+    unsafe { gradient_all(&mut warp_team(p.slice_words), p, gp, graphs, words, jobs, status, counter, grad) }
+}
+
+/// Resident hyperparameter gradient, one block per pair, any κe.
+///
+/// # Safety
+/// As [`MgkResidentWarpGradient`], launched as the block entries.
+#[unsafe(export_name = octile_types::entry_name!(MgkResidentBlockGradient))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn MgkResidentBlockGradient(
+    params: *const ResidentParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    gparams: *const GradientParams,
+    grad: *mut f64,
+) {
+    // SAFETY: as in the warp entry.
+    let (p, gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
+    // SAFETY: forwarded launch contract.
+    unsafe { gradient_all(&mut block_team(), p, gp, graphs, words, jobs, status, counter, grad) }
 }
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.

@@ -22,7 +22,7 @@ use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words,
     slice_words,
 };
-use octile_types::{EdgeShape, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
+use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -195,6 +195,22 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
     }
 }
 
+/// The gradient entry of a launch (on the fly, general κe).
+fn gradient_entry(launch: Launch) -> Kernel {
+    if launch.team == 32 { Kernel::MgkResidentWarpGradient } else { Kernel::MgkResidentBlockGradient }
+}
+
+/// The hyperparameters and the output of a gradient launch: one `GradientParams` on the device,
+/// `n_jobs · n_hyper` f64.
+pub struct GradientArgs<'a, 'b> {
+    /// The hyperparameters.
+    pub params: &'a CudaSlice<GradientParams>,
+    /// Hyperparameters per pair.
+    pub n_hyper: usize,
+    /// ∂K/∂θ per job, job-major.
+    pub grad: &'a mut CudaViewMut<'b, f64>,
+}
+
 /// A resident set on the device.
 pub struct DeviceResident {
     host: ResidentSet,
@@ -271,9 +287,10 @@ pub fn mgk_resident(
     counter: &mut CudaSlice<u32>,
     launch: Launch,
     grid: u32,
+    mut gradient: Option<GradientArgs<'_, '_>>,
 ) -> Result<()> {
     let shape = EdgeShape::of(&params.edge_kernel);
-    let name = entry_name(launch, shape);
+    let name = if gradient.is_some() { gradient_entry(launch) } else { entry_name(launch, shape) };
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -291,6 +308,18 @@ pub fn mgk_resident(
         }
     }
     let warp = launch.team == 32;
+    if let Some(g) = &gradient
+        && (launch.product || launch.split || g.params.len() != 1 || g.grad.len() < jobs.len() * g.n_hyper)
+    {
+        return fail(format!(
+            "gradient launch: product {}, split {}, {} params, {} values for {} jobs",
+            launch.product,
+            launch.split,
+            g.params.len(),
+            g.grad.len(),
+            jobs.len()
+        ));
+    }
     if launch.product && shape != EdgeShape::KroneckerDelta {
         return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
     }
@@ -313,7 +342,8 @@ pub fn mgk_resident(
         if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
             return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
         }
-        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
+        let kept = if gradient.is_some() { h.size(j.g1).0 * h.size(j.g2).0 } else { 0 };
+        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2) + kept) };
         match need {
             None => {
                 Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2))
@@ -336,6 +366,9 @@ pub fn mgk_resident(
     let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
     let mut b = stream.launch_builder(&f);
     b.arg(&dev_params).arg(&set.graphs).arg(&set.words).arg(dev_jobs).arg(status).arg(counter);
+    if let Some(g) = gradient.as_mut() {
+        b.arg(g.params).arg(&mut *g.grad);
+    }
     // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
     // are one ResidentParams in device memory, alive until the stream is synchronized (below, in
     // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
@@ -344,7 +377,9 @@ pub fn mgk_resident(
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
-    // n_jobs entries, and the counter is zeroed.
+    // n_jobs entries, and the counter is zeroed; a gradient launch runs the general interpreter on
+    // the fly (no product form, no split rows), every job's slice holds the kept x too, and its
+    // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
 }
@@ -399,6 +434,8 @@ pub struct ResidentPlan {
     pub blocks: Vec<PlannedBlock>,
     /// Every launch, in the order they are submitted.
     pub launches: Vec<PlannedLaunch>,
+    /// The gradient entries ([`plan_with`]).
+    pub gradient: bool,
 }
 
 /// Plan the resident solve of `pairs` of `set` for a κe of `shape` on a device with `dev`'s
@@ -420,11 +457,27 @@ pub fn plan(
     opts: &ResidentOptions,
     blocks_per_sm: impl Fn(Kernel, Launch) -> Option<u32>,
 ) -> ResidentPlan {
+    plan_with(set, pairs, shape, dev, opts, blocks_per_sm, false)
+}
+
+/// [`plan`] for the gradient entries (`gradient`): on the fly with the general κe interpreter, no
+/// product form or split rows, each slice one product vector longer (the primal x kept while the
+/// adjoint is solved).
+#[allow(clippy::too_many_arguments)]
+pub fn plan_with(
+    set: &ResidentSet,
+    pairs: &[(u32, u32)],
+    shape: EdgeShape,
+    dev: PlanDevice,
+    opts: &ResidentOptions,
+    blocks_per_sm: impl Fn(Kernel, Launch) -> Option<u32>,
+    gradient: bool,
+) -> ResidentPlan {
     let rows = opts.rows_per_thread;
     let max_smem = dev.max_smem_bytes;
-    let product = shape == EdgeShape::KroneckerDelta && opts.product;
+    let product = shape == EdgeShape::KroneckerDelta && opts.product && !gradient;
     let product_warps = opts.product_warps_per_sm;
-    let split = opts.split;
+    let split = opts.split && !gradient;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
@@ -436,8 +489,8 @@ pub fn plan(
                 return Some(l);
             }
         }
-        let words = set.slice_words(a, b);
         let n = set.size(a).0 * set.size(b).0;
+        let words = set.slice_words(a, b) + if gradient { n } else { 0 };
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
@@ -481,7 +534,7 @@ pub fn plan(
                 }
             }
             let l = shapes[ks[end - 1]].expect("ordered pairs fit");
-            let entry = entry_name(l, shape);
+            let entry = if gradient { gradient_entry(l) } else { entry_name(l, shape) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
@@ -490,7 +543,7 @@ pub fn plan(
         }
         blocks.push(PlannedBlock { pairs: range, launches: first_launch..launches.len() });
     }
-    ResidentPlan { shape, shapes, order, blocks, launches }
+    ResidentPlan { shape, shapes, order, blocks, launches, gradient }
 }
 
 /// Blocks of `launch` (entry `entry`) one SM can hold at once, from the driver's occupancy
@@ -509,10 +562,13 @@ pub struct ResidentOutcome {
     pub status: Vec<Option<PairStatus>>,
     /// What ran: entries, teams, pairs, launches.
     pub report: ResidentReport,
+    /// Gradient runs: ∂K/∂θ per pair (pair-major, `n_hyper` each; meaningful where `status` is
+    /// `Some`), else empty.
+    pub grads: Vec<f64>,
 }
 
 /// Solve every pair that fits with the resident solver: pack the set ([`pack_resident`]), plan
-/// ([`plan`]), upload and [`execute`].
+/// ([`plan`]), upload and [`execute`]; with `gradient`, K and ∂K/∂θ by the gradient entries.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_resident(
     dev: &GpuDevice,
@@ -524,15 +580,16 @@ pub fn solve_resident(
     max_iterations: u32,
     opts: &ResidentOptions,
     ctl: &RunControl,
+    gradient: Option<&GradientParams>,
 ) -> Result<ResidentOutcome> {
     let t0 = std::time::Instant::now();
     let set = pack_resident(set64)?;
     log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
-    let plan = plan(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l));
+    let plan = plan_with(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
     log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
-    let out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0)?;
+    let out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
     log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     Ok(out)
 }
@@ -553,13 +610,14 @@ pub fn execute(
     max_iterations: u32,
     ctl: &RunControl,
     t0: std::time::Instant,
+    gradient: Option<&GradientParams>,
 ) -> Result<ResidentOutcome> {
     let trace = log::log_enabled!(log::Level::Debug);
     if trace {
         dev.stream.synchronize()?;
         log::debug!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    if plan.shape != EdgeShape::of(edge) || plan.shapes.len() != pairs.len() {
+    if plan.shape != EdgeShape::of(edge) || plan.shapes.len() != pairs.len() || plan.gradient != gradient.is_some() {
         return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
@@ -567,7 +625,12 @@ pub fn execute(
     // one buffer across streams)
     let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
     let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
-    let solved = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
+    let np = gradient.map_or(0, |g| g.n_hyper as usize);
+    let gparams = match gradient {
+        Some(g) => Some(dev.stream.clone_htod(std::slice::from_ref(g))?),
+        None => None,
+    };
+    let solved: Vec<(PairStatus, Vec<f64>)> = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let tb = std::time::Instant::now();
@@ -575,7 +638,7 @@ pub fn execute(
         for s in &streams {
             s.join(&dev.stream)?;
         }
-        let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>)> = Vec::new();
+        let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>, Option<CudaSlice<f64>>)> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
             log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
@@ -599,8 +662,18 @@ pub fn execute(
             let mut status = stream.alloc_zeros::<PairStatus>(end - start)?;
             let mut counter = stream.alloc_zeros::<u32>(1)?;
             let tl = std::time::Instant::now();
-            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid)?;
-            parts.push((stream.clone(), status));
+            let mut grad = match &gparams {
+                Some(_) => Some(stream.alloc_zeros::<f64>(((end - start) * np).max(1))?),
+                None => None,
+            };
+            let mut gview = grad.as_mut().map(|g| g.slice_mut(..));
+            let gargs = match (&gparams, gview.as_mut()) {
+                (Some(p), Some(v)) => Some(GradientArgs { params: p, n_hyper: np, grad: v }),
+                _ => None,
+            };
+            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid, gargs)?;
+            drop(gview);
+            parts.push((stream.clone(), status, grad));
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
@@ -619,8 +692,13 @@ pub fn execute(
         }
         let tb = std::time::Instant::now();
         let mut back = Vec::with_capacity(jobs.len());
-        for (s, status) in &parts {
-            back.extend(s.clone_dtoh(status)?);
+        for (s, status, grad) in &parts {
+            let st = s.clone_dtoh(status)?;
+            let g = match grad {
+                Some(g) => s.clone_dtoh(g)?,
+                None => Vec::new(),
+            };
+            back.extend(st.into_iter().enumerate().map(|(k, st)| (st, if np > 0 { g[k * np..(k + 1) * np].to_vec() } else { Vec::new() })));
         }
         dev.stream.synchronize()?;
         if trace {
@@ -633,9 +711,20 @@ pub fn execute(
     for (p, &k) in plan.order.iter().enumerate() {
         pos[k] = p as u32;
     }
-    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).filter(|st| st.converged == 1).copied()).collect();
+    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).map(|s| s.0).filter(|st| st.converged == 1)).collect();
+    let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
+    if np > 0 {
+        grads.par_chunks_mut(np).zip(&pos).for_each(|(g, &p)| {
+            if let Some((st, v)) = solved.get(p as usize)
+                && st.converged == 1
+                && v.len() == np
+            {
+                g.copy_from_slice(v);
+            }
+        });
+    }
     let fits = plan.order.len();
-    let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
+    let missed = fits - solved.par_iter().filter(|st| st.0.converged == 1).count();
     let report = ResidentReport {
         edge_kernel: plan.shape.into(),
         teams: teams_seen.into_iter().collect(),
@@ -644,7 +733,7 @@ pub fn execute(
         launches,
         above_rtol: missed,
     };
-    Ok(ResidentOutcome { status: out, report })
+    Ok(ResidentOutcome { status: out, report, grads })
 }
 
 /// Slice sizes are rounded up to steps of 1/8 of a power of two (≤ 12.5% waste), so the pairs of a
