@@ -193,6 +193,27 @@ declare_entries! {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
+    /// Resident hyperparameter gradient, one warp per pair, one square-exponential term.
+    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident hyperparameter gradient, one block per pair, one square-exponential term.
+    MgkResidentBlockGradientSqexp = mgk_resident_block_gradient_sqexp {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
+    /// Resident hyperparameter gradient, one warp per pair, one Kronecker-delta term.
+    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident hyperparameter gradient, one block per pair, one Kronecker-delta term.
+    MgkResidentBlockGradientKdelta = mgk_resident_block_gradient_kdelta {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
+    /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp per pair.
+    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident hyperparameter gradient in product form, one block per pair.
+    MgkResidentBlockGradientProduct = mgk_resident_block_gradient_product {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
     /// Resident solver, one block per pair, any κe, long rows of the second graph split into pieces.
     MgkResidentBlockGeneralSplit = mgk_resident_block_general_split {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),

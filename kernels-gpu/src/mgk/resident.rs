@@ -15,7 +15,7 @@
 use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id};
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
-use octile_types::mgk::gradient::{GradientParams, Rhs, combined, finish, node_share};
+use octile_types::mgk::gradient::{GradientParams, Hyper, Rhs, combined, finish, node_share};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
@@ -335,6 +335,7 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
 
 /// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
 /// team's slice, κe = 1 or h.
+#[derive(Clone, Copy)]
 struct Product {
     rp1: *const u32,
     rp2: *const u32,
@@ -375,6 +376,29 @@ impl Xmv for Product {
                 }
             }
             same + self.h * diff
+        }
+    }
+}
+
+impl Product {
+    /// Row (i, i′) of the XMV with ∂κe/∂h = 1 − δ: the sum over the entries whose labels differ.
+    ///
+    /// # Safety
+    /// As [`Xmv::row`].
+    #[inline(always)]
+    unsafe fn row_differing(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+        // SAFETY: as in `row`.
+        unsafe {
+            let (start, len) = self.span(i, i2);
+            let e = self.ent.add(start);
+            let mut diff = 0.0f32;
+            for t in 0..len {
+                let c = *e.add(t) as u32;
+                if c >> PRODUCT_COLUMN_BITS != 0 {
+                    diff += *v.add((c & COLUMN_MASK) as usize);
+                }
+            }
+            diff
         }
     }
 }
@@ -598,24 +622,78 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     }
 }
 
-/// Every job's K and ∂K/∂θ (`octile_types::mgk::gradient`) with the general κe interpreter:
-/// stage the pair, solve the primal into x and keep it after the five vectors, solve the adjoint
-/// (its y is the second vector), then per hyperparameter one team sum over the product vector —
-/// with ∂κe's XMV row for κe's hyperparameters — written to `grad[job · n_hyper + h]`.
+/// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): solve the primal into x and
+/// keep it after the five vectors, solve the adjoint (its y is the second vector), then per
+/// hyperparameter one team sum over the product vector — `edge_row(h, i, i′, x)` giving row (i, i′)
+/// of the XMV with ∂κe for κe's hyperparameters — written by the first thread to `out[h]`.
 ///
 /// ```text
-/// slice: [ G | G′ | dg | x→y | r | p | ap | x (kept) ]   5·N + N f32 after the graphs
+/// v: [ dg | x→y | r | p | ap | x (kept) ]   6·N f32
 /// ```
+///
+/// # Safety
+/// Called by every thread of the team; the views and `v` (6·n1·n2 f32) lie in the team's slice;
+/// `out` holds `gp.n_hyper` f64.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    gp: &GradientParams,
+    xmv: &X,
+    g1: &View,
+    g2: &View,
+    v: *mut f32,
+    out: *mut f64,
+    edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
+) -> PairStatus {
+    let ns = prm.node_stride as usize;
+    let (n2, n) = (g2.n, g1.n * g2.n);
+    // SAFETY: forwarded contract; every index below is < n.
+    unsafe {
+        let primal = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Primal);
+        // keep x: each thread copies the entries it owns (the rows it solved)
+        let (x, y) = (v.add(RESIDENT_VECTORS * n), v.add(n));
+        rows!(crew, n2, n, |k, _i, _i2| {
+            *x.add(k) = *y.add(k);
+        });
+        let adjoint = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Adjoint);
+        crew.barrier(); // the contractions read x and y entries of other threads
+        for (hi, h) in gp.hypers().iter().enumerate() {
+            let mut sum = 0.0f64;
+            if h.is_edge() {
+                rows!(crew, n2, n, |k, i, i2| {
+                    sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
+                });
+            } else {
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                    let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                    sum += node_share(h, gp, &prm.node_kernel, &a1[NODE_FEATURES..], &a2[NODE_FEATURES..], dd, *x.add(k) as f64, *y.add(k) as f64);
+                });
+            }
+            let total = crew.sum2(sum, 0.0).0;
+            if crew.rank() == 0 {
+                *out.add(hi) = finish(h, gp, primal.value, total);
+            }
+        }
+        combined(primal, adjoint)
+    }
+}
+
+/// Every job's K and ∂K/∂θ on the fly: the solves with the κe evaluator `e`, the contractions with
+/// the general interpreter over ∂κe ([`gradient_pair`]); `grad[job · n_hyper + h]`.
 ///
 /// # Safety
 /// As [`solve_all`], with every job's `slice_words(..)` + n1·n2 ≤ `params.slice_words`, `gp`
 /// valid and `grad` holding `n_jobs · gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gradient_all<C: ResidentTeam>(
+unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
+    e: &E,
     graphs: *const ResidentGraph,
     words: *const u32,
     jobs: *const PairJob,
@@ -640,41 +718,45 @@ unsafe fn gradient_all<C: ResidentTeam>(
             crew.barrier();
             let g1 = View::at(s, &d1, nzs, ns);
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            let (n1, n2) = (g1.n, g2.n);
-            let n = n1 * n2;
-            let v = s.add(w1 + w2) as *mut f32;
-            let kappa = General { spec: &prm.edge_kernel, features };
-            let fly = OnTheFly::<_, false> { e: &kappa, g1: &g1, g2: &g2, nzs };
-            let primal = solve_pair(crew, prm, &fly, &g1, &g2, v, Rhs::Primal);
-            // keep x: each thread copies the entries it owns (the rows it solved)
-            let (x, y) = (v.add(RESIDENT_VECTORS * n), v.add(n));
-            rows!(crew, n2, n, |k, _i, _i2| {
-                *x.add(k) = *y.add(k);
-            });
-            let adjoint = solve_pair(crew, prm, &fly, &g1, &g2, v, Rhs::Adjoint);
-            crew.barrier(); // the contractions read x and y entries of other threads
-            for (hi, h) in gp.hypers().iter().enumerate() {
-                let mut sum = 0.0f64;
-                if h.is_edge() {
-                    let d = h.derivative(&prm.edge_kernel);
-                    let dk = General { spec: &d, features };
-                    let dfly = OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs };
-                    rows!(crew, n2, n, |k, i, i2| {
-                        sum += *y.add(k) as f64 * dfly.row(i, i2, x) as f64;
-                    });
-                } else {
-                    rows!(crew, n2, n, |k, i, i2| {
-                        let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                        let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                        sum += node_share(h, gp, &prm.node_kernel, &a1[NODE_FEATURES..], &a2[NODE_FEATURES..], dd, *x.add(k) as f64, *y.add(k) as f64);
-                    });
-                }
-                let total = crew.sum2(sum, 0.0).0;
-                if crew.rank() == 0 {
-                    *grad.add(j as usize * np + hi) = finish(h, gp, primal.value, total);
-                }
-            }
-            combined(primal, adjoint)
+            let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
+            let edge_row = |h: &Hyper, i: usize, i2: usize, x: *const f32| {
+                let d = h.derivative(&prm.edge_kernel);
+                let dk = General { spec: &d, features };
+                OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
+            };
+            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, grad.add(j as usize * np), edge_row)
+        })
+    }
+}
+
+/// Every job's K and ∂K/∂θ in product form (κe one Kronecker delta on feature `f`, value `h`,
+/// unit weights): ∂κe/∂h = 1 − δ, so κe's one hyperparameter contracts the entries whose labels
+/// differ. Slice as [`solve_all_product`]'s with the kept x after the five vectors.
+///
+/// # Safety
+/// As [`solve_all_product`], with every job's `product_slice_words(..)` + n1·n2 ≤
+/// `params.slice_words`, `gp` valid and `grad` holding `n_jobs · gp.n_hyper` f64.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gradient_all_product<C: ResidentTeam>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    gp: &GradientParams,
+    f: usize,
+    h: f32,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    grad: *mut f64,
+) {
+    let np = gp.hypers().len();
+    // SAFETY: forwarded contract.
+    unsafe {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, 1, |crew, j, prod, g1, g2, v| {
+            let edge_row = |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
+            gradient_pair(crew, prm, gp, prod, g1, g2, v, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -699,17 +781,47 @@ unsafe fn solve_all_product<C: ResidentTeam>(
     status: *mut PairStatus,
     counter: *mut u32,
 ) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, 0, |crew, _, prod, g1, g2, v| solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal))
+    }
+}
+
+/// Every job staged in product form — row pointers, `RESIDENT_VECTORS + extra` vectors, then the
+/// entries — and handed to `solve(crew, job, product, g1, g2, vectors)`.
+///
+/// ```text
+/// slice: [ rp1 : n + 1 ][ rp2 : n′ + 1 ][ (5 + extra)·N f32 ][ entries : nnz·nnz′ u16 ]
+/// ```
+///
+/// # Safety
+/// The launch contract of [`MgkResidentWarpProduct`], with `extra`·n1·n2 more words per slice.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn product_pairs<C: ResidentTeam>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    f: usize,
+    h: f32,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+    extra: usize,
+    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32) -> PairStatus,
+) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
     // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
+        deal(crew, prm, graphs, jobs, status, counter, |crew, j, d1, d2| {
             let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
             let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
             let n = n1 * n2;
             let v = s.add(n1 + n2 + 2) as *mut f32;
-            let ent = v.add(RESIDENT_VECTORS * n) as *mut u16;
+            let ent = v.add((RESIDENT_VECTORS + extra) * n) as *mut u16;
             let mut t = crew.rank();
             while t < n1 + n2 + 2 {
                 *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
@@ -732,7 +844,7 @@ unsafe fn solve_all_product<C: ResidentTeam>(
             });
             crew.barrier();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            solve_pair(crew, prm, &prod, &g1, &g2, v, Rhs::Primal)
+            solve(crew, j, &prod, &g1, &g2, v)
         })
     }
 }
@@ -810,50 +922,97 @@ pub unsafe extern "ptx-kernel" fn MgkResidentBlockProduct(
     unsafe { solve_all_product(&mut block_team(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
 }
 
-/// Resident hyperparameter gradient, one warp per pair, any κe (see [`gradient_all`]).
-///
-/// # Safety
-/// As [`MgkResidentWarpGeneral`], with the slices of [`gradient_all`], `gparams` pointing at one
-/// `GradientParams` and `grad` holding `n_jobs · n_hyper` f64.
-#[unsafe(export_name = octile_types::entry_name!(MgkResidentWarpGradient))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn MgkResidentWarpGradient(
-    params: *const ResidentParams,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-    gparams: *const GradientParams,
-    grad: *mut f64,
-) {
-    // SAFETY: both parameter blocks are in global memory (read through the pointers).
-    let (p, gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
-    // SAFETY: forwarded launch contract.
-    unsafe { gradient_all(&mut warp_team(p.slice_words), p, gp, graphs, words, jobs, status, counter, grad) }
+/// Defines a warp-team and a block-team gradient entry: `|p, gp, team, grad…| body` runs one team's jobs.
+macro_rules! gradient_entries {
+    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
+        $(#[$wdoc])*
+        ///
+        /// # Safety
+        /// As the solver entry of the same form, with every job's slice one product vector longer
+        /// (the kept x), `gparams` pointing at one `GradientParams` and `grad` holding
+        /// `n_jobs · n_hyper` f64.
+        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $warp(
+            params: *const ResidentParams,
+            graphs: *const ResidentGraph,
+            words: *const u32,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            counter: *mut u32,
+            gparams: *const GradientParams,
+            grad: *mut f64,
+        ) {
+            // SAFETY: both parameter blocks are in global memory (read through the pointers).
+            let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
+            let $team = &mut unsafe { warp_team($p.slice_words) };
+            // SAFETY: forwarded launch contract.
+            unsafe { $body(graphs, words, jobs, status, counter, grad) }
+        }
+        $(#[$bdoc])*
+        ///
+        /// # Safety
+        /// As the warp entry, launched as the block entries.
+        #[unsafe(export_name = octile_types::entry_name!($block))]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $block(
+            params: *const ResidentParams,
+            graphs: *const ResidentGraph,
+            words: *const u32,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            counter: *mut u32,
+            gparams: *const GradientParams,
+            grad: *mut f64,
+        ) {
+            // SAFETY: as in the warp entry.
+            let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
+            let $team = &mut unsafe { block_team() };
+            // SAFETY: forwarded launch contract.
+            unsafe { $body(graphs, words, jobs, status, counter, grad) }
+        }
+    };
 }
 
-/// Resident hyperparameter gradient, one block per pair, any κe.
-///
-/// # Safety
-/// As [`MgkResidentWarpGradient`], launched as the block entries.
-#[unsafe(export_name = octile_types::entry_name!(MgkResidentBlockGradient))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn MgkResidentBlockGradient(
-    params: *const ResidentParams,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-    gparams: *const GradientParams,
-    grad: *mut f64,
-) {
-    // SAFETY: as in the warp entry.
-    let (p, gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
-    // SAFETY: forwarded launch contract.
-    unsafe { gradient_all(&mut block_team(), p, gp, graphs, words, jobs, status, counter, grad) }
-}
+gradient_entries!(
+    /// Resident hyperparameter gradient, one warp per pair, any κe ([`gradient_all`]).
+    MgkResidentWarpGradient,
+    /// Resident hyperparameter gradient, one block per pair, any κe.
+    MgkResidentBlockGradient,
+    |p, gp, team| |g, w, j, s, c, out| gradient_all(team, p, gp, &General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES }, g, w, j, s, c, out)
+);
+gradient_entries!(
+    /// Resident hyperparameter gradient, one warp per pair, κe one square exponential.
+    MgkResidentWarpGradientSqexp,
+    /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
+    MgkResidentBlockGradientSqexp,
+    |p, gp, team| |g, w, j, s, c, out| {
+        let c2 = (p.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
+        let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
+        gradient_all(team, p, gp, &e, g, w, j, s, c, out)
+    }
+);
+gradient_entries!(
+    /// Resident hyperparameter gradient, one warp per pair, κe one Kronecker delta.
+    MgkResidentWarpGradientKdelta,
+    /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
+    MgkResidentBlockGradientKdelta,
+    |p, gp, team| |g, w, j, s, c, out| {
+        let h = p.edge_kernel.terms[0].param as f32;
+        let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
+        gradient_all(team, p, gp, &e, g, w, j, s, c, out)
+    }
+);
+gradient_entries!(
+    /// Resident hyperparameter gradient in product form, one warp per pair ([`gradient_all_product`]).
+    MgkResidentWarpGradientProduct,
+    /// Resident hyperparameter gradient in product form, one block per pair.
+    MgkResidentBlockGradientProduct,
+    |p, gp, team| |g, w, j, s, c, out| {
+        let term = &p.edge_kernel.terms[0];
+        gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, g, w, j, s, c, out)
+    }
+);
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.
 macro_rules! resident_entries {

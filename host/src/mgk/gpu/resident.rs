@@ -195,9 +195,18 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
     }
 }
 
-/// The gradient entry of a launch (on the fly, general κe).
-fn gradient_entry(launch: Launch) -> Kernel {
-    if launch.team == 32 { Kernel::MgkResidentWarpGradient } else { Kernel::MgkResidentBlockGradient }
+/// The gradient entry of a launch for a κe shape (no split rows).
+fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
+    match (launch.team == 32, launch.product, shape) {
+        (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
+        (false, true, _) => Kernel::MgkResidentBlockGradientProduct,
+        (true, false, EdgeShape::General) => Kernel::MgkResidentWarpGradient,
+        (true, false, EdgeShape::SquareExponential) => Kernel::MgkResidentWarpGradientSqexp,
+        (true, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentWarpGradientKdelta,
+        (false, false, EdgeShape::General) => Kernel::MgkResidentBlockGradient,
+        (false, false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockGradientSqexp,
+        (false, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockGradientKdelta,
+    }
 }
 
 /// The hyperparameters and the output of a gradient launch: one `GradientParams` on the device,
@@ -290,7 +299,7 @@ pub fn mgk_resident(
     mut gradient: Option<GradientArgs<'_, '_>>,
 ) -> Result<()> {
     let shape = EdgeShape::of(&params.edge_kernel);
-    let name = if gradient.is_some() { gradient_entry(launch) } else { entry_name(launch, shape) };
+    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape) };
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -343,7 +352,7 @@ pub fn mgk_resident(
             return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
         }
         let kept = if gradient.is_some() { h.size(j.g1).0 * h.size(j.g2).0 } else { 0 };
-        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2) + kept) };
+        let need = if launch.product { h.product_words(j.g1, j.g2).map(|w| w + kept) } else { Some(h.slice_words(j.g1, j.g2) + kept) };
         match need {
             None => {
                 Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2))
@@ -377,8 +386,8 @@ pub fn mgk_resident(
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
-    // n_jobs entries, and the counter is zeroed; a gradient launch runs the general interpreter on
-    // the fly (no product form, no split rows), every job's slice holds the kept x too, and its
+    // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, every job's
+    // slice holds the kept x too (checked with the slice words), and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -460,9 +469,8 @@ pub fn plan(
     plan_with(set, pairs, shape, dev, opts, blocks_per_sm, false)
 }
 
-/// [`plan`] for the gradient entries (`gradient`): on the fly with the general κe interpreter, no
-/// product form or split rows, each slice one product vector longer (the primal x kept while the
-/// adjoint is solved).
+/// [`plan`], or for the gradient entries (`gradient`): no split rows, each slice one product vector
+/// longer (the primal x kept while the adjoint is solved).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_with(
     set: &ResidentSet,
@@ -475,13 +483,14 @@ pub fn plan_with(
 ) -> ResidentPlan {
     let rows = opts.rows_per_thread;
     let max_smem = dev.max_smem_bytes;
-    let product = shape == EdgeShape::KroneckerDelta && opts.product && !gradient;
+    let product = shape == EdgeShape::KroneckerDelta && opts.product;
     let product_warps = opts.product_warps_per_sm;
     let split = opts.split && !gradient;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
-        if let Some(words) = set.product_words(a, b).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
+        let kept = if gradient { set.size(a).0 * set.size(b).0 } else { 0 };
+        if let Some(words) = set.product_words(a, b).map(|w| w + kept).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
             let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
             let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
@@ -490,7 +499,7 @@ pub fn plan_with(
             }
         }
         let n = set.size(a).0 * set.size(b).0;
-        let words = set.slice_words(a, b) + if gradient { n } else { 0 };
+        let words = set.slice_words(a, b) + kept;
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
@@ -534,7 +543,7 @@ pub fn plan_with(
                 }
             }
             let l = shapes[ks[end - 1]].expect("ordered pairs fit");
-            let entry = if gradient { gradient_entry(l) } else { entry_name(l, shape) };
+            let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
@@ -941,6 +950,31 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 2, "warp and block teams both planned");
+    }
+
+    #[test]
+    fn gradient_plans_keep_x_in_every_slice_and_run_gradient_entries() {
+        let graphs = mixed_set(5);
+        let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).flat_map(|a| (a..graphs.len() as u32).map(move |b| (a, b))).collect();
+        for delta in [false, true] {
+            let (set, shape) = resident_set(&graphs, delta);
+            let p = plan_with(&set, &pairs, shape, H100, &ResidentOptions::default(), occupancy, true);
+            let plain = plan(&set, &pairs, shape, H100, &ResidentOptions::default(), occupancy);
+            assert!(p.gradient && !p.order.is_empty());
+            assert!(p.order.len() <= plain.order.len(), "a longer slice never fits more pairs");
+            for &k in &p.order {
+                let (a, b) = pairs[k];
+                let l = p.shapes[k].unwrap();
+                let kept = set.size(a).0 * set.size(b).0;
+                let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) } + kept;
+                assert!(need <= l.slice_words as usize && !l.split, "pair ({a}, {b}): {l:?} for {need} words");
+            }
+            for pl in &p.launches {
+                assert_eq!(pl.entry, gradient_entry(pl.launch, shape));
+                assert!(pl.entry.name().contains("gradient"), "{:?}", pl.entry);
+            }
+            assert_eq!(p.launches.iter().any(|l| l.launch.product), delta, "product form for Kronecker-delta κe with unit weights");
+        }
     }
 
     #[test]
