@@ -10,12 +10,18 @@
 Graphs: :func:`read` (files octile reads: SMILES, SDF, networkx JSON, TU folders, PDB), networkx
 graphs and RDKit molecules (converted on the fly). Kernels: :class:`MarginalizedGraphKernel`,
 :class:`ShortestPathKernel`, :class:`GraphletKernel`, each callable GraphDot-style and a
-scikit-learn-style transformer (``fit`` / ``transform`` / ``fit_transform``).
+scikit-learn-style transformer (``fit`` / ``transform`` / ``fit_transform``); the marginalized
+kernel is also a scikit-learn Gaussian-process kernel (hyperparameters tuned through their gradients).
 """
 from ._octile import Graph, Interrupted, NonConvergenceError, __version__, gpu_available
 from .basekernels import Additive, BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
 from .graphs import as_graphs, from_networkx, from_rdkit, from_smiles, read
 from .kernels import GraphKernel, GraphletKernel, MarginalizedGraphKernel, ShortestPathKernel
+from ._sklearn import install as _install_sklearn
+
+# scikit-learn's `isinstance(k, Kernel)` holds for the marginalized kernel (registered when
+# scikit-learn's kernels are imported; octile itself never imports scikit-learn)
+_install_sklearn(MarginalizedGraphKernel)
 
 __all__ = [
     "Graph", "read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs",

@@ -7,15 +7,17 @@ so a value computed here equals the CLI's for the same graphs and settings.
 """
 from __future__ import annotations
 
+import copy
 import inspect
+import math
 import operator
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _octile
-from .basekernels import BaseKernel, KroneckerDelta, _number, _toml_value, feature_kernels, toml_table
+from . import _octile, _sklearn
+from .basekernels import BaseKernel, Bounds, KroneckerDelta, _bounds, _number, _toml_value, feature_kernels, toml_table
 from .graphs import as_graphs
 from .progress import Progress, Reporter
 
@@ -178,10 +180,20 @@ class MarginalizedGraphKernel(GraphKernel):
     tolerance; the GPU's default) or "f64" (the CPU's default). ``rtol`` / ``max_iterations``: the
     conjugate-gradient solver's stopping rule per pair (pairs that miss it raise
     :class:`octile.NonConvergenceError` carrying the whole matrix).
+
+    It is also a scikit-learn kernel (without subclassing scikit-learn's ``Kernel``):
+    ``GaussianProcessRegressor(kernel=mgk)`` tunes its hyperparameters — ``p``, ``q``, each base
+    kernel's ``h`` / ``length_scale`` / ``c`` and each :class:`~octile.Additive` term's weight, in
+    that order, named "p", "q", "node.<feature>.h", ..., "edge.<feature>.weight" — within their
+    bounds (``q_bounds``, ``p_bounds``, the base kernels' ``h_bounds``, ``length_scale_bounds``,
+    ``c_bounds``, ``weight_bounds``; "fixed" ones are not tuned), and kernels combine with
+    scikit-learn's: ``ConstantKernel() * mgk + WhiteKernel()``. ``mgk(X, Y, eval_gradient=True)``
+    returns K and ∂K/∂log θ of the free hyperparameters (scikit-learn's ``theta``).
     """
 
     def __init__(self, node_kernel=None, edge_kernel=None, q: float = 0.05, p: Union[float, str] = 1.0, backend: str = "auto", precision: Optional[str] = None,
-                 rtol: Optional[float] = None, max_iterations: Optional[int] = None, normalized: bool = False, progress: Progress = None):
+                 rtol: Optional[float] = None, max_iterations: Optional[int] = None, normalized: bool = False, progress: Progress = None, *,
+                 q_bounds: Bounds = (1e-3, 0.5), p_bounds: Bounds = "fixed"):
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
         self.q = q
@@ -192,7 +204,12 @@ class MarginalizedGraphKernel(GraphKernel):
         self.max_iterations = max_iterations
         self.normalized = normalized
         self.progress = progress
+        # kept as given (scikit-learn's clone checks that the constructor stores its arguments)
+        self.q_bounds = q_bounds
+        self.p_bounds = p_bounds
         _check_backend(backend, precision)
+        _bounds("q_bounds", q_bounds)
+        _bounds("p_bounds", p_bounds)
 
     def to_toml(self) -> str:
         node = feature_kernels(self.node_kernel, "node_kernel")
@@ -209,6 +226,201 @@ class MarginalizedGraphKernel(GraphKernel):
             top["edge_combine"] = edge.combine
         text = "".join(f"{k} = {_toml_value(v)}\n" for k, v in top.items())
         return text + (node.tables("node") if node else "") + (edge.tables("edge") if edge else "")
+
+    # -- hyperparameters: scikit-learn's kernel protocol -----------------------------------------
+    def _hyper(self) -> List[Tuple[str, float, Bounds]]:
+        """Every hyperparameter as (name, value, bounds), in the library's order (that of the
+        gradient's last axis): "p", "q", the node terms', the edge terms'."""
+        out = []
+        for name, value in _octile.hyperparameters(self.to_toml()):
+            if name in ("p", "q"):
+                bounds = _bounds(f"{name}_bounds", getattr(self, f"{name}_bounds"))
+            else:
+                side, rest = name.split(".", 1)
+                feature, param = rest.rsplit(".", 1)
+                kernel = getattr(self, f"{side}_kernel").features[feature]
+                bounds = kernel.bounds()[param]
+            out.append((name, value, bounds))
+        return out
+
+    def _free(self) -> List[Tuple[int, str, float, Bounds]]:
+        """The hyperparameters that are tuned (bounds not "fixed"), with their index."""
+        return [(i, n, v, b) for i, (n, v, b) in enumerate(self._hyper()) if not isinstance(b, str)]
+
+    @property
+    def hyperparameters(self) -> list:
+        """scikit-learn's ``Hyperparameter`` (name, value_type, bounds, n_elements, fixed) of every
+        hyperparameter, fixed ones included, in the library's order."""
+        return [_sklearn.hyperparameter(n, b) for n, _, b in self._hyper()]
+
+    @property
+    def hyperparameter_names(self) -> List[str]:
+        """The names of the tuned hyperparameters, in ``theta``'s order."""
+        return [n for _, n, _, _ in self._free()]
+
+    @property
+    def theta(self) -> np.ndarray:
+        """log of the tuned (not "fixed") hyperparameters' values, in the library's order."""
+        free = self._free()
+        bad = next(((n, v) for _, n, v, _ in free if not v > 0), None)
+        if bad is not None:
+            raise ValueError(f"hyperparameter {bad[0]} = {bad[1]!r} has no logarithm; give it a positive value or bounds=\"fixed\"")
+        return np.log(np.array([v for _, _, v, _ in free], dtype=float))
+
+    @theta.setter
+    def theta(self, theta):
+        theta = np.asarray(theta, dtype=float).ravel()
+        free = self._free()
+        if theta.shape[0] != len(free):
+            raise ValueError(f"theta has {theta.shape[0]} entries; the kernel has {len(free)} tuned hyperparameters ({', '.join(n for _, n, _, _ in free) or 'none'})")
+        for (_, name, _, _), t in zip(free, theta):
+            self._set_hyperparameter(name, math.exp(t))
+
+    def _set_hyperparameter(self, name: str, value: float):
+        if name in ("p", "q"):
+            setattr(self, name, float(value))
+            return
+        side, rest = name.split(".", 1)
+        feature, param = rest.rsplit(".", 1)
+        attr = f"{side}_kernel"
+        # a new combination: the objects the kernel was given (maybe shared) stay as they are
+        setattr(self, attr, getattr(self, attr).with_value(feature, param, value))
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """log of the tuned hyperparameters' bounds, shape (n_dims, 2) (empty when none)."""
+        b = [pair for _, _, _, pair in self._free()]
+        return np.log(np.array(b, dtype=float)) if b else np.array([])
+
+    @property
+    def n_dims(self) -> int:
+        """How many hyperparameters are tuned."""
+        return len(self._free())
+
+    @property
+    def requires_vector_input(self) -> bool:
+        """False: X is a list of graphs (scikit-learn then passes it through as objects)."""
+        return False
+
+    def is_stationary(self) -> bool:
+        return False
+
+    def _clone(self) -> "MarginalizedGraphKernel":
+        params = self.get_params(deep=False)
+        for k in ("node_kernel", "edge_kernel"):
+            params[k] = copy.deepcopy(params[k])
+        return type(self)(**params)
+
+    # scikit-learn's clone() calls this: the node and edge kernels copied, the progress callable kept
+    __sklearn_clone__ = _clone
+
+    def clone_with_theta(self, theta) -> "MarginalizedGraphKernel":
+        """A copy with ``theta`` (log of the tuned hyperparameters) set."""
+        out = self._clone()
+        out.theta = theta
+        return out
+
+    def _check_bounds_params(self):
+        """Warn where a tuned hyperparameter ended at one of its bounds (scikit-learn's check after
+        a fit)."""
+        theta, bounds = self.theta, self.bounds
+        for t, (lo, hi), name in zip(theta, bounds if len(theta) else [], self.hyperparameter_names):
+            for side, b in (("lower", lo), ("upper", hi)):
+                if np.isclose(t, b):
+                    warnings.warn(f"The optimal value found for {name} is close to its {side} bound {math.exp(b):g}; "
+                                  f"{'decreasing' if side == 'lower' else 'increasing'} the bound and fitting again may find a better value.",
+                                  _sklearn.convergence_warning(), stacklevel=2)
+
+    def _log_gradient(self, dk: np.ndarray, names: List[str]) -> np.ndarray:
+        """∂K/∂θ (raw, every hyperparameter, last axis) → ∂K/∂log θ of the tuned ones."""
+        hyper = self._hyper()
+        if names != [n for n, _, _ in hyper]:
+            raise RuntimeError(f"internal: the gradient's hyperparameters {names} are not the kernel's {[n for n, _, _ in hyper]}")
+        free = self._free()
+        idx = [i for i, _, _, _ in free]
+        scale = np.array([v for _, _, v, _ in free], dtype=float)
+        return np.ascontiguousarray(dk[..., idx] * scale)
+
+    def __call__(self, X, Y=None, eval_gradient: bool = False, *, normalized: Optional[bool] = None, progress: Progress = None):
+        """K(X) (symmetric, n × n) or K(X, Y) (n × m) as float64, as :meth:`GraphKernel.__call__`.
+        ``eval_gradient=True`` (scikit-learn's): also ∂K/∂log θ of the tuned hyperparameters,
+        shape (n, m, n_dims) — scikit-learn's ``theta`` is log θ; GraphDot's gradient is ∂K/∂θ
+        (divide by θ, ``np.exp(mgk.theta)``, to get it)."""
+        if not eval_gradient:
+            return super().__call__(X, Y, normalized=normalized, progress=progress)
+        x = as_graphs(X)
+        y = None if Y is None else as_graphs(Y)
+        norm = self._normalized(normalized)
+        native = self._native()
+        total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
+        try:
+            with self._reporter(progress, total) as report:
+                k, dk, names, info = native.gram_gradient(x, y, norm, report)
+        except _octile.NonConvergenceError as e:
+            self._log_partial_gradient(e)
+            raise
+        self.last_run_ = info
+        return k, self._log_gradient(dk, names)
+
+    def _log_partial_gradient(self, e):
+        """A gradient run's ``NonConvergenceError``: its ``partial_gradient`` as ``eval_gradient``
+        returns it (∂K/∂log θ of the tuned hyperparameters)."""
+        raw = getattr(e, "partial_gradient", None)
+        if raw is not None:
+            e.partial_gradient = self._log_gradient(raw, [n for n, _, _ in self._hyper()])
+
+    def diag(self, X, eval_gradient: bool = False, *, normalized: Optional[bool] = None, progress: Progress = None):
+        """K(G, G) of each graph: ``np.diag(self(X))`` (ones when the kernel is normalized, as
+        scikit-learn's contract asks; ``normalized=False`` gives the un-normalized values).
+        ``eval_gradient=True`` (GraphDot's): also ∂K(G, G)/∂log θ, shape (n, n_dims)."""
+        norm = self._normalized(normalized)
+        x = as_graphs(X)
+        if norm:
+            d = np.ones(len(x))
+            return (d, np.zeros((len(x), self.n_dims))) if eval_gradient else d
+        if not eval_gradient:
+            return super().diag(x, progress=progress)
+        try:
+            with self._reporter(progress, len(x)) as report:
+                d, dd, names = self._native().diag_gradient(x, report)
+        except _octile.NonConvergenceError as e:
+            self._log_partial_gradient(e)
+            raise
+        return d, self._log_gradient(dd, names)
+
+    # -- combining with scikit-learn's kernels (they need scikit-learn, imported then) ----------
+    def __add__(self, b):
+        sk = _sklearn.kernels_module()
+        return sk.Sum(self, b if isinstance(b, sk.Kernel) else sk.ConstantKernel(b))
+
+    def __radd__(self, b):
+        sk = _sklearn.kernels_module()
+        return sk.Sum(b if isinstance(b, sk.Kernel) else sk.ConstantKernel(b), self)
+
+    def __mul__(self, b):
+        sk = _sklearn.kernels_module()
+        return sk.Product(self, b if isinstance(b, sk.Kernel) else sk.ConstantKernel(b))
+
+    def __rmul__(self, b):
+        sk = _sklearn.kernels_module()
+        return sk.Product(b if isinstance(b, sk.Kernel) else sk.ConstantKernel(b), self)
+
+    def __pow__(self, b):
+        return _sklearn.kernels_module().Exponentiation(self, b)
+
+    def __eq__(self, other) -> bool:
+        if type(self) is not type(other):
+            return False
+        a, b = self.get_params(), other.get_params()
+        for key in a.keys() | b.keys():
+            try:
+                if np.any(a.get(key) != b.get(key)):
+                    return False
+            except (TypeError, ValueError):
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as scikit-learn's kernels
 
 
 class ShortestPathKernel(GraphKernel):

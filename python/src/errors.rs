@@ -33,6 +33,11 @@ pub fn matrix<'py>(py: Python<'py>, values: Vec<f64>, rows: usize, cols: usize) 
     Ok(PyArray1::from_vec(py, values).reshape([rows, cols])?.into_any())
 }
 
+/// A gradient's values (C order) as a numpy float64 array of `shape`.
+pub fn gradient_array<'py>(py: Python<'py>, values: Vec<f64>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyArray1::from_vec(py, values).reshape(shape.to_vec())?.into_any())
+}
+
 /// A Gram result's matrix as numpy.
 pub fn gram_matrix<'py>(py: Python<'py>, g: Gram) -> PyResult<Bound<'py, PyAny>> {
     matrix(py, g.values, g.rows, g.cols)
@@ -56,18 +61,29 @@ fn non_convergence(py: Python<'_>, message: String, partial: PyResult<Bound<'_, 
     })
 }
 
+/// `err` (a `NonConvergenceError`) with `partial_gradient`: the gradient of a gradient run (its
+/// values and shape), or None for a run without one.
+fn with_partial_gradient<const N: usize>(py: Python<'_>, err: PyErr, grad: Option<(Vec<f64>, [usize; N])>) -> PyErr {
+    with_attrs(py, err, |v| match grad {
+        Some((values, shape)) => v.setattr("partial_gradient", gradient_array(py, values, &shape)?),
+        None => v.setattr("partial_gradient", py.None()),
+    })
+}
+
 /// The Python exception of an error of a call on a list (diag: graph k, pairs: pair k), whose
 /// partial result is a column: a `NonConvergenceError` carries it as a 1-D array and its
 /// failures as the (i, j) `entry(k)` of each failing list item.
 pub fn to_py_listed(py: Python<'_>, e: OctileError, entry: impl Fn(usize) -> (usize, usize)) -> PyErr {
     match e {
-        OctileError::NoConvergence { n_failed, partial, .. } => {
+        OctileError::NoConvergence { n_failed, mut partial, .. } => {
             let failures: Vec<(usize, usize, u32, f64)> =
                 partial.failures().into_iter().map(|(k, _, f)| (entry(k).0, entry(k).1, f.iterations, f.residual)).collect();
             let first =
                 failures.first().map_or(String::new(), |f| format!("; first ({}, {}) after {} iterations, relative residual {:.3e}", f.0, f.1, f.2, f.3));
             let message = format!("{n_failed} listed pair(s) did not converge{first}");
-            non_convergence(py, message, Ok(PyArray1::from_vec(py, partial.values).into_any()), failures, n_failed)
+            let grad = partial.gradient.take().map(|g| (g.values, [partial.rows, g.names.len()]));
+            let err = non_convergence(py, message, Ok(PyArray1::from_vec(py, partial.values).into_any()), failures, n_failed);
+            with_partial_gradient(py, err, grad)
         }
         e => to_py(py, e),
     }
@@ -85,9 +101,11 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
         OctileError::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
         OctileError::Io { .. } => PyOSError::new_err(msg),
         OctileError::TooLarge { .. } => PyMemoryError::new_err(msg),
-        OctileError::NoConvergence { n_failed, partial, .. } => {
+        OctileError::NoConvergence { n_failed, mut partial, .. } => {
             let failures: Vec<(usize, usize, u32, f64)> = partial.failures().into_iter().map(|(i, j, f)| (i, j, f.iterations, f.residual)).collect();
-            non_convergence(py, msg, gram_matrix(py, *partial), failures, n_failed)
+            let grad = partial.gradient.take().map(|g| (g.values, [partial.rows, partial.cols, g.names.len()]));
+            let err = non_convergence(py, msg, gram_matrix(py, *partial), failures, n_failed);
+            with_partial_gradient(py, err, grad)
         }
         OctileError::Interrupted { partial, done, n_done, n_total } => with_attrs(py, Interrupted::new_err(msg), |v| {
             let (rows, cols) = (partial.rows, partial.cols);

@@ -1,12 +1,12 @@
 //! The native kernel: a kernel TOML of any method ([`KernelFile`], the CLI's), a backend, and
 //! the Gram driver's calls with the interpreter's lock released. Progress goes to a Python
 //! callable; Ctrl-C stops the run after the current batch ([`octile::RunControl`]).
-use crate::errors::{gram_matrix, to_py, to_py_listed};
+use crate::errors::{gradient_array, gram_matrix, to_py, to_py_listed};
 use crate::graphs::PyGraph;
 use numpy::PyArray1;
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
-use octile::{Backend, Gram, Graph, Precision, RunControl};
+use octile::{Backend, Gram, Graph, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -126,6 +126,34 @@ impl PyKernel {
         }
         Ok(r)
     }
+
+    /// [`run`](Self::run) on the marginalized kernel itself (what has hyperparameter gradients);
+    /// another method is a `ValueError`.
+    fn run_mgk<T: Send>(
+        &self,
+        py: Python<'_>,
+        progress: Option<Py<PyAny>>,
+        f: impl FnOnce(&MarginalizedGraphKernel) -> octile::Result<T> + Send,
+    ) -> PyResult<octile::Result<T>> {
+        let KernelFile::Marginalized(cfg) = &self.file else {
+            return Err(PyValueError::new_err(format!(
+                "hyperparameter gradients are computed for the marginalized graph kernel only, not method \"{}\"",
+                self.file.method()
+            )));
+        };
+        let (ctl, error) = control(progress);
+        let cfg = cfg.clone();
+        let r = py.detach(move || MarginalizedGraphKernel::new(cfg).and_then(|k| f(&k.with_control(ctl))));
+        if let Some(e) = error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+        Ok(r)
+    }
+}
+
+/// The hyperparameters' names of a gradient (an internal error when the library returned none).
+fn gradient_of(g: &mut Gram) -> PyResult<octile::Gradient> {
+    g.gradient.take().ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("internal: the gradient run returned no gradient"))
 }
 
 /// "auto", "cpu" or "cuda".
@@ -236,8 +264,60 @@ impl PyKernel {
         Ok(PyArray1::from_vec(py, g.values))
     }
 
+    /// K(X) (`y` None) or K(X, Y), normalized or not, with ∂K/∂θ for every hyperparameter θ of
+    /// the marginalized kernel (raw θ, not log): (K (n, m), dK (n, m, P), θ's names, the run's
+    /// info). Names and order: [`hyperparameters`].
+    #[pyo3(signature = (x, y = None, normalized = false, progress = None))]
+    #[allow(clippy::type_complexity)]
+    fn gram_gradient<'py>(
+        &self,
+        py: Python<'py>,
+        x: Vec<PyRef<'py, PyGraph>>,
+        y: Option<Vec<PyRef<'py, PyGraph>>>,
+        normalized: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>, Bound<'py, PyDict>)> {
+        check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
+        let x = graphs(&x);
+        let y = y.map(|y| graphs(&y));
+        let mut g = self.run_mgk(py, progress, |k| k.gram_gradient(&x, y.as_deref(), normalized))?.map_err(|e| to_py(py, e))?;
+        let grad = gradient_of(&mut g)?;
+        let d = info(py, &g)?;
+        let dk = gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?;
+        Ok((gram_matrix(py, g)?, dk, grad.names, d))
+    }
+
+    /// K(G, G) of each graph (un-normalized) with ∂K(G, G)/∂θ: (d (n,), dD (n, P), θ's names).
+    #[pyo3(signature = (x, progress = None))]
+    #[allow(clippy::type_complexity)]
+    fn diag_gradient<'py>(
+        &self,
+        py: Python<'py>,
+        x: Vec<PyRef<'py, PyGraph>>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyAny>, Vec<String>)> {
+        check_kinds(&self.file, &[&x])?;
+        let x = graphs(&x);
+        let pairs: Vec<(usize, usize)> = (0..x.len()).map(|i| (i, i)).collect();
+        let mut g = self.run_mgk(py, progress, |k| k.pairs_gradient(&x, &pairs))?.map_err(|e| to_py_listed(py, e, |k| (k, k)))?;
+        let grad = gradient_of(&mut g)?;
+        let dd = gradient_array(py, grad.values, &[x.len(), grad.names.len()])?;
+        Ok((PyArray1::from_vec(py, g.values), dd, grad.names))
+    }
+
     fn __repr__(&self) -> String {
         format!("octile.Kernel({} on {} ({}))", self.file.method(), self.backend, self.device)
+    }
+}
+
+/// The hyperparameters of a marginalized kernel's TOML, as (name, value) in the order of a
+/// gradient's last axis: "p", "q", then the node terms' and the edge terms' (GraphDot's order).
+/// Parses the text only: no kernel is built.
+#[pyfunction]
+fn hyperparameters(py: Python<'_>, toml: &str) -> PyResult<Vec<(String, f64)>> {
+    match KernelFile::from_toml(toml).map_err(|e| to_py(py, e))? {
+        KernelFile::Marginalized(cfg) => Ok(cfg.hyperparameters().into_iter().zip(cfg.hyperparameter_values()).collect()),
+        f => Err(to_py(py, OctileError::InvalidConfig(format!("hyperparameters are those of the marginalized graph kernel, not method \"{}\"", f.method())))),
     }
 }
 
@@ -261,5 +341,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyKernel>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(pairs_of, m)?)?;
+    m.add_function(wrap_pyfunction!(hyperparameters, m)?)?;
     Ok(())
 }

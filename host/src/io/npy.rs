@@ -26,9 +26,32 @@ pub fn mask_bytes(mask: &[bool], rows: usize, cols: usize) -> Vec<u8> {
     out
 }
 
+/// Bytes of an `.npy` file holding `values` (C order) with any `shape`, e.g. (rows, cols, P) for a
+/// Gram matrix's gradient.
+pub fn npy_bytes_nd(values: &[f64], shape: &[usize]) -> Vec<u8> {
+    debug_assert_eq!(shape.iter().product::<usize>(), values.len());
+    let mut out = npy_header_nd("<f8", shape, values.len() * 8);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// Write `values` (C order) with shape `shape` as a float64 `.npy` file, atomically.
+pub fn write_nd(path: &Path, values: &[f64], shape: &[usize]) -> Result<()> {
+    write_atomic(path, &npy_bytes_nd(values, shape))
+}
+
 /// The magic, version and header of an `.npy` file, with room for `data_len` more bytes.
 fn npy_header(descr: &str, rows: usize, cols: usize, data_len: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    npy_header_nd(descr, &[rows, cols], data_len)
+}
+
+/// [`npy_header`] of any shape (a 1-D shape is written `(n,)`, as NumPy does).
+fn npy_header_nd(descr: &str, shape: &[usize], data_len: usize) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape = if dims.len() == 1 { format!("{},", dims[0]) } else { dims.join(", ") };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({shape}), }}");
     let unpadded = 10 + dict.len() + 1;
     let pad = (64 - unpadded % 64) % 64;
     let header = format!("{dict}{}\n", " ".repeat(pad));

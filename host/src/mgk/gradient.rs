@@ -366,6 +366,9 @@ impl super::MarginalizedGraphKernel {
     }
 }
 
+/// Statuses and gradients in pair order, and the GPU entries that ran (GPU only).
+type GradientPairs = (Vec<PairStatus>, Vec<f64>, Option<Vec<super::report::GpuEntry>>);
+
 /// What a gradient run returns: statuses and gradients (pair-major, θ fastest) in pair order, the
 /// seconds taken, the run's report.
 type GradientRun = (Vec<PairStatus>, Vec<f64>, f64, crate::report::Details);
@@ -434,7 +437,7 @@ impl super::MarginalizedGraphKernel {
         pairs: &[(u32, u32)],
         primitives: &octile_types::PrimitiveMap,
         gp: &GradientParams,
-    ) -> Result<(Vec<PairStatus>, Vec<f64>, Option<Vec<super::report::GpuEntry>>)> {
+    ) -> Result<GradientPairs> {
         use rayon::prelude::*;
         let prm = self.cpu_params(primitives, pairs.len());
         // the solver's workspace plus x, y, z and the f64 tiles

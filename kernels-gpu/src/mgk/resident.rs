@@ -12,7 +12,9 @@
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
-use crate::intrinsics::{FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id};
+use crate::intrinsics::{
+    FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, block_idx_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+};
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::gradient::{GradientParams, Hyper, Rhs, combined, finish, node_share};
@@ -21,7 +23,7 @@ use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
-use octile_types::{KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
+use octile_types::{KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
 /// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
@@ -33,6 +35,9 @@ const MAX_REPLACEMENTS: u32 = 2;
 trait ResidentTeam: Team {
     /// The team's shared-memory slice.
     fn slice(&self) -> *mut u32;
+    /// The team's index in the grid (warp teams: block · warps per block + warp; block teams: the
+    /// block).
+    fn index(&self) -> usize;
     /// The next job index (`*counter` post-incremented once per team), the same in every thread.
     ///
     /// # Safety
@@ -75,6 +80,10 @@ impl ResidentTeam for WarpTeam {
     #[inline(always)]
     fn slice(&self) -> *mut u32 {
         self.slice
+    }
+    #[inline(always)]
+    fn index(&self) -> usize {
+        block_idx_x() as usize * (block_dim_x() as usize / 32) + warp_id() as usize
     }
     #[inline(always)]
     unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
@@ -135,6 +144,10 @@ impl ResidentTeam for BlockSliceTeam {
     #[inline(always)]
     fn slice(&self) -> *mut u32 {
         self.slice
+    }
+    #[inline(always)]
+    fn index(&self) -> usize {
+        block_idx_x() as usize
     }
     #[inline(always)]
     unsafe fn next_job(&mut self, counter: *mut u32) -> u32 {
@@ -623,17 +636,20 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
 }
 
 /// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): solve the primal into x and
-/// keep it after the five vectors, solve the adjoint (its y is the second vector), then per
-/// hyperparameter one team sum over the product vector — `edge_row(h, i, i′, x)` giving row (i, i′)
-/// of the XMV with ∂κe for κe's hyperparameters — written by the first thread to `out[h]`.
+/// keep it in the team's global scratch `keep` while the adjoint is solved (its y is the second
+/// vector), bring it back in place of r, then per hyperparameter one team sum over the product
+/// vector — `edge_row(h, i, i′, x)` giving row (i, i′) of the XMV with ∂κe for κe's
+/// hyperparameters — written by the first thread to `out[h]`.
 ///
 /// ```text
-/// v: [ dg | x→y | r | p | ap | x (kept) ]   6·N f32
+/// v: [ dg | x→y | r→x | p | ap ]   5·N f32, as the solver's; keep: N f32 in global memory
 /// ```
+/// Why global: a sixth vector in the slice would push the pairs of two 96-node graphs (the NWS and
+/// BA sets) past shared memory, to the tile solver.
 ///
 /// # Safety
-/// Called by every thread of the team; the views and `v` (6·n1·n2 f32) lie in the team's slice;
-/// `out` holds `gp.n_hyper` f64.
+/// Called by every thread of the team; the views and `v` (5·n1·n2 f32) lie in the team's slice;
+/// `keep` holds n1·n2 f32 of this team alone; `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
@@ -644,6 +660,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     g1: &View,
     g2: &View,
     v: *mut f32,
+    keep: *mut f32,
     out: *mut f64,
     edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
 ) -> PairStatus {
@@ -652,12 +669,16 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
         let primal = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Primal);
-        // keep x: each thread copies the entries it owns (the rows it solved)
-        let (x, y) = (v.add(RESIDENT_VECTORS * n), v.add(n));
+        // keep x: each thread copies the entries it owns (the rows it solved), and brings them
+        // back after the adjoint solve in place of r
+        let (x, y) = (v.add(2 * n), v.add(n));
         rows!(crew, n2, n, |k, _i, _i2| {
-            *x.add(k) = *y.add(k);
+            *keep.add(k) = *y.add(k);
         });
         let adjoint = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Adjoint);
+        rows!(crew, n2, n, |k, _i, _i2| {
+            *x.add(k) = *keep.add(k);
+        });
         crew.barrier(); // the contractions read x and y entries of other threads
         for (hi, h) in gp.hypers().iter().enumerate() {
             let mut sum = 0.0f64;
@@ -685,8 +706,8 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
 /// the general interpreter over ∂κe ([`gradient_pair`]); `grad[job · n_hyper + h]`.
 ///
 /// # Safety
-/// As [`solve_all`], with every job's `slice_words(..)` + n1·n2 ≤ `params.slice_words`, `gp`
-/// valid and `grad` holding `n_jobs · gp.n_hyper` f64.
+/// As [`solve_all`], with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and `scratch`
+/// `params.slice_words` f32 per team of the grid.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
@@ -700,6 +721,7 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
     status: *mut PairStatus,
     counter: *mut u32,
     grad: *mut f64,
+    scratch: *mut f32,
 ) {
     let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
     let features = nzs - NZ_FEATURES;
@@ -724,7 +746,8 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
                 let dk = General { spec: &d, features };
                 OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
             };
-            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, grad.add(j as usize * np), edge_row)
+            let keep = scratch.add(crew.index() * prm.slice_words as usize);
+            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, keep, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -734,8 +757,8 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
 /// differ. Slice as [`solve_all_product`]'s with the kept x after the five vectors.
 ///
 /// # Safety
-/// As [`solve_all_product`], with every job's `product_slice_words(..)` + n1·n2 ≤
-/// `params.slice_words`, `gp` valid and `grad` holding `n_jobs · gp.n_hyper` f64.
+/// As [`solve_all_product`], with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and
+/// `scratch` `params.slice_words` f32 per team of the grid.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gradient_all_product<C: ResidentTeam>(
@@ -750,13 +773,15 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
     status: *mut PairStatus,
     counter: *mut u32,
     grad: *mut f64,
+    scratch: *mut f32,
 ) {
     let np = gp.hypers().len();
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, 1, |crew, j, prod, g1, g2, v| {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, |crew, j, prod, g1, g2, v| {
             let edge_row = |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
-            gradient_pair(crew, prm, gp, prod, g1, g2, v, grad.add(j as usize * np), edge_row)
+            let keep = scratch.add(crew.index() * prm.slice_words as usize);
+            gradient_pair(crew, prm, gp, prod, g1, g2, v, keep, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -783,19 +808,15 @@ unsafe fn solve_all_product<C: ResidentTeam>(
 ) {
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, 0, |crew, _, prod, g1, g2, v| solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal))
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, |crew, _, prod, g1, g2, v| solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal))
     }
 }
 
-/// Every job staged in product form — row pointers, `RESIDENT_VECTORS + extra` vectors, then the
-/// entries — and handed to `solve(crew, job, product, g1, g2, vectors)`.
-///
-/// ```text
-/// slice: [ rp1 : n + 1 ][ rp2 : n′ + 1 ][ (5 + extra)·N f32 ][ entries : nnz·nnz′ u16 ]
-/// ```
+/// Every job staged in product form — row pointers, the five vectors, then the entries — and
+/// handed to `solve(crew, job, product, g1, g2, vectors)`.
 ///
 /// # Safety
-/// The launch contract of [`MgkResidentWarpProduct`], with `extra`·n1·n2 more words per slice.
+/// The launch contract of [`MgkResidentWarpProduct`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn product_pairs<C: ResidentTeam>(
@@ -808,7 +829,6 @@ unsafe fn product_pairs<C: ResidentTeam>(
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
-    extra: usize,
     mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32) -> PairStatus,
 ) {
     let nzs = prm.nz_stride as usize;
@@ -821,7 +841,7 @@ unsafe fn product_pairs<C: ResidentTeam>(
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
             let n = n1 * n2;
             let v = s.add(n1 + n2 + 2) as *mut f32;
-            let ent = v.add((RESIDENT_VECTORS + extra) * n) as *mut u16;
+            let ent = v.add(RESIDENT_VECTORS * n) as *mut u16;
             let mut t = crew.rank();
             while t < n1 + n2 + 2 {
                 *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
@@ -928,9 +948,9 @@ macro_rules! gradient_entries {
         $(#[$wdoc])*
         ///
         /// # Safety
-        /// As the solver entry of the same form, with every job's slice one product vector longer
-        /// (the kept x), `gparams` pointing at one `GradientParams` and `grad` holding
-        /// `n_jobs · n_hyper` f64.
+        /// As the solver entry of the same form, with `gparams` pointing at one `GradientParams`,
+        /// `grad` holding `n_jobs · n_hyper` f64 and `scratch` `slice_words` f32 per team of the
+        /// grid (where each team keeps its primal x).
         #[unsafe(export_name = octile_types::entry_name!($warp))]
         #[allow(non_snake_case, clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $warp(
@@ -942,12 +962,13 @@ macro_rules! gradient_entries {
             counter: *mut u32,
             gparams: *const GradientParams,
             grad: *mut f64,
+            scratch: *mut f32,
         ) {
             // SAFETY: both parameter blocks are in global memory (read through the pointers).
             let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
             let $team = &mut unsafe { warp_team($p.slice_words) };
             // SAFETY: forwarded launch contract.
-            unsafe { $body(graphs, words, jobs, status, counter, grad) }
+            unsafe { $body(graphs, words, jobs, status, counter, grad, scratch) }
         }
         $(#[$bdoc])*
         ///
@@ -964,12 +985,13 @@ macro_rules! gradient_entries {
             counter: *mut u32,
             gparams: *const GradientParams,
             grad: *mut f64,
+            scratch: *mut f32,
         ) {
             // SAFETY: as in the warp entry.
             let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
             let $team = &mut unsafe { block_team() };
             // SAFETY: forwarded launch contract.
-            unsafe { $body(graphs, words, jobs, status, counter, grad) }
+            unsafe { $body(graphs, words, jobs, status, counter, grad, scratch) }
         }
     };
 }
@@ -979,17 +1001,17 @@ gradient_entries!(
     MgkResidentWarpGradient,
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient,
-    |p, gp, team| |g, w, j, s, c, out| gradient_all(team, p, gp, &General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES }, g, w, j, s, c, out)
+    |p, gp, team| |g, w, j, s, c, out, sc| gradient_all(team, p, gp, &General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES }, g, w, j, s, c, out, sc)
 );
 gradient_entries!(
     /// Resident hyperparameter gradient, one warp per pair, κe one square exponential.
     MgkResidentWarpGradientSqexp,
     /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
     MgkResidentBlockGradientSqexp,
-    |p, gp, team| |g, w, j, s, c, out| {
+    |p, gp, team| |g, w, j, s, c, out, sc| {
         let c2 = (p.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
         let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
-        gradient_all(team, p, gp, &e, g, w, j, s, c, out)
+        gradient_all(team, p, gp, &e, g, w, j, s, c, out, sc)
     }
 );
 gradient_entries!(
@@ -997,10 +1019,10 @@ gradient_entries!(
     MgkResidentWarpGradientKdelta,
     /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
     MgkResidentBlockGradientKdelta,
-    |p, gp, team| |g, w, j, s, c, out| {
+    |p, gp, team| |g, w, j, s, c, out, sc| {
         let h = p.edge_kernel.terms[0].param as f32;
         let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
-        gradient_all(team, p, gp, &e, g, w, j, s, c, out)
+        gradient_all(team, p, gp, &e, g, w, j, s, c, out, sc)
     }
 );
 gradient_entries!(
@@ -1008,9 +1030,9 @@ gradient_entries!(
     MgkResidentWarpGradientProduct,
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct,
-    |p, gp, team| |g, w, j, s, c, out| {
+    |p, gp, team| |g, w, j, s, c, out, sc| {
         let term = &p.edge_kernel.terms[0];
-        gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, g, w, j, s, c, out)
+        gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, g, w, j, s, c, out, sc)
     }
 );
 

@@ -21,7 +21,7 @@ use crate::intrinsics::{FULL_MASK, lane_id, sync_warp, warp_id};
 use crate::mgk::stage::{WarpStage, stage_b_and_p, stage_tile};
 use crate::mgk::team::{BlockTeam, GridTeam, TileTeam};
 use octile_types::mgk::gradient::{GradientParams, Rhs, combined, finish, node_share};
-use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
 use octile_types::mgk::primitives::{row_pair, row_pair_with, rows_pair_with};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, tiled_coords};
 use octile_types::pcg::{Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};

@@ -149,6 +149,7 @@ impl GradientParams {
 /// two nodes' features, `dd` = d_i d′_i′, `x`, `y` the primal and adjoint entries. κe's
 /// hyperparameters and p get 0 here (see [`finish`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn node_share<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], dd: f64, x: f64, y: f64) -> f64 {
     match h.kind {
         1 => {

@@ -9,9 +9,9 @@ use octile::gram::kernel::pairs_of;
 use octile::io::{ReadOptions, npy};
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
-use octile::{OctileError, RunControl};
+use octile::{GraphKernel, MarginalizedGraphKernel, OctileError, RunControl};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct GramArgs {
@@ -74,6 +74,10 @@ pub struct GramArgs {
     /// a larger request is refused before any work.
     #[arg(long, value_parser = max_memory)]
     max_memory: Option<u64>,
+    /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy
+    /// beside the output, float64 (rows, cols, P), C order; the summary lists θ's names and values.
+    #[arg(long)]
+    gradient: bool,
 }
 
 fn max_memory(s: &str) -> std::result::Result<u64, String> {
@@ -131,12 +135,44 @@ pub fn gram(a: GramArgs) -> Result<()> {
         tuning_from_env(&mut cfg.gpu)?;
     }
     let method = file.describe();
-    run(&a, |ctl| file.build(ctl), method)
+    if a.gradient {
+        let KernelFile::Marginalized(cfg) = file else {
+            anyhow::bail!("--gradient: hyperparameter gradients are computed for the marginalized graph kernel only, not method \"{}\"", file.method());
+        };
+        if a.resume.is_some() {
+            anyhow::bail!("--resume is not supported with --gradient (an interrupted gradient run keeps nothing to resume from)");
+        }
+        let names = cfg.hyperparameters();
+        let values = cfg.hyperparameter_values();
+        return run(&a, |ctl| Ok(Built::Gradient(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl)), names, values)), method);
+    }
+    run(&a, |ctl| file.build(ctl).map(Built::Any), method)
+}
+
+/// The kernel a run computes with: any method's, or the marginalized kernel with its
+/// hyperparameters' names and values when `--gradient` asks for ∂K/∂θ.
+enum Built {
+    Any(DynKernel),
+    Gradient(Box<MarginalizedGraphKernel>, Vec<String>, Vec<f64>),
+}
+
+impl Built {
+    fn kernel(&self) -> &dyn GraphKernel {
+        match self {
+            Built::Any(k) => k.as_ref(),
+            Built::Gradient(k, ..) => k.as_ref(),
+        }
+    }
+}
+
+/// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
+fn gradient_path(out: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
 }
 
 /// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
 /// matrix and its JSON summary (`method`: the method's own fields, merged in).
-fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>, method: serde_json::Value) -> Result<()> {
+fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
     let format = parse_format(a.format.as_deref())?;
@@ -160,7 +196,8 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
     let pairs = pairs_of(x.len(), (!y.is_empty()).then_some(y.len()), a.normalize) - known_pairs.min(rows * cols);
     let (bar, mut ctl) = progress(pairs, a.quiet);
     ctl.max_memory_bytes = a.max_memory;
-    let k = make(ctl)?;
+    let built = make(ctl)?;
+    let k = built.kernel();
     if !a.quiet {
         eprintln!(
             "{} graphs{}; {} kernel, backend {} on {}",
@@ -172,7 +209,17 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
         );
     }
     let t = std::time::Instant::now();
-    let r = k.gram_of(&x, (!y.is_empty()).then_some(&y[..]), a.normalize, known);
+    let y_opt = (!y.is_empty()).then_some(&y[..]);
+    let r = match &built {
+        Built::Any(k) => k.gram_of(&x, y_opt, a.normalize, known),
+        Built::Gradient(k, ..) => match k.gram_gradient(&x, y_opt, a.normalize) {
+            Err(OctileError::Cancelled) => {
+                return Err(anyhow::Error::new(OctileError::Cancelled)
+                    .context("interrupted: a --gradient run keeps no partial result (it cannot be resumed); nothing was written"));
+            }
+            r => r,
+        },
+    };
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -195,6 +242,17 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
         Err(e) => return Err(e.into()),
     };
     npy::write_matrix(&a.out, &g.values, g.rows, g.cols)?;
+    let gradient = match (&built, &g.gradient) {
+        (Built::Gradient(_, names, values), Some(grad)) => {
+            let path = gradient_path(&a.out);
+            npy::write_nd(&path, &grad.values, &[g.rows, g.cols, grad.len()])?;
+            Some(
+                json!({"gradient": path.display().to_string(), "gradient_shape": [g.rows, g.cols, grad.len()], "hyperparameters": names, "hyperparameter_values": values}),
+            )
+        }
+        (Built::Gradient(..), None) => anyhow::bail!("internal: the gradient run returned no gradient"),
+        _ => None,
+    };
     let (lo, med, hi) = g.iteration_stats();
     let failures: Vec<_> = g.failures().iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
     let mut summary = json!({
@@ -221,16 +279,23 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<DynKernel>,
     if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
         s.extend(m.clone());
     }
+    if let (Some(s), Some(Some(gr))) = (summary.as_object_mut(), gradient.as_ref().map(|g| g.as_object())) {
+        s.extend(gr.clone());
+    }
     let summary_path = write_summary(&a.out, &summary)?;
     if let Some((_, files)) = &resumed {
         files.remove();
     }
     if !a.quiet {
+        let grad = gradient
+            .as_ref()
+            .and_then(|gr| Some(format!(", {} ({}×{}×{})", gr["gradient"].as_str()?, g.rows, g.cols, gr["hyperparameters"].as_array()?.len())));
         eprintln!(
-            "wrote {} ({}×{}) and {} — {} pairs in {:.2} s ({:.0} pairs/s)",
+            "wrote {} ({}×{}){} and {} — {} pairs in {:.2} s ({:.0} pairs/s)",
             a.out.display(),
             g.rows,
             g.cols,
+            grad.unwrap_or_default(),
             summary_path.display(),
             g.pairs_solved,
             secs,

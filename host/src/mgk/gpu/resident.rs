@@ -218,6 +218,8 @@ pub struct GradientArgs<'a, 'b> {
     pub n_hyper: usize,
     /// ∂K/∂θ per job, job-major.
     pub grad: &'a mut CudaViewMut<'b, f64>,
+    /// `slice_words` f32 per team of the grid: where each team keeps its primal x.
+    pub scratch: &'a mut CudaSlice<f32>,
 }
 
 /// A resident set on the device.
@@ -318,15 +320,18 @@ pub fn mgk_resident(
     }
     let warp = launch.team == 32;
     if let Some(g) = &gradient
-        && (launch.product || launch.split || g.params.len() != 1 || g.grad.len() < jobs.len() * g.n_hyper)
+        && (launch.split
+            || g.params.len() != 1
+            || g.grad.len() < jobs.len() * g.n_hyper
+            || g.scratch.len() < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * launch.slice_words as usize)
     {
         return fail(format!(
-            "gradient launch: product {}, split {}, {} params, {} values for {} jobs",
-            launch.product,
+            "gradient launch: split {}, {} params, {} values for {} jobs, {} scratch words",
             launch.split,
             g.params.len(),
             g.grad.len(),
-            jobs.len()
+            jobs.len(),
+            g.scratch.len()
         ));
     }
     if launch.product && shape != EdgeShape::KroneckerDelta {
@@ -351,8 +356,7 @@ pub fn mgk_resident(
         if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
             return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
         }
-        let kept = if gradient.is_some() { h.size(j.g1).0 * h.size(j.g2).0 } else { 0 };
-        let need = if launch.product { h.product_words(j.g1, j.g2).map(|w| w + kept) } else { Some(h.slice_words(j.g1, j.g2) + kept) };
+        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
         match need {
             None => {
                 Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2))
@@ -376,7 +380,7 @@ pub fn mgk_resident(
     let mut b = stream.launch_builder(&f);
     b.arg(&dev_params).arg(&set.graphs).arg(&set.words).arg(dev_jobs).arg(status).arg(counter);
     if let Some(g) = gradient.as_mut() {
-        b.arg(g.params).arg(&mut *g.grad);
+        b.arg(g.params).arg(&mut *g.grad).arg(&mut *g.scratch);
     }
     // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
     // are one ResidentParams in device memory, alive until the stream is synchronized (below, in
@@ -386,8 +390,8 @@ pub fn mgk_resident(
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
-    // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, every job's
-    // slice holds the kept x too (checked with the slice words), and its
+    // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, its scratch
+    // holds slice_words f32 (≥ n1·n2 of any job) for each team of the grid, and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -469,8 +473,8 @@ pub fn plan(
     plan_with(set, pairs, shape, dev, opts, blocks_per_sm, false)
 }
 
-/// [`plan`], or for the gradient entries (`gradient`): no split rows, each slice one product vector
-/// longer (the primal x kept while the adjoint is solved).
+/// [`plan`], or for the gradient entries (`gradient`): no split rows (each team keeps its primal x
+/// in global scratch while it solves the adjoint).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_with(
     set: &ResidentSet,
@@ -489,8 +493,7 @@ pub fn plan_with(
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
-        let kept = if gradient { set.size(a).0 * set.size(b).0 } else { 0 };
-        if let Some(words) = set.product_words(a, b).map(|w| w + kept).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
+        if let Some(words) = set.product_words(a, b).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
             let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
             let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
@@ -499,7 +502,7 @@ pub fn plan_with(
             }
         }
         let n = set.size(a).0 * set.size(b).0;
-        let words = set.slice_words(a, b) + kept;
+        let words = set.slice_words(a, b);
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
@@ -647,7 +650,7 @@ pub fn execute(
         for s in &streams {
             s.join(&dev.stream)?;
         }
-        let mut parts: Vec<(Arc<CudaStream>, CudaSlice<PairStatus>, Option<CudaSlice<f64>>)> = Vec::new();
+        let mut parts: Vec<LaunchOutput> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
             log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
@@ -676,12 +679,16 @@ pub fn execute(
                 None => None,
             };
             let mut gview = grad.as_mut().map(|g| g.slice_mut(..));
-            let gargs = match (&gparams, gview.as_mut()) {
-                (Some(p), Some(v)) => Some(GradientArgs { params: p, n_hyper: np, grad: v }),
+            let teams = grid as usize * if l.team == 32 { l.warps as usize } else { 1 };
+            let mut keep = match &gparams {
+                Some(_) => Some(stream.alloc_zeros::<f32>((teams * l.slice_words as usize).max(1))?),
+                None => None,
+            };
+            let gargs = match (&gparams, gview.as_mut(), keep.as_mut()) {
+                (Some(p), Some(v), Some(k)) => Some(GradientArgs { params: p, n_hyper: np, grad: v, scratch: k }),
                 _ => None,
             };
             mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid, gargs)?;
-            drop(gview);
             parts.push((stream.clone(), status, grad));
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
@@ -744,6 +751,9 @@ pub fn execute(
     };
     Ok(ResidentOutcome { status: out, report, grads })
 }
+
+/// What one launch leaves on its stream: statuses and, for gradients, ∂K/∂θ per job.
+type LaunchOutput = (Arc<CudaStream>, CudaSlice<PairStatus>, Option<CudaSlice<f64>>);
 
 /// Slice sizes are rounded up to steps of 1/8 of a power of two (≤ 12.5% waste), so the pairs of a
 /// set fall into few launch shapes.
