@@ -208,7 +208,7 @@ declare_entries! {
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp per pair.
-    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(96) },
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct = mgk_resident_block_gradient_product {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),

@@ -17,7 +17,7 @@ use crate::intrinsics::{
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
-use octile_types::mgk::gradient::{GradientParams, Hyper, Rhs, combined, finish, node_share};
+use octile_types::mgk::gradient::{GradientParams, Hyper, NODE_PASS, Rhs, combined, finish, node_share_kv};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
@@ -680,22 +680,58 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
             *x.add(k) = *keep.add(k);
         });
         crew.barrier(); // the contractions read x and y entries of other threads
-        for (hi, h) in gp.hypers().iter().enumerate() {
+        let hy = gp.hypers();
+        // q and κv's: NODE_PASS at a time, κv evaluated once per entry for all of them
+        let mut next = 0;
+        loop {
+            let (mut pick, mut cnt) = ([0usize; NODE_PASS], 0);
+            while next < hy.len() && cnt < NODE_PASS {
+                if hy[next].is_node_side() {
+                    pick[cnt] = next;
+                    cnt += 1;
+                }
+                next += 1;
+            }
+            if cnt == 0 {
+                break;
+            }
+            let mut acc = [0.0f64; NODE_PASS];
+            rows!(crew, n2, n, |k, i, i2| {
+                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                let (xk, yk) = (*x.add(k) as f64, *y.add(k) as f64);
+                for c in 0..cnt {
+                    acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, kv, dd, xk, yk);
+                }
+            });
+            let mut c = 0;
+            while c < cnt {
+                let (a, b) = crew.sum2(acc[c], if c + 1 < cnt { acc[c + 1] } else { 0.0 });
+                if crew.rank() == 0 {
+                    *out.add(pick[c]) = finish(&hy[pick[c]], gp, primal.value, a);
+                    if c + 1 < cnt {
+                        *out.add(pick[c + 1]) = finish(&hy[pick[c + 1]], gp, primal.value, b);
+                    }
+                }
+                c += 2;
+            }
+        }
+        // κe's: one XMV-shaped pass each; p: no pass (∂K/∂p = 2K/p)
+        for (hi, h) in hy.iter().enumerate() {
+            if h.is_node_side() {
+                continue;
+            }
             let mut sum = 0.0f64;
             if h.is_edge() {
                 rows!(crew, n2, n, |k, i, i2| {
                     sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
                 });
-            } else {
-                rows!(crew, n2, n, |k, i, i2| {
-                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                    let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                    sum += node_share(h, gp, &prm.node_kernel, &a1[NODE_FEATURES..], &a2[NODE_FEATURES..], dd, *x.add(k) as f64, *y.add(k) as f64);
-                });
+                sum = crew.sum2(sum, 0.0).0;
             }
-            let total = crew.sum2(sum, 0.0).0;
             if crew.rank() == 0 {
-                *out.add(hi) = finish(h, gp, primal.value, total);
+                *out.add(hi) = finish(h, gp, primal.value, sum);
             }
         }
         combined(primal, adjoint)

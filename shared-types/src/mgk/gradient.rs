@@ -95,6 +95,12 @@ impl Hyper {
         Hyper { kind: kind as u32, term, inv_total_weight }
     }
 
+    /// Whether its share is a sum over the product vector of [`node_share`] (q and κv's).
+    #[inline(always)]
+    pub fn is_node_side(&self) -> bool {
+        self.kind == HyperKind::StoppingProbability as u32 || self.kind == HyperKind::NodeParam as u32 || self.kind == HyperKind::NodeWeight as u32
+    }
+
     /// Whether it is a κe hyperparameter (its share comes from an XMV-shaped contraction).
     #[inline(always)]
     pub fn is_edge(&self) -> bool {
@@ -151,19 +157,29 @@ impl GradientParams {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn node_share<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], dd: f64, x: f64, y: f64) -> f64 {
+    if !h.is_node_side() {
+        return 0.0;
+    }
+    node_share_kv(h, gp, node, f1, f2, node.eval_as::<f64, S>(f1, f2), dd, x, y)
+}
+
+/// [`node_share`] with κv(f1, f2) = `kv` given, so that one pass over the product vector evaluates
+/// κv once for several hyperparameters.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn node_share_kv<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], kv: f64, dd: f64, x: f64, y: f64) -> f64 {
     match h.kind {
-        1 => {
-            let kv: f64 = node.eval_as::<f64, S>(f1, f2);
-            -2.0 / (1.0 - gp.q) * y * (dd / kv) * x
-        }
+        1 => -2.0 / (1.0 - gp.q) * y * (dd / kv) * x,
         2 | 3 => {
-            let kv: f64 = node.eval_as::<f64, S>(f1, f2);
             let dk: f64 = h.derivative(node).eval_as::<f64, S>(f1, f2);
             y * x * dd * dk / (kv * kv)
         }
         _ => 0.0,
     }
 }
+
+/// Node-side hyperparameters (q, κv's) one pass over the product vector takes at once.
+pub const NODE_PASS: usize = 4;
 
 /// The status of a pair from its primal and adjoint solves: the primal's value, the worse
 /// residual, the iterations of both, converged when both did.
