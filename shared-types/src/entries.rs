@@ -162,6 +162,10 @@ declare_entries! {
     MgkGradientF32 = mgk_gradient_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// MGK hyperparameter gradient on the tile solver, f64.
     MgkGradientF64 = mgk_gradient_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
+    /// MGK hyperparameter gradient on the tile solver, teams of blocks per pair (cooperative launch), f32.
+    MgkGradientTeamF32 = mgk_gradient_team_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
+    /// MGK hyperparameter gradient on the tile solver, teams of blocks per pair, f64.
+    MgkGradientTeamF64 = mgk_gradient_team_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// Tile-pair primitive microbenchmark and check (`octile tune`), f32.
     TileBenchF32 = tile_bench_f32 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: SOLVER_BOUNDS },
     /// Tile-pair primitive microbenchmark and check, f64.

@@ -231,9 +231,8 @@ fn every_backend_matches_the_cpu_f64_gradient() {
     let mut seen = Vec::new();
     let mut f = Vec::new();
     for t in &targets {
-        // the gradient runs the resident solver (GPU f32) or the tile solver, one block per pair
-        // (the team targets add nothing)
-        let key = (t.backend, t.precision, t.resident);
+        // the resident solver (GPU f32), the tile solver with one block or a team of blocks per pair
+        let key = (t.backend, t.precision, t.resident, t.blocks_per_pair);
         if seen.contains(&key) || (t.backend == octile::Backend::Cpu && t.precision == Precision::F64) {
             continue;
         }

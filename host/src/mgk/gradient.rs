@@ -418,10 +418,10 @@ impl super::MarginalizedGraphKernel {
             (crate::gpu::Engine::Cpu, None) => self.gradient_cpu(&set64, &set64, pairs, &map.map, gp)?,
             (crate::gpu::Engine::Cpu, Some(s32)) => self.gradient_cpu(s32, &set64, pairs, &map.map, gp)?,
             (crate::gpu::Engine::Cuda(dev), _) => {
-                let (scratch, ctl) = (self.config.gpu.scratch_bytes, &self.control);
+                let (scratch, ctl, bpp) = (self.config.gpu.scratch_bytes, &self.control, self.config.tiles.blocks_per_pair);
                 let (status, grads, entries) = match &set32 {
-                    None => super::gpu::gradient::solve_pairs(dev, &set64, &set64, pairs, &self.tile_params(&set64, &map.map), gp, scratch, ctl)?,
-                    Some(s32) => super::gpu::gradient::solve_pairs(dev, s32, &set64, pairs, &self.tile_params(s32, &map.map), gp, scratch, ctl)?,
+                    None => super::gpu::gradient::solve_pairs(dev, &set64, &set64, pairs, &self.tile_params(&set64, &map.map), gp, bpp, scratch, ctl)?,
+                    Some(s32) => super::gpu::gradient::solve_pairs(dev, s32, &set64, pairs, &self.tile_params(s32, &map.map), gp, bpp, scratch, ctl)?,
                 };
                 (status, grads, Some(entries))
             }

@@ -165,6 +165,13 @@ pub enum GpuEntry {
         /// Pairs.
         pairs: usize,
     },
+    /// Teams of blocks per pair, primal and adjoint solve and the hyperparameter gradient.
+    GradientTeam {
+        /// Blocks per team.
+        blocks_per_pair: u32,
+        /// Pairs.
+        pairs: usize,
+    },
 }
 
 impl fmt::Display for GpuEntry {
@@ -179,6 +186,7 @@ impl fmt::Display for GpuEntry {
                 write!(f, "team of {blocks_per_pair} blocks per pair for {pairs} pair(s) (adaptive{})", if tiling_blocking { ", tiling-blocking" } else { "" })
             }
             GpuEntry::Gradient { pairs } => write!(f, "gradient (primal and adjoint solve, adaptive) for {pairs} pair(s)"),
+            GpuEntry::GradientTeam { blocks_per_pair, pairs } => write!(f, "gradient, team of {blocks_per_pair} blocks per pair for {pairs} pair(s)"),
         }
     }
 }

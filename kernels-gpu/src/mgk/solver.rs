@@ -628,16 +628,28 @@ macro_rules! mgk_entry {
 /// output `grad` (`n_jobs · n_hyper` f64).
 macro_rules! gradient_entry {
     ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        gradient_entry!(@entry $(#[$doc])*
+            ///
+            /// # Safety
+            /// As the solver entries (see [`solve_all`]), with each job's scratch
+            /// `gradient_scratch_len(n, m)` f64 long, `gparams` valid and `grad` holding
+            /// `n_jobs · gparams.n_hyper` f64.
+            $name, $t, params, [], BlockTeam::new());
+    };
+    ($(#[$doc:meta])* team $name:ident, $t:ty) => {
+        gradient_entry!(@entry $(#[$doc])*
+            ///
+            /// # Safety
+            /// As the one-block entry, launched as the team solver entries (cooperatively, whole
+            /// teams of `params.team_blocks` blocks, one zeroed [`TeamSync`] per team).
+            $name, $t, params, [team_sync: *mut TeamSync], GridTeam::of_block(params.team_blocks, team_sync));
+    };
+    (@entry $(#[$doc:meta])* $name:ident, $t:ty, $params:ident, [$($extra:ident: $extra_ty:ty),*], $team:expr) => {
         $(#[$doc])*
-        ///
-        /// # Safety
-        /// As the solver entries (see [`solve_all`]), with each job's scratch
-        /// `gradient_scratch_len(n, m)` f64 long, `gparams` valid and `grad` holding
-        /// `n_jobs · gparams.n_hyper` f64.
         #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(clippy::too_many_arguments, non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $name(
-            params: MgkParams,
+            $params: MgkParams,
             graphs: *const GraphDesc,
             row_ptr: *const u32,
             octiles: *const Octile,
@@ -649,13 +661,14 @@ macro_rules! gradient_entry {
             status: *mut PairStatus,
             scratch: *mut f64,
             job_counter: *mut u32,
+            $($extra: $extra_ty,)*
             gparams: *const GradientParams,
             grad: *mut f64,
         ) {
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded launch contract; `gparams` points at one GradientParams.
-            unsafe { gradient_all::<$t, _>(&mut BlockTeam::new(), &params, &*gparams, &inputs, &inputs64, jobs, status, scratch, job_counter, grad) }
+            unsafe { gradient_all::<$t, _>(&mut $team, &$params, &*gparams, &inputs, &inputs64, jobs, status, scratch, job_counter, grad) }
         }
     };
 }
@@ -668,6 +681,16 @@ gradient_entry!(
 gradient_entry!(
     /// Hyperparameter gradient, f64.
     MgkGradientF64,
+    f64
+);
+gradient_entry!(
+    /// Hyperparameter gradient, teams of blocks per pair (pairs of large graphs), f32 solves.
+    team MgkGradientTeamF32,
+    f32
+);
+gradient_entry!(
+    /// Hyperparameter gradient, teams of blocks per pair, f64.
+    team MgkGradientTeamF64,
     f64
 );
 

@@ -260,11 +260,20 @@ pub(super) fn check_solve<T: Real>(
     Ok(())
 }
 
-/// K and ∂K/∂θ of `jobs` (already uploaded in `buf`) with the gradient entry for T, one block per
-/// pair: `gparams` on the device holds the hyperparameters, `grad` gets `n_jobs · n_hyper` values.
+/// How a gradient launch runs: one block per pair on `grid` blocks, or `teams` teams of
+/// `params.team_blocks` blocks (cooperative) with one [`TeamSync`] each in `sync`.
+pub enum GradientGrid<'a> {
+    /// One block per pair.
+    Blocks(u32),
+    /// Teams of blocks per pair.
+    Teams(u32, &'a mut CudaSlice<TeamSync>),
+}
+
+/// K and ∂K/∂θ of `jobs` (already uploaded in `buf`) with the gradient entry for T: `gparams` on the
+/// device holds the hyperparameters, `grad` gets `n_jobs · n_hyper` values.
 ///
-/// Checks: everything [`mgk_solve`] checks, and every job's gradient scratch
-/// (`gradient_scratch_len`) inside `scratch`, `grad` long enough.
+/// Checks: everything [`mgk_solve`] checks (and, for teams, [`mgk_solve_team`]'s team contract),
+/// every job's gradient scratch (`gradient_scratch_len`) inside `scratch`, `grad` long enough.
 #[allow(clippy::too_many_arguments)]
 pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev: &GpuDevice,
@@ -272,23 +281,40 @@ pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
     graphs: &DeviceGraphs<T>,
     jobs: &[PairJob],
     buf: &mut BatchBuffers<'_>,
-    grid: u32,
+    shape: GradientGrid<'_>,
     gparams: &CudaSlice<octile_types::GradientParams>,
     n_hyper: usize,
     grad: &mut CudaSlice<f64>,
 ) -> Result<()> {
-    let name = if T::BYTES == 4 { Kernel::MgkGradientF32 } else { Kernel::MgkGradientF64 };
+    let team = matches!(shape, GradientGrid::Teams(..));
+    let name = match (T::BYTES == 4, team) {
+        (true, false) => Kernel::MgkGradientF32,
+        (false, false) => Kernel::MgkGradientF64,
+        (true, true) => Kernel::MgkGradientTeamF32,
+        (false, true) => Kernel::MgkGradientTeamF64,
+    };
     check_solve(name.name(), params, graphs, jobs, buf, SolverEntry::Adaptive)?;
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
-    if params.team_blocks != 1 || gparams.len() != 1 || grad.len() < jobs.len() * n_hyper {
+    if (params.team_blocks != 1) != team || gparams.len() != 1 || grad.len() < jobs.len() * n_hyper {
         return fail(format!(
-            "team_blocks {} (1), {} gradient params (1), {} gradient values for {} jobs × {n_hyper}",
+            "team_blocks {}, {} gradient params (1), {} gradient values for {} jobs × {n_hyper}",
             params.team_blocks,
             gparams.len(),
             grad.len(),
             jobs.len()
         ));
     }
+    let grid = match &shape {
+        GradientGrid::Blocks(g) => *g as u64,
+        GradientGrid::Teams(teams, sync) => {
+            let grid = *teams as u64 * params.team_blocks as u64;
+            let resident = gradient_team_resident_blocks::<T>(dev) as u64;
+            if params.team_blocks < 2 || *teams == 0 || grid > resident || sync.len() < *teams as usize {
+                return fail(format!("{teams} teams of {} blocks ({} records); at most {resident} resident blocks", params.team_blocks, sync.len()));
+            }
+            grid
+        }
+    };
     for j in jobs {
         let (a, b) = (&graphs.descs_host[j.g1 as usize], &graphs.descs_host[j.g2 as usize]);
         let need = j.scratch_offset as usize + octile_types::mgk::gradient::gradient_scratch_len(a.n_nodes as usize, b.n_nodes as usize);
@@ -301,16 +327,35 @@ pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     dev.stream.memset_zeros(&mut *buf.counter)?;
     let f = dev.function(name)?;
-    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig { grid_dim: (grid.max(1) as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
     push_solver_args(&mut b, params, graphs, buf);
-    b.arg(gparams).arg(grad);
-    // SAFETY: the solver entries' contract is checked in check_solve (adaptive entry), each job's
-    // gradient scratch range lies in the scratch buffer (checked above; disjoint by construction),
-    // `gparams` holds one GradientParams and `grad` n_jobs · n_hyper f64 (checked above), the
-    // counter is zeroed and the block size is SOLVER_BLOCK_THREADS.
-    unsafe { b.launch(cfg) }?;
+    match shape {
+        GradientGrid::Blocks(_) => {
+            b.arg(gparams).arg(grad);
+            // SAFETY: the solver entries' contract is checked in check_solve (adaptive entry), each
+            // job's gradient scratch range lies in the scratch buffer (checked above; disjoint by
+            // construction), `gparams` holds one GradientParams and `grad` n_jobs · n_hyper f64
+            // (checked above), the counter is zeroed and the block size is SOLVER_BLOCK_THREADS.
+            unsafe { b.launch(cfg) }?;
+        }
+        GradientGrid::Teams(_, sync) => {
+            dev.stream.memset_zeros(&mut *sync)?;
+            b.arg(&mut *sync).arg(gparams).arg(grad);
+            // SAFETY: as the one-block launch, plus the team contract of mgk_solve_team: whole
+            // teams of team_blocks ≥ 2 blocks, ≥ teams zeroed TeamSync records, a cooperative
+            // launch within the resident blocks (checked above).
+            unsafe { b.launch_cooperative(cfg) }?;
+        }
+    }
     Ok(())
+}
+
+/// Blocks of the team gradient entry for T that can be resident at once (the largest cooperative grid).
+pub fn gradient_team_resident_blocks<T: Real>(dev: &GpuDevice) -> u32 {
+    let name = if T::BYTES == 4 { Kernel::MgkGradientTeamF32 } else { Kernel::MgkGradientTeamF64 };
+    let per_sm = dev.function(name).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
+    per_sm * dev.sm_count
 }
 
 /// The one-block-per-pair solver entry for T.
