@@ -191,21 +191,21 @@ declare_entries! {
     /// Resident solver in product form, one block per pair.
     MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
-    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient = mgk_resident_block_gradient {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one square-exponential term.
-    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, one square-exponential term.
     MgkResidentBlockGradientSqexp = mgk_resident_block_gradient_sqexp {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one Kronecker-delta term.
-    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, one Kronecker-delta term.
     MgkResidentBlockGradientKdelta = mgk_resident_block_gradient_kdelta {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),

@@ -18,9 +18,10 @@ use crate::intrinsics::{
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::gradient::{GradientParams, Hyper, NODE_PASS, Rhs, combined, finish, node_share_kv};
-use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
+    product_slice_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::{KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
@@ -279,6 +280,16 @@ trait Xmv {
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32;
+    /// Row (i, i′) against two vectors at once (the fused primal and adjoint solve): each product
+    /// nonzero read, and κe evaluated, once for both.
+    ///
+    /// # Safety
+    /// As [`Xmv::row`], for both vectors.
+    #[inline(always)]
+    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
+        // SAFETY: forwarded.
+        unsafe { (self.row(i, i2, v1), self.row(i, i2, v2)) }
+    }
     /// Pieces of G′'s rows the XMV walks instead of whole rows (0: whole rows).
     fn pieces(&self) -> usize {
         0
@@ -328,6 +339,28 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
         // SAFETY: i2 < n2 (caller's contract).
         unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
+    }
+    #[inline(always)]
+    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        let n2 = g2.n;
+        // SAFETY: as in `sum`, for both vectors.
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+            let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+            let (mut s1, mut s2) = (0.0f32, 0.0f32);
+            for a in a0..a1 {
+                let base = *g1.col.add(a) as usize * n2;
+                let ea = self.e.prep(g1.edge.add(a * nzs));
+                for b in b0..b1 {
+                    let w = self.e.eval(ea, g2.edge.add(b * nzs));
+                    let c = base + *g2.col.add(b) as usize;
+                    s1 += w * *v1.add(c);
+                    s2 += w * *v2.add(c);
+                }
+            }
+            (s1, s2)
+        }
     }
     #[inline(always)]
     fn pieces(&self) -> usize {
@@ -389,6 +422,28 @@ impl Xmv for Product {
                 }
             }
             same + self.h * diff
+        }
+    }
+    #[inline(always)]
+    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
+        // SAFETY: as in `row`, for both vectors.
+        unsafe {
+            let (start, len) = self.span(i, i2);
+            let e = self.ent.add(start);
+            let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+            for t in 0..len {
+                let c = *e.add(t) as u32;
+                let col = (c & COLUMN_MASK) as usize;
+                let (a, b) = (*v1.add(col), *v2.add(col));
+                if c >> PRODUCT_COLUMN_BITS != 0 {
+                    diff1 += a;
+                    diff2 += b;
+                } else {
+                    same1 += a;
+                    same2 += b;
+                }
+            }
+            (same1 + self.h * diff1, same2 + self.h * diff2)
         }
     }
 }
@@ -566,6 +621,147 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
     }
 }
 
+/// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`): one
+/// [`Xmv::row2`] per product row serves both halves.
+struct FusedOperator<'a, X> {
+    xmv: &'a X,
+    dg: *const f32,
+    n1: usize,
+    n2: usize,
+}
+
+impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for FusedOperator<'_, X> {
+    #[inline(always)]
+    unsafe fn apply(&mut self, crew: &mut C, p: *const f32, ap: *mut f32) -> f64 {
+        let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
+        let n = self.n1 * n2;
+        let mut pap = 0.0f64;
+        // SAFETY: the whole team calls it; p, ap and dg hold 2N values in the slice.
+        unsafe {
+            rows!(crew, n2, n, |k, i, i2| {
+                let (p1, p2) = (*p.add(k), *p.add(n + k));
+                let (s1, s2) = xmv.row2(i, i2, p, p.add(n));
+                let d = *dg.add(k);
+                let (a1, a2) = (d * p1 - s1, d * p2 - s2);
+                *ap.add(k) = a1;
+                *ap.add(n + k) = a2;
+                pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
+            });
+        }
+        pap
+    }
+}
+
+/// Vectors of the fused solve: dg (twice), x, r, p, ap, each 2N.
+const FUSED_VECTORS: usize = 2 * RESIDENT_VECTORS;
+
+/// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
+/// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
+/// the shared residual): the shared PCG, one [`Xmv::row2`] per product row and iteration, one set of
+/// reductions; then the true residual of each half (f32 products, f64 sums), restarting both
+/// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times. Returns the
+/// two statuses (both with the fused iterations) and s; x is `v[2N..3N]`, s·y is `v[3N..4N]`.
+///
+/// ```text
+/// v: [ dg | dg | x | s·y | r (2N) | p (2N) | ap (2N) ]   10·N f32
+/// ```
+///
+/// # Safety
+/// Called by every thread of the team; the views and `v` (10·n1·n2 f32) lie in the team's slice.
+#[inline(always)]
+unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    xmv: &X,
+    g1: &View,
+    g2: &View,
+    v: *mut f32,
+) -> (PairStatus, PairStatus, f64) {
+    let (n1, n2) = (g1.n, g2.n);
+    let n = n1 * n2;
+    let m = 2 * n;
+    let ns = prm.node_stride as usize;
+    // SAFETY: ten n-long vectors in the slice (caller's contract); every index below is < 2n.
+    unsafe {
+        let (dg, x, r, p, ap) = (v, v.add(m), v.add(2 * m), v.add(3 * m), v.add(4 * m));
+        let (mut bb1, mut bb2) = (0.0f64, 0.0f64);
+        rows!(crew, n2, n, |k, i, i2| {
+            let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+            let (b1, b2) = (a1[NODE_D] as f64 * a2[NODE_D] as f64, a1[NODE_P] as f64 * a2[NODE_P] as f64);
+            bb1 += b1 * b1;
+            bb2 += b2 * b2;
+        });
+        let (bb1, bb2) = crew.sum2(bb1, bb2);
+        let scale = if bb2 > 0.0 && bb1 > 0.0 { libm::sqrt(bb1 / bb2) } else { 1.0 };
+        let sf = scale as f32;
+        let mut rho = 0.0f64;
+        rows!(crew, n2, n, |k, i, i2| {
+            let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+            let dd = a1[NODE_D] * a2[NODE_D];
+            let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+            let (b1, b2) = (dd, sf * (a1[NODE_P] * a2[NODE_P]));
+            *dg.add(k) = d;
+            *dg.add(n + k) = d;
+            *x.add(k) = 0.0;
+            *x.add(n + k) = 0.0;
+            *r.add(k) = b1;
+            *r.add(n + k) = b2;
+            let (z1, z2) = (b1 / d, b2 / d);
+            *p.add(k) = z1;
+            *p.add(n + k) = z2;
+            rho += b1 as f64 * z1 as f64 + b2 as f64 * z2 as f64;
+        });
+        let bb2s = scale * scale * bb2;
+        let bb = bb1 + bb2s;
+        // also orders the p writes before the PCG's first XMV
+        let rho = crew.sum2(rho, 0.0).0;
+        let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
+        let mut op = FusedOperator { xmv, dg, n1, n2 };
+        let vectors = PcgVectors { x, r, p, ap, diag: dg };
+        let (mut it, mut replaced) = (0u32, 0u32);
+        loop {
+            // each half's share of the shared residual: rtol/√2 of the whole leaves each near rtol
+            let pcg_params = PcgParams { rtol: RECURRENCE_SHARE * prm.rtol * core::f64::consts::FRAC_1_SQRT_2, max_iterations: prm.max_iterations - it };
+            it += info_of(&pcg(crew, &mut op, vectors, m, pcg_params, start)).iterations;
+            crew.barrier(); // the residual reads x entries of other threads
+            let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            rows!(crew, n2, n, |k, i, i2| {
+                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
+                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                let (x1, x2) = (*x.add(k) as f64, *x.add(n + k) as f64);
+                let (s1, s2) = xmv.row2(i, i2, x, x.add(n));
+                let res1 = dd - (dd / kv * x1 - s1 as f64);
+                let res2 = scale * pp - (dd / kv * x2 - s2 as f64);
+                e1 += res1 * res1;
+                e2 += res2 * res2;
+                k1 += pp * x1;
+                k2 += dd * x2;
+                let d = *dg.add(k);
+                let (z1, z2) = (res1 as f32 / d, res2 as f32 / d);
+                *r.add(k) = res1 as f32;
+                *r.add(n + k) = res2 as f32;
+                *p.add(k) = z1;
+                *p.add(n + k) = z2;
+                rz += res1 * z1 as f64 + res2 * z2 as f64;
+            });
+            let (e1, e2) = crew.sum2(e1, e2);
+            let (k1, k2) = crew.sum2(k1, k2);
+            let rel1 = if bb1 > 0.0 { libm::sqrt(e1 / bb1) } else { 0.0 };
+            let rel2 = if bb2s > 0.0 { libm::sqrt(e2 / bb2s) } else { 0.0 };
+            if (rel1 <= prm.rtol && rel2 <= prm.rtol) || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
+                let primal = PairStatus { value: k1, residual: rel1, iterations: it, converged: (rel1 <= prm.rtol) as u32 };
+                let adjoint = PairStatus { value: k2 / scale, residual: rel2, iterations: 0, converged: (rel2 <= prm.rtol) as u32 };
+                return (primal, adjoint, scale);
+            }
+            // residual replacement for both halves
+            replaced += 1;
+            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr: e1 + e2, reference2: bb };
+        }
+    }
+}
+
 /// Every job, drawn from `counter` by each team in turn: `solve` gets the pair's two graphs and
 /// returns its status, which the team's first thread stores.
 ///
@@ -661,6 +857,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     g2: &View,
     v: *mut f32,
     keep: *mut f32,
+    fused: bool,
     out: *mut f64,
     edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
 ) -> PairStatus {
@@ -668,17 +865,24 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     let (n2, n) = (g2.n, g1.n * g2.n);
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
-        let primal = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Primal);
-        // keep x: each thread copies the entries it owns (the rows it solved), and brings them
-        // back after the adjoint solve in place of r
-        let (x, y) = (v.add(2 * n), v.add(n));
-        rows!(crew, n2, n, |k, _i, _i2| {
-            *keep.add(k) = *y.add(k);
-        });
-        let adjoint = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Adjoint);
-        rows!(crew, n2, n, |k, _i, _i2| {
-            *x.add(k) = *keep.add(k);
-        });
+        // x and y (times `y_scale`: the shares are linear in y, scaled once at the end)
+        let (primal, adjoint, x, y, y_scale) = if fused {
+            let (primal, adjoint, scale) = solve_pair_fused(crew, prm, xmv, g1, g2, v);
+            (primal, adjoint, v.add(2 * n) as *const f32, v.add(3 * n) as *const f32, 1.0 / scale)
+        } else {
+            let primal = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Primal);
+            // keep x: each thread copies the entries it owns (the rows it solved), and brings them
+            // back after the adjoint solve in place of r
+            let (x, y) = (v.add(2 * n), v.add(n));
+            rows!(crew, n2, n, |k, _i, _i2| {
+                *keep.add(k) = *y.add(k);
+            });
+            let adjoint = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Adjoint);
+            rows!(crew, n2, n, |k, _i, _i2| {
+                *x.add(k) = *keep.add(k);
+            });
+            (primal, adjoint, x as *const f32, y as *const f32, 1.0)
+        };
         crew.barrier(); // the contractions read x and y entries of other threads
         let hy = gp.hypers();
         // q and κv's: NODE_PASS at a time, κv evaluated once per entry for all of them
@@ -708,7 +912,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
             });
             let mut c = 0;
             while c < cnt {
-                let (a, b) = crew.sum2(acc[c], if c + 1 < cnt { acc[c + 1] } else { 0.0 });
+                let (a, b) = crew.sum2(acc[c] * y_scale, if c + 1 < cnt { acc[c + 1] * y_scale } else { 0.0 });
                 if crew.rank() == 0 {
                     *out.add(pick[c]) = finish(&hy[pick[c]], gp, primal.value, a);
                     if c + 1 < cnt {
@@ -728,7 +932,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
                 rows!(crew, n2, n, |k, i, i2| {
                     sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
                 });
-                sum = crew.sum2(sum, 0.0).0;
+                sum = crew.sum2(sum * y_scale, 0.0).0;
             }
             if crew.rank() == 0 {
                 *out.add(hi) = finish(h, gp, primal.value, sum);
@@ -783,7 +987,8 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
                 OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
             };
             let keep = scratch.add(crew.index() * prm.slice_words as usize);
-            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, keep, grad.add(j as usize * np), edge_row)
+            let fused = w1 + w2 + FUSED_VECTORS * g1.n * g2.n <= prm.slice_words as usize;
+            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, keep, fused, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -814,10 +1019,10 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
     let np = gp.hypers().len();
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, |crew, j, prod, g1, g2, v| {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, true, |crew, j, prod, g1, g2, v, fused| {
             let edge_row = |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
             let keep = scratch.add(crew.index() * prm.slice_words as usize);
-            gradient_pair(crew, prm, gp, prod, g1, g2, v, keep, grad.add(j as usize * np), edge_row)
+            gradient_pair(crew, prm, gp, prod, g1, g2, v, keep, fused, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -844,12 +1049,15 @@ unsafe fn solve_all_product<C: ResidentTeam>(
 ) {
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, |crew, _, prod, g1, g2, v| solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal))
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, false, |crew, _, prod, g1, g2, v, _| {
+            solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal)
+        })
     }
 }
 
-/// Every job staged in product form — row pointers, the five vectors, then the entries — and
-/// handed to `solve(crew, job, product, g1, g2, vectors)`.
+/// Every job staged in product form — row pointers, the five vectors (`fused_ok` and room in the
+/// slice: the fused solve's ten), then the entries — and handed to `solve(crew, job, product, g1,
+/// g2, vectors, fused)`.
 ///
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`].
@@ -865,7 +1073,8 @@ unsafe fn product_pairs<C: ResidentTeam>(
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
-    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32) -> PairStatus,
+    fused_ok: bool,
+    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32, bool) -> PairStatus,
 ) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
@@ -877,7 +1086,9 @@ unsafe fn product_pairs<C: ResidentTeam>(
             let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
             let n = n1 * n2;
             let v = s.add(n1 + n2 + 2) as *mut f32;
-            let ent = v.add(RESIDENT_VECTORS * n) as *mut u16;
+            let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
+            let fused = fused_ok && plain + (FUSED_VECTORS - RESIDENT_VECTORS) * n <= prm.slice_words as usize;
+            let ent = v.add(if fused { FUSED_VECTORS } else { RESIDENT_VECTORS } * n) as *mut u16;
             let mut t = crew.rank();
             while t < n1 + n2 + 2 {
                 *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
@@ -900,7 +1111,7 @@ unsafe fn product_pairs<C: ResidentTeam>(
             });
             crew.barrier();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            solve(crew, j, &prod, &g1, &g2, v)
+            solve(crew, j, &prod, &g1, &g2, v, fused)
         })
     }
 }

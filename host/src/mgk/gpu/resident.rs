@@ -195,6 +195,11 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
     }
 }
 
+/// Product vectors the fused primal and adjoint solve of the gradient entries needs beyond the
+/// solver's five (`octile_kernels::mgk::resident::solve_pair_fused`: all five vectors for both
+/// halves).
+pub const FUSED_EXTRA_VECTORS: usize = 5;
+
 /// The gradient entry of a launch for a κe shape (no split rows).
 fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
     match (launch.team == 32, launch.product, shape) {
@@ -473,8 +478,10 @@ pub fn plan(
     plan_with(set, pairs, shape, dev, opts, blocks_per_sm, false)
 }
 
-/// [`plan`], or for the gradient entries (`gradient`): no split rows (each team keeps its primal x
-/// in global scratch while it solves the adjoint).
+/// [`plan`], or for the gradient entries (`gradient`): no split rows; slices with room for the fused
+/// primal and adjoint solve (`FUSED_EXTRA_VECTORS` more product vectors) where that fits shared
+/// memory, else the solver's (the entry then solves the two in turn, keeping the primal x in
+/// global scratch).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_with(
     set: &ResidentSet,
@@ -493,7 +500,10 @@ pub fn plan_with(
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
-        if let Some(words) = set.product_words(a, b).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
+        // gradients: room for the fused primal and adjoint solve (ten vectors) where it fits
+        let n = set.size(a).0 * set.size(b).0;
+        let fused = |w: usize| if gradient && bucket_words(w + FUSED_EXTRA_VECTORS * n) <= max_smem / 4 { w + FUSED_EXTRA_VECTORS * n } else { w };
+        if let Some(words) = set.product_words(a, b).map(fused).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
             let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
             let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
@@ -501,8 +511,7 @@ pub fn plan_with(
                 return Some(l);
             }
         }
-        let n = set.size(a).0 * set.size(b).0;
-        let words = set.slice_words(a, b);
+        let words = fused(set.slice_words(a, b));
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
@@ -963,7 +972,7 @@ mod tests {
     }
 
     #[test]
-    fn gradient_plans_keep_x_in_every_slice_and_run_gradient_entries() {
+    fn gradient_plans_leave_room_for_the_fused_solve_and_run_gradient_entries() {
         let graphs = mixed_set(5);
         let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).flat_map(|a| (a..graphs.len() as u32).map(move |b| (a, b))).collect();
         for delta in [false, true] {
@@ -975,9 +984,12 @@ mod tests {
             for &k in &p.order {
                 let (a, b) = pairs[k];
                 let l = p.shapes[k].unwrap();
-                let kept = set.size(a).0 * set.size(b).0;
-                let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) } + kept;
+                let n = set.size(a).0 * set.size(b).0;
+                let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
                 assert!(need <= l.slice_words as usize && !l.split, "pair ({a}, {b}): {l:?} for {need} words");
+                // room for the fused solve wherever it fits shared memory
+                let fused = need + FUSED_EXTRA_VECTORS * n;
+                assert_eq!(l.slice_words as usize >= fused, bucket_words(fused) <= H100.max_smem_bytes / 4, "pair ({a}, {b}): {l:?}, fused {fused} words");
             }
             for pl in &p.launches {
                 assert_eq!(pl.entry, gradient_entry(pl.launch, shape));
