@@ -103,6 +103,9 @@ def test_ctrl_c_stops_after_a_batch_and_keeps_the_pairs_done(mutag):
 
     graphs = octile.read(mutag)
     k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)), backend="cpu", progress=False)
+    # Python's own Ctrl-C handler, as in a terminal: a process started in the background by a
+    # non-interactive shell (`cmd &`) inherits SIGINT ignored, and Python then installs none
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -110,6 +113,7 @@ def test_ctrl_c_stops_after_a_batch_and_keeps_the_pairs_done(mutag):
             k(graphs * 3)  # ~160 k pairs: many batches, ~15 s on 2 cores (a late SIGINT on a loaded machine still lands)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     err = e.value
     assert isinstance(err, KeyboardInterrupt)
     n = 3 * len(graphs)
