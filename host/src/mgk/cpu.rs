@@ -27,12 +27,20 @@ impl<T: Copy> Workspace<T> {
     pub fn x(&self) -> &[T] {
         &self.x
     }
+    /// The last solve's two graphs' octiles, expanded ([`PackedGraphs::expand_graph`]).
+    pub fn tiles(&self) -> [&[T]; 2] {
+        [&self.tiles[0], &self.tiles[1]]
+    }
 }
 
 impl<T> MixedWorkspace<T> {
     /// The last mixed-precision solve's x (f64, tiled layout).
     pub fn x64(&self) -> &[f64] {
         &self.x64
+    }
+    /// The last solve's two graphs' octiles, expanded in f64.
+    pub fn tiles64(&self) -> [&[f64]; 2] {
+        [&self.tiles64[0], &self.tiles64[1]]
     }
 }
 

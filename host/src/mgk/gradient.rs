@@ -126,19 +126,11 @@ pub struct GradientWorkspace<T> {
     x: Vec<f64>,
     y: Vec<f64>,
     z: Vec<f64>,
-    tiles64: [Vec<f64>; 2],
 }
 
 impl<T> Default for GradientWorkspace<T> {
     fn default() -> Self {
-        GradientWorkspace {
-            plain: Workspace::default(),
-            mixed: MixedWorkspace::default(),
-            x: Vec::new(),
-            y: Vec::new(),
-            z: Vec::new(),
-            tiles64: [Vec::new(), Vec::new()],
-        }
+        GradientWorkspace { plain: Workspace::default(), mixed: MixedWorkspace::default(), x: Vec::new(), y: Vec::new(), z: Vec::new() }
     }
 }
 
@@ -173,9 +165,9 @@ pub fn gradient_pair<T: Real>(
         ws.y.extend_from_slice(ws.mixed.x64());
         (p, a)
     };
-    set64.expand_graph(g1, &mut ws.tiles64[0]);
-    set64.expand_graph(g2, &mut ws.tiles64[1]);
-    contract(set64, g1, g2, prm, gp, [&ws.tiles64[0], &ws.tiles64[1]], &ws.x, &ws.y, primal.value, &mut ws.z, out);
+    // the f64 tiles both solves expanded (the f64 path's own, the mixed path's residual's)
+    let tiles = if T::BYTES == 8 { ws.plain.tiles() } else { ws.mixed.tiles64() };
+    contract(set64, g1, g2, prm, gp, tiles, &ws.x, &ws.y, primal.value, &mut ws.z, out);
     combined(primal, adjoint)
 }
 
