@@ -205,14 +205,14 @@ pub fn pairs_of(n_x: usize, n_y: Option<usize>, normalized: bool) -> usize {
 pub fn normalized_symmetric(r: Result<Gram>) -> Result<Gram> {
     normalized_with(r, |g| {
         let d: Vec<f64> = (0..g.rows).map(|i| g.get(i, i)).collect();
-        normalize(g, &d, &d, true);
+        normalize(g, &d, &d, |i, j| i == j);
     })
 }
 
 /// A K(X, Y) result normalized with diag(X) = `dx` and diag(Y) = `dy`, as [`normalized_symmetric`]
 /// (0 where dx_i dy_j = 0).
 pub fn normalized_between(r: Result<Gram>, dx: &[f64], dy: &[f64]) -> Result<Gram> {
-    normalized_with(r, |g| normalize(g, dx, dy, false))
+    normalized_with(r, |g| normalize(g, dx, dy, |_, _| false))
 }
 
 /// `norm` applied to the matrix of `r`, or to the partial matrix of its `NoConvergence` error;
@@ -324,7 +324,7 @@ pub fn filled<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: 
 /// The rows × cols result of a whole-matrix evaluation (`pairs` distinct pairs in it): values as
 /// they are; without per-entry info when every value is finite (exact), else with one marking the
 /// non-finite entries as failed, reported as for pair lists.
-fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize, e: Evaluation) -> Result<Gram> {
+pub(super) fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize, e: Evaluation) -> Result<Gram> {
     if e.values.len() != rows * cols || !(e.info.is_empty() || e.info.len() == rows * cols) {
         return Err(OctileError::InvalidConfig(format!(
             "a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics",
@@ -385,16 +385,16 @@ pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize
 
 /// K_ij / (√dx_i·√dy_j) in place. Where dx_i or dy_j is 0 (a graph whose self-similarity is 0, e.g. no
 /// path for the shortest-path kernel: K(G, ·) = 0 then), the normalized value is 0, and 1 on the
-/// diagonal of a symmetric K(X) (`symmetric`), never 0/0 = NaN: the zero feature vector is
+/// diagonal of a symmetric K(X) (`on_diagonal(i, j)`), never 0/0 = NaN: the zero feature vector is
 /// orthogonal to every other, and the result stays positive semi-definite.
-fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64], symmetric: bool) {
+pub(super) fn normalize(g: &mut Gram, dx: &[f64], dy: &[f64], on_diagonal: impl Fn(usize, usize) -> bool) {
     let cols = g.cols;
     for (i, (row, &x)) in g.values.chunks_mut(cols.max(1)).zip(dx).enumerate() {
         for (j, (v, &y)) in row.iter_mut().zip(dy).enumerate() {
             // √x·√y, not √(x·y): the product under- or overflows for K of 1e±200 (p = 1e±100)
             *v = if x != 0.0 && y != 0.0 {
                 *v / (x.sqrt() * y.sqrt())
-            } else if symmetric && i == j {
+            } else if on_diagonal(i, j) {
                 1.0
             } else {
                 0.0

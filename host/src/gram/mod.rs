@@ -6,8 +6,10 @@
 pub mod control;
 pub mod kernel;
 pub mod partial;
+pub mod tiles;
 
 pub use crate::matrix::{Gradient, Gram, PairInfo};
 pub use control::RunControl;
 pub use kernel::{Evaluation, GraphKernel};
 pub use partial::Known;
+pub use tiles::{Tile, TilePlan, gram_tile, normalize_tile};

@@ -291,3 +291,90 @@ mod atomic_tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A float64 `.npy` file of a fixed shape filled in place, piece by piece, with positioned writes:
+/// what streams a Gram matrix (or its gradient) larger than memory to disk, tile by tile.
+///
+/// ```text
+/// [ magic, version, header (shape) ][ element 0 | element 1 | … ]   C order, 8 bytes each
+///                                    ↑ data_offset: element k at data_offset + 8·k
+/// ```
+/// The file is created at its full size (sparse where the file system allows: unwritten entries
+/// read as 0.0), so pieces can be written in any order and a run can be resumed in place.
+pub struct NpyWriter {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    data_offset: u64,
+    len: usize,
+}
+
+impl NpyWriter {
+    /// A new file of `shape` at `path` (replacing one there).
+    pub fn create(path: &Path, shape: &[usize]) -> Result<NpyWriter> {
+        let len = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).filter(|n| n.checked_mul(8).is_some());
+        let len = len.ok_or_else(|| OctileError::Output { path: path.into(), what: format!("shape {shape:?} is too large for a file") })?;
+        let header = npy_header_nd("<f8", shape, 0);
+        let mut file = std::fs::File::create(path).map_err(|e| io_err(path, e))?;
+        file.write_all(&header).map_err(|e| io_err(path, e))?;
+        file.set_len(header.len() as u64 + len as u64 * 8).map_err(|e| io_err(path, e))?;
+        Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len })
+    }
+
+    /// An existing file of `shape` written by [`create`](Self::create), to go on filling (a resumed
+    /// run); a file of another shape or size is an error.
+    pub fn open(path: &Path, shape: &[usize]) -> Result<NpyWriter> {
+        let header = npy_header_nd("<f8", shape, 0);
+        let len: usize = shape.iter().product();
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io_err(path, e))?;
+        let mut head = vec![0u8; header.len()];
+        let size = file.metadata().map_err(|e| io_err(path, e))?.len();
+        use std::io::Read;
+        let same = file.read_exact(&mut head).is_ok() && head == header && size == header.len() as u64 + len as u64 * 8;
+        if !same {
+            return Err(OctileError::Parse { path: path.into(), line: 0, what: format!("not the float64 .npy of shape {shape:?} this run writes") });
+        }
+        Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len })
+    }
+
+    /// Write `values` as elements `first..first + values.len()` (C order).
+    pub fn write_at(&self, first: usize, values: &[f64]) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        if first.checked_add(values.len()).is_none_or(|end| end > self.len) {
+            return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {first}.. past the {} of the file", self.len) });
+        }
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.file.write_all_at(&bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
+    }
+
+    /// Flush what was written to the disk.
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_all().map_err(|e| io_err(&self.path, e))
+    }
+}
+
+/// Rewrite the 2-D float64 `.npy` at `npy` as a `.csv` at `csv` (as [`write_matrix`] writes it),
+/// row by row: memory for one row, whatever the matrix.
+pub fn npy_to_csv(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()> {
+    use std::io::{BufWriter, Read};
+    let mut input = std::io::BufReader::new(std::fs::File::open(npy).map_err(|e| io_err(npy, e))?);
+    let header = npy_header_nd("<f8", &[rows, cols], 0);
+    let mut head = vec![0u8; header.len()];
+    input.read_exact(&mut head).map_err(|e| io_err(npy, e))?;
+    let tmp = csv.with_extension("csv.partial");
+    let out = (|| -> std::io::Result<()> {
+        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut row = vec![0u8; cols * 8];
+        for _ in 0..rows {
+            input.read_exact(&mut row)?;
+            let cells: Vec<String> = row.chunks_exact(8).map(|c| format!("{:.17e}", f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))).collect();
+            w.write_all(cells.join(",").as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    })();
+    let done = out.map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, csv).map_err(|e| io_err(csv, e)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
+}

@@ -7,6 +7,7 @@ use super::cpu::{CpuParams, MixedWorkspace, Rhs, Workspace, solve_pair, solve_pa
 use super::pack::PackedGraphs;
 use crate::error::{OctileError, Result};
 use crate::gram::kernel::{finish, listed};
+use crate::gram::tiles::{Tile, TilePairs};
 use crate::graph::Graph;
 use crate::matrix::{Gradient, Gram, PairInfo};
 use octile_types::mgk::gradient::{combined, finish as finish_hyper, node_share};
@@ -214,6 +215,24 @@ fn contract(
     }
 }
 
+/// The normalized entry K̃ = K/(√Ka·√Kb) of K = `kv` with gradient `dk`, between graphs whose
+/// self-values and gradients are `a` and `b`, and its gradient (into `out`) by the quotient rule
+/// ∂K̃ = ∂K/(√Ka·√Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb). Where Ka or Kb is 0 or not finite: 1 on the
+/// diagonal of K(X) (`on_diagonal`), else 0, with a zero gradient (as the normalized K).
+pub fn normalized_entry(kv: f64, dk: &[f64], a: (f64, &[f64]), b: (f64, &[f64]), on_diagonal: bool, out: &mut [f64]) -> f64 {
+    let ((ka, da), (kb, db)) = (a, b);
+    if ka == 0.0 || kb == 0.0 || !ka.is_finite() || !kb.is_finite() {
+        out.fill(0.0);
+        return if on_diagonal { 1.0 } else { 0.0 };
+    }
+    let s = ka.sqrt() * kb.sqrt();
+    let kn = kv / s;
+    for (h, o) in out.iter_mut().enumerate() {
+        *o = dk[h] / s - 0.5 * kn * (da[h] / ka + db[h] / kb);
+    }
+    kn
+}
+
 /// Where [`MarginalizedGraphKernel::gram_gradient`]'s pairs go: K(X) lists the upper triangle, K(X, Y)
 /// every entry and, normalized, both diagonals after them.
 struct Layout {
@@ -297,19 +316,7 @@ impl super::MarginalizedGraphKernel {
                     continue;
                 }
                 let (a, b) = if lay.symmetric { (diag(r), diag(c)) } else { (diag(r), diag(rows + c)) };
-                let (ka, kb) = (value(a), value(b));
-                if ka == 0.0 || kb == 0.0 || !ka.is_finite() || !kb.is_finite() {
-                    values[e] = if lay.symmetric && r == c { 1.0 } else { 0.0 };
-                    continue;
-                }
-                let s = ka.sqrt() * kb.sqrt();
-                let kn = kv / s;
-                values[e] = kn;
-                // ∂(K/√(Ka·Kb)) = ∂K/√(Ka·Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb)
-                let (da, db) = (grad(a), grad(b));
-                for h in 0..np {
-                    gv[e * np + h] = dk[h] / s - 0.5 * kn * (da[h] / ka + db[h] / kb);
-                }
+                values[e] = normalized_entry(kv, dk, (value(a), grad(a)), (value(b), grad(b)), lay.symmetric && r == c, &mut gv[e * np..(e + 1) * np]);
                 if !(info_of(&status[a]).converged && info_of(&status[b]).converged) {
                     info[e].converged = false;
                 }
@@ -329,6 +336,42 @@ impl super::MarginalizedGraphKernel {
         };
         let fail: Vec<PairInfo> = g.info.clone();
         finish(g, &fail, |e| (e / cols.max(1), e % cols.max(1)))
+    }
+
+    /// K[tile] of K(X) (`y` None) or K(X, Y), un-normalized, with ∂K/∂θ in [`Gram::gradient`]:
+    /// the same values as those entries of [`gram_gradient`](Self::gram_gradient) (the tile's pairs
+    /// as [`crate::gram::gram_tile`] lists them). Cancelled: [`OctileError::Cancelled`].
+    pub fn gram_gradient_tile(&self, x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<Gram> {
+        let tp = TilePairs::of(x, y, tile)?;
+        let names = self.config.hyperparameters();
+        let np = names.len();
+        let (nr, nc) = (tp.rows, tp.cols);
+        crate::memory::check(
+            (nr as u128 * nc as u128 + tp.pairs.len() as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
+            self.control.max_memory_bytes,
+            || format!("a {nr} × {nc} tile with its gradient ({np} hyperparameters)"),
+        )?;
+        let (status, grads, seconds, details) = self.solve_gradient(&tp.graphs, &tp.pairs)?;
+        if self.control.cancelled() {
+            return Err(OctileError::Cancelled);
+        }
+        let info: Vec<PairInfo> =
+            status.iter().map(|s| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() }).collect();
+        let values: Vec<f64> = status.iter().map(|s| s.value).collect();
+        let g = Gram {
+            rows: nr,
+            cols: nc,
+            values: tp.gather(&values, 1),
+            info: tp.gather(&info, 1),
+            pairs_solved: tp.pairs.len(),
+            backend: self.engine.name().into(),
+            device: self.engine.describe(),
+            seconds,
+            details,
+            gradient: Some(Gradient { names, values: tp.gather(&grads, np) }),
+        };
+        let fail = g.info.clone();
+        finish(g, &fail, |k| (k / nc.max(1), k % nc.max(1)))
     }
 
     /// ∂K/∂θ of the listed pairs of `graphs` (as [`crate::GraphKernel::pairs`]): a
@@ -453,5 +496,23 @@ impl super::MarginalizedGraphKernel {
             if g.len() == np { grads.extend_from_slice(&g) } else { grads.extend(std::iter::repeat_n(f64::NAN, np)) }
         }
         Ok((status, grads, None))
+    }
+}
+
+/// A tile of [`MarginalizedGraphKernel::gram_gradient_tile`] normalized in place with the
+/// self-values and gradients of its rows' graphs (`rows`: K_ii, then ∂K_ii/∂θ row-major, P each)
+/// and of its columns' (`cols`): the same values as those entries of the normalized
+/// [`gram_gradient`](super::MarginalizedGraphKernel::gram_gradient) (`symmetric`: a tile of K(X)).
+pub fn normalize_gradient_tile(g: &mut Gram, tile: &Tile, rows: (&[f64], &[f64]), cols: (&[f64], &[f64]), symmetric: bool) {
+    let Some(grad) = g.gradient.as_mut() else { return };
+    let np = grad.names.len();
+    let nc = g.cols;
+    for (e, v) in g.values.iter_mut().enumerate() {
+        let (a, b) = (e / nc.max(1), e % nc.max(1));
+        let dk: Vec<f64> = grad.values[e * np..(e + 1) * np].to_vec();
+        let on_diagonal = symmetric && tile.rows.start + a == tile.cols.start + b;
+        let ra = (rows.0[a], &rows.1[a * np..(a + 1) * np]);
+        let cb = (cols.0[b], &cols.1[b * np..(b + 1) * np]);
+        *v = normalized_entry(*v, &dk, ra, cb, on_diagonal, &mut grad.values[e * np..(e + 1) * np]);
     }
 }

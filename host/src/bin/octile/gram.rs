@@ -3,9 +3,9 @@ use crate::common::{
     BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, tuning_from_env, write_summary,
 };
 use crate::resume;
+use crate::tiled;
 use anyhow::{Context, Result};
 use clap::Args;
-use octile::gram::kernel::pairs_of;
 use octile::io::{ReadOptions, npy};
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
@@ -74,6 +74,17 @@ pub struct GramArgs {
     /// a larger request is refused before any work.
     #[arg(long, value_parser = max_memory)]
     max_memory: Option<u64>,
+    /// Compute only rows A:B of the matrix (half-open, 0-based, over X's order), e.g. one block
+    /// of a job array; the output is that block. Default: every row.
+    #[arg(long, value_name = "A:B")]
+    rows: Option<String>,
+    /// Compute only columns C:D (over X's order, or Y's with --against). Default: every column.
+    #[arg(long, value_name = "C:D")]
+    cols: Option<String>,
+    /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
+    /// one tile; an interruption keeps the tiles finished). Default: 2048 on a GPU, 128 on the CPU.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    tile_size: Option<u64>,
     /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy
     /// beside the output, float64 (rows, cols, P), C order; the summary lists θ's names and values.
     #[arg(long)]
@@ -139,9 +150,6 @@ pub fn gram(a: GramArgs) -> Result<()> {
         let KernelFile::Marginalized(cfg) = file else {
             anyhow::bail!("--gradient: hyperparameter gradients are computed for the marginalized graph kernel only, not method \"{}\"", file.method());
         };
-        if a.resume.is_some() {
-            anyhow::bail!("--resume is not supported with --gradient (an interrupted gradient run keeps nothing to resume from)");
-        }
         let names = cfg.hyperparameters();
         let values = cfg.hyperparameter_values();
         return run(&a, |ctl| Ok(Built::Gradient(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl)), names, values)), method);
@@ -170,8 +178,8 @@ fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
 }
 
-/// Load the inputs, compute with the kernel `make` builds (given the progress hooks), write the
-/// matrix and its JSON summary (`method`: the method's own fields, merged in).
+/// Load the inputs, compute with the kernel `make` builds (given the progress hooks) tile by tile
+/// into the output, and write its JSON summary (`method`: the method's own fields, merged in).
 fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
@@ -183,98 +191,161 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     if skipped_x + skipped_y > 0 {
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }
-    // what decides the values, for --resume to check against
-    let kernel_text = a.kernel.as_deref().map(std::fs::read_to_string).transpose()?.unwrap_or_default();
-    let options = json!({"backend": format!("{:?}", backend_of(a.backend)), "primitive": a.primitive, "profile": a.profile, "blocks_per_pair": a.blocks_per_pair, "dense_walk": a.dense_walk.map(|w| format!("{:?}", octile::mgk::config::DenseWalk::from(w))), "pdb_cutoff": a.pdb_cutoff});
-    let fp = resume::fingerprint(&x, &y, &kernel_text, &json!([method, options]));
-    let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
-    let known = resumed.as_ref().map(|(k, _)| k);
-    let (rows, cols) = if y.is_empty() { (x.len(), x.len()) } else { (x.len(), y.len()) };
-    // distinct pairs already done (K(X): the upper triangle)
-    let known_pairs =
-        known.map_or(0, |k| if y.is_empty() { (0..rows * cols).filter(|&e| e / cols <= e % cols && k.done.get(e) == Some(&true)).count() } else { k.n_done() });
-    let pairs = pairs_of(x.len(), (!y.is_empty()).then_some(y.len()), a.normalize) - known_pairs.min(rows * cols);
-    let (bar, mut ctl) = progress(pairs, a.quiet);
+    let n_cols = if y.is_empty() { x.len() } else { y.len() };
+    let rows = a.rows.as_deref().map(|r| tiled::parse_range(r, x.len(), "--rows")).transpose()?.unwrap_or(0..x.len());
+    let cols = a.cols.as_deref().map(|c| tiled::parse_range(c, n_cols, "--cols")).transpose()?.unwrap_or(0..n_cols);
+    let (bar, mut ctl) = progress(0, a.quiet);
     ctl.max_memory_bytes = a.max_memory;
     let built = make(ctl)?;
     let k = built.kernel();
+    let tile_size = a.tile_size.map_or_else(|| tiled::default_tile_size(k.backend_name()), |t| t as usize);
+    let y_opt = (!y.is_empty()).then_some(&y[..]);
+    let job = tiled::Job { x: &x, y: y_opt, rows: rows.clone(), cols: cols.clone(), normalized: a.normalize, tile_size };
+    let (out_rows, out_cols) = job.shape();
+    // what decides the values and the tiles, for --resume to check against
+    let kernel_text = a.kernel.as_deref().map(std::fs::read_to_string).transpose()?.unwrap_or_default();
+    let options = json!({"backend": format!("{:?}", backend_of(a.backend)), "primitive": a.primitive, "profile": a.profile, "blocks_per_pair": a.blocks_per_pair, "dense_walk": a.dense_walk.map(|w| format!("{:?}", octile::mgk::config::DenseWalk::from(w))), "pdb_cutoff": a.pdb_cutoff, "rows": [rows.start, rows.end], "cols": [cols.start, cols.end], "tile_size": tile_size, "normalized": a.normalize, "gradient": a.gradient});
+    let fp = resume::fingerprint(&x, &y, &kernel_text, &json!([method, options]));
+    let files = resume::PartialFiles::of(&a.out);
+    let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
+    let tiles = job.tiles();
+    let done: std::collections::HashSet<octile::gram::Tile> = resumed.as_ref().map(|(t, _)| t.iter().cloned().collect()).unwrap_or_default();
+    let todo: Vec<&octile::gram::Tile> = tiles.iter().filter(|t| !done.contains(t)).collect();
+    let pairs_total: usize = tiles.iter().map(|t| job.pairs_of(t)).sum();
+    let pairs_resumed: usize = tiles.iter().filter(|t| done.contains(t)).map(|t| job.pairs_of(t)).sum();
+    let diag_pairs = if job.normalized { out_rows + if job.mirrored() { 0 } else { out_cols } } else { 0 };
+    if let Some(b) = &bar {
+        b.set_length((pairs_total - pairs_resumed + diag_pairs) as u64);
+    }
     if !a.quiet {
         eprintln!(
-            "{} graphs{}; {} kernel, backend {} on {}",
+            "{} graphs{}; {} kernel, backend {} on {}; {} tile(s) of up to {tile_size}×{tile_size}{}",
             x.len(),
             if y.is_empty() { String::new() } else { format!(" against {}", y.len()) },
             method["method"].as_str().unwrap_or("?"),
             k.backend_name(),
-            k.device_name()
+            k.device_name(),
+            tiles.len(),
+            if done.is_empty() { String::new() } else { format!(", {} done before", tiles.len() - todo.len()) }
         );
     }
-    let t = std::time::Instant::now();
-    let y_opt = (!y.is_empty()).then_some(&y[..]);
-    let r = match &built {
-        Built::Any(k) => k.gram_of(&x, y_opt, a.normalize, known),
-        Built::Gradient(k, ..) => match k.gram_gradient(&x, y_opt, a.normalize) {
-            Err(OctileError::Cancelled) => {
-                return Err(anyhow::Error::new(OctileError::Cancelled)
-                    .context("interrupted: a --gradient run keeps no partial result (it cannot be resumed); nothing was written"));
-            }
-            r => r,
-        },
+    let compute = match &built {
+        Built::Any(k) => tiled::Compute::Values(k.as_ref()),
+        Built::Gradient(k, ..) => tiled::Compute::Gradient(k.as_ref()),
     };
+    let np = match &built {
+        Built::Gradient(_, names, _) => names.len(),
+        Built::Any(_) => 0,
+    };
+    // the output files, created at full size (or those of the run resumed)
+    let outputs = if resumed.is_some() {
+        tiled::Outputs {
+            values: npy::NpyWriter::open(&files.values, &[out_rows, out_cols])?,
+            gradient: (np > 0).then(|| npy::NpyWriter::open(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
+        }
+    } else {
+        tiled::Outputs {
+            values: npy::NpyWriter::create(&files.values, &[out_rows, out_cols])?,
+            gradient: (np > 0).then(|| npy::NpyWriter::create(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
+        }
+    };
+    let t = std::time::Instant::now();
+    let mut tally = tiled::Tally::default();
+    let mut finished: Vec<octile::gram::Tile> = tiles.iter().filter(|t| done.contains(t)).cloned().collect();
+    let mut pairs_done = pairs_resumed;
+    let base_summary = |secs: f64| json!({"output": a.out.display().to_string(), "shape": [out_rows, out_cols], "graphs": x.len(), "graphs_against": y.len(), "seconds": secs, "backend": k.backend_name(), "device": k.device_name(), "normalized": a.normalize, "method": method});
+    // keep the tiles finished (their values are on disk) and say how to go on
+    let keep = |finished: &[octile::gram::Tile], pairs_done: usize, secs: f64| -> Result<PathBuf> {
+        outputs.values.sync()?;
+        if let Some((w, _)) = &outputs.gradient {
+            w.sync()?;
+        }
+        resume::save(&a.out, finished, pairs_done, pairs_total, &fp, base_summary(secs))
+    };
+    let outcome = (|| -> octile::Result<()> {
+        let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
+        let mut last_kept = std::time::Instant::now();
+        for tile in &todo {
+            let g = tiled::run_tile(&job, &compute, diag.as_ref(), tile, &outputs)?;
+            tally.add(&g, tile, job.mirrored());
+            finished.push((*tile).clone());
+            pairs_done += job.pairs_of(tile);
+            // a run killed outright (SIGKILL, power) loses at most a minute of tiles
+            if last_kept.elapsed().as_secs() >= 60 && finished.len() < tiles.len() {
+                keep(&finished, pairs_done, t.elapsed().as_secs_f64()).map_err(|e| OctileError::InvalidConfig(format!("{e:#}")))?;
+                last_kept = std::time::Instant::now();
+            }
+        }
+        Ok(())
+    })();
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     let secs = t.elapsed().as_secs_f64();
-    let (g, failure) = match r {
-        Ok(g) => (g, None),
-        Err(OctileError::NoConvergence { partial, pair, iterations, residual, n_failed }) => (
-            *partial,
-            Some(format!("{n_failed} pair(s) did not converge; first ({}, {}) after {iterations} iterations, residual {residual:.3e}", pair.0, pair.1)),
-        ),
-        Err(OctileError::Interrupted { partial, done, n_done, n_total }) => {
-            let summary = json!({"output": a.out.display().to_string(), "shape": [partial.rows, partial.cols], "graphs": x.len(), "graphs_against": y.len(), "seconds": secs, "backend": k.backend_name(), "device": k.device_name(), "normalized": false, "method": method});
-            let saved = resume::save(&a.out, &partial, &done, n_done, n_total, &fp, summary)?;
-            return Err(anyhow::Error::new(OctileError::Interrupted { partial, done: Vec::new(), n_done, n_total }).context(format!(
-                "saved the {n_done} pairs done to {} (un-normalized, NaN where not done); run the same command with --resume {} to finish",
-                saved.display(),
-                saved.display()
-            )));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    npy::write_matrix(&a.out, &g.values, g.rows, g.cols)?;
-    let gradient = match (&built, &g.gradient) {
-        (Built::Gradient(_, names, values), Some(grad)) => {
+    if let Err(e) = outcome {
+        let saved = keep(&finished, pairs_done, secs)?;
+        let n_done = pairs_done - pairs_resumed;
+        let how = format!(
+            "the {} tile(s) finished ({pairs_done} of {pairs_total} pairs) are kept in {}; run the same command with --resume {} to finish",
+            finished.len(),
+            saved.display(),
+            saved.display()
+        );
+        let e = match e {
+            OctileError::Cancelled => anyhow::Error::new(OctileError::Cancelled).context(format!("interrupted after {n_done} pair(s): {how}")),
+            e => anyhow::Error::new(e).context(how),
+        };
+        return Err(e);
+    }
+    // the finished files: renamed into place, the matrix and its gradient together
+    outputs.values.sync()?;
+    drop(outputs.values);
+    let csv = a.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if csv {
+        npy::npy_to_csv(&files.values, &a.out, out_rows, out_cols)?;
+        let _ = std::fs::remove_file(&files.values);
+    } else {
+        std::fs::rename(&files.values, &a.out).with_context(|| format!("renaming {} to {}", files.values.display(), a.out.display()))?;
+    }
+    let gradient = match (&built, outputs.gradient) {
+        (Built::Gradient(_, names, values), Some((w, _))) => {
+            w.sync()?;
+            drop(w);
             let path = gradient_path(&a.out);
-            npy::write_nd(&path, &grad.values, &[g.rows, g.cols, grad.len()])?;
+            std::fs::rename(&files.gradient, &path).with_context(|| format!("renaming {} to {}", files.gradient.display(), path.display()))?;
             Some(
-                json!({"gradient": path.display().to_string(), "gradient_shape": [g.rows, g.cols, grad.len()], "hyperparameters": names, "hyperparameter_values": values}),
+                json!({"gradient": path.display().to_string(), "gradient_shape": [out_rows, out_cols, names.len()], "hyperparameters": names, "hyperparameter_values": values}),
             )
         }
-        (Built::Gradient(..), None) => anyhow::bail!("internal: the gradient run returned no gradient"),
         _ => None,
     };
-    let (lo, med, hi) = g.iteration_stats();
-    let failures: Vec<_> = g.failures().iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
+    let (lo, med, hi) = tally.iteration_stats();
+    let failures: Vec<_> = tally.failures.iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
+    let details = tally.details.clone().unwrap_or_default();
     let mut summary = json!({
         "output": a.out.display().to_string(),
-        "shape": [g.rows, g.cols],
+        "shape": [out_rows, out_cols],
+        "rows": [rows.start, rows.end],
+        "cols": [cols.start, cols.end],
         "graphs": x.len(),
         "graphs_against": y.len(),
         "skipped_records": skipped_x + skipped_y,
-        "pairs": g.pairs_solved,
+        "pairs": tally.pairs,
         "seconds": secs,
-        "pairs_per_second": g.pairs_solved as f64 / secs,
+        "pairs_per_second": tally.pairs as f64 / secs,
+        "tiles": tiles.len(),
+        "tile_size": tile_size,
         "backend": k.backend_name(),
         "device": k.device_name(),
         "device_info": k.device_report(),
         "normalized": a.normalize,
-        "details": g.details.to_string(),
-        "primitives": g.details.to_string(),
-        "report": g.details,
+        "details": details.to_string(),
+        "primitives": details.to_string(),
+        "report": details,
         "iterations": {"min": lo, "median": med, "max": hi},
         "non_converged": failures,
         "resumed_from": a.resume.as_ref().map(|p| p.display().to_string()),
-        "pairs_resumed": known_pairs,
+        "pairs_resumed": pairs_resumed,
     });
     if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
         s.extend(m.clone());
@@ -283,27 +354,30 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         s.extend(gr.clone());
     }
     let summary_path = write_summary(&a.out, &summary)?;
-    if let Some((_, files)) = &resumed {
-        files.remove();
-    }
+    files.remove_summary();
     if !a.quiet {
         let grad = gradient
             .as_ref()
-            .and_then(|gr| Some(format!(", {} ({}×{}×{})", gr["gradient"].as_str()?, g.rows, g.cols, gr["hyperparameters"].as_array()?.len())));
+            .and_then(|gr| Some(format!(", {} ({out_rows}×{out_cols}×{})", gr["gradient"].as_str()?, gr["hyperparameters"].as_array()?.len())));
         eprintln!(
-            "wrote {} ({}×{}){} and {} — {} pairs in {:.2} s ({:.0} pairs/s)",
+            "wrote {} ({out_rows}×{out_cols}){} and {} — {} pairs in {:.2} s ({:.0} pairs/s)",
             a.out.display(),
-            g.rows,
-            g.cols,
             grad.unwrap_or_default(),
             summary_path.display(),
-            g.pairs_solved,
+            tally.pairs,
             secs,
-            g.pairs_solved as f64 / secs
+            tally.pairs as f64 / secs
         );
     }
-    if let Some(f) = failure {
-        return Err(NotConverged(format!("{f}; values written with the failures listed in {}", summary_path.display())).into());
+    if let Some((i, j, f)) = tally.failures.first() {
+        return Err(NotConverged(format!(
+            "{} pair(s) did not converge; first ({i}, {j}) after {} iterations, residual {:.3e}; values written with the failures listed in {}",
+            tally.failures.len(),
+            f.iterations,
+            f.residual,
+            summary_path.display()
+        ))
+        .into());
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ mod info;
 mod nodal;
 mod octiles;
 mod resume;
+mod tiled;
 mod tune;
 
 use clap::{Parser, Subcommand};

@@ -1,23 +1,26 @@
-//! Interrupted `octile gram` runs: on Ctrl-C the entries computed so far are saved beside the
-//! output, and `--resume` finishes only the rest.
+//! Interrupted `octile gram` runs: the matrix is written tile by tile into `NAME.partial.npy`; on
+//! Ctrl-C (or an error part way) the tiles finished so far are listed beside it, and `--resume`
+//! computes only the others, into the same file.
 //!
 //! ```text
-//! --out K.npy  →  K.partial.npy        float64, rows × cols: values computed, NaN elsewhere
-//!                 K.partial-mask.npy   bool, rows × cols: which entries were computed
-//!                 K.partial.json       summary: pairs done, and the run's fingerprint
+//! --out K.npy  →  K.partial.npy        float64, the output's shape: the tiles done (0 elsewhere)
+//!                 K.partial.grad.npy   with --gradient: ∂K/∂θ likewise
+//!                 K.partial.json       the tiles done, pairs done, and the run's fingerprint
 //! ```
-//! The fingerprint (FNV-1a of the graphs, the kernel file and the method's settings) must match
-//! when resuming, so a partial matrix finishes only the run it came from.
+//! The fingerprint (FNV-1a of the graphs, the kernel file and every setting that decides the
+//! values or the tiles) must match when resuming, so a partial matrix finishes only the run it
+//! came from.
 use anyhow::{Context, Result, bail};
+use octile::Graph;
+use octile::gram::Tile;
 use octile::io::npy;
-use octile::{Gram, Graph, Known};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// The files of an interrupted run whose output was `out`.
 pub struct PartialFiles {
     pub values: PathBuf,
-    pub mask: PathBuf,
+    pub gradient: PathBuf,
     pub summary: PathBuf,
 }
 
@@ -25,7 +28,7 @@ impl PartialFiles {
     pub fn of(out: &Path) -> Self {
         let base = out.with_extension("");
         let with = |suffix: &str| PathBuf::from(format!("{}{suffix}", base.display()));
-        PartialFiles { values: with(".partial.npy"), mask: with(".partial-mask.npy"), summary: with(".partial.json") }
+        PartialFiles { values: with(".partial.npy"), gradient: with(".partial.grad.npy"), summary: with(".partial.json") }
     }
 
     /// The files of the partial values file `values` (`NAME.partial.npy`).
@@ -37,11 +40,9 @@ impl PartialFiles {
         Ok(PartialFiles::of(Path::new(&format!("{base}.npy"))))
     }
 
-    /// Remove the files (after the run they came from finished).
-    pub fn remove(&self) {
-        for p in [&self.values, &self.mask, &self.summary] {
-            let _ = std::fs::remove_file(p);
-        }
+    /// Remove the list of tiles done (the run finished, or starts afresh).
+    pub fn remove_summary(&self) {
+        let _ = std::fs::remove_file(&self.summary);
     }
 }
 
@@ -65,19 +66,17 @@ pub fn fingerprint(x: &[Graph], y: &[Graph], kernel_text: &str, method: &serde_j
     format!("{h:016x}")
 }
 
-/// Save an interrupted run's entries (`done`: which were computed) beside `out`; returns the
-/// values file to pass to `--resume`.
-pub fn save(out: &Path, partial: &Gram, done: &[bool], n_done: usize, n_total: usize, fingerprint: &str, mut summary: serde_json::Value) -> Result<PathBuf> {
+/// Record an interrupted run's finished `tiles` beside `out` (their values are already in the
+/// partial files); returns the values file to pass to `--resume`.
+pub fn save(out: &Path, tiles: &[Tile], n_done: usize, n_total: usize, fingerprint: &str, mut summary: serde_json::Value) -> Result<PathBuf> {
     let f = PartialFiles::of(out);
-    npy::write_atomic(&f.values, &npy::npy_bytes(&partial.values, partial.rows, partial.cols))?;
-    npy::write_atomic(&f.mask, &npy::mask_bytes(done, partial.rows, partial.cols))?;
     if let Some(s) = summary.as_object_mut() {
         s.extend([
             ("interrupted".to_string(), json!(true)),
             ("pairs_done".to_string(), json!(n_done)),
             ("pairs_total".to_string(), json!(n_total)),
             ("fingerprint".to_string(), json!(fingerprint)),
-            ("mask".to_string(), json!(f.mask.display().to_string())),
+            ("tiles_done".to_string(), json!(tiles.iter().map(|t| [t.rows.start, t.rows.end, t.cols.start, t.cols.end]).collect::<Vec<_>>())),
             ("resume".to_string(), json!(format!("run the same command with --resume {}", f.values.display()))),
         ]);
     }
@@ -85,9 +84,9 @@ pub fn save(out: &Path, partial: &Gram, done: &[bool], n_done: usize, n_total: u
     Ok(f.values)
 }
 
-/// The entries saved in `values` (a `NAME.partial.npy`) and its mask, checked against this run's
-/// `fingerprint`.
-pub fn load(values: &Path, fingerprint: &str) -> Result<(Known, PartialFiles)> {
+/// The tiles an interrupted run finished (its `NAME.partial.npy` is `values`), checked against
+/// this run's `fingerprint`.
+pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<Tile>, PartialFiles)> {
     let f = PartialFiles::from_values(values)?;
     let text = std::fs::read_to_string(&f.summary).with_context(|| format!("--resume: reading {}", f.summary.display()))?;
     let summary: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("--resume: {}", f.summary.display()))?;
@@ -99,11 +98,17 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Known, PartialFiles)> {
         ),
         None => bail!("--resume: {} has no fingerprint", f.summary.display()),
     }
-    let v = npy::read_matrix(&f.values)?;
-    let m = npy::read_matrix(&f.mask)?;
-    if (v.rows, v.cols) != (m.rows, m.cols) {
-        bail!("--resume: {} is {} × {} but its mask {} is {} × {}", f.values.display(), v.rows, v.cols, f.mask.display(), m.rows, m.cols);
-    }
-    let known = Known { rows: v.rows, cols: v.cols, values: v.values, done: m.values.iter().map(|&d| d != 0.0).collect() };
-    Ok((known, f))
+    let bad = || anyhow::anyhow!("--resume: {} has no valid list of the tiles done (\"tiles_done\")", f.summary.display());
+    let tiles = summary["tiles_done"]
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|t| {
+            let v: Vec<usize> = t.as_array()?.iter().map(|x| x.as_u64().map(|x| x as usize)).collect::<Option<_>>()?;
+            let [r0, r1, c0, c1] = v[..] else { return None };
+            Some(Tile { rows: r0..r1, cols: c0..c1 })
+        })
+        .collect::<Option<Vec<Tile>>>()
+        .ok_or_else(bad)?;
+    Ok((tiles, f))
 }

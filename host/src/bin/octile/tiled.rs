@@ -1,0 +1,258 @@
+//! `octile gram`'s computation, tile by tile, streamed to disk: each finished tile (K(X): and its
+//! transpose) is written into the output `.npy` in place, so memory holds the graphs and one tile
+//! whatever the matrix's size; an interruption keeps every finished tile for `--resume`.
+//!
+//! ```text
+//! region R × C of the matrix (all of it, or --rows/--cols)  →  tiles (octile::gram::TilePlan)
+//! tile K[r, c] ──(normalize with the diagonals)──► NAME.partial.npy at (r − R₀, c − C₀)
+//!                                                  and, K(X) over a square region, (c, r)ᵀ
+//! finished: NAME.partial.npy → NAME.npy (or → NAME.csv, row by row)
+//! ```
+use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
+use octile::io::npy::NpyWriter;
+use octile::mgk::gradient::normalize_gradient_tile;
+use octile::report::Details;
+use octile::{Gram, Graph, GraphKernel, MarginalizedGraphKernel, OctileError, PairInfo};
+use std::ops::Range;
+
+/// Graphs per tile side when `--tile-size` is not given: GPU tiles of ~4 M pairs keep the device
+/// full; CPU tiles of ~16 k pairs keep an interruption's loss to seconds.
+pub fn default_tile_size(backend: &str) -> usize {
+    if backend == "cuda" { 2048 } else { 128 }
+}
+
+/// The kernel a run computes with: any method's, or the marginalized kernel with ∂K/∂θ.
+pub enum Compute<'a> {
+    Values(&'a dyn GraphKernel),
+    Gradient(&'a MarginalizedGraphKernel),
+}
+
+/// What to compute: the region `rows` × `cols` of K(X) (`y` None) or K(X, Y), normalized or not.
+pub struct Job<'a> {
+    pub x: &'a [Graph],
+    pub y: Option<&'a [Graph]>,
+    pub rows: Range<usize>,
+    pub cols: Range<usize>,
+    pub normalized: bool,
+    pub tile_size: usize,
+}
+
+impl Job<'_> {
+    /// K(X) over a square region on the diagonal: only tiles on or above it are computed, and each
+    /// is written with its transpose.
+    pub fn mirrored(&self) -> bool {
+        self.y.is_none() && self.rows == self.cols
+    }
+
+    fn cols_set(&self) -> &[Graph] {
+        self.y.unwrap_or(self.x)
+    }
+
+    /// The tiles of the region, in index order (global indices).
+    pub fn tiles(&self) -> Vec<Tile> {
+        let nodes = |s: &[Graph]| s.iter().map(Graph::n_nodes).collect::<Vec<_>>();
+        let rn = nodes(&self.x[self.rows.clone()]);
+        let plan = if self.mirrored() {
+            TilePlan::new(&rn, None, self.tile_size)
+        } else {
+            TilePlan::new(&rn, Some(&nodes(&self.cols_set()[self.cols.clone()])), self.tile_size)
+        };
+        let (r0, c0) = (self.rows.start, self.cols.start);
+        plan.tiles().into_iter().map(|t| Tile { rows: t.rows.start + r0..t.rows.end + r0, cols: t.cols.start + c0..t.cols.end + c0 }).collect()
+    }
+
+    /// Distinct pairs of a tile (K(X): one per unordered pair), for progress totals.
+    pub fn pairs_of(&self, t: &Tile) -> usize {
+        if self.y.is_none() && t.rows == t.cols { t.rows.len() * (t.rows.len() + 1) / 2 } else { t.entries() }
+    }
+
+    /// Shape of the output.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows.len(), self.cols.len())
+    }
+}
+
+/// The diagonals a normalized job divides by: K_ii of the rows' graphs and of the columns' (and,
+/// with the gradient, ∂K_ii/∂θ, P per graph).
+pub struct Diagonals {
+    rows: (Vec<f64>, Vec<f64>),
+    cols: (Vec<f64>, Vec<f64>),
+}
+
+/// What the run has seen so far, over every tile.
+#[derive(Default)]
+pub struct Tally {
+    /// Pairs evaluated.
+    pub pairs: usize,
+    /// iterations[k]: entries solved in k iterations.
+    pub iterations: Vec<u64>,
+    /// Entries that did not converge (global row, column, info).
+    pub failures: Vec<(usize, usize, PairInfo)>,
+    /// The first tile's report.
+    pub details: Option<Details>,
+}
+
+impl Tally {
+    pub fn add(&mut self, g: &Gram, tile: &Tile, mirrored: bool) {
+        self.pairs += g.pairs_solved;
+        for (e, f) in g.info.iter().enumerate() {
+            let (a, b) = (e / g.cols.max(1), e % g.cols.max(1));
+            let (i, j) = (tile.rows.start + a, tile.cols.start + b);
+            // a mirrored tile's entries below the diagonal are counted by their mirror
+            if mirrored && tile.rows == tile.cols && i > j {
+                continue;
+            }
+            let it = f.iterations as usize;
+            if self.iterations.len() <= it {
+                self.iterations.resize(it + 1, 0);
+            }
+            self.iterations[it] += 1;
+            if !f.converged {
+                self.failures.push((i, j, *f));
+            }
+        }
+        if self.details.is_none() {
+            self.details = Some(g.details.clone());
+        }
+    }
+
+    /// (min, median, max) iterations over the entries counted.
+    pub fn iteration_stats(&self) -> (u32, u32, u32) {
+        let total: u64 = self.iterations.iter().sum();
+        if total == 0 {
+            return (0, 0, 0);
+        }
+        let lo = self.iterations.iter().position(|&c| c > 0).unwrap_or(0);
+        let hi = self.iterations.iter().rposition(|&c| c > 0).unwrap_or(0);
+        let (mut seen, mut med) = (0, 0);
+        for (k, &c) in self.iterations.iter().enumerate() {
+            seen += c;
+            if seen > total / 2 {
+                med = k;
+                break;
+            }
+        }
+        (lo as u32, med as u32, hi as u32)
+    }
+}
+
+/// The diagonals of a normalized job (K(G, G) of the rows' and columns' graphs, with gradients);
+/// a diagonal pair that does not converge is listed in `tally` and its value used as it is.
+pub fn diagonals(job: &Job, compute: &Compute, tally: &mut Tally) -> octile::Result<Diagonals> {
+    let mut one = |set: &[Graph], first: usize| -> octile::Result<(Vec<f64>, Vec<f64>)> {
+        let pairs: Vec<(usize, usize)> = (0..set.len()).map(|i| (i, i)).collect();
+        let r = match compute {
+            Compute::Values(k) => k.pairs(set, &pairs),
+            Compute::Gradient(k) => k.pairs_gradient(set, &pairs),
+        };
+        let g = match r {
+            Ok(g) => g,
+            Err(OctileError::NoConvergence { partial, .. }) => *partial,
+            Err(e) => return Err(e),
+        };
+        tally.pairs += g.pairs_solved;
+        for (k, f) in g.info.iter().enumerate() {
+            if !f.converged {
+                tally.failures.push((first + k, first + k, *f));
+            }
+        }
+        Ok((g.values, g.gradient.map(|d| d.values).unwrap_or_default()))
+    };
+    let rows = one(&job.x[job.rows.clone()], job.rows.start)?;
+    let cols = if job.mirrored() { rows.clone() } else { one(&job.cols_set()[job.cols.clone()], job.cols.start)? };
+    Ok(Diagonals { rows, cols })
+}
+
+/// The files a job fills: the matrix and, with the gradient, ∂K/∂θ (P per entry).
+pub struct Outputs {
+    pub values: NpyWriter,
+    pub gradient: Option<(NpyWriter, usize)>,
+}
+
+/// Compute `tile` (normalized with `diag` when the job is) and write it into `out`; returns the
+/// tile (local entries) for the tally. A tile whose pairs did not all converge is written too.
+pub fn run_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile: &Tile, out: &Outputs) -> octile::Result<Gram> {
+    let r = match compute {
+        Compute::Values(k) => gram_tile(*k, job.x, job.y, tile),
+        Compute::Gradient(k) => k.gram_gradient_tile(job.x, job.y, tile),
+    };
+    let mut g = match r {
+        Ok(g) => g,
+        Err(OctileError::NoConvergence { partial, .. }) => *partial,
+        Err(e) => return Err(e),
+    };
+    if let Some(d) = diag {
+        let (ra, ca) = (tile.rows.start - job.rows.start, tile.cols.start - job.cols.start);
+        let symmetric = job.y.is_none();
+        let np = g.gradient.as_ref().map_or(0, |d| d.len());
+        let rows = (&d.rows.0[ra..ra + tile.rows.len()], d.rows.1.get(ra * np..(ra + tile.rows.len()) * np).unwrap_or(&[]));
+        let cols = (&d.cols.0[ca..ca + tile.cols.len()], d.cols.1.get(ca * np..(ca + tile.cols.len()) * np).unwrap_or(&[]));
+        if g.gradient.is_some() {
+            normalize_gradient_tile(&mut g, tile, rows, cols, symmetric);
+        } else {
+            normalize_tile(&mut g, tile, rows.0, cols.0, symmetric);
+        }
+    }
+    write_tile(job, tile, &out.values, 1, &g.values)?;
+    if let (Some((w, np)), Some(grad)) = (&out.gradient, &g.gradient) {
+        write_tile(job, tile, w, *np, &grad.values)?;
+    }
+    Ok(g)
+}
+
+/// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output, and
+/// its transpose below the diagonal of a mirrored job.
+fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64]) -> octile::Result<()> {
+    let (_, cols) = job.shape();
+    let (nr, nc) = (tile.rows.len(), tile.cols.len());
+    let (ra, ca) = (tile.rows.start - job.rows.start, tile.cols.start - job.cols.start);
+    for a in 0..nr {
+        w.write_at(((ra + a) * cols + ca) * width, &values[a * nc * width..(a + 1) * nc * width])?;
+    }
+    if job.mirrored() && tile.rows != tile.cols {
+        let mut column = vec![0.0; nr * width];
+        for b in 0..nc {
+            for a in 0..nr {
+                column[a * width..(a + 1) * width].copy_from_slice(&values[(a * nc + b) * width..(a * nc + b + 1) * width]);
+            }
+            w.write_at(((ca + b) * cols + ra) * width, &column)?;
+        }
+    }
+    Ok(())
+}
+
+/// `A:B` (half-open, 0-based) within `0..n`.
+pub fn parse_range(s: &str, n: usize, flag: &str) -> anyhow::Result<Range<usize>> {
+    let bad = || anyhow::anyhow!("{flag} {s}: give A:B, half-open and 0-based, within 0:{n} (e.g. {flag} 0:{})", n.min(1000));
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let a: usize = if a.trim().is_empty() { 0 } else { a.trim().parse().map_err(|_| bad())? };
+    let b: usize = if b.trim().is_empty() { n } else { b.trim().parse().map_err(|_| bad())? };
+    if a > b || b > n {
+        return Err(bad());
+    }
+    Ok(a..b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_half_open_and_refuse_outside() {
+        assert_eq!(parse_range("2:5", 10, "--rows").unwrap(), 2..5);
+        assert_eq!(parse_range(":5", 10, "--rows").unwrap(), 0..5);
+        assert_eq!(parse_range("7:", 10, "--rows").unwrap(), 7..10);
+        assert_eq!(parse_range("3:3", 10, "--rows").unwrap(), 3..3);
+        for bad in ["5:2", "0:11", "x:3", "3", "-1:2"] {
+            let e = parse_range(bad, 10, "--cols").unwrap_err().to_string();
+            assert!(e.contains("--cols") && e.contains("0:10"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn tally_medians_over_the_histogram() {
+        let t = Tally { iterations: vec![0, 2, 0, 5, 1], ..Tally::default() };
+        assert_eq!(t.iteration_stats(), (1, 3, 4));
+        assert_eq!(Tally::default().iteration_stats(), (0, 0, 0));
+    }
+}

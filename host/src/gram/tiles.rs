@@ -1,0 +1,285 @@
+//! Tiles of a Gram matrix: blocks K[rows, cols] as the unit of work of large runs (the CLI's
+//! streamed output, `--rows/--cols` job arrays, the Python package's Dask arrays).
+//!
+//! ```text
+//!            cols → band 0   band 1   band 2          K(X): only the tiles on or above the
+//! rows  band 0    [ T00 ]  [ T01 ]  [ T02 ]          diagonal are computed; K[C, R] is the
+//!  ↓    band 1     (T01ᵀ)  [ T11 ]  [ T12 ]          transpose of K[R, C].
+//!       band 2     (T02ᵀ)   (T12ᵀ)  [ T22 ]          K(X, Y): every tile.
+//! ```
+//! Bands are cut where the running sum of the graphs' node counts crosses equal shares, so every
+//! off-diagonal tile costs about the same Σ nᵢ·nⱼ (the product graphs' sizes), whatever the mix of
+//! small and large graphs: workers stay balanced.
+//!
+//! A tile's values equal the same entries of the whole matrix bit for bit: each pair's value does
+//! not depend on the other pairs evaluated with it, and a tile of K(X) evaluates every pair in the
+//! orientation the whole matrix does (the lower index first).
+use super::kernel::{GraphKernel, check_memory, finish, finite};
+use crate::error::{OctileError, Result};
+use crate::graph::Graph;
+use crate::matrix::{Gram, PairInfo};
+use std::ops::Range;
+
+/// A block K[rows, cols] of a Gram matrix (half-open index ranges over the inputs' order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Rows: indices into X.
+    pub rows: Range<usize>,
+    /// Columns: indices into X (K(X)) or Y (K(X, Y)).
+    pub cols: Range<usize>,
+}
+
+impl Tile {
+    /// Entries rows × cols.
+    pub fn entries(&self) -> usize {
+        self.rows.len() * self.cols.len()
+    }
+}
+
+/// How a Gram matrix is cut into tiles: band boundaries of its rows and columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TilePlan {
+    /// Row band k is `row_bounds[k]..row_bounds[k + 1]`.
+    pub row_bounds: Vec<usize>,
+    /// Column band k is `col_bounds[k]..col_bounds[k + 1]` (K(X): the row bounds).
+    pub col_bounds: Vec<usize>,
+    /// K(X): only tiles on or above the diagonal are computed.
+    pub symmetric: bool,
+}
+
+impl TilePlan {
+    /// Tiles of K(X) (`y_nodes` None) or K(X, Y) for graphs with `x_nodes` (and `y_nodes`) nodes,
+    /// with bands of about `tile_size` graphs (≥ 1) cut at equal shares of the node count.
+    pub fn new(x_nodes: &[usize], y_nodes: Option<&[usize]>, tile_size: usize) -> TilePlan {
+        let row_bounds = bands(x_nodes, tile_size);
+        match y_nodes {
+            None => TilePlan { col_bounds: row_bounds.clone(), row_bounds, symmetric: true },
+            Some(y) => TilePlan { row_bounds, col_bounds: bands(y, tile_size), symmetric: false },
+        }
+    }
+
+    /// The plan of the graphs `x` (and `y`).
+    pub fn of(x: &[Graph], y: Option<&[Graph]>, tile_size: usize) -> TilePlan {
+        let nodes = |s: &[Graph]| s.iter().map(Graph::n_nodes).collect::<Vec<_>>();
+        TilePlan::new(&nodes(x), y.map(nodes).as_deref(), tile_size)
+    }
+
+    /// Rows × columns of the whole matrix.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.row_bounds.last().copied().unwrap_or(0), self.col_bounds.last().copied().unwrap_or(0))
+    }
+
+    /// The tiles to compute, row band by row band (K(X): those on or above the diagonal).
+    pub fn tiles(&self) -> Vec<Tile> {
+        let band = |b: &[usize], k: usize| b[k]..b[k + 1];
+        let (nr, nc) = (self.row_bounds.len().saturating_sub(1), self.col_bounds.len().saturating_sub(1));
+        (0..nr)
+            .flat_map(|i| (if self.symmetric { i } else { 0 }..nc).map(move |j| (i, j)))
+            .map(|(i, j)| Tile { rows: band(&self.row_bounds, i), cols: band(&self.col_bounds, j) })
+            .collect()
+    }
+
+    /// Distinct pairs the tiles evaluate (K(X): the upper triangle).
+    pub fn pairs(&self) -> usize {
+        let (r, c) = self.shape();
+        if self.symmetric { r * (r + 1) / 2 } else { r * c }
+    }
+}
+
+/// Band boundaries over graphs of `nodes` node counts: ⌈n / tile_size⌉ bands, each cut where the
+/// running node count (each graph counted as at least 1) reaches its equal share; never empty.
+pub fn bands(nodes: &[usize], tile_size: usize) -> Vec<usize> {
+    let n = nodes.len();
+    let k = n.div_ceil(tile_size.max(1));
+    let total: u128 = nodes.iter().map(|&v| v.max(1) as u128).sum();
+    let mut bounds = vec![0];
+    let mut run: u128 = 0;
+    for (i, &v) in nodes.iter().enumerate() {
+        run += v.max(1) as u128;
+        let band = bounds.len() as u128;
+        // close band `band` once its share is reached, leaving one graph at least per later band
+        if (band as usize) < k && run * k as u128 >= band * total && n - (i + 1) >= k - band as usize {
+            bounds.push(i + 1);
+        }
+    }
+    if *bounds.last().unwrap_or(&0) != n || bounds.len() == 1 {
+        bounds.push(n);
+    }
+    bounds.dedup();
+    bounds
+}
+
+/// The pairs a tile evaluates: its graphs (the rows', then the columns'), one pair per entry in
+/// the orientation of the whole matrix, and — K(X) tiles on the diagonal — entries below it taken
+/// from their mirror above it.
+pub struct TilePairs {
+    /// The tile's graphs: X[rows] then (X or Y)[cols] (a tile on the diagonal of K(X): X[rows] once).
+    pub graphs: Vec<Graph>,
+    /// Pairs of `graphs` to evaluate.
+    pub pairs: Vec<(u32, u32)>,
+    /// Per entry (row-major): its pair in `pairs`.
+    slot: Vec<u32>,
+    /// Rows and columns of the tile.
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl TilePairs {
+    /// The pairs of `tile` of K(X) (`y` None) or K(X, Y); a tile outside the matrix is an error.
+    pub fn of(x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<TilePairs> {
+        let cols_of = y.unwrap_or(x);
+        if tile.rows.end > x.len() || tile.cols.end > cols_of.len() || tile.rows.start > tile.rows.end || tile.cols.start > tile.cols.end {
+            return Err(OctileError::InvalidConfig(format!(
+                "tile rows {:?} × cols {:?} is outside the {} × {} matrix",
+                tile.rows,
+                tile.cols,
+                x.len(),
+                cols_of.len()
+            )));
+        }
+        let (nr, nc) = (tile.rows.len(), tile.cols.len());
+        let (r0, c0) = (tile.rows.start, tile.cols.start);
+        let symmetric = y.is_none();
+        // a tile on the diagonal of K(X) packs its graphs once
+        let square = symmetric && tile.rows == tile.cols;
+        let graphs: Vec<Graph> =
+            if square { x[tile.rows.clone()].to_vec() } else { x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect() };
+        let off = if square { 0 } else { nr };
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
+        let mut slot: Vec<u32> = Vec::with_capacity(nr * nc);
+        for a in 0..nr {
+            for b in 0..nc {
+                let (i, j) = (r0 + a, c0 + b);
+                if symmetric && i > j {
+                    if tile.rows.contains(&j) && tile.cols.contains(&i) {
+                        // entry (j, i) of this tile, listed before this one (row j < row i)
+                        let s = slot[(j - r0) * nc + (i - c0)];
+                        slot.push(s);
+                        continue;
+                    }
+                    pairs.push(((off + b) as u32, a as u32));
+                } else {
+                    pairs.push((a as u32, (off + b) as u32));
+                }
+                slot.push((pairs.len() - 1) as u32);
+            }
+        }
+        Ok(TilePairs { graphs, pairs, slot, rows: nr, cols: nc })
+    }
+
+    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major.
+    pub fn gather<T: Copy>(&self, per_pair: &[T], width: usize) -> Vec<T> {
+        self.slot.iter().flat_map(|&s| per_pair[s as usize * width..(s as usize + 1) * width].iter().copied()).collect()
+    }
+}
+
+/// K[tile] of K(X) (`y` None) or K(X, Y), un-normalized, as a `rows.len()` × `cols.len()` Gram:
+/// the same values as those entries of [`GraphKernel::gram`] / [`GraphKernel::gram_between`]
+/// (module docs). Only the tile's graphs are packed. A pair that does not converge:
+/// [`OctileError::NoConvergence`] with the whole tile (entries local to it); cancelled:
+/// [`OctileError::Cancelled`] (a tile is kept whole or not at all).
+pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<Gram> {
+    let (nr, nc) = (tile.rows.len(), tile.cols.len());
+    check_memory(kernel, nr, nc, nr * nc)?;
+    let cols_of = y.unwrap_or(x);
+    if tile.rows.end <= x.len()
+        && tile.cols.end <= cols_of.len()
+        && let Some(e) = kernel.evaluate_matrix(&x[tile.rows.clone()], Some(&cols_of[tile.cols.clone()]))?
+    {
+        if kernel.control().cancelled() {
+            return Err(OctileError::Cancelled);
+        }
+        return super::kernel::from_matrix(kernel, nr, nc, nr * nc, e);
+    }
+    let tp = TilePairs::of(x, y, tile)?;
+    let e = finite(kernel.evaluate(&tp.graphs, &tp.pairs)?);
+    if kernel.control().cancelled() {
+        return Err(OctileError::Cancelled);
+    }
+    let exact = PairInfo { iterations: 0, residual: 0.0, converged: true };
+    let info = if e.info.len() == e.values.len() { tp.gather(&e.info, 1) } else { vec![exact; nr * nc] };
+    let g = Gram {
+        rows: nr,
+        cols: nc,
+        values: tp.gather(&e.values, 1),
+        info,
+        pairs_solved: tp.pairs.len(),
+        backend: kernel.backend_name().into(),
+        device: kernel.device_name(),
+        seconds: e.seconds,
+        details: e.details,
+        gradient: None,
+    };
+    let fail = g.info.clone();
+    finish(g, &fail, |k| (k / nc.max(1), k % nc.max(1)))
+}
+
+/// K[tile] normalized, K_ij / √(K_ii K_jj), with the diagonals `d_rows` (K_ii of the tile's rows)
+/// and `d_cols` (of its columns): the same values as those entries of the normalized whole matrix
+/// (`symmetric`: a tile of K(X), whose entries with i = j are 1 where K_ii = 0).
+pub fn normalize_tile(g: &mut Gram, tile: &Tile, d_rows: &[f64], d_cols: &[f64], symmetric: bool) {
+    let (r0, c0) = (tile.rows.start, tile.cols.start);
+    super::kernel::normalize(g, d_rows, d_cols, |i, j| symmetric && r0 + i == c0 + j);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_cover_every_graph_once_and_balance_node_counts() {
+        for (nodes, size) in [
+            (vec![], 4),
+            (vec![3], 4),
+            (vec![3; 10], 4),
+            (vec![3; 10], 1),
+            (vec![0, 0, 0], 2),
+            (vec![100, 1, 1, 1, 1, 1, 1, 1], 2),
+            ((1..50).collect::<Vec<_>>(), 7),
+        ] {
+            let b = bands(&nodes, size);
+            assert_eq!(b[0], 0, "{nodes:?}");
+            assert_eq!(*b.last().unwrap(), nodes.len(), "{nodes:?}");
+            assert!(b.windows(2).all(|w| w[0] < w[1]) || nodes.is_empty(), "{nodes:?} {size}: {b:?}");
+            if !nodes.is_empty() {
+                assert_eq!(b.len() - 1, nodes.len().div_ceil(size), "{nodes:?} {size}: {b:?}");
+            }
+        }
+        // 1..49 in 7 bands: node sums within a factor 2 of each other (the last graph is 49)
+        let nodes: Vec<usize> = (1..50).collect();
+        let b = bands(&nodes, 7);
+        let sums: Vec<usize> = b.windows(2).map(|w| nodes[w[0]..w[1]].iter().sum()).collect();
+        let (lo, hi) = (*sums.iter().min().unwrap(), *sums.iter().max().unwrap());
+        assert!(hi <= 2 * lo, "band node sums {sums:?}");
+    }
+
+    #[test]
+    fn tiles_cover_the_upper_triangle_or_the_whole_matrix_once() {
+        let nodes = [5, 1, 7, 2, 9, 3, 3];
+        for tile_size in 1..=8 {
+            for y in [None, Some(&[4usize, 4, 1][..])] {
+                let plan = TilePlan::new(&nodes, y, tile_size);
+                let (r, c) = plan.shape();
+                let mut seen = vec![0u32; r * c];
+                for t in plan.tiles() {
+                    for i in t.rows.clone() {
+                        for j in t.cols.clone() {
+                            seen[i * c + j] += 1;
+                        }
+                    }
+                }
+                for i in 0..r {
+                    for j in 0..c {
+                        let want = if y.is_none() && i > j { seen[j * c + i] } else { 1 };
+                        if y.is_none() && i > j {
+                            // a tile on the diagonal holds both (i, j) and (j, i)
+                            assert!(seen[i * c + j] <= 1 && seen[j * c + i] == 1, "size {tile_size}: ({i}, {j})");
+                        } else {
+                            assert_eq!(seen[i * c + j], want, "size {tile_size} y {y:?}: entry ({i}, {j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Tiles of a Gram matrix (the unit of large runs: streamed output, `--rows/--cols`, Dask) equal
+//! the same entries of the whole matrix bit for bit, on every backend: K(X) and K(X, Y), raw and
+//! normalized, odd tile sizes, with ∂K/∂θ, for the marginalized kernel on random graphs with every
+//! edge case, and for the shortest-path and graphlet kernels.
+use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
+use octile::mgk::gradient::normalize_gradient_tile;
+use octile::{Gram, Graph, GraphKernel, GraphletConfig, GraphletKernel, MarginalizedGraphKernel, OctileError, ShortestPathKernel, SpConfig};
+use octile_tests::{Shape, random_graph, random_shape, targets};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Random graphs with the edge cases: 1 node, no edges, isolated nodes, self-loops, disconnected,
+/// very different sizes.
+fn graphs(seed: u64, n: usize) -> Vec<Graph> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = vec![
+        random_graph(&mut rng, Shape { n: 1, density: 0.0, self_loops: 0.0, disconnected: false, weighted: false }),
+        random_graph(&mut rng, Shape { n: 6, density: 0.0, self_loops: 0.0, disconnected: false, weighted: false }),
+        random_graph(&mut rng, Shape { n: 9, density: 0.5, self_loops: 0.5, disconnected: true, weighted: true }),
+        random_graph(&mut rng, Shape { n: 40, density: 0.1, self_loops: 0.0, disconnected: false, weighted: true }),
+    ];
+    while out.len() < n {
+        let size = rng.gen_range(2..24);
+        let s = random_shape(&mut rng, size);
+        out.push(random_graph(&mut rng, s));
+    }
+    out
+}
+
+/// Entry (i, j) of a tile-assembled matrix equals the whole matrix's, bit for bit.
+fn same_bits(what: &str, tiled: &[f64], whole: &[f64], cols: usize, errors: &mut Vec<String>) {
+    assert_eq!(tiled.len(), whole.len(), "{what}: sizes");
+    if let Some(k) = (0..whole.len()).find(|&k| tiled[k].to_bits() != whole[k].to_bits()) {
+        errors.push(format!("{what}: entry ({}, {}) tiled {:.17e}, whole {:.17e}", k / cols, k % cols, tiled[k], whole[k]));
+    }
+}
+
+/// The matrix assembled from the tiles of `plan`, each computed by `tile_of` (K(X): the
+/// transposes below the diagonal), `width` values per entry.
+fn assemble(plan: &TilePlan, width: usize, mut tile_of: impl FnMut(&Tile) -> Gram, pick: impl Fn(&Gram) -> &[f64]) -> Vec<f64> {
+    let (rows, cols) = plan.shape();
+    let mut m = vec![f64::NAN; rows * cols * width];
+    for t in plan.tiles() {
+        let g = tile_of(&t);
+        let v = pick(&g);
+        for (a, i) in t.rows.clone().enumerate() {
+            for (b, j) in t.cols.clone().enumerate() {
+                let src = &v[(a * t.cols.len() + b) * width..(a * t.cols.len() + b + 1) * width];
+                m[(i * cols + j) * width..(i * cols + j + 1) * width].copy_from_slice(src);
+                if plan.symmetric {
+                    m[(j * cols + i) * width..(j * cols + i + 1) * width].copy_from_slice(src);
+                }
+            }
+        }
+    }
+    m
+}
+
+fn ok(r: octile::Result<Gram>) -> Gram {
+    match r {
+        Ok(g) => g,
+        Err(OctileError::NoConvergence { partial, .. }) => *partial,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
+    let x = graphs(3, 17);
+    let y = graphs(4, 6);
+    let mut errors = Vec::new();
+    for t in targets("marginalized_tiles_equal_the_whole_matrix_on_every_backend") {
+        let mut cfg = octile_tests::random_config(&mut ChaCha8Rng::seed_from_u64(9));
+        cfg.q = 0.05;
+        t.apply(&mut cfg);
+        let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let whole = ok(k.gram(&x));
+        let whole_norm = ok(k.gram_normalized(&x));
+        let between = ok(k.gram_between(&x, &y));
+        let dx = k.diag(&x).unwrap();
+        let dy = k.diag(&y).unwrap();
+        let between_norm = ok(k.gram_between_normalized(&x, &y));
+        for size in [1, 4, 7, 17, 100] {
+            let tag = |w: &str| format!("{} tile size {size}: {w}", t.name);
+            let plan = TilePlan::of(&x, None, size);
+            let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, None, t)), |g| &g.values);
+            same_bits(&tag("K(X)"), &m, &whole.values, x.len(), &mut errors);
+            let m = assemble(
+                &plan,
+                1,
+                |t| {
+                    let mut g = ok(gram_tile(&k, &x, None, t));
+                    normalize_tile(&mut g, t, &dx[t.rows.clone()], &dx[t.cols.clone()], true);
+                    g
+                },
+                |g| &g.values,
+            );
+            same_bits(&tag("K(X) normalized"), &m, &whole_norm.values, x.len(), &mut errors);
+            let plan = TilePlan::of(&x, Some(&y), size);
+            let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, Some(&y), t)), |g| &g.values);
+            same_bits(&tag("K(X, Y)"), &m, &between.values, y.len(), &mut errors);
+            let m = assemble(
+                &plan,
+                1,
+                |t| {
+                    let mut g = ok(gram_tile(&k, &x, Some(&y), t));
+                    normalize_tile(&mut g, t, &dx[t.rows.clone()], &dy[t.cols.clone()], false);
+                    g
+                },
+                |g| &g.values,
+            );
+            same_bits(&tag("K(X, Y) normalized"), &m, &between_norm.values, y.len(), &mut errors);
+        }
+        // any rectangle of K(X), across the diagonal too
+        for (rows, cols) in [(3..11, 0..17), (5..6, 5..6), (10..17, 2..9), (0..0, 0..4)] {
+            let g = ok(gram_tile(&k, &x, None, &Tile { rows: rows.clone(), cols: cols.clone() }));
+            let want: Vec<f64> = rows.clone().flat_map(|i| cols.clone().map(move |j| (i, j))).map(|(i, j)| whole.get(i, j)).collect();
+            same_bits(&format!("{} block {rows:?} × {cols:?}", t.name), &g.values, &want, cols.len(), &mut errors);
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn gradient_tiles_equal_the_whole_gradient_on_every_backend() {
+    let x = graphs(5, 9);
+    let y = graphs(6, 4);
+    let mut errors = Vec::new();
+    for t in targets("gradient_tiles_equal_the_whole_gradient_on_every_backend") {
+        let mut cfg = octile_tests::random_config(&mut ChaCha8Rng::seed_from_u64(2));
+        cfg.q = 0.1;
+        t.apply(&mut cfg);
+        let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let np = k.config().hyperparameters().len();
+        let pairs = |s: &[Graph]| (0..s.len()).map(|i| (i, i)).collect::<Vec<_>>();
+        let dgx = ok(k.pairs_gradient(&x, &pairs(&x)));
+        let dgy = ok(k.pairs_gradient(&y, &pairs(&y)));
+        let dd = |g: &Gram| g.gradient.as_ref().unwrap().values.clone();
+        let (ddx, ddy) = (dd(&dgx), dd(&dgy));
+        for (y_opt, norm) in [(None, false), (None, true), (Some(&y[..]), false), (Some(&y[..]), true)] {
+            let whole = ok(k.gram_gradient(&x, y_opt, norm));
+            let cols = y_opt.map_or(x.len(), <[Graph]>::len);
+            for size in [1, 2, 5, 9] {
+                let plan = TilePlan::of(&x, y_opt, size);
+                let tile = |t: &Tile| {
+                    let mut g = ok(k.gram_gradient_tile(&x, y_opt, t));
+                    if norm {
+                        let (cv, cd) = if y_opt.is_some() { (&dgy.values, &ddy) } else { (&dgx.values, &ddx) };
+                        let rows = (&dgx.values[t.rows.clone()], &ddx[t.rows.start * np..t.rows.end * np]);
+                        let colsd = (&cv[t.cols.clone()], &cd[t.cols.start * np..t.cols.end * np]);
+                        normalize_gradient_tile(&mut g, t, rows, colsd, y_opt.is_none());
+                    }
+                    g
+                };
+                let tag = format!("{} {} normalized {norm} tile size {size}", t.name, if y_opt.is_some() { "K(X, Y)" } else { "K(X)" });
+                let m = assemble(&plan, 1, tile, |g| &g.values);
+                same_bits(&format!("{tag}: K"), &m, &whole.values, cols, &mut errors);
+                let m = assemble(&plan, np, tile, |g| &g.gradient.as_ref().unwrap().values);
+                same_bits(&format!("{tag}: dK (entry index / P)"), &m, &whole.gradient.as_ref().unwrap().values, cols * np, &mut errors);
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn shortest_path_and_graphlet_tiles_equal_the_whole_matrix() {
+    let x = graphs(7, 13);
+    let y = graphs(8, 5);
+    let sp = ShortestPathKernel::new(SpConfig::default()).unwrap();
+    let gl = GraphletKernel::new(GraphletConfig::default()).unwrap();
+    let kernels: [(&str, &dyn GraphKernel); 2] = [("shortest path", &sp), ("graphlets", &gl)];
+    let mut errors = Vec::new();
+    for (name, k) in kernels {
+        let whole = ok(k.gram(&x));
+        let between = ok(k.gram_between(&x, &y));
+        for size in [1, 3, 13] {
+            let plan = TilePlan::of(&x, None, size);
+            let m = assemble(&plan, 1, |t| ok(gram_tile(k, &x, None, t)), |g| &g.values);
+            same_bits(&format!("{name} K(X) tile size {size}"), &m, &whole.values, x.len(), &mut errors);
+            let plan = TilePlan::of(&x, Some(&y), size);
+            let m = assemble(&plan, 1, |t| ok(gram_tile(k, &x, Some(&y), t)), |g| &g.values);
+            same_bits(&format!("{name} K(X, Y) tile size {size}"), &m, &between.values, y.len(), &mut errors);
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
