@@ -217,6 +217,8 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
             "--out",
             out.to_str().unwrap(),
             "--quiet",
+            "--tile-size",
+            "8",
         ];
         let child = exe().args(args).stderr(std::process::Stdio::piped()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(wait_ms));
@@ -248,13 +250,18 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
     };
     let (dims, part) = load_npy(&partial);
     assert_eq!(dims, [count, count]);
-    let (_, mask) = {
-        let b = std::fs::read(dir.join(format!("K{count}.partial-mask.npy"))).unwrap();
-        let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
-        ((), b[10 + hl..].to_vec())
-    };
-    assert_eq!(mask.len(), count * count);
-    assert!(mask.iter().zip(&part).all(|(&m, v)| (m == 1) == v.is_finite()), "mask marks exactly the finite entries");
+    // the tiles listed as done hold the kernel's (positive) values, and their transposes
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("K{count}.partial.json"))).unwrap()).unwrap();
+    let tiles = summary["tiles_done"].as_array().unwrap();
+    assert!(!tiles.is_empty(), "{summary}");
+    for t in tiles {
+        let t: Vec<usize> = t.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        for i in t[0]..t[1] {
+            for j in t[2]..t[3] {
+                assert!(part[i * count + j] > 0.0 && part[j * count + i] == part[i * count + j], "tile {t:?} entry ({i}, {j})");
+            }
+        }
+    }
     // a resume against other inputs is refused
     let other = dir.join("other.jsonl");
     std::fs::write(&other, random_jsonl(count, 8)).unwrap();
@@ -292,13 +299,15 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
             "--out".into(),
             out.display().to_string(),
             "--quiet".into(),
+            "--tile-size".into(),
+            "8".into(),
         ]
     };
     let mut resume = args(&out);
     resume.extend(["--resume".to_string(), partial.display().to_string()]);
     let st = exe().args(&resume).output().unwrap();
     assert!(st.status.success(), "resume failed: {}", String::from_utf8_lossy(&st.stderr));
-    assert!(!partial.exists() && !dir.join(format!("K{count}.partial-mask.npy")).exists(), "partial files removed once finished");
+    assert!(!partial.exists() && !dir.join(format!("K{count}.partial.json")).exists(), "partial files removed once finished");
     let whole = dir.join("whole.npy");
     assert!(exe().args(args(&whole)).status().unwrap().success());
     let ((d1, resumed), (_, uninterrupted)) = (load_npy(&out), load_npy(&whole));
@@ -619,11 +628,18 @@ fn requests_past_memory_are_refused_before_any_work() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("generating 1000000000000 graphs needs") && err.contains("available memory"), "{err}");
     // a Gram matrix past --max-memory
-    let o = exe().args(["gram", "nws:2000", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
+    // (the matrix goes to disk tile by tile: the largest tile is what memory holds)
+    let o = exe()
+        .args(["gram", "nws:2000", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M", "--tile-size", "2000"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("a 2000 × 2000 Gram matrix needs") && err.contains("--max-memory limit of 10.0 MiB"), "{err}");
-    assert!(!out.exists() && !dir.join("K.json").exists(), "nothing written");
+    assert!(
+        err.contains("a 2000 × 2000 tile of the 2000 × 2000 matrix needs") && err.contains("--max-memory limit of 10.0 MiB") && err.contains("--tile-size"),
+        "{err}"
+    );
+    assert!(!out.exists() && !dir.join("K.json").exists() && !dir.join("K.partial.npy").exists(), "nothing written");
     // within the limit it runs
     let o = exe().args(["gram", "nws:3", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -654,5 +670,103 @@ fn a_feature_holding_strings_in_x_and_numbers_in_y_is_an_error_naming_both() {
         .output()
         .unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `octile gram` streams tiles to disk: any --tile-size gives the in-memory matrix bit for bit
+/// (K(X) and K(X, Y), raw and normalized, CSV too), and --rows/--cols blocks are its slices.
+#[test]
+fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
+    let dir = scratch_dir("tiles");
+    let (x_in, y_in) = (dir.join("x.jsonl"), dir.join("y.jsonl"));
+    std::fs::write(&x_in, random_jsonl(23, 31)).unwrap();
+    std::fs::write(&y_in, random_jsonl(5, 32)).unwrap();
+    let toml = root().join("examples/synthetic.toml");
+    let mut cfg = MgkConfig::from_toml(&std::fs::read_to_string(&toml).unwrap()).unwrap();
+    cfg.backend = Backend::Cpu;
+    cfg.precision = Precision::F64;
+    let k = MarginalizedGraphKernel::new(cfg).unwrap();
+    let (x, y) = (read(&x_in, None, false).unwrap().graphs, read(&y_in, None, false).unwrap().graphs);
+    let run = |name: &str, against: bool, extra: &[&str]| -> (Vec<usize>, Vec<f64>, serde_json::Value) {
+        let out = dir.join(name);
+        let mut args = vec!["gram", x_in.to_str().unwrap()];
+        if against {
+            args.extend(["--against", y_in.to_str().unwrap()]);
+        }
+        args.extend(["--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--quiet", "--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        let o = exe().args(&args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
+        let (dims, vals) = if name.ends_with(".csv") {
+            let text = std::fs::read_to_string(&out).unwrap();
+            let rows: Vec<Vec<f64>> = text.lines().map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+            (vec![rows.len(), rows.first().map_or(0, Vec::len)], rows.concat())
+        } else {
+            load_npy(&out)
+        };
+        (dims, vals, summary)
+    };
+    let same = |what: &str, got: &[f64], want: &[f64]| {
+        assert_eq!(got.len(), want.len(), "{what}: sizes");
+        if let Some(e) = (0..got.len()).find(|&e| got[e].to_bits() != want[e].to_bits()) {
+            panic!("{what}: element {e}: streamed {:.17e}, in memory {:.17e}", got[e], want[e]);
+        }
+    };
+    let whole = k.gram(&x).unwrap();
+    let norm = k.gram_normalized(&x).unwrap();
+    let between = k.gram_between(&x, &y).unwrap();
+    let between_norm = k.gram_between_normalized(&x, &y).unwrap();
+    for size in ["1", "4", "7", "100"] {
+        let (dims, v, s) = run("K.npy", false, &["--tile-size", size]);
+        assert_eq!(dims, [23, 23]);
+        same(&format!("K(X) tile size {size}"), &v, &whole.values);
+        assert_eq!(s["pairs"], 23 * 24 / 2, "{s}");
+        assert_eq!(s["tile_size"].as_u64(), Some(size.parse().unwrap()));
+        let (_, v, _) = run("N.npy", false, &["--tile-size", size, "--normalize"]);
+        same(&format!("K(X) normalized tile size {size}"), &v, &norm.values);
+        let (dims, v, _) = run("B.npy", true, &["--tile-size", size]);
+        assert_eq!(dims, [23, 5]);
+        same(&format!("K(X, Y) tile size {size}"), &v, &between.values);
+        let (_, v, _) = run("BN.npy", true, &["--tile-size", size, "--normalize"]);
+        same(&format!("K(X, Y) normalized tile size {size}"), &v, &between_norm.values);
+    }
+    let (_, v, _) = run("K.csv", false, &["--tile-size", "5"]);
+    same("K(X) as CSV", &v, &whole.values);
+    // blocks: slices of the whole matrix (normalized with the whole diagonal)
+    let slice = |m: &octile::Gram, r: std::ops::Range<usize>, c: std::ops::Range<usize>| -> Vec<f64> {
+        r.flat_map(|i| c.clone().map(move |j| (i, j))).map(|(i, j)| m.get(i, j)).collect()
+    };
+    for (r, c) in [((0, 23), (0, 23)), ((3, 11), (0, 23)), ((10, 23), (2, 9)), ((5, 6), (5, 6)), ((7, 7), (0, 23))] {
+        let (rs, cs) = (format!("{}:{}", r.0, r.1), format!("{}:{}", c.0, c.1));
+        let (dims, v, s) = run("R.npy", false, &["--rows", &rs, "--cols", &cs, "--tile-size", "4"]);
+        assert_eq!(dims, [r.1 - r.0, c.1 - c.0]);
+        assert_eq!(s["rows"], serde_json::json!([r.0, r.1]), "{s}");
+        same(&format!("K(X) block {rs} × {cs}"), &v, &slice(&whole, r.0..r.1, c.0..c.1));
+        let (_, v, _) = run("RN.npy", false, &["--rows", &rs, "--cols", &cs, "--normalize"]);
+        same(&format!("K(X) normalized block {rs} × {cs}"), &v, &slice(&norm, r.0..r.1, c.0..c.1));
+    }
+    let (_, v, _) = run("RB.npy", true, &["--rows", "4:19", "--cols", "1:4", "--normalize", "--tile-size", "3"]);
+    same("K(X, Y) normalized block", &v, &slice(&between_norm, 4..19, 1..4));
+    // one graph, and ranges outside the matrix
+    let one = dir.join("one.jsonl");
+    std::fs::write(&one, random_jsonl(1, 33)).unwrap();
+    let o = exe()
+        .args(["gram", one.to_str().unwrap(), "--backend", "cpu", "--quiet", "--normalize", "--out", dir.join("O.npy").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(load_npy(&dir.join("O.npy")), (vec![1, 1], vec![1.0]));
+    for bad in [["--rows", "5:30"], ["--cols", "9:3"], ["--rows", "a:b"]] {
+        let o = exe()
+            .args(["gram", x_in.to_str().unwrap(), "--backend", "cpu", "--quiet", "--out", dir.join("X.npy").to_str().unwrap()])
+            .args(bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {err}");
+        assert!(err.contains(bad[0]) && err.contains("0:23"), "{bad:?}: {err}");
+        assert!(!dir.join("X.npy").exists() && !dir.join("X.partial.npy").exists(), "{bad:?}: nothing written");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -237,6 +237,15 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         Built::Gradient(_, names, _) => names.len(),
         Built::Any(_) => 0,
     };
+    // the largest tile's memory, before any file is made (the matrix itself goes to disk)
+    let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
+    let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
+    octile::memory::check_with(
+        tr as u128 * tc as u128 * per_entry,
+        a.max_memory,
+        || format!("a {tr} × {tc} tile of the {out_rows} × {out_cols} matrix"),
+        "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",
+    )?;
     // the output files, created at full size (or those of the run resumed)
     let outputs = if resumed.is_some() {
         tiled::Outputs {
@@ -283,6 +292,14 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     }
     let secs = t.elapsed().as_secs_f64();
     if let Err(e) = outcome {
+        if finished.is_empty() {
+            // nothing to resume from
+            drop(outputs);
+            for p in [&files.values, &files.gradient, &files.summary] {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(anyhow::Error::new(e));
+        }
         let saved = keep(&finished, pairs_done, secs)?;
         let n_done = pairs_done - pairs_resumed;
         let how = format!(
@@ -372,7 +389,7 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     if let Some((i, j, f)) = tally.failures.first() {
         return Err(NotConverged(format!(
             "{} pair(s) did not converge; first ({i}, {j}) after {} iterations, residual {:.3e}; values written with the failures listed in {}",
-            tally.failures.len(),
+            tally.failed_pairs,
             f.iterations,
             f.residual,
             summary_path.display()

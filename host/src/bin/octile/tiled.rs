@@ -86,8 +86,11 @@ pub struct Tally {
     pub pairs: usize,
     /// iterations[k]: entries solved in k iterations.
     pub iterations: Vec<u64>,
-    /// Entries that did not converge (global row, column, info).
+    /// Entries of the output that did not converge (global row, column, info; K(X): both (i, j)
+    /// and (j, i)).
     pub failures: Vec<(usize, usize, PairInfo)>,
+    /// Distinct pairs that did not converge.
+    pub failed_pairs: usize,
     /// The first tile's report.
     pub details: Option<Details>,
 }
@@ -98,18 +101,22 @@ impl Tally {
         for (e, f) in g.info.iter().enumerate() {
             let (a, b) = (e / g.cols.max(1), e % g.cols.max(1));
             let (i, j) = (tile.rows.start + a, tile.cols.start + b);
+            if !f.converged {
+                self.failures.push((i, j, *f));
+                if mirrored && tile.rows != tile.cols {
+                    self.failures.push((j, i, *f));
+                }
+            }
             // a mirrored tile's entries below the diagonal are counted by their mirror
             if mirrored && tile.rows == tile.cols && i > j {
                 continue;
             }
+            self.failed_pairs += usize::from(!f.converged);
             let it = f.iterations as usize;
             if self.iterations.len() <= it {
                 self.iterations.resize(it + 1, 0);
             }
             self.iterations[it] += 1;
-            if !f.converged {
-                self.failures.push((i, j, *f));
-            }
         }
         if self.details.is_none() {
             self.details = Some(g.details.clone());
@@ -154,6 +161,7 @@ pub fn diagonals(job: &Job, compute: &Compute, tally: &mut Tally) -> octile::Res
         for (k, f) in g.info.iter().enumerate() {
             if !f.converged {
                 tally.failures.push((first + k, first + k, *f));
+                tally.failed_pairs += 1;
             }
         }
         Ok((g.values, g.gradient.map(|d| d.values).unwrap_or_default()))
