@@ -4,12 +4,14 @@
 use crate::errors::{gradient_array, gram_matrix, to_py, to_py_listed};
 use crate::graphs::PyGraph;
 use numpy::PyArray1;
+use octile::gram::Tile;
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::{Backend, Gram, Graph, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -305,6 +307,64 @@ impl PyKernel {
         Ok((PyArray1::from_vec(py, g.values), dd, grad.names))
     }
 
+    /// The tile K[rows, cols] of K(X) (`y` None) or K(X, Y) (`rows`, `cols`: half-open index
+    /// ranges): the same values as those entries of `gram`, bit for bit. Normalized when the
+    /// diagonals are given (K_ii of the rows' graphs, of the columns'); with ∂K/∂θ when `gradient`
+    /// (the diagonals' gradients then normalize it). Only the tile's graphs are converted.
+    /// Returns (K tile, dK tile or None, θ's names, info).
+    #[pyo3(signature = (x, y, rows, cols, diag_rows = None, diag_cols = None, gradient = false, diag_rows_gradient = None, diag_cols_gradient = None))]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn tile<'py>(
+        &self,
+        py: Python<'py>,
+        x: Vec<PyRef<'py, PyGraph>>,
+        y: Option<Vec<PyRef<'py, PyGraph>>>,
+        rows: (usize, usize),
+        cols: (usize, usize),
+        diag_rows: Option<Vec<f64>>,
+        diag_cols: Option<Vec<f64>>,
+        gradient: bool,
+        diag_rows_gradient: Option<Vec<f64>>,
+        diag_cols_gradient: Option<Vec<f64>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>, Vec<String>, Bound<'py, PyDict>)> {
+        let n_cols = y.as_ref().map_or(x.len(), Vec::len);
+        if rows.0 > rows.1 || rows.1 > x.len() || cols.0 > cols.1 || cols.1 > n_cols {
+            return Err(PyValueError::new_err(format!("tile rows {rows:?} × cols {cols:?} is outside the {} × {n_cols} matrix", x.len())));
+        }
+        check_kinds(&self.file, &[&x[rows.0..rows.1], y.as_ref().map_or(&x[cols.0..cols.1], |y| &y[cols.0..cols.1])])?;
+        let (cx, cy, tile) = compact(&x, y.as_deref(), rows.0..rows.1, cols.0..cols.1);
+        let (nr, nc) = (tile.rows.len(), tile.cols.len());
+        let diag = match (diag_rows, diag_cols) {
+            (Some(r), Some(c)) if r.len() == nr && c.len() == nc => Some((r, c)),
+            (None, None) => None,
+            _ => return Err(PyValueError::new_err(format!("diag_rows and diag_cols must both be given, with {nr} and {nc} values"))),
+        };
+        let symmetric = y.is_none();
+        let mut g = if gradient {
+            let t = tile.clone();
+            self.run_mgk(py, None, move |k| k.gram_gradient_tile(&cx, cy.as_deref(), &t))?
+        } else {
+            let t = tile.clone();
+            self.run(py, None, move |k| octile::gram::gram_tile(k.as_ref(), &cx, cy.as_deref(), &t))?
+        }
+        .map_err(|e| to_py(py, e))?;
+        let (names, np) = g.gradient.as_ref().map_or((Vec::new(), 0), |d| (d.names.clone(), d.len()));
+        if let Some((dr, dc)) = &diag {
+            if gradient {
+                let (gr, gc) = (diag_rows_gradient.unwrap_or_default(), diag_cols_gradient.unwrap_or_default());
+                if gr.len() != nr * np || gc.len() != nc * np {
+                    return Err(PyValueError::new_err(format!("the diagonals' gradients must have {nr}·{np} and {nc}·{np} values")));
+                }
+                octile::mgk::gradient::normalize_gradient_tile(&mut g, &tile, (dr, &gr), (dc, &gc), symmetric);
+            } else {
+                octile::gram::normalize_tile(&mut g, &tile, dr, dc, symmetric);
+            }
+        }
+        let d = info(py, &g)?;
+        let dk = g.gradient.take().map(|grad| gradient_array(py, grad.values, &[nr, nc, np])).transpose()?;
+        Ok((gram_matrix(py, g)?, dk, names, d))
+    }
+
     fn __repr__(&self) -> String {
         format!("octile.Kernel({} on {} ({}))", self.file.method(), self.backend, self.device)
     }
@@ -337,7 +397,38 @@ fn pairs_of(n_x: usize, n_y: Option<usize>, normalized: bool) -> usize {
     octile::gram::kernel::pairs_of(n_x, n_y, normalized)
 }
 
+/// The graphs a tile reads, converted once, and the tile over them: K(X, Y)'s rows of X and
+/// columns of Y; K(X)'s rows and columns of X in their order (one contiguous run where they
+/// overlap), so every pair keeps its orientation (lower index first).
+fn compact(x: &[PyRef<'_, PyGraph>], y: Option<&[PyRef<'_, PyGraph>]>, rows: Range<usize>, cols: Range<usize>) -> (Vec<Graph>, Option<Vec<Graph>>, Tile) {
+    let take = |s: &[PyRef<'_, PyGraph>], r: Range<usize>| s[r].iter().map(|g| g.graph.clone()).collect::<Vec<Graph>>();
+    let (nr, nc) = (rows.len(), cols.len());
+    if let Some(y) = y {
+        return (take(x, rows), Some(take(y, cols)), Tile { rows: 0..nr, cols: 0..nc });
+    }
+    if rows.start < cols.end && cols.start < rows.end {
+        let (lo, hi) = (rows.start.min(cols.start), rows.end.max(cols.end));
+        (take(x, lo..hi), None, Tile { rows: rows.start - lo..rows.end - lo, cols: cols.start - lo..cols.end - lo })
+    } else if rows.end <= cols.start {
+        let mut g = take(x, rows);
+        g.extend(take(x, cols));
+        (g, None, Tile { rows: 0..nr, cols: nr..nr + nc })
+    } else {
+        let mut g = take(x, cols);
+        g.extend(take(x, rows));
+        (g, None, Tile { rows: nc..nc + nr, cols: 0..nc })
+    }
+}
+
+/// Band boundaries of `tile_size` graphs (about), cut at equal shares of the node counts `nodes`
+/// (`octile::gram::tiles::bands`: the tiles of `octile gram` and `octile.dask`).
+#[pyfunction]
+fn tile_bands(nodes: Vec<usize>, tile_size: usize) -> Vec<usize> {
+    octile::gram::tiles::bands(&nodes, tile_size)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tile_bands, m)?)?;
     m.add_class::<PyKernel>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(pairs_of, m)?)?;

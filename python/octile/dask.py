@@ -1,0 +1,187 @@
+"""Gram matrices past one process: lazy Dask arrays whose tiles octile computes on Dask's workers.
+
+>>> import octile, octile.dask
+>>> from dask.distributed import Client, LocalCluster          # doctest: +SKIP
+>>> client = Client(LocalCluster(n_workers=4))                  # doctest: +SKIP
+>>> K = octile.dask.gram(mgk, graphs)                           # doctest: +SKIP
+>>> K.to_zarr("K.zarr")       # computed tile by tile, larger than memory    # doctest: +SKIP
+
+The matrix is cut into tiles K[rows, cols] (bands of about ``tile_size`` graphs, cut at equal shares
+of the node count, so every tile costs about the same); K(X) computes only the tiles on or above
+the diagonal and takes the others as their transposes. Each tile's values equal those entries of
+``kernel(X)`` (or ``kernel(X, Y)``) bit for bit, so the result does not depend on the cluster, the
+tile size or a worker lost part way (Dask recomputes its tiles).
+
+Runs on whatever scheduler is active: a ``dask.distributed`` client (a ``LocalCluster`` of CPU
+processes, ``dask_cuda.LocalCUDACluster`` with one worker per GPU, SSH, SLURM through
+dask-jobqueue, ...) — the graphs are then sent to every worker once, not per tile — or Dask's local
+threads.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+from . import _octile
+from .graphs import as_graphs
+
+__all__ = ["gram", "default_tile_size"]
+
+_counter = itertools.count()
+
+
+def default_tile_size(kernel) -> int:
+    """Graphs per tile side: 2048 where the kernel runs on a GPU (tiles of ~4 M pairs keep it
+    full), 256 on CPUs (tiles of seconds, so workers share the work evenly)."""
+    return 2048 if kernel._native().backend == "cuda" else 256
+
+
+class _Graphs:
+    """The graphs of one side, as one object (so a cluster holds them as one piece of data)."""
+
+    __slots__ = ("graphs",)
+
+    def __init__(self, graphs):
+        self.graphs = graphs
+
+    def __reduce__(self):
+        return (_Graphs, (self.graphs,))
+
+
+# the native kernel of each kernel file, built once per worker process
+_NATIVE = {}
+
+
+def _native(kernel):
+    key = (kernel.to_toml(), kernel.backend, getattr(kernel, "precision", None))
+    native = _NATIVE.get(key)
+    if native is None:
+        native = _NATIVE[key] = kernel._native()
+    return native
+
+
+def _diag(kernel, xs: _Graphs, lo: int, hi: int, gradient: bool):
+    native = _native(kernel)
+    part = xs.graphs[lo:hi]
+    if gradient:
+        d, dd, _ = native.diag_gradient(part)
+        return np.asarray(d), np.asarray(dd)
+    return np.asarray(native.diag(part)), None
+
+
+def _tile(kernel, xs: _Graphs, ys: Optional[_Graphs], rows, cols, drows, dcols, gradient: bool):
+    native = _native(kernel)
+    y = None if ys is None else ys.graphs
+    kw = {}
+    if drows is not None:
+        kw = dict(diag_rows=drows[0], diag_cols=dcols[0])
+        if gradient:
+            kw.update(diag_rows_gradient=drows[1].ravel(), diag_cols_gradient=dcols[1].ravel())
+    k, dk, names, _ = native.tile(xs.graphs, y, rows, cols, gradient=gradient, **kw)
+    # ∂K/∂θ (raw) → ∂K/∂log θ of the tuned hyperparameters, as kernel(X, eval_gradient=True)
+    return k, (kernel._log_gradient(dk, names) if gradient else None)
+
+
+def _pick(t, i):
+    return t[i]
+
+
+def _transpose(a):
+    return np.ascontiguousarray(a.T)
+
+
+def _transpose_gradient(a):
+    return np.ascontiguousarray(a.transpose(1, 0, 2))
+
+
+def _active_client():
+    try:
+        from distributed import get_client
+        return get_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def _bounds(graphs, tile_size: int):
+    return _octile.tile_bands([g.n_nodes for g in graphs], tile_size)
+
+
+def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Optional[bool] = None,
+         eval_gradient: bool = False) -> Union["dask.array.Array", Tuple["dask.array.Array", "dask.array.Array"]]:
+    """K(X) (``Y`` None, symmetric) or K(X, Y) of an octile ``kernel`` as a lazy ``dask.array.Array``
+    (float64) whose tiles octile computes on Dask's workers; with ``eval_gradient`` (the
+    marginalized kernel), also dK with respect to θ (the log of the free hyperparameters, as
+    ``kernel(X, eval_gradient=True)``), shape (n, m, P). ``normalized``: default the kernel's.
+    ``tile_size``: graphs per tile side (default :func:`default_tile_size`).
+    Nothing is computed until the array is (``.compute()``, ``.to_zarr()``, ``.store()``, ...)."""
+    import dask.array as da
+    from dask.highlevelgraph import HighLevelGraph
+
+    x = as_graphs(X)
+    y = None if Y is None else as_graphs(Y)
+    norm = kernel._normalized(normalized)
+    kernel._native()  # checks the kernel now, in the caller's process
+    if eval_gradient and not hasattr(kernel, "_log_gradient"):
+        raise ValueError(f"eval_gradient: hyperparameter gradients are computed for the marginalized graph kernel only, not {type(kernel).__name__}")
+    size = default_tile_size(kernel) if tile_size is None else int(tile_size)
+    if size < 1:
+        raise ValueError(f"tile_size must be at least 1, got {tile_size}")
+    rb = _bounds(x, size)
+    cb = rb if y is None else _bounds(y, size)
+    n_rb, n_cb = len(rb) - 1, len(cb) - 1
+    token = f"{next(_counter)}-{id(x):x}"
+    name = f"octile-gram-{token}"
+    # the graphs, sent once: to every worker of an active cluster, else into the graph
+    client = _active_client()
+    xs, ys = _Graphs(x), None if y is None else _Graphs(y)
+    dsk = {}
+    if client is not None:
+        xf = client.scatter(xs, broadcast=True, hash=False)
+        yf = None if ys is None else client.scatter(ys, broadcast=True, hash=False)
+        xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
+        dsk[xkey] = xf
+        if yf is not None:
+            dsk[ykey] = yf
+    else:
+        xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
+        dsk[xkey] = xs
+        if ys is not None:
+            dsk[ykey] = ys
+    # diagonals of the bands (normalized)
+    dname = f"octile-diag-{token}"
+    if norm:
+        for i in range(n_rb):
+            dsk[(dname, "x", i)] = (_diag, kernel, xkey, rb[i], rb[i + 1], eval_gradient)
+        if y is not None:
+            for j in range(n_cb):
+                dsk[(dname, "y", j)] = (_diag, kernel, ykey, cb[j], cb[j + 1], eval_gradient)
+    tname = f"octile-tile-{token}"
+    kname = name
+    gname = f"octile-gradient-{token}"
+    for i in range(n_rb):
+        for j in range(n_cb):
+            if y is None and i > j:
+                dsk[(kname, i, j)] = (_transpose, (kname, j, i))
+                if eval_gradient:
+                    dsk[(gname, i, j, 0)] = (_transpose_gradient, (gname, j, i, 0))
+                continue
+            drow = (dname, "x", i) if norm else None
+            dcol = ((dname, "x", j) if y is None else (dname, "y", j)) if norm else None
+            dsk[(tname, i, j)] = (_tile, kernel, xkey, ykey, (rb[i], rb[i + 1]), (cb[j], cb[j + 1]), drow, dcol, eval_gradient)
+            dsk[(kname, i, j)] = (_pick, (tname, i, j), 0)
+            if eval_gradient:
+                dsk[(gname, i, j, 0)] = (_pick, (tname, i, j), 1)
+    P = kernel.n_dims if eval_gradient else 0
+    if n_rb == 0 or n_cb == 0:
+        # an empty side: an empty matrix of the right shape
+        shape = (len(x), len(x) if y is None else len(y))
+        K = da.zeros(shape, dtype=np.float64)
+        return (K, da.zeros(shape + (P,), dtype=np.float64)) if eval_gradient else K
+    chunks = (tuple(np.diff(rb).tolist()), tuple(np.diff(cb).tolist()))
+    K = da.Array(HighLevelGraph.from_collections(kname, dsk, dependencies=()), kname, chunks=chunks, dtype=np.float64)
+    if not eval_gradient:
+        return K
+    dK = da.Array(HighLevelGraph.from_collections(gname, dsk, dependencies=()), gname, chunks=chunks + ((P,),), dtype=np.float64)
+    return K, dK

@@ -1,0 +1,136 @@
+"""octile.dask: the tiled Gram matrix on Dask equals the in-process matrix bit for bit — on the local
+threaded scheduler and on a LocalCluster of worker processes, K(X) and K(X, Y), raw and normalized,
+with the gradient, odd tile sizes, one graph, an empty Y — and survives a worker killed mid-run."""
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import octile
+import octile.dask
+from octile import KroneckerDelta, MarginalizedGraphKernel, ShortestPathKernel, SquareExponential, TensorProduct
+
+from conftest import assert_matrix, edge_case_graphs
+
+dask = pytest.importorskip("dask", reason="octile.dask needs dask (pip install 'dask[array]' distributed)")
+distributed = pytest.importorskip("distributed")
+
+
+def mgk(**kw):
+    return MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(length=SquareExponential(1.0)),
+                                   q=0.05, backend="cpu", **kw)
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    gs = octile.as_graphs(edge_case_graphs())
+    return gs[:6] + gs[7:]  # without the 120-node graph: seconds, not minutes, on 2 cores
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, Client(c) as client:
+        yield client
+
+
+@pytest.mark.parametrize("tile_size", [1, 3, 5, 100])
+def test_local_scheduler_equals_the_in_process_matrix(graphs, tile_size):
+    k = mgk()
+    x, y = graphs, graphs[:4]
+    with dask.config.set(scheduler="threads"):
+        assert_matrix(octile.dask.gram(k, x, tile_size=tile_size).compute(), k(x), what=f"K(X) tile {tile_size}")
+        assert_matrix(octile.dask.gram(k, x, y, tile_size=tile_size).compute(), k(x, y), what=f"K(X, Y) tile {tile_size}")
+        assert_matrix(octile.dask.gram(k, x, tile_size=tile_size, normalized=True).compute(), k(x, normalized=True),
+                      what=f"K(X) normalized tile {tile_size}")
+        assert_matrix(octile.dask.gram(k, x, y, tile_size=tile_size, normalized=True).compute(), k(x, y, normalized=True),
+                      what=f"K(X, Y) normalized tile {tile_size}")
+
+
+def test_to_zarr_keeps_the_matrix_on_disk(graphs, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    k = mgk()
+    with dask.config.set(scheduler="threads"):
+        octile.dask.gram(k, graphs, tile_size=4).rechunk(5).to_zarr(str(tmp_path / "K.zarr"))
+    assert_matrix(zarr.open(str(tmp_path / "K.zarr"))[:], k(graphs), what="K(X) through Zarr")
+
+
+def test_gradient_tiles_equal_eval_gradient(graphs):
+    k = mgk()
+    x, y = graphs[:7], graphs[7:]
+    with dask.config.set(scheduler="threads"):
+        for yy in (None, y):
+            for norm in (False, True):
+                K, dK = octile.dask.gram(k, x, yy, tile_size=3, normalized=norm, eval_gradient=True)
+                assert dK.shape == (len(x), len(yy or x), k.n_dims)
+                Kw, dKw = k(x, yy, eval_gradient=True, normalized=norm)
+                what = f"{'K(X, Y)' if yy else 'K(X)'} normalized={norm}"
+                assert_matrix(K.compute(), Kw, what=what)
+                assert_matrix(dK.compute(), dKw, what=what + " dK/dlog θ")
+
+
+def test_worker_processes_equal_the_in_process_matrix(graphs, cluster):
+    k = mgk()
+    x, y = graphs, graphs[2:6]
+    assert len(cluster.scheduler_info()["workers"]) == 2
+    assert_matrix(octile.dask.gram(k, x, tile_size=4).compute(), k(x), what="K(X) on 2 workers")
+    assert_matrix(octile.dask.gram(k, x, y, tile_size=3, normalized=True).compute(), k(x, y, normalized=True),
+                  what="K(X, Y) normalized on 2 workers")
+    K, dK = octile.dask.gram(k, x, tile_size=5, normalized=True, eval_gradient=True)
+    Kw, dKw = k(x, eval_gradient=True, normalized=True)
+    assert_matrix(K.compute(), Kw, what="K(X) with gradient on 2 workers")
+    assert_matrix(dK.compute(), dKw, what="dK on 2 workers")
+    # another method; one graph; an empty Y
+    sp = ShortestPathKernel(backend="cpu")
+    assert_matrix(octile.dask.gram(sp, x, tile_size=4).compute(), sp(x), what="shortest path on 2 workers")
+    assert_matrix(octile.dask.gram(k, x[:1], normalized=True).compute(), np.ones((1, 1)), what="one graph")
+    empty = octile.dask.gram(k, x, [])
+    assert empty.shape == (len(x), 0) and empty.compute().shape == (len(x), 0)
+
+
+def test_a_killed_worker_costs_only_its_tiles(cluster):
+    # NWS-like graphs take milliseconds a pair on the CPU: tiles of 3 graphs last long enough to
+    # kill a worker while some are done and others not
+    x = octile.as_graphs(_nws(36))
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(length=SquareExponential(1.0)), q=0.02,
+                                backend="cpu", precision="f64")
+    want = k(x)
+    pids = list(cluster.run(os.getpid).values())
+    K = octile.dask.gram(k, x, tile_size=3)
+    n_tiles = 12 * 13 // 2
+
+    def tiles_done(dask_scheduler=None):
+        return sum(1 for ts in dask_scheduler.tasks.values() if "octile-tile" in str(ts.key) and ts.state == "memory")
+
+    future = cluster.compute(K)
+    done_at_kill = None
+    for _ in range(6000):
+        done = cluster.run_on_scheduler(tiles_done)
+        if done >= 2:
+            # a worker process killed outright in the middle of the run (its nanny starts another)
+            os.kill(pids[0], signal.SIGKILL)
+            done_at_kill = done
+            break
+        time.sleep(0.01)
+    got = future.result(timeout=600)
+    assert done_at_kill is not None and done_at_kill < n_tiles, f"killed after {done_at_kill} of {n_tiles} tiles"
+    assert_matrix(got, want, what=f"K(X) with a worker killed after {done_at_kill} of {n_tiles} tiles")
+
+
+def _nws(n):
+    """n NWS graphs of octile's generator (through the CLI's node-link JSON)."""
+    import networkx as nx
+
+    rng = np.random.default_rng(11)
+    out = []
+    for s in range(n):
+        g = nx.connected_watts_strogatz_graph(48, 6, 0.1, seed=s)
+        for v in g.nodes:
+            g.nodes[v]["label"] = int(rng.integers(3))
+        for a, b in g.edges:
+            g.edges[a, b]["length"] = float(rng.uniform(0.5, 2.0))
+        out.append(g)
+    return out
