@@ -15,7 +15,7 @@ kernel is also a scikit-learn Gaussian-process kernel (hyperparameters tuned thr
 """
 from ._octile import Graph, Interrupted, NonConvergenceError, __version__, gpu_available
 from .basekernels import Additive, BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
-from .graphs import as_graphs, from_networkx, from_rdkit, from_smiles, read
+from .graphs import as_graphs, from_networkx, from_rdkit, from_smiles, generate, read
 from .kernels import GraphKernel, GraphletKernel, MarginalizedGraphKernel, ShortestPathKernel
 from ._sklearn import install as _install_sklearn
 
@@ -24,7 +24,7 @@ from ._sklearn import install as _install_sklearn
 _install_sklearn(MarginalizedGraphKernel)
 
 __all__ = [
-    "Graph", "read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs",
+    "Graph", "read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs", "generate",
     "MarginalizedGraphKernel", "ShortestPathKernel", "GraphletKernel", "GraphKernel",
     "KroneckerDelta", "SquareExponential", "Constant", "BrownianBridge", "TensorProduct", "Additive",
     "NonConvergenceError", "Interrupted", "gpu_available", "__version__",

@@ -18,7 +18,7 @@ from typing import Iterable, List, Optional, Sequence
 from . import _octile
 from ._octile import Graph
 
-__all__ = ["read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs", "Graph"]
+__all__ = ["read", "from_networkx", "from_rdkit", "from_smiles", "as_graphs", "generate", "Graph"]
 
 
 def read(path, format: Optional[str] = None, skip_invalid: bool = False, pdb_cutoff: float = 5.0) -> List[Graph]:
@@ -150,3 +150,11 @@ def as_graphs(x: Iterable) -> List[Graph]:
             run.append(g)
     flush()
     return out
+
+
+def generate(kind: str, count: int, seed: int = 2020) -> List[Graph]:
+    """``count`` seeded synthetic graphs, as the CLI's generator inputs (``nws:COUNT:SEED``, ...):
+    ``"nws"`` (the paper's Newman–Watts–Strogatz set), ``"ba"`` (Barabási–Albert) or
+    ``"molecules"`` (molecule-like graphs with the SMILES reader's features: element, aromatic,
+    charge, hcount; bond order)."""
+    return _octile.generate(kind, int(count), int(seed))

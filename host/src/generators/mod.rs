@@ -5,6 +5,9 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
 pub mod large;
+pub mod molecules;
+
+pub use molecules::molecule_set;
 
 /// Undirected simple-graph edge set under construction.
 struct EdgeSet {

@@ -119,12 +119,16 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
     let mut skipped = 0;
     for inp in inputs {
         let parts: Vec<&str> = inp.split(':').collect();
-        if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba") {
+        if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba" || parts[0] == "molecules") {
             let count: usize = parts[1].parse().with_context(|| format!("{inp}: COUNT must be an integer"))?;
             let seed: u64 = parts.get(2).map(|s| s.parse()).transpose().with_context(|| format!("{inp}: SEED must be an integer"))?.unwrap_or(2020);
             // a generated graph (96 nodes, up to 540 edges, their features) takes under 32 KiB
             octile::memory::check(count as u128 * (32 << 10), None, || format!("{inp}: generating {count} graphs"))?;
-            let set = if parts[0] == "nws" { nws_set(count, seed) } else { ba_set(count, seed) };
+            let set = match parts[0] {
+                "nws" => nws_set(count, seed),
+                "ba" => ba_set(count, seed),
+                _ => octile::generators::molecule_set(count, seed),
+            };
             merge_kinds(kinds, &FeatureKinds::numbers_of(&set), Path::new(inp))?;
             graphs.extend(set);
             continue;

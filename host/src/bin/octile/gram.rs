@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Args)]
 pub struct GramArgs {
     /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), a TU folder, or a
-    /// generator: nws:COUNT[:SEED] / ba:COUNT[:SEED].
+    /// generator: nws:COUNT[:SEED] / ba:COUNT[:SEED] / molecules:COUNT[:SEED] (molecule-like graphs).
     #[arg(required = true)]
     inputs: Vec<String>,
     /// Second set Y: computes K(X, Y).

@@ -1,0 +1,53 @@
+"""scale.json (benches/scale/scale.py) as Markdown tables: the CLI streamed vs in memory, the Dask
+path vs one process, the bit-for-bit checks, and the extrapolation to 10⁵ graphs."""
+import json
+import sys
+
+
+def gib(b):
+    return f"{b / 2**30:.2f} GiB"
+
+
+def main(path):
+    r = json.load(open(path))
+    print(f"device: {r.get('device', '?')}\n")
+    print("| set | graphs | pairs | output | tiles | seconds | pairs/s | peak RSS | matrix |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    rate = {}
+    for c in r["cli"]:
+        if "pairs" not in c:
+            print(f"| {c['set']} | | | {c['mode']} | | failed (exit {c.get('rc')}) | | | |")
+            continue
+        rate[(c["set"], c["mode"])] = c["pairs_per_second"]
+        print(f"| {c['set']} | {c['graphs']:,} | {c['pairs']:,} | {c['mode']} | {c['tiles']} | {c['seconds']:.2f} | {c['pairs_per_second'] / 1e6:.2f} M | "
+              f"{gib(c['peak_rss_bytes'])} | {gib(c['matrix_bytes'])} |")
+    print()
+    for name in sorted({s for s, _ in rate}):
+        if (name, "streamed") in rate and (name, "in-memory") in rate:
+            print(f"- {name}: streamed / in-memory pairs/s = {rate[(name, 'streamed')] / rate[(name, 'in-memory')]:.3f}; "
+                  f"matrices: {r.get('cli_equal', {}).get(name, '?')}")
+    if r.get("python"):
+        print("\n| set | Python | graphs | seconds | pairs/s | vs one process | peak RSS (client) |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        one = {p["set"]: p["seconds"] for p in r["python"] if p.get("scenario") == "inproc" and "seconds" in p}
+        label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker", "dask2": "Dask, 2 workers on the GPU"}
+        for p in r["python"]:
+            if "seconds" not in p:
+                print(f"| {p['set']} | {label.get(p['scenario'])} | | failed | | | |")
+                continue
+            rel = f"{p['seconds'] / one[p['set']]:.3f}×" if p["set"] in one else ""
+            print(f"| {p['set']} | {label.get(p['scenario'])} | {p['graphs']:,} | {p['seconds']:.2f} | {p['pairs_per_second'] / 1e6:.2f} M | {rel} | {gib(p['peak_rss_bytes'])} |")
+        print()
+        for k, v in r.get("python_equal", {}).items():
+            print(f"- {k}: {v}")
+    big = [c for c in r["cli"] if c.get("mode") == "streamed" and "pairs" in c]
+    if big:
+        c = max(big, key=lambda c: c["graphs"])
+        pairs = 10**5 * (10**5 + 1) // 2
+        hours = pairs / c["pairs_per_second"] / 3600
+        print(f"\n10⁵ graphs ({pairs:.2e} pairs) at the {c['set']} rate ({c['pairs_per_second'] / 1e6:.2f} M pairs/s): "
+              f"{hours:.2f} h on 1 GPU, {hours / 8 * 60:.1f} min on 8 (tiles are independent; the matrix, {gib(10**10 * 8)}, streams to disk).")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,185 @@
+"""The scale benchmark (one device call, one GPU): Gram matrices of 1k, 5k and 20k molecule graphs
+streamed to disk tile by tile by `octile gram`, against the same matrix held in memory (one tile:
+what `octile gram` did before it streamed), and the Dask path (`octile.dask.gram` on a LocalCluster
+with one GPU worker, and two workers sharing the GPU) against one Python process — pairs/s, wall
+time, peak resident memory, and every matrix compared bit for bit. Writes scale.json and scale.md.
+
+Sets (molecules, the kernel of examples/molecules.toml):
+  mol1k   1,000 molecule-like graphs (octile's seeded generator)
+  nci5k   NCI's first_5K.smi (4,991 molecules, the rdkit wheel)
+  mix20k  NCI + ChEMBL's approved drugs (1,935) + 13,074 generated: 20,000 graphs, 2·10⁸ pairs
+
+Usage: python3 scale.py --octile PATH --data DIR --out DIR [--sets mol1k,nci5k,mix20k] [--dask-sets nci5k,mix20k]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+KERNEL = os.path.join(REPO, "examples", "molecules.toml")
+
+
+def inputs(name, data):
+    return {
+        "mol1k": ["molecules:1000:7"],
+        "nci5k": [os.path.join(data, "first_5K.smi")],
+        "mix20k": [os.path.join(data, "first_5K.smi"), os.path.join(data, "chembl_drugs.csv"), "molecules:13074:7"],
+    }[name]
+
+
+def measured(cmd, env=None):
+    """Run `cmd` in a wrapper process: exit code, wall seconds and the child's peak resident memory."""
+    wrap = ("import json, resource, subprocess, sys, time; t = time.time(); r = subprocess.run(sys.argv[1:]); "
+            "print(json.dumps({'rc': r.returncode, 'wall_s': time.time() - t, "
+            "'peak_rss_bytes': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))")
+    out = subprocess.run([sys.executable, "-c", wrap, *cmd], capture_output=True, text=True, env=env)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise RuntimeError(f"{cmd}: {out.stderr[-2000:]}")
+    lines = out.stdout.strip().splitlines()
+    r = json.loads(lines[-1])
+    r["stderr"] = out.stderr[-2000:]
+    r["stdout"] = lines[:-1]
+    return r
+
+
+def same(a_path, b_path):
+    """Whether two float64 .npy files hold the same bits (compared in row blocks, memory-mapped)."""
+    import numpy as np
+
+    a, b = np.load(a_path, mmap_mode="r"), np.load(b_path, mmap_mode="r")
+    if a.shape != b.shape:
+        return False, f"shapes {a.shape} vs {b.shape}"
+    for r in range(0, a.shape[0], 1024):
+        x, y = np.asarray(a[r:r + 1024]).view(np.uint64), np.asarray(b[r:r + 1024]).view(np.uint64)
+        if not np.array_equal(x, y):
+            i = np.argwhere(x != y)[0]
+            return False, f"first difference at ({r + i[0]}, {i[1]}): {a[r + i[0], i[1]]!r} vs {b[r + i[0], i[1]]!r}"
+    return True, "bit for bit"
+
+
+# -- Python scenarios (each in its own process, so its peak memory is its own) -------------------
+def scenario(args):
+    import numpy as np
+    import octile
+    import octile.dask
+    from octile import KroneckerDelta, MarginalizedGraphKernel, TensorProduct
+
+    graphs = []
+    for inp in inputs(args.set, args.data):
+        if inp.startswith("molecules:"):
+            _, n, seed = inp.split(":")
+            graphs += octile.generate("molecules", int(n), int(seed))
+        else:
+            graphs += octile.read(inp)
+    k = MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.3), aromatic=KroneckerDelta(0.7), charge=KroneckerDelta(0.8)),
+                                TensorProduct(order=KroneckerDelta(0.5)), q=0.05, backend="cuda", progress=False)
+    k(graphs[:50])  # the GPU's start-up (context, kernels) outside the timing
+    if args.scenario == "inproc":
+        t = time.perf_counter()
+        K = k(graphs)
+        secs = time.perf_counter() - t
+    else:
+        from distributed import Client, LocalCluster
+
+        workers = {"dask1": 1, "dask2": 2}[args.scenario]
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+            warm = graphs[:50]
+            client.run(lambda: k(warm).shape)  # each worker's GPU start-up outside the timing
+            t = time.perf_counter()
+            K = octile.dask.gram(k, graphs).compute()
+            secs = time.perf_counter() - t
+    np.save(args.save, K)
+    n = len(graphs)
+    print(json.dumps({"graphs": n, "pairs": n * (n + 1) // 2, "seconds": secs}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--octile", default="octile")
+    ap.add_argument("--data", default=os.path.join(REPO, "data"))
+    ap.add_argument("--out", default="/tmp/scale")
+    ap.add_argument("--sets", default="mol1k,nci5k,mix20k")
+    ap.add_argument("--dask-sets", default="nci5k,mix20k")
+    ap.add_argument("--scenario")
+    ap.add_argument("--set")
+    ap.add_argument("--save")
+    args = ap.parse_args()
+    if args.scenario:
+        return scenario(args)
+    os.makedirs(args.out, exist_ok=True)
+    work = os.environ.get("SCALE_WORK", "/tmp/scale-work")
+    os.makedirs(work, exist_ok=True)
+    results = {"cli": [], "python": [], "device": subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                                                capture_output=True, text=True).stdout.strip()}
+
+    def save():
+        with open(os.path.join(args.out, "scale.json"), "w") as f:
+            json.dump(results, f, indent=1)
+
+    for name in args.sets.split(","):
+        files = {}
+        for mode in ("streamed", "in-memory"):
+            out = os.path.join(work, f"{name}-{mode}.npy")
+            extra = ["--tile-size", "1000000"] if mode == "in-memory" else []
+            r = measured([args.octile, "gram", *inputs(name, args.data), "--kernel", KERNEL, "--backend", "cuda", "--out", out, "--quiet", *extra])
+            if r["rc"] != 0:
+                r.update(set=name, mode=mode)
+                results["cli"].append(r)
+                save()
+                continue
+            s = json.load(open(out[:-4] + ".json"))
+            row = dict(set=name, mode=mode, graphs=s["graphs"], pairs=s["pairs"], seconds=s["seconds"], pairs_per_second=s["pairs_per_second"],
+                       tiles=s["tiles"], tile_size=s["tile_size"], iterations=s["iterations"], wall_s=r["wall_s"], peak_rss_bytes=r["peak_rss_bytes"],
+                       matrix_bytes=s["graphs"] ** 2 * 8, details=s["details"])
+            print(json.dumps(row), flush=True)
+            results["cli"].append(row)
+            files[mode] = out
+            save()
+        if len(files) == 2:
+            ok, why = same(files["streamed"], files["in-memory"])
+            results.setdefault("cli_equal", {})[name] = why if ok else f"DIFFERENT: {why}"
+            print(name, "streamed vs in-memory:", why, flush=True)
+            os.remove(files["in-memory"])
+            results.setdefault("_files", {})[name] = files["streamed"]
+        save()
+    for name in args.dask_sets.split(","):
+        if not name:
+            continue
+        saved = {}
+        for sc in ("inproc", "dask1", "dask2") if name != "mix20k" else ("inproc", "dask1"):
+            path = os.path.join(work, f"{name}-{sc}.npy")
+            r = measured([sys.executable, os.path.abspath(__file__), "--scenario", sc, "--set", name, "--data", args.data, "--save", path])
+            if r["rc"] != 0:
+                results["python"].append(dict(set=name, scenario=sc, error=r["stderr"]))
+                print(name, sc, "failed:", r["stderr"], flush=True)
+                save()
+                continue
+            inner = json.loads([l for l in r["stdout"] if l.startswith("{")][-1])
+            row = dict(set=name, scenario=sc, wall_s=r["wall_s"], peak_rss_bytes=r["peak_rss_bytes"], **inner,
+                       pairs_per_second=inner["pairs"] / inner["seconds"])
+            print(json.dumps(row), flush=True)
+            results["python"].append(row)
+            saved[sc] = path
+            save()
+        for sc, path in saved.items():
+            ref = results.get("_files", {}).get(name)
+            if ref:
+                ok, why = same(path, ref)
+                results.setdefault("python_equal", {})[f"{name} {sc} vs CLI streamed"] = why if ok else f"DIFFERENT: {why}"
+                print(name, sc, "vs CLI streamed:", why, flush=True)
+        for sc in ("dask1", "dask2"):
+            if sc in saved and "inproc" in saved:
+                ok, why = same(saved[sc], saved["inproc"])
+                results.setdefault("python_equal", {})[f"{name} {sc} vs one process"] = why if ok else f"DIFFERENT: {why}"
+        for p in saved.values():
+            os.remove(p)
+        save()
+    save()
+
+
+if __name__ == "__main__":
+    main()
