@@ -1,5 +1,6 @@
 //! Tiles of a Gram matrix (the unit of large runs: streamed output, `--rows/--cols`, Dask) equal
-//! the same entries of the whole matrix bit for bit, on every backend: K(X) and K(X, Y), raw and
+//! the same entries of the whole matrix on every backend (the CPU's bit for bit, the GPU's within
+//! K's accuracy): K(X) and K(X, Y), raw and
 //! normalized, odd tile sizes, with ∂K/∂θ, for the marginalized kernel on random graphs with every
 //! edge case, and for the shortest-path and graphlet kernels.
 use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
@@ -27,12 +28,27 @@ fn graphs(seed: u64, n: usize) -> Vec<Graph> {
     out
 }
 
-/// Entry (i, j) of a tile-assembled matrix equals the whole matrix's, bit for bit.
-fn same_bits(what: &str, tiled: &[f64], whole: &[f64], cols: usize, errors: &mut Vec<String>) {
+/// Entry (i, j) of a tile-assembled matrix equals the whole matrix's: bit for bit (`rtol` None),
+/// or within `rtol` (two-sided, relative to the larger of the two, with a floor of a thousandth of
+/// the largest entry).
+fn same_bits(what: &str, tiled: &[f64], whole: &[f64], cols: usize, rtol: Option<f64>, errors: &mut Vec<String>) {
     assert_eq!(tiled.len(), whole.len(), "{what}: sizes");
-    if let Some(k) = (0..whole.len()).find(|&k| tiled[k].to_bits() != whole[k].to_bits()) {
-        errors.push(format!("{what}: entry ({}, {}) tiled {:.17e}, whole {:.17e}", k / cols, k % cols, tiled[k], whole[k]));
+    // relative to the entry, or to a thousandth of the largest (entries that cancel to ~0, e.g. ∂K/∂θ)
+    let floor = 1e-3 * whole.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let differs = |k: usize| match rtol {
+        None => tiled[k].to_bits() != whole[k].to_bits(),
+        Some(r) => !((tiled[k] - whole[k]).abs() <= r * whole[k].abs().max(tiled[k].abs()).max(floor)),
+    };
+    if let Some(k) = (0..whole.len()).find(|&k| differs(k)) {
+        errors.push(format!("{what}: entry ({}, {}) tiled {:.17e}, whole {:.17e} (rtol {rtol:?})", k / cols, k % cols, tiled[k], whole[k]));
     }
+}
+
+/// How close a target's tiles must be to its whole matrix: the CPU's bit for bit; the GPU's within
+/// K's accuracy, because the few pairs too large for the resident solver go to the tile solver,
+/// whose blocks per pair grow when fewer such pairs share a launch (reductions split differently).
+fn tolerance(t: &octile_tests::Target) -> Option<f64> {
+    (t.backend != octile::Backend::Cpu).then_some(t.rtol)
 }
 
 /// The matrix assembled from the tiles of `plan`, each computed by `tile_of` (K(X): the
@@ -74,6 +90,7 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
         cfg.q = 0.05;
         t.apply(&mut cfg);
         let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let tol = tolerance(&t);
         let whole = ok(k.gram(&x));
         let whole_norm = ok(k.gram_normalized(&x));
         let between = ok(k.gram_between(&x, &y));
@@ -84,7 +101,7 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
             let tag = |w: &str| format!("{} tile size {size}: {w}", t.name);
             let plan = TilePlan::of(&x, None, size);
             let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, None, t)), |g| &g.values);
-            same_bits(&tag("K(X)"), &m, &whole.values, x.len(), &mut errors);
+            same_bits(&tag("K(X)"), &m, &whole.values, x.len(), tol, &mut errors);
             let m = assemble(
                 &plan,
                 1,
@@ -95,10 +112,10 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
                 },
                 |g| &g.values,
             );
-            same_bits(&tag("K(X) normalized"), &m, &whole_norm.values, x.len(), &mut errors);
+            same_bits(&tag("K(X) normalized"), &m, &whole_norm.values, x.len(), tol, &mut errors);
             let plan = TilePlan::of(&x, Some(&y), size);
             let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, Some(&y), t)), |g| &g.values);
-            same_bits(&tag("K(X, Y)"), &m, &between.values, y.len(), &mut errors);
+            same_bits(&tag("K(X, Y)"), &m, &between.values, y.len(), tol, &mut errors);
             let m = assemble(
                 &plan,
                 1,
@@ -109,13 +126,13 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
                 },
                 |g| &g.values,
             );
-            same_bits(&tag("K(X, Y) normalized"), &m, &between_norm.values, y.len(), &mut errors);
+            same_bits(&tag("K(X, Y) normalized"), &m, &between_norm.values, y.len(), tol, &mut errors);
         }
         // any rectangle of K(X), across the diagonal too
         for (rows, cols) in [(3..11, 0..17), (5..6, 5..6), (10..17, 2..9), (0..0, 0..4)] {
             let g = ok(gram_tile(&k, &x, None, &Tile { rows: rows.clone(), cols: cols.clone() }));
             let want: Vec<f64> = rows.clone().flat_map(|i| cols.clone().map(move |j| (i, j))).map(|(i, j)| whole.get(i, j)).collect();
-            same_bits(&format!("{} block {rows:?} × {cols:?}", t.name), &g.values, &want, cols.len(), &mut errors);
+            same_bits(&format!("{} block {rows:?} × {cols:?}", t.name), &g.values, &want, cols.len(), tol, &mut errors);
         }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
@@ -131,6 +148,7 @@ fn gradient_tiles_equal_the_whole_gradient_on_every_backend() {
         cfg.q = 0.1;
         t.apply(&mut cfg);
         let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let tol = tolerance(&t);
         let np = k.config().hyperparameters().len();
         let pairs = |s: &[Graph]| (0..s.len()).map(|i| (i, i)).collect::<Vec<_>>();
         let dgx = ok(k.pairs_gradient(&x, &pairs(&x)));
@@ -154,9 +172,9 @@ fn gradient_tiles_equal_the_whole_gradient_on_every_backend() {
                 };
                 let tag = format!("{} {} normalized {norm} tile size {size}", t.name, if y_opt.is_some() { "K(X, Y)" } else { "K(X)" });
                 let m = assemble(&plan, 1, tile, |g| &g.values);
-                same_bits(&format!("{tag}: K"), &m, &whole.values, cols, &mut errors);
+                same_bits(&format!("{tag}: K"), &m, &whole.values, cols, tol, &mut errors);
                 let m = assemble(&plan, np, tile, |g| &g.gradient.as_ref().unwrap().values);
-                same_bits(&format!("{tag}: dK (entry index / P)"), &m, &whole.gradient.as_ref().unwrap().values, cols * np, &mut errors);
+                same_bits(&format!("{tag}: dK (entry index / P)"), &m, &whole.gradient.as_ref().unwrap().values, cols * np, tol, &mut errors);
             }
         }
     }
@@ -171,16 +189,17 @@ fn shortest_path_and_graphlet_tiles_equal_the_whole_matrix() {
     let gl = GraphletKernel::new(GraphletConfig::default()).unwrap();
     let kernels: [(&str, &dyn GraphKernel); 2] = [("shortest path", &sp), ("graphlets", &gl)];
     let mut errors = Vec::new();
+    let tol = None;
     for (name, k) in kernels {
         let whole = ok(k.gram(&x));
         let between = ok(k.gram_between(&x, &y));
         for size in [1, 3, 13] {
             let plan = TilePlan::of(&x, None, size);
             let m = assemble(&plan, 1, |t| ok(gram_tile(k, &x, None, t)), |g| &g.values);
-            same_bits(&format!("{name} K(X) tile size {size}"), &m, &whole.values, x.len(), &mut errors);
+            same_bits(&format!("{name} K(X) tile size {size}"), &m, &whole.values, x.len(), tol, &mut errors);
             let plan = TilePlan::of(&x, Some(&y), size);
             let m = assemble(&plan, 1, |t| ok(gram_tile(k, &x, Some(&y), t)), |g| &g.values);
-            same_bits(&format!("{name} K(X, Y) tile size {size}"), &m, &between.values, y.len(), &mut errors);
+            same_bits(&format!("{name} K(X, Y) tile size {size}"), &m, &between.values, y.len(), tol, &mut errors);
         }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
