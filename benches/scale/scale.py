@@ -114,6 +114,7 @@ def main():
     ap.add_argument("--out", default="/tmp/scale")
     ap.add_argument("--sets", default="mol1k,nci5k,mix20k")
     ap.add_argument("--dask-sets", default="nci5k,mix20k")
+    ap.add_argument("--cli-modes", default="streamed,in-memory")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--scenario")
     ap.add_argument("--set")
@@ -136,7 +137,7 @@ def main():
 
     for name in args.sets.split(","):
         files = {}
-        for mode in ("streamed", "in-memory"):
+        for mode in args.cli_modes.split(","):
             out = os.path.join(work, f"{name}-{mode}.npy")
             extra = ["--tile-size", "1000000"] if mode == "in-memory" else (["--tile-size", os.environ["SCALE_TILE"]] if "SCALE_TILE" in os.environ else [])
             r = measured([args.octile, "gram", *inputs(name, args.data), "--kernel", KERNEL, "--backend", args.backend, "--out", out, "--quiet", *extra])
