@@ -91,13 +91,6 @@ pub struct MarginalizedGraphKernel {
     control: RunControl,
 }
 
-/// Pairs the GPU resident solver leaves (too large for its shared memory, or above rtol after it),
-/// up to this many per call, go to the tile solver one pair per call: how the tile solver launches
-/// (its entry, the blocks per pair) depends on the pairs it gets together, so a pair solved alone
-/// has the same value in every call — a tile of the matrix equals the whole matrix bit for bit.
-/// Past this many (sets of large graphs), they go together, in as few launches as fit.
-pub const ISOLATED_REST_PAIRS: usize = 64;
-
 impl MarginalizedGraphKernel {
     /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
     pub fn new(config: MgkConfig) -> Result<Self> {
@@ -212,22 +205,7 @@ impl MarginalizedGraphKernel {
             let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
             let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
             let mut report = MgkReport { resident: Some(res.report), tiles: None };
-            if !rest.is_empty() && rest.len() <= ISOLATED_REST_PAIRS {
-                // few pairs left: each alone, so its value does not depend on the others of the call
-                let mut entries = Vec::new();
-                let mut last = None;
-                for &k in &rest {
-                    let (a, b) = (pairs[k].0 as usize, pairs[k].1 as usize);
-                    let (sub, pair) = if a == b { (vec![graphs[a].clone()], (0, 0)) } else { (vec![graphs[a].clone(), graphs[b].clone()], (0, 1)) };
-                    let one = self.solve_tiles(&sub, &[pair], false, t)?;
-                    status[k] = one.status[0];
-                    if let Some(mut tr) = one.report.tiles {
-                        entries.extend(tr.gpu_entries.take().unwrap_or_default());
-                        last = Some(tr);
-                    }
-                }
-                report.tiles = last.map(|tr| TileReport { pairs: rest.len(), gpu_entries: Some(entries), ..tr });
-            } else if !rest.is_empty() {
+            if !rest.is_empty() {
                 // the tile solver reorders and packs only the graphs of the pairs it gets (copied
                 // out only when that is not all of them)
                 let mut used = vec![false; graphs.len()];
