@@ -139,7 +139,12 @@ def main():
         files = {}
         for mode in args.cli_modes.split(","):
             out = os.path.join(work, f"{name}-{mode}.npy")
-            extra = ["--tile-size", "1000000"] if mode == "in-memory" else (["--tile-size", os.environ["SCALE_TILE"]] if "SCALE_TILE" in os.environ else [])
+            if mode == "in-memory":
+                extra = ["--tile-size", "1000000"]
+            elif mode.startswith("tile="):
+                extra = ["--tile-size", mode[5:]]
+            else:
+                extra = ["--tile-size", os.environ["SCALE_TILE"]] if "SCALE_TILE" in os.environ else []
             r = measured([args.octile, "gram", *inputs(name, args.data), "--kernel", KERNEL, "--backend", args.backend, "--out", out, "--quiet", *extra])
             if r["rc"] != 0:
                 r.update(set=name, mode=mode)
@@ -154,11 +159,13 @@ def main():
             results["cli"].append(row)
             files[mode] = out
             save()
-        if len(files) == 2:
-            ok, why = same(files["streamed"], files["in-memory"])
-            results.setdefault("cli_equal", {})[name] = why if ok else f"DIFFERENT: {why}"
-            print(name, "streamed vs in-memory:", why, flush=True)
-            os.remove(files["in-memory"])
+        for mode in [m for m in files if m != "streamed"]:
+            if "streamed" in files:
+                ok, why = same(files["streamed"], files[mode])
+                results.setdefault("cli_equal", {})[f"{name} streamed vs {mode}"] = why if ok else f"DIFFERENT: {why}"
+                print(name, "streamed vs", mode, why, flush=True)
+            os.remove(files[mode])
+        if "streamed" in files:
             results.setdefault("_files", {})[name] = files["streamed"]
         save()
     for name in args.dask_sets.split(","):
@@ -186,6 +193,9 @@ def main():
                 ok, why = same(path, ref)
                 results.setdefault("python_equal", {})[f"{name} {sc} vs CLI streamed"] = why if ok else f"DIFFERENT: {why}"
                 print(name, sc, "vs CLI streamed:", why, flush=True)
+        if "dask1" in saved and "dask2" in saved:
+            ok, why = same(saved["dask2"], saved["dask1"])
+            results.setdefault("python_equal", {})[f"{name} dask2 vs dask1"] = why if ok else f"DIFFERENT: {why}"
         for sc in ("dask1", "dask2"):
             if sc in saved and "inproc" in saved:
                 ok, why = same(saved[sc], saved["inproc"])
