@@ -37,7 +37,11 @@ fn same_bits(what: &str, tiled: &[f64], whole: &[f64], cols: usize, rtol: Option
     let floor = 1e-3 * whole.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let differs = |k: usize| match rtol {
         None => tiled[k].to_bits() != whole[k].to_bits(),
-        Some(r) => !((tiled[k] - whole[k]).abs() <= r * whole[k].abs().max(tiled[k].abs()).max(floor)),
+        Some(r) => {
+            let err = (tiled[k] - whole[k]).abs();
+            // NaN fails too
+            !err.is_finite() || err > r * whole[k].abs().max(tiled[k].abs()).max(floor)
+        }
     };
     if let Some(k) = (0..whole.len()).find(|&k| differs(k)) {
         errors.push(format!("{what}: entry ({}, {}) tiled {:.17e}, whole {:.17e} (rtol {rtol:?})", k / cols, k % cols, tiled[k], whole[k]));

@@ -248,50 +248,6 @@ pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
     buf.extend_from_slice(&digits[at..]);
 }
 
-#[cfg(test)]
-mod atomic_tests {
-    use super::*;
-
-    #[test]
-    fn written_matrices_and_masks_read_back_and_bad_files_are_typed_errors() {
-        let dir = std::env::temp_dir().join(format!("octile-npy-read-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (v, m) = (dir.join("v.npy"), dir.join("m.npy"));
-        let values = [1.5, -0.0, f64::NAN, 1e300, 2.0, 3.0];
-        write_atomic(&v, &npy_bytes(&values, 2, 3)).unwrap();
-        let r = read_matrix(&v).unwrap();
-        assert_eq!((r.rows, r.cols), (2, 3));
-        assert_eq!(r.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), values.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-        write_atomic(&m, &mask_bytes(&[true, false, true], 3, 1)).unwrap();
-        assert_eq!(read_matrix(&m).unwrap(), NpyMatrix { rows: 3, cols: 1, values: vec![1.0, 0.0, 1.0] });
-        let mut cut = npy_bytes(&values, 2, 3);
-        cut.truncate(cut.len() - 3);
-        for (bytes, says) in [
-            (b"hello".to_vec(), "not an .npy file"),
-            (cut, "data bytes for shape (2, 3)"),
-            (npy_header("<i4", 1, 1, 4).into_iter().chain([0; 4]).collect(), "'<i4' is not float64"),
-        ] {
-            write_atomic(&v, &bytes).unwrap();
-            let e = read_matrix(&v).unwrap_err().to_string();
-            assert!(e.contains(says) && e.contains("v.npy"), "expected '{says}', got: {e}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_failed_write_leaves_neither_the_file_nor_a_partial_behind() {
-        let dir = std::env::temp_dir().join(format!("octile-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("K.npy")).unwrap(); // a folder where the file should go: rename fails
-        let e = write_atomic(&dir.join("K.npy"), b"x").unwrap_err().to_string();
-        assert!(e.contains("K.npy"), "{e}");
-        assert!(!dir.join("K.npy.partial").exists(), "partial file left behind");
-        write_atomic(&dir.join("ok.npy"), b"y").unwrap();
-        assert_eq!(std::fs::read(dir.join("ok.npy")).unwrap(), b"y");
-        assert!(!dir.join("ok.npy.partial").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
 /// A float64 `.npy` file of a fixed shape filled in place, piece by piece, with positioned writes:
 /// what streams a Gram matrix (or its gradient) larger than memory to disk, tile by tile.
 ///
@@ -377,4 +333,48 @@ pub fn npy_to_csv(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()
         let _ = std::fs::remove_file(&tmp);
     }
     done
+}
+
+#[cfg(test)]
+mod atomic_tests {
+    use super::*;
+
+    #[test]
+    fn written_matrices_and_masks_read_back_and_bad_files_are_typed_errors() {
+        let dir = std::env::temp_dir().join(format!("octile-npy-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (v, m) = (dir.join("v.npy"), dir.join("m.npy"));
+        let values = [1.5, -0.0, f64::NAN, 1e300, 2.0, 3.0];
+        write_atomic(&v, &npy_bytes(&values, 2, 3)).unwrap();
+        let r = read_matrix(&v).unwrap();
+        assert_eq!((r.rows, r.cols), (2, 3));
+        assert_eq!(r.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), values.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        write_atomic(&m, &mask_bytes(&[true, false, true], 3, 1)).unwrap();
+        assert_eq!(read_matrix(&m).unwrap(), NpyMatrix { rows: 3, cols: 1, values: vec![1.0, 0.0, 1.0] });
+        let mut cut = npy_bytes(&values, 2, 3);
+        cut.truncate(cut.len() - 3);
+        for (bytes, says) in [
+            (b"hello".to_vec(), "not an .npy file"),
+            (cut, "data bytes for shape (2, 3)"),
+            (npy_header("<i4", 1, 1, 4).into_iter().chain([0; 4]).collect(), "'<i4' is not float64"),
+        ] {
+            write_atomic(&v, &bytes).unwrap();
+            let e = read_matrix(&v).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("v.npy"), "expected '{says}', got: {e}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_neither_the_file_nor_a_partial_behind() {
+        let dir = std::env::temp_dir().join(format!("octile-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("K.npy")).unwrap(); // a folder where the file should go: rename fails
+        let e = write_atomic(&dir.join("K.npy"), b"x").unwrap_err().to_string();
+        assert!(e.contains("K.npy"), "{e}");
+        assert!(!dir.join("K.npy.partial").exists(), "partial file left behind");
+        write_atomic(&dir.join("ok.npy"), b"y").unwrap();
+        assert_eq!(std::fs::read(dir.join("ok.npy")).unwrap(), b"y");
+        assert!(!dir.join("ok.npy.partial").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
