@@ -262,7 +262,9 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     let mut tally = tiled::Tally::default();
     let mut finished: Vec<octile::gram::Tile> = tiles.iter().filter(|t| done.contains(t)).cloned().collect();
     let mut pairs_done = pairs_resumed;
-    let base_summary = |secs: f64| json!({"output": a.out.display().to_string(), "shape": [out_rows, out_cols], "graphs": x.len(), "graphs_against": y.len(), "seconds": secs, "backend": k.backend_name(), "device": k.device_name(), "normalized": a.normalize, "method": method});
+    let (backend_name, device_name) = (k.backend_name(), k.device_name());
+    let (n_x, n_y) = (x.len(), y.len());
+    let base_summary = |secs: f64| json!({"output": a.out.display().to_string(), "shape": [out_rows, out_cols], "graphs": n_x, "graphs_against": n_y, "seconds": secs, "backend": backend_name, "device": device_name, "normalized": a.normalize, "method": method});
     // keep the tiles finished (their values are on disk) and say how to go on
     let keep = |finished: &[octile::gram::Tile], pairs_done: usize, secs: f64| -> Result<PathBuf> {
         outputs.values.sync()?;
@@ -271,21 +273,44 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         }
         resume::save(&a.out, finished, pairs_done, pairs_total, &fp, base_summary(secs))
     };
+    // tiles are computed here and written (with the tally) by a writer thread, so writing tile k
+    // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
         let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
-        let mut last_kept = std::time::Instant::now();
-        for tile in &todo {
-            let g = tiled::run_tile(&job, &compute, diag.as_ref(), tile, &outputs)?;
-            tally.add(&g, tile, job.mirrored());
-            finished.push((*tile).clone());
-            pairs_done += job.pairs_of(tile);
-            // a run killed outright (SIGKILL, power) loses at most a minute of tiles
-            if last_kept.elapsed().as_secs() >= 60 && finished.len() < tiles.len() {
-                keep(&finished, pairs_done, t.elapsed().as_secs_f64()).map_err(|e| OctileError::InvalidConfig(format!("{e:#}")))?;
-                last_kept = std::time::Instant::now();
-            }
-        }
-        Ok(())
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(1);
+        std::thread::scope(|s| {
+            let (tally, finished, pairs_done) = (&mut tally, &mut finished, &mut pairs_done);
+            let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());
+            let writer = s.spawn(move || -> octile::Result<()> {
+                let mut last_kept = std::time::Instant::now();
+                for (tile, g) in rx {
+                    tiled::write_outputs(job, tile, &g, outputs)?;
+                    tally.add(&g, tile, job.mirrored());
+                    finished.push(tile.clone());
+                    *pairs_done += job.pairs_of(tile);
+                    // a run killed outright (SIGKILL, power) loses at most a minute of tiles
+                    if last_kept.elapsed().as_secs() >= 60 && finished.len() < n_tiles {
+                        keep(finished, *pairs_done, t.elapsed().as_secs_f64()).map_err(|e| OctileError::InvalidConfig(format!("{e:#}")))?;
+                        last_kept = std::time::Instant::now();
+                    }
+                }
+                Ok(())
+            });
+            let computed = (|| -> octile::Result<()> {
+                for tile in &todo {
+                    let g = tiled::compute_tile(job, &compute, diag.as_ref(), tile)?;
+                    if tx.send((tile, g)).is_err() {
+                        // the writer stopped (its error comes back from join)
+                        break;
+                    }
+                }
+                Ok(())
+            })();
+            drop(tx);
+            let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
+            // a write error first (it stopped the run), else the computation's
+            written.and(computed)
+        })
     })();
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -177,9 +177,10 @@ pub struct Outputs {
     pub gradient: Option<(NpyWriter, usize)>,
 }
 
-/// Compute `tile` (normalized with `diag` when the job is) and write it into `out`; returns the
-/// tile (local entries) for the tally. A tile whose pairs did not all converge is written too.
-pub fn run_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile: &Tile, out: &Outputs) -> octile::Result<Gram> {
+/// Compute `tile` (normalized with `diag` when the job is): its entries (local), with the gradient
+/// when the job has one. A tile whose pairs did not all converge is returned too (its failures in
+/// its info), to be written and listed.
+pub fn compute_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile: &Tile) -> octile::Result<Gram> {
     let r = match compute {
         Compute::Values(k) => gram_tile(*k, job.x, job.y, tile),
         Compute::Gradient(k) => k.gram_gradient_tile(job.x, job.y, tile),
@@ -201,11 +202,16 @@ pub fn run_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile: &T
             normalize_tile(&mut g, tile, rows.0, cols.0, symmetric);
         }
     }
+    Ok(g)
+}
+
+/// Write a computed tile (and its gradient) into the job's output files.
+pub fn write_outputs(job: &Job, tile: &Tile, g: &Gram, out: &Outputs) -> octile::Result<()> {
     write_tile(job, tile, &out.values, 1, &g.values)?;
     if let (Some((w, np)), Some(grad)) = (&out.gradient, &g.gradient) {
         write_tile(job, tile, w, *np, &grad.values)?;
     }
-    Ok(g)
+    Ok(())
 }
 
 /// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output, and
