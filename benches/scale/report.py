@@ -31,7 +31,8 @@ def main(path):
         print("\n| set | Python | graphs | seconds | pairs/s | vs one process | peak RSS (client) |")
         print("|---|---|---:|---:|---:|---:|---:|")
         one = {p["set"]: p["seconds"] for p in r["python"] if p.get("scenario") == "inproc" and "seconds" in p}
-        label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker", "dask2": "Dask, 2 workers on the GPU"}
+        label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker", "dask2": "Dask, 2 workers on the GPU",
+                 "dask1zarr": "Dask, 1 GPU worker, to_zarr"}
         for p in r["python"]:
             if "seconds" not in p:
                 print(f"| {p['set']} | {label.get(p['scenario'])} | | failed | | | |")

@@ -95,13 +95,23 @@ def scenario(args):
     else:
         from distributed import Client, LocalCluster
 
-        workers = {"dask1": 1, "dask2": 2}[args.scenario]
+        workers = {"dask1": 1, "dask2": 2, "dask1zarr": 1}[args.scenario]
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
             warm = graphs[:50]
             client.run(lambda: k(warm).shape)  # each worker's GPU start-up outside the timing
             t = time.perf_counter()
-            K = octile.dask.gram(k, graphs).compute()
-            secs = time.perf_counter() - t
+            if args.scenario == "dask1zarr":
+                # the workers write the tiles to disk themselves (nothing gathered in the client)
+                import zarr
+
+                store = args.save + ".zarr"
+                octile.dask.gram(k, graphs).rechunk(2048).to_zarr(store, overwrite=True)
+                secs = time.perf_counter() - t
+                K = zarr.open(store)[:]
+                __import__("shutil").rmtree(store)
+            else:
+                K = octile.dask.gram(k, graphs).compute()
+                secs = time.perf_counter() - t
     np.save(args.save, K)
     n = len(graphs)
     print(json.dumps({"graphs": n, "pairs": n * (n + 1) // 2, "seconds": secs}))
@@ -115,6 +125,7 @@ def main():
     ap.add_argument("--sets", default="mol1k,nci5k,mix20k")
     ap.add_argument("--dask-sets", default="nci5k,mix20k")
     ap.add_argument("--cli-modes", default="streamed,in-memory")
+    ap.add_argument("--scenarios", default="", help="Python scenarios: inproc, dask1, dask2, dask1zarr (default by set)")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--scenario")
     ap.add_argument("--set")
@@ -172,7 +183,7 @@ def main():
         if not name:
             continue
         saved = {}
-        for sc in ("inproc", "dask1", "dask2") if name != "mix20k" else ("inproc", "dask1"):
+        for sc in args.scenarios.split(",") if args.scenarios else (("inproc", "dask1", "dask2") if name != "mix20k" else ("inproc", "dask1")):
             path = os.path.join(work, f"{name}-{sc}.npy")
             r = measured([sys.executable, os.path.abspath(__file__), "--scenario", sc, "--set", name, "--data", args.data, "--save", path, "--backend", args.backend])
             if r["rc"] != 0:
@@ -196,7 +207,7 @@ def main():
         if "dask1" in saved and "dask2" in saved:
             ok, why = same(saved["dask2"], saved["dask1"])
             results.setdefault("python_equal", {})[f"{name} dask2 vs dask1"] = why if ok else f"DIFFERENT: {why}"
-        for sc in ("dask1", "dask2"):
+        for sc in ("dask1", "dask2", "dask1zarr"):
             if sc in saved and "inproc" in saved:
                 ok, why = same(saved[sc], saved["inproc"])
                 results.setdefault("python_equal", {})[f"{name} {sc} vs one process"] = why if ok else f"DIFFERENT: {why}"
