@@ -40,6 +40,9 @@ def main(path):
             rel = f"{p['seconds'] / one[p['set']]:.3f}×" if p["set"] in one else ""
             print(f"| {p['set']} | {label.get(p['scenario'])} | {p['graphs']:,} | {p['seconds']:.2f} | {p['pairs_per_second'] / 1e6:.2f} M | {rel} | {gib(p['peak_rss_bytes'])} |")
         print()
+        for p in r["python"]:
+            if p.get("task_seconds"):
+                print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s")
         for k, v in r.get("python_equal", {}).items():
             print(f"- {k}: {v}")
     big = [c for c in r["cli"] if c.get("mode") == "streamed" and "pairs" in c]

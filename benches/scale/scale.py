@@ -110,11 +110,23 @@ def scenario(args):
                 K = zarr.open(store)[:]
                 __import__("shutil").rmtree(store)
             else:
-                K = octile.dask.gram(k, graphs).compute()
+                from distributed import get_task_stream
+
+                with get_task_stream() as ts:
+                    K = octile.dask.gram(k, graphs).compute()
                 secs = time.perf_counter() - t
+                # where the time went: the workers' task time by kind (compute, transfer, ...)
+                spent = {}
+                for task in ts.data:
+                    key = str(task["key"])
+                    kind = next((w for w in ("tile", "diag", "gram", "finalize") if w in key), "other")
+                    for ss in task["startstops"]:
+                        name = f"{kind}:{ss['action']}"
+                        spent[name] = spent.get(name, 0.0) + ss["stop"] - ss["start"]
+                extra = {"task_seconds": {k_: round(v, 3) for k_, v in sorted(spent.items())}}
     np.save(args.save, K)
     n = len(graphs)
-    print(json.dumps({"graphs": n, "pairs": n * (n + 1) // 2, "seconds": secs}))
+    print(json.dumps({"graphs": n, "pairs": n * (n + 1) // 2, "seconds": secs, **locals().get("extra", {})}))
 
 
 def main():
@@ -147,6 +159,8 @@ def main():
             json.dump(results, f, indent=1)
 
     for name in args.sets.split(","):
+        if not name:
+            continue
         files = {}
         for mode in args.cli_modes.split(","):
             out = os.path.join(work, f"{name}-{mode}.npy")
