@@ -6,32 +6,8 @@ use octile::{Backend, MarginalizedGraphKernel, MgkConfig, Precision};
 use std::path::Path;
 use std::process::Command;
 
-fn exe() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_octile"))
-}
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-/// A fresh per-process temporary folder for one test.
-fn scratch_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("octile-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Parse our own .npy (float64, C order) back.
-fn load_npy(p: &Path) -> (Vec<usize>, Vec<f64>) {
-    let b = std::fs::read(p).unwrap();
-    assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
-    let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
-    let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
-    let shape = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
-    let dims: Vec<usize> = shape.split(',').filter(|s| !s.trim().is_empty()).map(|s| s.trim().parse().unwrap()).collect();
-    let vals = b[10 + hl..].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
-    (dims, vals)
-}
+mod common;
+use common::{exe, load_npy, random_jsonl, root, scratch_dir};
 
 #[test]
 fn cli_gram_equals_library_and_loads_in_numpy() {
@@ -163,36 +139,6 @@ fn skipped_records_are_warned_and_timings_need_verbose() {
         let verbose = run(extra, trace);
         assert!(verbose.contains("warning: skipped: ") && verbose.contains("sp: paths at "), "{extra:?} {trace}: {verbose}");
     }
-}
-
-/// `count` random connected labeled graphs of 12–27 nodes (a ring plus chords) in the JSON
-/// reader's node-link format.
-fn random_jsonl(count: usize, seed: u64) -> String {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut next = |m: u64| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 33) % m
-    };
-    let mut out = String::new();
-    for _ in 0..count {
-        let n = 12 + next(16) as usize;
-        let nodes: Vec<String> = (0..n).map(|i| format!("{{\"id\": {i}, \"label\": {}}}", next(3))).collect();
-        let mut links: Vec<String> =
-            (0..n).map(|i| format!("{{\"source\": {i}, \"target\": {}, \"length\": {:.2}}}", (i + 1) % n, 0.5 + next(100) as f64 / 100.0)).collect();
-        let mut chords = std::collections::BTreeSet::new();
-        for _ in 0..n / 3 {
-            let (a, b) = (next(n as u64), next(n as u64));
-            if a != b && (a + 1) % n as u64 != b && (b + 1) % n as u64 != a && chords.insert((a.min(b), a.max(b))) {
-                links.push(format!("{{\"source\": {a}, \"target\": {b}, \"length\": 1.0}}"));
-            }
-        }
-        out.push_str(&format!(
-            "{{\"directed\": false, \"multigraph\": false, \"graph\": {{}}, \"nodes\": [{}], \"links\": [{}]}}\n",
-            nodes.join(", "),
-            links.join(", ")
-        ));
-    }
-    out
 }
 
 #[test]
