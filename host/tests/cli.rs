@@ -143,7 +143,20 @@ fn skipped_records_are_warned_and_timings_need_verbose() {
 
 #[test]
 fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
-    let dir = scratch_dir("cli4");
+    interrupted_run_keeps_its_tiles_and_resume_finishes_them("INT");
+}
+
+/// A batch scheduler's time limit (SIGTERM) and a closed terminal (SIGHUP) keep the work as Ctrl-C does.
+#[test]
+fn sigterm_and_sighup_keep_the_tiles_done_as_ctrl_c_does() {
+    interrupted_run_keeps_its_tiles_and_resume_finishes_them("TERM");
+    interrupted_run_keeps_its_tiles_and_resume_finishes_them("HUP");
+}
+
+/// Send `signal` to a running `octile gram`: exit 130, the tiles done kept and listed, and
+/// `--resume` gives the uninterrupted matrix bit for bit (a partial of other inputs is refused).
+fn interrupted_run_keeps_its_tiles_and_resume_finishes_them(signal: &str) {
+    let dir = scratch_dir(&format!("cli4-{signal}"));
     let toml = root().join("examples/synthetic.toml");
     // a set big enough that the run is still going when the signal comes (grown if not)
     let (mut count, mut wait_ms) = (120, 800);
@@ -168,8 +181,8 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
         ];
         let child = exe().args(args).stderr(std::process::Stdio::piped()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(wait_ms));
-        let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-        assert!(st.success(), "could not send SIGINT");
+        let st = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(st.success(), "could not send SIG{signal}");
         let res = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&res.stderr).to_string();
         if res.status.success() {
@@ -178,7 +191,7 @@ fn ctrl_c_saves_the_pairs_done_and_resume_gives_the_uninterrupted_matrix() {
             count *= 2;
             continue;
         }
-        assert_eq!(res.status.code(), Some(130), "exit code after Ctrl-C; stderr: {err}");
+        assert_eq!(res.status.code(), Some(130), "exit code after SIG{signal}; stderr: {err}");
         let partial = dir.join(format!("K{count}.partial.npy"));
         assert!(err.contains("--resume") && err.contains(partial.to_str().unwrap()), "the message says how to resume: {err}");
         assert!(!out.exists() && !dir.join(format!("K{count}.json")).exists(), "no complete-looking output after Ctrl-C");
@@ -713,6 +726,38 @@ fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
         assert_eq!(o.status.code(), Some(1), "{bad:?}: {err}");
         assert!(err.contains(bad[0]) && err.contains("0:23"), "{bad:?}: {err}");
         assert!(!dir.join("X.npy").exists() && !dir.join("X.partial.npy").exists(), "{bad:?}: nothing written");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// No file of a run may replace one of its inputs: `--out graphs.npy` would write its summary over
+/// `graphs.json`. Refused before any work, the input untouched.
+#[test]
+fn an_output_that_would_replace_an_input_is_refused_before_any_work() {
+    let dir = scratch_dir("clobber");
+    let graphs = dir.join("graphs.json");
+    let text = random_jsonl(3, 5);
+    std::fs::write(&graphs, &text).unwrap();
+    let kernel = dir.join("K.json");
+    std::fs::write(&kernel, "q = 0.05\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
+    for (out, extra, input) in [
+        ("graphs.npy", vec![], &graphs),
+        ("graphs.csv", vec![], &graphs),
+        ("K.npy", vec!["--against", graphs.to_str().unwrap(), "--kernel", kernel.to_str().unwrap()], &kernel),
+    ] {
+        let other = dir.join("other.jsonl");
+        std::fs::write(&other, &text).unwrap();
+        let first = if input == &graphs { graphs.clone() } else { other.clone() };
+        let o = exe()
+            .args(["gram", first.to_str().unwrap(), "--backend", "cpu", "--quiet", "--out", dir.join(out).to_str().unwrap()])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "--out {out}: {err}");
+        assert!(err.contains("which is the input") && err.contains(input.to_str().unwrap()), "--out {out}: {err}");
+        assert_eq!(std::fs::read_to_string(&graphs).unwrap(), text, "--out {out}: the input graphs were changed");
+        assert!(!dir.join(out).exists(), "--out {out}: written");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

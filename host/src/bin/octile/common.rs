@@ -91,7 +91,9 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
             eprintln!("\ninterrupt again: quitting without saving");
             std::process::exit(130);
         }
-        eprintln!("\ninterrupt: stopping after the current batch; the pairs done so far will be saved (Ctrl-C again quits at once)");
+        eprintln!(
+            "\ninterrupt (SIGINT, SIGTERM or SIGHUP): stopping after the current tile or batch; what is done will be saved (a second signal quits at once)"
+        );
     });
     let bar = (!quiet).then(|| {
         let b = ProgressBar::new(total as u64);

@@ -173,6 +173,36 @@ impl Built {
     }
 }
 
+/// Whether `output` (maybe not there yet) is the file `input` names.
+fn same_file(output: &Path, input: &Path) -> bool {
+    let Ok(input) = std::fs::canonicalize(input) else { return false };
+    let output = std::fs::canonicalize(output).ok().or_else(|| {
+        let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(parent).ok()?.join(output.file_name()?))
+    });
+    output.is_some_and(|o| o == input)
+}
+
+/// No file this run writes (the matrix, its summary `NAME.json`, `NAME.grad.npy`, an interruption's
+/// `NAME.partial.*`) may replace one of its inputs (graphs, `--against`, the kernel file): refused
+/// before any work, naming both.
+fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
+    let partial = resume::PartialFiles::of(&a.out);
+    let outputs = [a.out.clone(), a.out.with_extension("json"), gradient_path(&a.out), partial.values, partial.gradient, partial.summary];
+    let inputs = a.inputs.iter().chain(&a.against).map(PathBuf::from).chain(a.kernel.clone());
+    for input in inputs {
+        if let Some(o) = outputs.iter().find(|o| same_file(o, &input)) {
+            anyhow::bail!(
+                "--out {}: this run would write {}, which is the input {}; name the output differently (the summary goes beside it as NAME.json, --gradient's as NAME.grad.npy, an interrupted run's as NAME.partial.*)",
+                a.out.display(),
+                o.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
 fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
@@ -183,6 +213,7 @@ fn gradient_path(out: &Path) -> PathBuf {
 fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
+    refuse_replacing_inputs(a)?;
     let format = parse_format(a.format.as_deref())?;
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let mut kinds = Vec::new();
