@@ -3,12 +3,62 @@
 //! error naming the need, not an abort ("memory allocation of … bytes failed") minutes later.
 use crate::error::{OctileError, Result};
 
-/// Bytes the kernel reports as available (`MemAvailable` of `/proc/meminfo`; `None` elsewhere).
+/// Bytes this process may still allocate, and which limit says so: the least of the memory the
+/// kernel reports as available (`MemAvailable` of `/proc/meminfo`), what is left under the
+/// address-space limit (`ulimit -v`, RLIMIT_AS, less the process's present size) and what is left
+/// under its cgroup's memory limit (containers, batch schedulers: `memory.max` less
+/// `memory.current`, cgroup v2). `None` where none is known.
+pub fn available() -> Option<(u64, &'static str)> {
+    [
+        meminfo_available().map(|b| (b, "available memory")),
+        address_space_left().map(|b| (b, "address-space limit (ulimit -v)")),
+        cgroup_left().map(|b| (b, "cgroup memory limit")),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|(b, _)| *b)
+}
+
+/// Bytes available: [`available`]'s.
 pub fn available_bytes() -> Option<u64> {
+    available().map(|(b, _)| b)
+}
+
+fn meminfo_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
+}
+
+/// RLIMIT_AS less the process's virtual size (`VmSize`), when there is such a limit.
+fn address_space_left() -> Option<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given, which lives for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(lim.rlim_cur.saturating_sub(kib.saturating_mul(1024)))
+}
+
+/// The cgroup memory limit of this process less its usage, when it has a limit: cgroup v2
+/// (`memory.max`, `memory.current`) or v1 (`memory.limit_in_bytes`, `memory.usage_in_bytes`).
+fn cgroup_left() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read = |p: std::path::PathBuf| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() }; // "max": no limit
+    let root = std::path::Path::new("/sys/fs/cgroup");
+    let v2 = text.lines().find_map(|l| l.strip_prefix("0::")).map(|p| root.join(p.trim_start_matches('/')));
+    if let Some(dir) = v2
+        && let (Some(max), Some(current)) = (read(dir.join("memory.max")), read(dir.join("memory.current")))
+    {
+        return Some(max.saturating_sub(current));
+    }
+    let v1 = text.lines().find_map(|l| l.split_once(":memory:").map(|(_, p)| root.join("memory").join(p.trim_start_matches('/'))))?;
+    let (max, current) = (read(v1.join("memory.limit_in_bytes"))?, read(v1.join("memory.usage_in_bytes"))?);
+    // v1 reports "no limit" as a huge number (a page-rounded i64::MAX)
+    (max < 1 << 60).then(|| max.saturating_sub(current))
 }
 
 /// What to do about too many graphs.
@@ -22,10 +72,10 @@ pub fn check(need: u128, limit: Option<u64>, what: impl FnOnce() -> String) -> R
 
 /// [`check`] with another `hint` for the user.
 pub fn check_with(need: u128, limit: Option<u64>, what: impl FnOnce() -> String, hint: &'static str) -> Result<()> {
-    let (have, of) = match (limit, available_bytes()) {
-        (Some(l), Some(a)) if a < l => (a, "available memory"),
+    let (have, of) = match (limit, available()) {
+        (Some(l), Some((a, of))) if a < l => (a, of),
         (Some(l), _) => (l, "--max-memory limit"),
-        (None, Some(a)) => (a, "available memory"),
+        (None, Some((a, of))) => (a, of),
         (None, None) => return Ok(()),
     };
     if need <= have as u128 {

@@ -599,6 +599,17 @@ fn requests_past_memory_are_refused_before_any_work() {
         "{err}"
     );
     assert!(!out.exists() && !dir.join("K.json").exists() && !dir.join("K.partial.npy").exists(), "nothing written");
+    // an address-space limit (ulimit -v, as batch schedulers set) is honoured the same way: a typed
+    // error naming it, not an abort when an allocation fails
+    let script =
+        format!("ulimit -v 600000; exec {} gram nws:3000 --out {} --backend cpu --quiet --tile-size 3000", env!("CARGO_BIN_EXE_octile"), out.to_str().unwrap());
+    let o = Command::new("bash").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("3000 × 3000 tile") && err.contains("ulimit -v"), "{err}");
+    let script = format!("ulimit -v 600000; exec {} gram nws:3 --out {} --backend cpu --quiet", env!("CARGO_BIN_EXE_octile"), out.to_str().unwrap());
+    let o = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert!(o.status.success(), "a small run under the same limit: {}", String::from_utf8_lossy(&o.stderr));
     // within the limit it runs
     let o = exe().args(["gram", "nws:3", "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet", "--max-memory", "10M"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
