@@ -447,3 +447,27 @@ fn hydrogens_give_the_same_graph_from_smiles_and_sdf() {
         }
     }
 }
+
+/// Meaningless node-link input is refused, not read as something else: a directed graph (octile's are
+/// undirected), a multigraph, both 'links' and 'edges'; a UTF-8 byte-order mark is not part of the
+/// text; a file whose every record is bad is an error even with --skip-invalid (not a 0 × 0 matrix).
+#[test]
+fn directed_multigraph_and_double_edge_lists_are_refused_and_a_bom_is_skipped() {
+    for (name, text, want) in [
+        ("dir.jsonl", r#"{"directed": true, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#, "undirected"),
+        ("multi.jsonl", r#"{"multigraph": true, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#, "one edge per pair"),
+        ("both.jsonl", r#"{"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}], "edges": []}"#, "both 'links' and 'edges'"),
+    ] {
+        let (line, what) = parse_error(read(&tmp(name, text), None, false));
+        assert_eq!(line, 1, "{name}: {what}");
+        assert!(what.contains(want), "{name}: {what}");
+    }
+    // directed: false and multigraph: false (what networkx writes) are fine
+    let ok = r#"{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#;
+    assert_eq!(read(&tmp("undirected.jsonl", ok), None, false).unwrap().graphs.len(), 1);
+    let bom = format!("\u{feff}{ok}\n");
+    assert_eq!(read(&tmp("bom.jsonl", &bom), None, false).unwrap().graphs.len(), 1, "a BOM before JSON Lines");
+    assert_eq!(read(&tmp("bom.smi", "\u{feff}CCO\nc1ccccc1\n"), None, false).unwrap().graphs.len(), 2, "a BOM before SMILES");
+    let (_, what) = parse_error(read(&tmp("allbad.smi", "C1CC\nXx\n"), None, true));
+    assert!(what.contains("every record was invalid (2 skipped)"), "{what}");
+}

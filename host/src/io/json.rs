@@ -58,6 +58,15 @@ fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str, si
 pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Result<Graph, String> {
     let obj = v.as_object().ok_or("expected a JSON object with 'nodes' and 'links' (or 'edges')")?;
     let nodes = obj.get("nodes").and_then(|n| n.as_array()).ok_or("missing 'nodes' array")?;
+    if obj.get("directed").and_then(Value::as_bool) == Some(true) {
+        return Err("\"directed\": true — octile's graphs are undirected (networkx: G.to_undirected() before node_link_data)".into());
+    }
+    if obj.get("multigraph").and_then(Value::as_bool) == Some(true) {
+        return Err("\"multigraph\": true — octile's graphs have at most one edge per pair of nodes (networkx: nx.Graph(G))".into());
+    }
+    if obj.contains_key("links") && obj.contains_key("edges") {
+        return Err("both 'links' and 'edges' arrays: give the edges once (networkx writes 'links', or 'edges' with edges=\"edges\")".into());
+    }
     let links = obj.get("links").or_else(|| obj.get("edges")).and_then(|l| l.as_array()).ok_or("missing 'links' (or 'edges') array")?;
     let mut node_names: Vec<String> = Vec::new();
     for n in nodes {

@@ -114,6 +114,13 @@ pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
     if loaded.graphs.is_empty() && loaded.skipped == 0 {
         return Err(OctileError::Parse { path: path.into(), line: 0, what: "no graphs in input".into() });
     }
+    if loaded.graphs.is_empty() {
+        return Err(OctileError::Parse {
+            path: path.into(),
+            line: 0,
+            what: format!("every record was invalid ({} skipped): no graphs to compute with", loaded.skipped),
+        });
+    }
     let mut loaded = loaded;
     if format != Format::Json {
         loaded.kinds = FeatureKinds::numbers_of(&loaded.graphs);

@@ -60,6 +60,11 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         return Err(parse_err(path, 0, "a folder where a file was expected (a TU dataset folder is read as one input; give files otherwise)"));
     }
     let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
+    // a UTF-8 byte-order mark (what some Windows editors write first) is not part of the text
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
