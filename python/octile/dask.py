@@ -137,20 +137,11 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
     name = f"octile-gram-{token}"
     # the graphs, sent once: to every worker of an active cluster, else into the graph
     client = _active_client()
-    xs, ys = _Graphs(x), None if y is None else _Graphs(y)
     dsk = {}
-    if client is not None:
-        xf = client.scatter(xs, broadcast=True, hash=False)
-        yf = None if ys is None else client.scatter(ys, broadcast=True, hash=False)
-        xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
-        dsk[xkey] = xf
-        if yf is not None:
-            dsk[ykey] = yf
-    else:
-        xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
-        dsk[xkey] = xs
-        if ys is not None:
-            dsk[ykey] = ys
+    xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
+    for key, side in ((xkey, x), (ykey, y)):
+        if key is not None:
+            dsk[key] = _Graphs(side) if client is None else client.scatter(_Graphs(side), broadcast=True, hash=False)
     # diagonals of the bands (normalized)
     dname = f"octile-diag-{token}"
     if norm:

@@ -328,9 +328,7 @@ impl PyKernel {
         diag_cols_gradient: Option<Vec<f64>>,
     ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>, Vec<String>, Bound<'py, PyDict>)> {
         let n_cols = y.as_ref().map_or(x.len(), Vec::len);
-        if rows.0 > rows.1 || rows.1 > x.len() || cols.0 > cols.1 || cols.1 > n_cols {
-            return Err(PyValueError::new_err(format!("tile rows {rows:?} × cols {cols:?} is outside the {} × {n_cols} matrix", x.len())));
-        }
+        Tile { rows: rows.0..rows.1, cols: cols.0..cols.1 }.check(x.len(), n_cols).map_err(|e| to_py(py, e))?;
         check_kinds(&self.file, &[&x[rows.0..rows.1], y.as_ref().map_or(&x[cols.0..cols.1], |y| &y[cols.0..cols.1])])?;
         let (cx, cy, tile) = compact(&x, y.as_deref(), rows.0..rows.1, cols.0..cols.1);
         let (nr, nc) = (tile.rows.len(), tile.cols.len());

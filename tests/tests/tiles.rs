@@ -101,36 +101,24 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
         let dx = k.diag(&x).unwrap();
         let dy = k.diag(&y).unwrap();
         let between_norm = ok(k.gram_between_normalized(&x, &y));
+        // K(X) and K(X, Y), raw and normalized (with the diagonals of the rows' and columns' graphs)
+        let sides = [("K(X)", None, &dx[..], &whole, &whole_norm), ("K(X, Y)", Some(&y[..]), &dy[..], &between, &between_norm)];
         for size in [1, 4, 7, 17, 100] {
-            let tag = |w: &str| format!("{} tile size {size}: {w}", t.name);
-            let plan = TilePlan::of(&x, None, size);
-            let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, None, t)), |g| &g.values);
-            same_bits(&tag("K(X)"), &m, &whole.values, x.len(), tol, &mut errors);
-            let m = assemble(
-                &plan,
-                1,
-                |t| {
-                    let mut g = ok(gram_tile(&k, &x, None, t));
-                    normalize_tile(&mut g, t, &dx[t.rows.clone()], &dx[t.cols.clone()], true);
-                    g
-                },
-                |g| &g.values,
-            );
-            same_bits(&tag("K(X) normalized"), &m, &whole_norm.values, x.len(), tol, &mut errors);
-            let plan = TilePlan::of(&x, Some(&y), size);
-            let m = assemble(&plan, 1, |t| ok(gram_tile(&k, &x, Some(&y), t)), |g| &g.values);
-            same_bits(&tag("K(X, Y)"), &m, &between.values, y.len(), tol, &mut errors);
-            let m = assemble(
-                &plan,
-                1,
-                |t| {
-                    let mut g = ok(gram_tile(&k, &x, Some(&y), t));
-                    normalize_tile(&mut g, t, &dx[t.rows.clone()], &dy[t.cols.clone()], false);
-                    g
-                },
-                |g| &g.values,
-            );
-            same_bits(&tag("K(X, Y) normalized"), &m, &between_norm.values, y.len(), tol, &mut errors);
+            for &(name, y_opt, d_cols, raw, norm) in &sides {
+                let plan = TilePlan::of(&x, y_opt, size);
+                for (normalized, want) in [(false, raw), (true, norm)] {
+                    let tile = |t: &Tile| {
+                        let mut g = ok(gram_tile(&k, &x, y_opt, t));
+                        if normalized {
+                            normalize_tile(&mut g, t, &dx[t.rows.clone()], &d_cols[t.cols.clone()], y_opt.is_none());
+                        }
+                        g
+                    };
+                    let m = assemble(&plan, 1, tile, |g| &g.values);
+                    let what = format!("{} tile size {size}: {name}{}", t.name, if normalized { " normalized" } else { "" });
+                    same_bits(&what, &m, &want.values, want.cols, tol, &mut errors);
+                }
+            }
         }
         // any rectangle of K(X), across the diagonal too
         for (rows, cols) in [(3..11, 0..17), (5..6, 5..6), (10..17, 2..9), (0..0, 0..4)] {

@@ -34,6 +34,19 @@ impl Tile {
     pub fn entries(&self) -> usize {
         self.rows.len() * self.cols.len()
     }
+
+    /// Checks that the tile lies within a `rows` × `cols` matrix.
+    pub fn check(&self, rows: usize, cols: usize) -> Result<()> {
+        if self.rows.start > self.rows.end || self.cols.start > self.cols.end || self.rows.end > rows || self.cols.end > cols {
+            return Err(OctileError::InvalidConfig(format!("tile rows {:?} × cols {:?} is outside the {rows} × {cols} matrix", self.rows, self.cols)));
+        }
+        Ok(())
+    }
+
+    /// A tile on the diagonal of K(X): the same graphs on both sides.
+    fn square(&self, symmetric: bool) -> bool {
+        symmetric && self.rows == self.cols
+    }
 }
 
 /// How a Gram matrix is cut into tiles: band boundaries of its rows and columns.
@@ -128,20 +141,12 @@ impl TilePairs {
     /// The pairs of `tile` of K(X) (`y` None) or K(X, Y); a tile outside the matrix is an error.
     pub fn of(x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<TilePairs> {
         let cols_of = y.unwrap_or(x);
-        if tile.rows.end > x.len() || tile.cols.end > cols_of.len() || tile.rows.start > tile.rows.end || tile.cols.start > tile.cols.end {
-            return Err(OctileError::InvalidConfig(format!(
-                "tile rows {:?} × cols {:?} is outside the {} × {} matrix",
-                tile.rows,
-                tile.cols,
-                x.len(),
-                cols_of.len()
-            )));
-        }
+        tile.check(x.len(), cols_of.len())?;
         let (nr, nc) = (tile.rows.len(), tile.cols.len());
         let (r0, c0) = (tile.rows.start, tile.cols.start);
         let symmetric = y.is_none();
         // a tile on the diagonal of K(X) packs its graphs once
-        let square = symmetric && tile.rows == tile.cols;
+        let square = tile.square(symmetric);
         let graphs: Vec<Graph> =
             if square { x[tile.rows.clone()].to_vec() } else { x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect() };
         let off = if square { 0 } else { nr };
@@ -180,12 +185,13 @@ impl TilePairs {
 /// [`OctileError::Cancelled`] (a tile is kept whole or not at all).
 pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<Gram> {
     let (nr, nc) = (tile.rows.len(), tile.cols.len());
-    check_memory(kernel, nr, nc, nr * nc)?;
     let cols_of = y.unwrap_or(x);
-    if tile.rows.end <= x.len()
-        && tile.cols.end <= cols_of.len()
-        && let Some(e) = kernel.evaluate_matrix(&x[tile.rows.clone()], Some(&cols_of[tile.cols.clone()]))?
-    {
+    tile.check(x.len(), cols_of.len())?;
+    check_memory(kernel, nr, nc, nr * nc)?;
+    // a tile on the diagonal of K(X) is K(X) of its graphs (transformed once, as the whole matrix)
+    let xr = &x[tile.rows.clone()];
+    let against = (!tile.square(y.is_none())).then(|| &cols_of[tile.cols.clone()]);
+    if let Some(e) = kernel.evaluate_matrix(xr, against)? {
         if kernel.control().cancelled() {
             return Err(OctileError::Cancelled);
         }

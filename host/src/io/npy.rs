@@ -279,17 +279,14 @@ impl NpyWriter {
     /// An existing file of `shape` written by [`create`](Self::create), to go on filling (a resumed
     /// run); a file of another shape or size is an error.
     pub fn open(path: &Path, shape: &[usize]) -> Result<NpyWriter> {
-        let header = npy_header_nd("<f8", shape, 0);
         let len: usize = shape.iter().product();
         let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io_err(path, e))?;
-        let mut head = vec![0u8; header.len()];
         let size = file.metadata().map_err(|e| io_err(path, e))?.len();
-        use std::io::Read;
-        let same = file.read_exact(&mut head).is_ok() && head == header && size == header.len() as u64 + len as u64 * 8;
-        if !same {
-            return Err(OctileError::Parse { path: path.into(), line: 0, what: format!("not the float64 .npy of shape {shape:?} this run writes") });
+        let data_offset = expect_header(&mut file, path, shape)?;
+        if size != data_offset + len as u64 * 8 {
+            return Err(not_ours(path, shape));
         }
-        Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len })
+        Ok(NpyWriter { file, path: path.into(), data_offset, len })
     }
 
     /// Write `values` as elements `first..first + values.len()` (C order).
@@ -308,14 +305,28 @@ impl NpyWriter {
     }
 }
 
+/// The error of a file that is not the float64 `.npy` of `shape` octile writes.
+fn not_ours(path: &Path, shape: &[usize]) -> OctileError {
+    OctileError::Parse { path: path.into(), line: 0, what: format!("not the float64 .npy of shape {shape:?} this run writes") }
+}
+
+/// Read the header of a float64 `.npy` of `shape` as [`npy_header_nd`] writes it from `r`; returns
+/// its length (where the data starts). Another header is an error.
+fn expect_header(r: &mut impl std::io::Read, path: &Path, shape: &[usize]) -> Result<u64> {
+    let header = npy_header_nd("<f8", shape, 0);
+    let mut head = vec![0u8; header.len()];
+    if r.read_exact(&mut head).is_err() || head != header {
+        return Err(not_ours(path, shape));
+    }
+    Ok(header.len() as u64)
+}
+
 /// Rewrite the 2-D float64 `.npy` at `npy` as a `.csv` at `csv` (as [`write_matrix`] writes it),
 /// row by row: memory for one row, whatever the matrix.
 pub fn npy_to_csv(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()> {
     use std::io::{BufWriter, Read};
     let mut input = std::io::BufReader::new(std::fs::File::open(npy).map_err(|e| io_err(npy, e))?);
-    let header = npy_header_nd("<f8", &[rows, cols], 0);
-    let mut head = vec![0u8; header.len()];
-    input.read_exact(&mut head).map_err(|e| io_err(npy, e))?;
+    expect_header(&mut input, npy, &[rows, cols])?;
     let tmp = csv.with_extension("csv.partial");
     let out = (|| -> std::io::Result<()> {
         let mut w = BufWriter::new(std::fs::File::create(&tmp)?);

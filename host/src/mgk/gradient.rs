@@ -215,6 +215,13 @@ fn contract(
     }
 }
 
+/// A gradient pair's diagnostics: the solver's ([`super::info`]), a non-finite value counted as not
+/// converged (K's path marks those in the Gram driver, which the gradient does not go through).
+fn info_of(s: &PairStatus) -> PairInfo {
+    let i = super::info(s);
+    PairInfo { converged: i.converged && s.value.is_finite(), ..i }
+}
+
 /// The normalized entry K̃ = K/(√Ka·√Kb) of K = `kv` with gradient `dk`, between graphs whose
 /// self-values and gradients are `a` and `b`, and its gradient (into `out`) by the quotient rule
 /// ∂K̃ = ∂K/(√Ka·√Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb). Where Ka or Kb is 0 or not finite: 1 on the
@@ -277,11 +284,7 @@ impl super::MarginalizedGraphKernel {
         let lay = Layout::of(x.len(), y.map(<[Graph]>::len), normalized);
         let names = self.config.hyperparameters();
         let np = names.len();
-        crate::memory::check(
-            (lay.rows as u128 * lay.cols as u128 + lay.pairs.len() as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
-            self.control.max_memory_bytes,
-            || format!("a {} × {} Gram matrix with its gradient ({np} hyperparameters)", lay.rows, lay.cols),
-        )?;
+        self.check_gradient_memory(lay.rows * lay.cols, lay.pairs.len(), np, || format!("a {} × {} Gram matrix", lay.rows, lay.cols))?;
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
@@ -289,7 +292,6 @@ impl super::MarginalizedGraphKernel {
         // per pair: value, gradient, info
         let value = |k: usize| status[k].value;
         let grad = |k: usize| &grads[k * np..(k + 1) * np];
-        let info_of = |s: &PairStatus| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() };
         let (rows, cols) = (lay.rows, lay.cols);
         let mut values = vec![0.0; rows * cols];
         let mut gv = vec![0.0; rows * cols * np];
@@ -346,17 +348,12 @@ impl super::MarginalizedGraphKernel {
         let names = self.config.hyperparameters();
         let np = names.len();
         let (nr, nc) = (tp.rows, tp.cols);
-        crate::memory::check(
-            (nr as u128 * nc as u128 + tp.pairs.len() as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
-            self.control.max_memory_bytes,
-            || format!("a {nr} × {nc} tile with its gradient ({np} hyperparameters)"),
-        )?;
+        self.check_gradient_memory(nr * nc, tp.pairs.len(), np, || format!("a {nr} × {nc} tile"))?;
         let (status, grads, seconds, details) = self.solve_gradient(&tp.graphs, &tp.pairs)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
-        let info: Vec<PairInfo> =
-            status.iter().map(|s| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() }).collect();
+        let info: Vec<PairInfo> = status.iter().map(info_of).collect();
         let values: Vec<f64> = status.iter().map(|s| s.value).collect();
         let g = Gram {
             rows: nr,
@@ -374,6 +371,16 @@ impl super::MarginalizedGraphKernel {
         finish(g, &fail, |k| (k / nc.max(1), k % nc.max(1)))
     }
 
+    /// The memory of a gradient result of `entries` entries from `pairs` pairs (value, P derivatives
+    /// and diagnostics each), against `--max-memory` and what is available; `what`: the result.
+    fn check_gradient_memory(&self, entries: usize, pairs: usize, np: usize, what: impl FnOnce() -> String) -> Result<()> {
+        crate::memory::check(
+            (entries as u128 + pairs as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
+            self.control.max_memory_bytes,
+            || format!("{} with its gradient ({np} hyperparameters)", what()),
+        )
+    }
+
     /// ∂K/∂θ of the listed pairs of `graphs` (as [`crate::GraphKernel::pairs`]): a
     /// `pairs.len()` × 1 result whose [`Gram::gradient`] holds each pair's derivatives.
     pub fn pairs_gradient(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
@@ -383,8 +390,7 @@ impl super::MarginalizedGraphKernel {
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
-        let info: Vec<PairInfo> =
-            status.iter().map(|s| PairInfo { iterations: s.iterations, residual: s.residual, converged: s.converged != 0 && s.value.is_finite() }).collect();
+        let info: Vec<PairInfo> = status.iter().map(info_of).collect();
         let g = Gram {
             rows: pairs.len(),
             cols: 1,
@@ -509,10 +515,12 @@ pub fn normalize_gradient_tile(g: &mut Gram, tile: &Tile, rows: (&[f64], &[f64])
     let nc = g.cols;
     for (e, v) in g.values.iter_mut().enumerate() {
         let (a, b) = (e / nc.max(1), e % nc.max(1));
-        let dk: Vec<f64> = grad.values[e * np..(e + 1) * np].to_vec();
+        // ∂K of the entry, read before the normalized gradient overwrites it (P ≤ MAX_HYPERPARAMETERS)
+        let mut dk = [0.0; MAX_HYPERPARAMETERS];
+        dk[..np].copy_from_slice(&grad.values[e * np..(e + 1) * np]);
         let on_diagonal = symmetric && tile.rows.start + a == tile.cols.start + b;
         let ra = (rows.0[a], &rows.1[a * np..(a + 1) * np]);
         let cb = (cols.0[b], &cols.1[b * np..(b + 1) * np]);
-        *v = normalized_entry(*v, &dk, ra, cb, on_diagonal, &mut grad.values[e * np..(e + 1) * np]);
+        *v = normalized_entry(*v, &dk[..np], ra, cb, on_diagonal, &mut grad.values[e * np..(e + 1) * np]);
     }
 }

@@ -278,16 +278,10 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",
     )?;
     // the output files, created at full size (or those of the run resumed)
-    let outputs = if resumed.is_some() {
-        tiled::Outputs {
-            values: npy::NpyWriter::open(&files.values, &[out_rows, out_cols])?,
-            gradient: (np > 0).then(|| npy::NpyWriter::open(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
-        }
-    } else {
-        tiled::Outputs {
-            values: npy::NpyWriter::create(&files.values, &[out_rows, out_cols])?,
-            gradient: (np > 0).then(|| npy::NpyWriter::create(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
-        }
+    let writer = if resumed.is_some() { npy::NpyWriter::open } else { npy::NpyWriter::create };
+    let outputs = tiled::Outputs {
+        values: writer(&files.values, &[out_rows, out_cols])?,
+        gradient: (np > 0).then(|| writer(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
     };
     let t = std::time::Instant::now();
     let mut tally = tiled::Tally::default();
