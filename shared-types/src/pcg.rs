@@ -25,6 +25,11 @@ use crate::real::Real;
 /// The threads that solve one pair together: one CPU thread ([`Alone`]), a GPU warp, a block or
 /// a team of blocks. Every method that sums or synchronises must be called by all of them.
 pub trait Team {
+    /// Consecutive owned entries a thread's vector loops take per step, each lane with its own
+    /// partial sums (at most [`MAX_LANES`]): 1 on the GPU, where a thread's loop is scalar; a
+    /// SIMD vector's width on the CPU, so that the loops with dot products vectorize (a fixed
+    /// order of sums: results stay deterministic).
+    const LANES: usize = 1;
     /// This thread's rank in the team (0 ≤ rank < size).
     fn rank(&self) -> usize;
     /// Threads in the team.
@@ -47,6 +52,7 @@ pub trait Team {
 pub struct Alone;
 
 impl Team for Alone {
+    const LANES: usize = 8;
     #[inline(always)]
     fn rank(&self) -> usize {
         0
@@ -73,7 +79,56 @@ pub trait Operator<T, Tm: Team> {
     /// Every thread of the team calls it; `p` and `ap` hold the system's `len` entries; every
     /// thread's writes to `p` are visible to the team (a reduction or barrier came after them).
     unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64;
+    /// The preconditioned residual z = r / diag at entry `idx` (Jacobi). An operator that keeps
+    /// 1/diag may multiply instead: the same preconditioner, a cheaper instruction (CPU).
+    ///
+    /// # Safety
+    /// `idx` < the system's length; `diag` holds its entries.
+    #[inline(always)]
+    unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T
+    where
+        T: Real,
+    {
+        // SAFETY: the caller's contract.
+        r / unsafe { *diag.add(idx) }
+    }
 }
+
+/// Most lanes of a [`Team`] ([`Team::LANES`]).
+pub const MAX_LANES: usize = 8;
+
+/// Runs `body(idx, lane)` over this thread's entries rank, rank + size, … < `len`: in steps of
+/// `Tm::LANES` consecutive owned entries (entry k of a step on lane k), the rest on lane 0.
+#[inline(always)]
+fn owned<Tm: Team>(team: &Tm, len: usize, mut body: impl FnMut(usize, usize)) {
+    let (rank, size, lanes) = (team.rank(), team.size(), Tm::LANES);
+    let mut idx = rank;
+    if lanes > 1 {
+        while idx + (lanes - 1) * size < len {
+            for k in 0..lanes {
+                body(idx + k * size, k);
+            }
+            idx += lanes * size;
+        }
+    }
+    while idx < len {
+        body(idx, 0);
+        idx += size;
+    }
+}
+
+/// The sum of a thread's `Tm::LANES` partial sums (lane 0 alone for one lane: the scalar loop's
+/// sum, bit for bit).
+#[inline(always)]
+fn lanes_sum<Tm: Team>(acc: &[f64; MAX_LANES]) -> f64 {
+    let mut s = acc[0];
+    for v in acc.iter().take(Tm::LANES).skip(1) {
+        s += v;
+    }
+    s
+}
+
+const _: () = assert!(Alone::LANES <= MAX_LANES);
 
 /// The solver's vectors, each `len` entries: x, the residual r, the search direction p, ap = M·p
 /// and the diagonal of M (the Jacobi preconditioner).
@@ -180,24 +235,21 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
     start: Start,
 ) -> Result<PcgInfo, PcgError> {
     let PcgVectors { x, r, p, ap, diag } = v;
-    let (rank, size) = (team.rank(), team.size());
     let (mut rho, mut rr, reference2) = match start {
         Start::Residual => {
-            let (mut rho, mut r0) = (0.0f64, 0.0f64);
-            let mut idx = rank;
-            while idx < len {
+            let (mut rho, mut r0) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
+            owned(team, len, |idx, k| {
                 // SAFETY: idx < len (caller's contract).
                 unsafe {
                     let ri = *r.add(idx);
-                    let zi = ri / *diag.add(idx);
+                    let zi = op.precondition(ri, idx, diag);
                     *p.add(idx) = zi;
-                    rho += ri.to_f64() * zi.to_f64();
-                    r0 += ri.to_f64() * ri.to_f64();
+                    rho[k] += ri.to_f64() * zi.to_f64();
+                    r0[k] += ri.to_f64() * ri.to_f64();
                 }
-                idx += size;
-            }
+            });
             // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
-            let (rho, r0) = unsafe { team.sum2(rho, r0) };
+            let (rho, r0) = unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) };
             (rho, r0, r0)
         }
         Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
@@ -220,22 +272,20 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         }
         let alpha = T::from_f64(rho / pap);
         // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
-        let (mut rho_part, mut rr_part) = (0.0f64, 0.0f64);
-        let mut idx = rank;
-        while idx < len {
+        let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
+        owned(team, len, |idx, k| {
             // SAFETY: idx < len.
             unsafe {
                 *x.add(idx) += alpha * *p.add(idx);
                 let ri = *r.add(idx) - alpha * *ap.add(idx);
                 *r.add(idx) = ri;
-                let zi = ri / *diag.add(idx);
-                rho_part += ri.to_f64() * zi.to_f64();
-                rr_part += ri.to_f64() * ri.to_f64();
+                let zi = op.precondition(ri, idx, diag);
+                rho_part[k] += ri.to_f64() * zi.to_f64();
+                rr_part[k] += ri.to_f64() * ri.to_f64();
             }
-            idx += size;
-        }
+        });
         // SAFETY: the whole team calls it.
-        let (rho_new, rr_new) = unsafe { team.sum2(rho_part, rr_part) };
+        let (rho_new, rr_new) = unsafe { team.sum2(lanes_sum::<Tm>(&rho_part), lanes_sum::<Tm>(&rr_part)) };
         rr = rr_new;
         iterations += 1;
         if rr <= tol2 {
@@ -245,12 +295,10 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let beta = T::from_f64(rho_new / rho);
         rho = rho_new;
         // ---- p = z + βp
-        let mut idx = rank;
-        while idx < len {
+        owned(team, len, |idx, _| {
             // SAFETY: idx < len.
-            unsafe { *p.add(idx) = *r.add(idx) / *diag.add(idx) + beta * *p.add(idx) };
-            idx += size;
-        }
+            unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) };
+        });
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }

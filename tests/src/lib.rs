@@ -19,8 +19,9 @@ pub struct Target {
     pub rtol: f64,
     /// GPU blocks per pair (`TileOptions::blocks_per_pair`: 0 automatic, N ≥ 2 teams of N blocks).
     pub blocks_per_pair: u32,
-    /// GPU f32: the resident solver where a pair fits (`SolverParams::resident`), else the tile
-    /// solver for every pair.
+    /// `solver = "auto"` (`SolverParams::resident`): on the GPU in f32 the resident solver where a
+    /// pair fits, on the CPU in f64 the product form where it fits; `false`: the tile path for
+    /// every pair.
     pub resident: bool,
 }
 
@@ -34,7 +35,8 @@ impl Target {
     }
 }
 
-/// Every backend: CPU f64, CPU f32, and — when a GPU is usable — CUDA f32 (the resident solver
+/// Every backend: CPU f64 (the product form where a pair fits: `cpu-f64`; the tile path:
+/// `cpu-f64-tiles`), CPU f32, and — when a GPU is usable — CUDA f32 (the resident solver
 /// where the pair fits: `cuda-f32`; the tile solver: `cuda-f32-tiles`) and f64, each also with
 /// every pair solved by a team of blocks of the tile solver (`cuda-*-team`: 3 blocks per pair in
 /// f32, 2 in f64, so the cross-block barriers and reductions run on every test case). Without a GPU,
@@ -42,7 +44,8 @@ impl Target {
 /// `OCTILE_REQUIRE_GPU=1` a missing GPU is a failure instead.
 pub fn targets(test: &str) -> Vec<Target> {
     let mut t = vec![
-        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0, resident: false },
+        Target { name: "cpu-f64", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0, resident: true },
+        Target { name: "cpu-f64-tiles", backend: Backend::Cpu, precision: Precision::F64, rtol: 1e-9, blocks_per_pair: 0, resident: false },
         Target { name: "cpu-f32", backend: Backend::Cpu, precision: Precision::F32, rtol: 1e-5, blocks_per_pair: 0, resident: false },
     ];
     match octile::gpu::device() {

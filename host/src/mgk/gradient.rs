@@ -482,7 +482,7 @@ impl super::MarginalizedGraphKernel {
         use rayon::prelude::*;
         let prm = self.cpu_params(primitives, pairs.len());
         // the solver's workspace plus x, y, z and the f64 tiles
-        self.check_cpu_workspace(set, pairs, |s, a, b| 2 * super::cpu::workspace_bytes(s, a, b))?;
+        self.check_cpu_workspace(set, pairs, |s, a, b| 2 * super::cpu::workspace_bytes(s, a, b, &prm))?;
         let np = gp.n_hyper as usize;
         let block_len = 256 * rayon::current_num_threads().max(1);
         let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(crate::gram::control::blocks_of(pairs.len(), block_len), |range| {

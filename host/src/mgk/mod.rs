@@ -290,6 +290,7 @@ impl MarginalizedGraphKernel {
             dense: self.dense_kernel(),
             // few pairs (e.g. large graphs): also split each XMV over the cores
             parallel_xmv: pairs < 2 * rayon::current_num_threads(),
+            product_form: self.config.solver.resident,
         }
     }
 
@@ -394,7 +395,7 @@ impl MarginalizedGraphKernel {
         match &self.engine {
             Engine::Cpu => {
                 let prm = self.cpu_params(primitives, pairs.len());
-                self.check_cpu_workspace(set, pairs, cpu::workspace_bytes)?;
+                self.check_cpu_workspace(set, pairs, |s, a, b| cpu::workspace_bytes(s, a, b, &prm))?;
                 let block_len = 256 * rayon::current_num_threads().max(1);
                 let keep = |x: &[f64]| if want_x { x.to_vec() } else { Vec::new() };
                 let solved: Vec<(PairStatus, Vec<f64>)> = self.control.stream(blocks_of(pairs.len(), block_len), |range| {

@@ -2,6 +2,8 @@
 //! the on-the-fly octile XMV, generic over f32/f64, one pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
 //! multiplies tile pairs with the same primitives (`octile_types::mgk::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
+mod product;
+
 use crate::mgk::pack::PackedGraphs;
 use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 pub use octile_types::mgk::gradient::Rhs;
@@ -20,6 +22,8 @@ pub struct Workspace<T> {
     diag: Vec<T>,
     /// Expanded octiles of the pair's two graphs.
     tiles: [Vec<T>; 2],
+    /// The product form's buffers (`product`).
+    product: product::ProductBuffers,
 }
 
 impl<T: Copy> Workspace<T> {
@@ -46,7 +50,15 @@ impl<T> MixedWorkspace<T> {
 
 impl<T> Default for Workspace<T> {
     fn default() -> Self {
-        Workspace { x: Vec::new(), r: Vec::new(), p: Vec::new(), ap: Vec::new(), diag: Vec::new(), tiles: [Vec::new(), Vec::new()] }
+        Workspace {
+            x: Vec::new(),
+            r: Vec::new(),
+            p: Vec::new(),
+            ap: Vec::new(),
+            diag: Vec::new(),
+            tiles: [Vec::new(), Vec::new()],
+            product: product::ProductBuffers::default(),
+        }
     }
 }
 
@@ -68,6 +80,10 @@ pub struct CpuParams<'a> {
     /// Split each XMV over the cores (output tile rows in parallel): for runs with fewer pairs
     /// than cores, where parallelism over pairs alone would leave cores idle (large graphs).
     pub parallel_xmv: bool,
+    /// f64 solves of pairs whose product matrix fits `product::PRODUCT_MAX_BYTES` build it once
+    /// and stream it (`product`, the default: `solver = "auto"`), instead of the tile path's
+    /// on-the-fly XMV (`solver = "tiles"`).
+    pub product_form: bool,
 }
 
 /// Output blocks (8×8) of a pair from which [`CpuParams::parallel_xmv`] splits an XMV.
@@ -82,13 +98,17 @@ fn dims<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> (usize, usize, usize,
 
 /// Bytes one thread's workspace can take for the pair (g1, g2): the solver's vectors over the
 /// padded product (5 in T, and 5 in f64 for the mixed-precision path) and both graphs' expanded
-/// octiles (in T and f64). Checked before solving: a pair of two 100,000-node graphs needs
-/// terabytes, a typed error rather than an abort.
-pub fn workspace_bytes<T>(set: &PackedGraphs<T>, g1: usize, g2: usize) -> u128 {
+/// octiles (in T and f64), and for the product form its matrix and vectors. Checked before
+/// solving: a pair of two 100,000-node graphs needs terabytes, a typed error rather than an abort.
+pub fn workspace_bytes<T>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams) -> u128 {
     let (_, _, _, len) = dims(set, g1, g2);
     let tiles = (set.graph_octiles(g1).len() + set.graph_octiles(g2).len()) as u128 * 64 * set.nz_stride as u128;
     let t = std::mem::size_of::<T>() as u128;
-    len as u128 * (5 * t + 5 * 8) + tiles * (t + 8)
+    let product = match product::product_bytes(set, g1, g2, prm) {
+        Some(w) if t == 8 => w + product::vector_bytes(set, g1, g2),
+        _ => 0,
+    };
+    len as u128 * (5 * t + 5 * 8) + tiles * (t + 8) + product
 }
 
 /// (diagonal of M, right-hand side) of tiled entry `idx`; padding gets (1, 0).
@@ -180,9 +200,14 @@ fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
     PairStatus { value, residual: info.relative_residual(), iterations: info.iterations, converged: outcome.is_ok() as u32 }
 }
 
-/// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path); `rhs`: the primal system
+/// Solve the pair (g1, g2) of `set` by PCG in T directly (the f64 path: in the product form where
+/// it fits, see `product`, else with the tile path's XMV); `rhs`: the primal system
 /// (the status's value is K) or the adjoint (its value is bᵀy = K as well).
 pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rhs: Rhs) -> PairStatus {
+    if T::BYTES == 8 && product::product_bytes(set, g1, g2, prm).is_some() {
+        let outcome = product::solve(set, g1, g2, prm, ws, rhs);
+        return status_of(&outcome, kernel_value(set, g1, g2, &ws.x, rhs));
+    }
     let (_, _, _, len) = dims(set, g1, g2);
     resize(ws, len);
     set.expand_graph(g1, &mut ws.tiles[0]);
