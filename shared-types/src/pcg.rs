@@ -97,22 +97,33 @@ pub trait Operator<T, Tm: Team> {
 /// Most lanes of a [`Team`] ([`Team::LANES`]).
 pub const MAX_LANES: usize = 8;
 
-/// Runs `body(idx, lane)` over this thread's entries rank, rank + size, … < `len`: in steps of
-/// `Tm::LANES` consecutive owned entries (entry k of a step on lane k), the rest on lane 0.
+/// Runs over this thread's entries rank, rank + size, … < `len`, in steps of `Tm::LANES`
+/// consecutive owned entries (entry k of a step on lane k; the rest one at a time on lane 0):
+/// `compute(idx)` for every entry of a step first, then `store(idx, lane, value)` for each.
+///
+/// Why two phases: the vectors are raw pointers that the compiler must assume may alias, so a
+/// store of one entry would keep the next entry's loads behind it and the step scalar; with every
+/// load of a step before its first store, the CPU's 8-entry steps compile to vector loads and
+/// arithmetic. With one lane (the GPU) it is the plain loop: compute, store.
 #[inline(always)]
-fn owned<Tm: Team>(team: &Tm, len: usize, mut body: impl FnMut(usize, usize)) {
+fn owned<Tm: Team, V: Copy + Default>(team: &Tm, len: usize, mut compute: impl FnMut(usize) -> V, mut store: impl FnMut(usize, usize, V)) {
     let (rank, size, lanes) = (team.rank(), team.size(), Tm::LANES);
     let mut idx = rank;
     if lanes > 1 {
         while idx + (lanes - 1) * size < len {
-            for k in 0..lanes {
-                body(idx + k * size, k);
+            let mut v = [V::default(); MAX_LANES];
+            for (k, vk) in v.iter_mut().enumerate().take(lanes) {
+                *vk = compute(idx + k * size);
+            }
+            for (k, &vk) in v.iter().enumerate().take(lanes) {
+                store(idx + k * size, k, vk);
             }
             idx += lanes * size;
         }
     }
     while idx < len {
-        body(idx, 0);
+        let v = compute(idx);
+        store(idx, 0, v);
         idx += size;
     }
 }
@@ -238,16 +249,23 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
     let (mut rho, mut rr, reference2) = match start {
         Start::Residual => {
             let (mut rho, mut r0) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
-            owned(team, len, |idx, k| {
-                // SAFETY: idx < len (caller's contract).
-                unsafe {
-                    let ri = *r.add(idx);
-                    let zi = op.precondition(ri, idx, diag);
-                    *p.add(idx) = zi;
+            owned(
+                team,
+                len,
+                |idx| {
+                    // SAFETY: idx < len (caller's contract).
+                    unsafe {
+                        let ri = *r.add(idx);
+                        (ri, op.precondition(ri, idx, diag))
+                    }
+                },
+                |idx, k, (ri, zi)| {
+                    // SAFETY: idx < len.
+                    unsafe { *p.add(idx) = zi };
                     rho[k] += ri.to_f64() * zi.to_f64();
                     r0[k] += ri.to_f64() * ri.to_f64();
-                }
-            });
+                },
+            );
             // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
             let (rho, r0) = unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) };
             (rho, r0, r0)
@@ -273,17 +291,27 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let alpha = T::from_f64(rho / pap);
         // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
         let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
-        owned(team, len, |idx, k| {
-            // SAFETY: idx < len.
-            unsafe {
-                *x.add(idx) += alpha * *p.add(idx);
-                let ri = *r.add(idx) - alpha * *ap.add(idx);
-                *r.add(idx) = ri;
-                let zi = op.precondition(ri, idx, diag);
+        owned(
+            team,
+            len,
+            |idx| {
+                // SAFETY: idx < len.
+                unsafe {
+                    let xi = *x.add(idx) + alpha * *p.add(idx);
+                    let ri = *r.add(idx) - alpha * *ap.add(idx);
+                    (xi, ri, op.precondition(ri, idx, diag))
+                }
+            },
+            |idx, k, (xi, ri, zi)| {
+                // SAFETY: idx < len.
+                unsafe {
+                    *x.add(idx) = xi;
+                    *r.add(idx) = ri;
+                }
                 rho_part[k] += ri.to_f64() * zi.to_f64();
                 rr_part[k] += ri.to_f64() * ri.to_f64();
-            }
-        });
+            },
+        );
         // SAFETY: the whole team calls it.
         let (rho_new, rr_new) = unsafe { team.sum2(lanes_sum::<Tm>(&rho_part), lanes_sum::<Tm>(&rr_part)) };
         rr = rr_new;
@@ -295,10 +323,14 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let beta = T::from_f64(rho_new / rho);
         rho = rho_new;
         // ---- p = z + βp
-        owned(team, len, |idx, _| {
+        owned(
+            team,
+            len,
             // SAFETY: idx < len.
-            unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) };
-        });
+            |idx| unsafe { op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) },
+            // SAFETY: idx < len.
+            |idx, _, pi| unsafe { *p.add(idx) = pi },
+        );
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }

@@ -7,6 +7,7 @@ use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
 /// A real scalar: `f32` or `f64`.
 pub trait Real:
     Copy
+    + Default
     + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>

@@ -21,6 +21,10 @@ struct Cli {
     /// one at a time).
     #[arg(short, long, global = true)]
     verbose: bool,
+    /// Worker threads of the CPU backend and of the host-side work (reading, packing, writing).
+    /// Default: every core of the machine, or RAYON_NUM_THREADS where it is set.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -61,6 +65,13 @@ fn main() {
     }
     let cli = Cli::parse();
     octile::stderr_log::install(cli.verbose);
+    if let Some(n) = cli.threads {
+        // before any parallel work: the global pool is built once, on first use
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(usize::from(n)).build_global() {
+            eprintln!("error: --threads {n}: {e}");
+            std::process::exit(2);
+        }
+    }
     let r = match cli.cmd {
         Cmd::Info => info::info(),
         Cmd::Octiles(a) => octiles::octiles(a),

@@ -14,7 +14,7 @@
 //! per XMV, for each node i of G:
 //!   Q[j][b]       = p[j·m + col′(b)]                                 gather (once per XMV), n·nb
 //!   T[b]          = Σ_{a ∈ row i of G} W[edge(a)][b] · Q[j_a][b]    stream, nnz·nb multiply-adds
-//!   ap[i·m + r]   = diag·p − Σ_{s: r < m_s} T[off_s + r]             m_0 + m_1 + … = nnz′ adds
+//!   ap[i·m + r]   = diag·p − Σ_{s: r < m_s} T[off_s + r]             m_0 + m_1 + … = nnz′ subtractions
 //! ```
 //! Why: the tile path evaluates κe (an `exp` for a square exponential) for every product nonzero
 //! in every iteration; here the inner loop reads two contiguous rows (W, Q) and does one
@@ -190,7 +190,6 @@ pub struct ProductBuffers {
     w: Vec<f64>,
     q: Vec<f64>,
     t: Vec<f64>,
-    y: Vec<f64>,
     x: Vec<f64>,
     r: Vec<f64>,
     p: Vec<f64>,
@@ -208,7 +207,7 @@ fn build_w<T: Real>(set: &PackedGraphs<T>, prm: &CpuParams, b: &mut ProductBuffe
     for &a in &c2.first {
         b.edges2.extend(f64s(c2.data[a as usize]));
     }
-    b.w.clear();
+    // every entry is written below (the padding too): no zeroing pass
     b.w.resize(c1.first.len() * nb, 0.0);
     let mut ea = vec![0.0; s];
     for (e, &a) in c1.first.iter().enumerate() {
@@ -217,9 +216,12 @@ fn build_w<T: Real>(set: &PackedGraphs<T>, prm: &CpuParams, b: &mut ProductBuffe
         }
         b.by_edge.clear();
         b.by_edge.extend(b.edges2.chunks_exact(s).map(|eb| ea[NZ_WEIGHT] * (eb[NZ_WEIGHT] * prm.edge.eval(&ea[NZ_FEATURES..], &eb[NZ_FEATURES..]))));
-        for (out, &e2) in b.w[e * nb..].iter_mut().zip(&b.jagged.edge) {
+        let row = &mut b.w[e * nb..(e + 1) * nb];
+        let (used, padding) = row.split_at_mut(b.jagged.edge.len());
+        for (out, &e2) in used.iter_mut().zip(&b.jagged.edge) {
             *out = b.by_edge[e2 as usize];
         }
+        padding.fill(0.0);
     }
 }
 
@@ -232,7 +234,6 @@ struct ProductOperator<'a, const FMA: bool> {
     w: &'a [f64],
     q: &'a mut [f64],
     t: &'a mut [f64],
-    y: &'a mut [f64],
     diag: &'a [f64],
     inv_diag: &'a [f64],
 }
@@ -294,16 +295,15 @@ impl<const FMA: bool> ProductOperator<'_, FMA> {
                     *tv = madd::<FMA>(w, q, *tv);
                 }
             }
-            let y = &mut self.y[..m];
-            y.fill(0.0);
-            for &(off, m_s) in &jg.slots {
-                for (yv, tv) in y[..m_s].iter_mut().zip(&self.t[off..off + m_s]) {
-                    *yv += tv;
-                }
-            }
+            // ap row = diag·p − Σ_s T[slot s]: the slot sums subtracted in place, run by run
             let (pr, apr, dr) = (&p[i * m..(i + 1) * m], &mut ap[i * m..(i + 1) * m], &self.diag[i * m..(i + 1) * m]);
-            for (((o, &d), &pv), &yv) in apr.iter_mut().zip(dr).zip(pr).zip(y.iter()) {
-                *o = d * pv - yv;
+            for ((o, &d), &pv) in apr.iter_mut().zip(dr).zip(pr) {
+                *o = d * pv;
+            }
+            for &(off, m_s) in &jg.slots {
+                for (o, tv) in apr[..m_s].iter_mut().zip(&self.t[off..off + m_s]) {
+                    *o -= tv;
+                }
             }
             pap += dot::<FMA>(pr, apr);
         }
@@ -323,7 +323,9 @@ impl<const FMA: bool> Operator<f64, Alone> for ProductOperator<'_, FMA> {
 
     #[inline(always)]
     unsafe fn precondition(&self, r: f64, idx: usize, _: *const f64) -> f64 {
-        r * self.inv_diag[idx]
+        // SAFETY: idx < len = inv_diag.len() (the PCG's contract); unchecked, the PCG's loops
+        // vectorize (a bounds check per entry kept them scalar).
+        r * unsafe { *self.inv_diag.get_unchecked(idx) }
     }
 }
 
@@ -340,7 +342,6 @@ fn run<const FMA: bool>(b: &mut ProductBuffers, m: usize, nb: usize, params: Pcg
         w: &b.w,
         q: &mut b.q,
         t: &mut b.t,
-        y: &mut b.y,
         diag: &b.diag,
         inv_diag: &b.inv_diag,
     };
@@ -387,14 +388,13 @@ pub fn solve<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuPara
     let nb = padded(b.csr[1].nnz());
     b.jagged.of(&b.csr[1], nb);
     build_w(set, prm, b, nb);
-    for (v, len) in [(&mut b.q, n * nb), (&mut b.t, nb), (&mut b.y, m)] {
-        v.clear();
+    // sized, not zeroed: the gather writes all of Q, the XMV all of T and ap, the loop below r,
+    // diag and 1/diag, the PCG's start p; only x starts at 0
+    for (v, len) in [(&mut b.q, n * nb), (&mut b.t, nb), (&mut b.r, n * m), (&mut b.p, n * m), (&mut b.ap, n * m), (&mut b.diag, n * m), (&mut b.inv_diag, n * m)] {
         v.resize(len, 0.0);
     }
-    for v in [&mut b.x, &mut b.r, &mut b.p, &mut b.ap, &mut b.diag, &mut b.inv_diag] {
-        v.clear();
-        v.resize(n * m, 0.0);
-    }
+    b.x.clear();
+    b.x.resize(n * m, 0.0);
     for i in 0..n {
         let a1 = set.node_row(g1, i);
         for (r, &ip) in b.jagged.node.iter().enumerate() {
