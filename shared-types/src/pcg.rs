@@ -290,6 +290,19 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         }
         let alpha = T::from_f64(rho / pap);
         // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
+        // With lanes (the CPU), x += αp is a plain loop of its own, which the compiler vectorizes
+        // whole (inside the lane steps, beside the stores of r, it stayed scalar); with one lane
+        // (the GPU) it stays in the one pass over the vectors below. Either way the same values.
+        let split_x = Tm::LANES > 1;
+        if split_x {
+            let (rank, size) = (team.rank(), team.size());
+            let mut idx = rank;
+            while idx < len {
+                // SAFETY: idx < len.
+                unsafe { *x.add(idx) += alpha * *p.add(idx) };
+                idx += size;
+            }
+        }
         let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
         owned(
             team,
@@ -297,15 +310,16 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
             |idx| {
                 // SAFETY: idx < len.
                 unsafe {
-                    let xi = *x.add(idx) + alpha * *p.add(idx);
                     let ri = *r.add(idx) - alpha * *ap.add(idx);
-                    (xi, ri, op.precondition(ri, idx, diag))
+                    (ri, op.precondition(ri, idx, diag))
                 }
             },
-            |idx, k, (xi, ri, zi)| {
+            |idx, k, (ri, zi)| {
                 // SAFETY: idx < len.
                 unsafe {
-                    *x.add(idx) = xi;
+                    if !split_x {
+                        *x.add(idx) += alpha * *p.add(idx);
+                    }
                     *r.add(idx) = ri;
                 }
                 rho_part[k] += ri.to_f64() * zi.to_f64();
@@ -323,14 +337,15 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let beta = T::from_f64(rho_new / rho);
         rho = rho_new;
         // ---- p = z + βp
-        owned(
-            team,
-            len,
+        // no sums here: a plain loop over the owned entries, which the CPU's compiler vectorizes
+        // as a whole (in lane steps it vectorized across steps, with gathers and scatters)
+        let (rank, size) = (team.rank(), team.size());
+        let mut idx = rank;
+        while idx < len {
             // SAFETY: idx < len.
-            |idx| unsafe { op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) },
-            // SAFETY: idx < len.
-            |idx, _, pi| unsafe { *p.add(idx) = pi },
-        );
+            unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) };
+            idx += size;
+        }
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }

@@ -151,7 +151,10 @@ pub trait GraphKernel {
     /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
     /// `graphs` is an `InvalidConfig` error naming it. Cancelled: [`OctileError::Cancelled`].
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
-        let list = listed(graphs, pairs)?;
+        // K(Gi, Gj) = K(Gj, Gi): each pair is solved in the orientation of K(X)'s upper triangle,
+        // so that its value is the matrix's bit for bit (a solve is not bit-symmetric in its two
+        // graphs: the CPU's product form, for one, lays them out differently)
+        let list: Vec<(u32, u32)> = listed(graphs, pairs)?.into_iter().map(|(i, j)| (i.min(j), i.max(j))).collect();
         let e = finite(self.evaluate(graphs, &list)?);
         if self.control().cancelled() {
             return Err(OctileError::Cancelled);

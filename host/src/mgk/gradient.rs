@@ -384,7 +384,8 @@ impl super::MarginalizedGraphKernel {
     /// ∂K/∂θ of the listed pairs of `graphs` (as [`crate::GraphKernel::pairs`]): a
     /// `pairs.len()` × 1 result whose [`Gram::gradient`] holds each pair's derivatives.
     pub fn pairs_gradient(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
-        let list = listed(graphs, pairs)?;
+        // as `pairs`: solved in the upper triangle's orientation, so the values are the matrix's
+        let list: Vec<(u32, u32)> = listed(graphs, pairs)?.into_iter().map(|(i, j)| (i.min(j), i.max(j))).collect();
         let names = self.config.hyperparameters();
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &list)?;
         if self.control.cancelled() {

@@ -2,13 +2,16 @@
 //! the on-the-fly octile XMV, generic over f32/f64, one pair per rayon task. It reads the same packed octiles and tiled vectors as the GPU kernel, and
 //! multiplies tile pairs with the same primitives (`octile_types::mgk::primitives`), chosen per tile
 //! pair by the same kind of map, on tiles expanded once per pair into the workspace.
+mod params;
 mod product;
+
+pub use params::CpuParams;
 
 use crate::mgk::pack::PackedGraphs;
 use octile_types::mgk::blocked::{GatheredKernel, rows_pair_blocked};
 pub use octile_types::mgk::gradient::Rhs;
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
-use octile_types::mgk::primitives::{Primitive, PrimitiveMap, row_pair};
+use octile_types::mgk::primitives::{Primitive, row_pair};
 use octile_types::mgk::tiling::{TILE, TILE_AREA, n_tiles, tiled_coords};
 use octile_types::pcg::{Alone, Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Residual, Start, info_of, pcg, pcg_refined};
 use octile_types::{KernelSpec, Octile, PairKernel, PairStatus, Real};
@@ -60,30 +63,6 @@ impl<T> Default for Workspace<T> {
             product: product::ProductBuffers::default(),
         }
     }
-}
-
-/// Kernel and tolerances for [`solve_pair`].
-pub struct CpuParams<'a> {
-    /// κv.
-    pub node: &'a KernelSpec,
-    /// κe.
-    pub edge: &'a KernelSpec,
-    /// Relative residual tolerance.
-    pub rtol: f64,
-    /// Iteration limit.
-    pub max_iterations: u32,
-    /// Tile-pair primitive by nonzero counts.
-    pub primitives: &'a PrimitiveMap,
-    /// κe gathered for the register-blocked dense walks (`GatheredKernel::of(edge)`; `usable = 0`
-    /// turns them off).
-    pub dense: GatheredKernel,
-    /// Split each XMV over the cores (output tile rows in parallel): for runs with fewer pairs
-    /// than cores, where parallelism over pairs alone would leave cores idle (large graphs).
-    pub parallel_xmv: bool,
-    /// f64 solves of pairs whose product matrix fits `product::PRODUCT_MAX_BYTES` build it once
-    /// and stream it (`product`, the default: `solver = "auto"`), instead of the tile path's
-    /// on-the-fly XMV (`solver = "tiles"`).
-    pub product_form: bool,
 }
 
 /// Output blocks (8×8) of a pair from which [`CpuParams::parallel_xmv`] splits an XMV.
@@ -205,7 +184,7 @@ fn status_of(outcome: &Result<PcgInfo, PcgError>, value: f64) -> PairStatus {
 /// (the status's value is K) or the adjoint (its value is bᵀy = K as well).
 pub fn solve_pair<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rhs: Rhs) -> PairStatus {
     if T::BYTES == 8 && product::product_bytes(set, g1, g2, prm).is_some() {
-        let outcome = product::solve(set, g1, g2, prm, ws, rhs);
+        let outcome = product::solve(set, g1, g2, prm, &mut ws.product, &mut ws.x, &mut ws.tiles, rhs);
         return status_of(&outcome, kernel_value(set, g1, g2, &ws.x, rhs));
     }
     let (_, _, _, len) = dims(set, g1, g2);

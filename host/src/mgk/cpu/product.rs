@@ -7,7 +7,7 @@
 //! G′ (m nodes): jagged diagonals — nodes renumbered by degree, descending (r = rank of node i′);
 //!   slot s holds the s-th nonzero of nodes r = 0 .. m_s (m_s: nodes of degree > s), so a
 //!   nonzero b = (slot s, r) lies at b = off_s + r, off_s = m_0 + … + m_{s−1}; nnz′ in all,
-//!   padded with zeros to nb = ⌈nnz′/8⌉·8
+//!   padded with zeros to nb = ⌈nnz′/16⌉·16
 //! W    : one row per undirected edge of G (a and its mirror (j, i) share it), nb columns
 //!        W[edge(a)][b] = w_a · w′_b · κe(e_a, e′_b)
 //! vectors (x, r, p, ap, diag): n·m f64, entry (i, r) at i·m + r
@@ -26,7 +26,7 @@
 //! [`PRODUCT_MAX_BYTES`] take the tile path. The solution is handed back in the tiled layout and
 //! G′'s own node order, so K, the gradients' contractions and the nodal matrices read it as they
 //! read the tile path's.
-use super::{CpuParams, Workspace};
+use super::params::CpuParams;
 use crate::mgk::pack::PackedGraphs;
 use octile_types::Real;
 use octile_types::mgk::gradient::Rhs;
@@ -34,8 +34,11 @@ use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::tiling::{TILE, n_tiles, tiled_index};
 use octile_types::pcg::{Alone, Operator, PcgError, PcgInfo, PcgParams, PcgVectors, Start, pcg};
 
-/// A W row is padded to a multiple of this many columns (one AVX-512 vector of f64).
+/// f64 entries of one AVX-512 vector: the chunk of the XMV's and dot products' loops.
 const LANES: usize = 8;
+/// A W row is padded to a multiple of this many columns: two vectors, the step the compiler
+/// unrolls the row loops to (a row of an odd number of vectors left its last one to a scalar loop).
+const ROW_ALIGN: usize = 2 * LANES;
 
 /// Most bytes of W for a pair to take the product form; larger pairs take the tile path (their W
 /// would not stay in cache, and each thread holds one).
@@ -115,7 +118,7 @@ fn nnz_of<T>(set: &PackedGraphs<T>, g: usize) -> usize {
 
 /// Columns of a W row for a second graph of `nnz` nonzeros.
 fn padded(nnz: usize) -> usize {
-    nnz.div_ceil(LANES) * LANES
+    nnz.div_ceil(ROW_ALIGN) * ROW_ALIGN
 }
 
 /// Bytes of the pair's W (an upper bound: one row per nonzero of G), or `None` when the pair takes
@@ -278,21 +281,27 @@ impl<const FMA: bool> ProductOperator<'_, FMA> {
         let mut pap = 0.0;
         for i in 0..n {
             // T = Σ_a W[edge(a)] ⊙ Q[j_a]: whole rows, one vector multiply-add per 8 entries
+            // (in chunks of exactly LANES = one vector: nb is a multiple of it, so no scalar
+            // remainder loop; unrolled by two vectors, a 216-entry row left 8 entries scalar)
             let t = &mut self.t[..nb];
             let mut row = c1.row_ptr[i] as usize..c1.row_ptr[i + 1] as usize;
             match row.next() {
                 None => t.fill(0.0),
                 Some(a) => {
                     let (wr, qr) = (&self.w[c1.edge[a] as usize * nb..][..nb], &self.q[c1.col[a] as usize * nb..][..nb]);
-                    for ((tv, w), q) in t.iter_mut().zip(wr).zip(qr) {
-                        *tv = w * q;
+                    for ((tv, w), q) in t.chunks_exact_mut(LANES).zip(wr.chunks_exact(LANES)).zip(qr.chunks_exact(LANES)) {
+                        for k in 0..LANES {
+                            tv[k] = w[k] * q[k];
+                        }
                     }
                 }
             }
             for a in row {
                 let (wr, qr) = (&self.w[c1.edge[a] as usize * nb..][..nb], &self.q[c1.col[a] as usize * nb..][..nb]);
-                for ((tv, &w), &q) in t.iter_mut().zip(wr).zip(qr) {
-                    *tv = madd::<FMA>(w, q, *tv);
+                for ((tv, w), q) in t.chunks_exact_mut(LANES).zip(wr.chunks_exact(LANES)).zip(qr.chunks_exact(LANES)) {
+                    for k in 0..LANES {
+                        tv[k] = madd::<FMA>(w[k], q[k], tv[k]);
+                    }
                 }
             }
             // ap row = diag·p − Σ_s T[slot s]: the slot sums subtracted in place, run by run
@@ -378,11 +387,20 @@ fn run_dispatched(b: &mut ProductBuffers, m: usize, nb: usize, params: PcgParams
     run::<false>(b, m, nb, params)
 }
 
-/// Solve the pair (g1, g2) in the product form (f64); x goes to `ws.x` in the tiled layout and
-/// both graphs' octiles are expanded into `ws.tiles`, as the tile path leaves them.
-pub fn solve<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuParams, ws: &mut Workspace<T>, rhs: Rhs) -> Result<PcgInfo, PcgError> {
+/// Solve the pair (g1, g2) in the product form (f64) in the buffers `b`; x goes to `x` in the
+/// tiled layout and both graphs' octiles are expanded into `tiles`, as the tile path leaves them.
+#[allow(clippy::too_many_arguments)]
+pub fn solve<T: Real>(
+    set: &PackedGraphs<T>,
+    g1: usize,
+    g2: usize,
+    prm: &CpuParams,
+    b: &mut ProductBuffers,
+    x: &mut Vec<T>,
+    tiles: &mut [Vec<T>; 2],
+    rhs: Rhs,
+) -> Result<PcgInfo, PcgError> {
     let (n, m) = (set.n_nodes(g1), set.n_nodes(g2));
-    let b = &mut ws.product;
     b.csr[0].read(set, g1);
     b.csr[1].read(set, g2);
     let nb = padded(b.csr[1].nnz());
@@ -408,14 +426,14 @@ pub fn solve<T: Real>(set: &PackedGraphs<T>, g1: usize, g2: usize, prm: &CpuPara
     }
     let outcome = run_dispatched(b, m, nb, PcgParams { rtol: prm.rtol, max_iterations: prm.max_iterations });
     let mt = n_tiles(m);
-    ws.x.clear();
-    ws.x.resize(n_tiles(n) * mt * TILE * TILE, T::ZERO);
+    x.clear();
+    x.resize(n_tiles(n) * mt * TILE * TILE, T::ZERO);
     for i in 0..n {
-        for (r, &ip) in ws.product.jagged.node.iter().enumerate() {
-            ws.x[tiled_index(i, ip as usize, mt)] = T::from_f64(ws.product.x[i * m + r]);
+        for (r, &ip) in b.jagged.node.iter().enumerate() {
+            x[tiled_index(i, ip as usize, mt)] = T::from_f64(b.x[i * m + r]);
         }
     }
-    set.expand_graph(g1, &mut ws.tiles[0]);
-    set.expand_graph(g2, &mut ws.tiles[1]);
+    set.expand_graph(g1, &mut tiles[0]);
+    set.expand_graph(g2, &mut tiles[1]);
     outcome
 }
