@@ -200,6 +200,10 @@ mod tests {
         let e = OctileError::LaunchContract { launch: name.into(), what: "team of 48 threads, 1 per block".into() };
         assert_eq!(e.to_string(), format!("{name} launch check: team of 48 threads, 1 per block"));
         assert_eq!(OctileError::Internal("x".into()).to_string(), "internal error (a bug in octile): x");
+        // only the kernel file's errors say "kernel configuration"
+        assert_eq!(OctileError::InvalidConfig("q = 2".into()).to_string(), "kernel configuration: q = 2");
+        assert_eq!(OctileError::InvalidRequest("pair 1 = (1, 5) indexes past the 5 graphs".into()).to_string(), "pair 1 = (1, 5) indexes past the 5 graphs");
+        assert_eq!(OctileError::MeaninglessKernel("node x holds strings".into()).to_string(), "node x holds strings");
         // a driver error keeps its code (matched on, not parsed from a message)
         let e: OctileError = DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND).into();
         assert!(matches!(e, OctileError::Driver(DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND))));

@@ -57,14 +57,15 @@ fn codes_to_vocab(values: &mut [f64], strings: &[bool], vocab: &mut Vec<String>,
 /// [`codes_to_vocab`]'s inverse in the loading process: indices into `vocab` to this process's
 /// codes of those strings.
 fn vocab_to_codes(values: &mut [f64], strings: &[bool], vocab: &[String]) -> PyResult<()> {
+    // each string coded once (the table is behind a lock), not once per value
+    let codes: Vec<f64> = vocab.iter().map(|s| json::string_code(s)).collect();
     let width = strings.len();
     for (k, v) in values.iter_mut().enumerate() {
         if !strings[k % width] {
             continue;
         }
-        let s = (*v >= 0.0 && v.fract() == 0.0).then(|| vocab.get(*v as usize)).flatten();
-        let s = s.ok_or_else(|| PyValueError::new_err(format!("unpickling a graph: string label index {v} is not in its {} strings", vocab.len())))?;
-        *v = json::string_code(s);
+        let code = (*v >= 0.0 && v.fract() == 0.0).then(|| codes.get(*v as usize)).flatten();
+        *v = *code.ok_or_else(|| PyValueError::new_err(format!("unpickling a graph: string label index {v} is not in its {} strings", vocab.len())))?;
     }
     Ok(())
 }
