@@ -96,7 +96,8 @@ impl PyGraph {
     fn edges(&self) -> Vec<(u32, u32, f64)> {
         self.graph.edges().iter().map(|e| (e.i, e.j, e.weight)).collect()
     }
-    /// The values of node feature `name`, one per node (string labels as their integer codes).
+    /// The values of node feature `name`, one per node (string labels as their integer codes, which
+    /// are this process's: compare them within one process only).
     fn node_feature(&self, name: &str) -> PyResult<Vec<f64>> {
         let f = self
             .graph
