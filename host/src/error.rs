@@ -21,6 +21,16 @@ pub enum OctileError {
     /// A kernel configuration is invalid (out-of-range hyperparameter, unknown key, ...).
     #[error("kernel configuration: {0}")]
     InvalidConfig(String),
+    /// A request the inputs cannot meet (an index past the graphs, a tile outside the matrix, a
+    /// partial result of another run, a count past a limit): not the kernel file's fault, so its
+    /// message has no "kernel configuration" prefix.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// A kernel that would compute values without meaning on these graphs: a continuous base
+    /// kernel on string labels (their codes are no quantities), or a kernel comparing no feature of
+    /// graphs that have some (unless the file says `features = "none"`).
+    #[error("{0}")]
+    MeaninglessKernel(String),
     /// A kernel names a feature the graphs do not have.
     #[error("{kind} feature '{feature}' is not in graph {graph}; it has: [{available}]")]
     MissingFeature {
@@ -63,7 +73,10 @@ pub enum OctileError {
     },
     /// Some pairs did not converge; `partial` holds every value computed (non-converged ones
     /// included, flagged in its per-pair info).
-    #[error("pair ({}, {}) did not converge: {iterations} iterations, relative residual {residual:.3e} ({n_failed} pair(s) failed in all)", pair.0, pair.1)]
+    #[error("{} ({n_failed} pair(s) failed in all)", match cause {
+        Some(c) => format!("pair ({}, {}) could not be solved: {c}", pair.0, pair.1),
+        None => format!("pair ({}, {}) did not converge: {iterations} iterations, relative residual {residual:.3e}", pair.0, pair.1),
+    })]
     NoConvergence {
         /// The first failing pair (row, column) in the output matrix.
         pair: (usize, usize),
@@ -74,6 +87,9 @@ pub enum OctileError {
         /// How many pairs failed.
         n_failed: usize,
         /// Everything computed.
+        /// Why the first failing pair could not be solved, when known (e.g. its node kernel
+        /// underflowed to zero: `mgk::diagnose`); `None`: it ran out of iterations or tolerance.
+        cause: Option<String>,
         partial: Box<Gram>,
     },
     /// The CUDA backend was asked for but cannot be used.
@@ -184,6 +200,10 @@ mod tests {
         let e = OctileError::LaunchContract { launch: name.into(), what: "team of 48 threads, 1 per block".into() };
         assert_eq!(e.to_string(), format!("{name} launch check: team of 48 threads, 1 per block"));
         assert_eq!(OctileError::Internal("x".into()).to_string(), "internal error (a bug in octile): x");
+        // only the kernel file's errors say "kernel configuration"
+        assert_eq!(OctileError::InvalidConfig("q = 2".into()).to_string(), "kernel configuration: q = 2");
+        assert_eq!(OctileError::InvalidRequest("pair 1 = (1, 5) indexes past the 5 graphs".into()).to_string(), "pair 1 = (1, 5) indexes past the 5 graphs");
+        assert_eq!(OctileError::MeaninglessKernel("node x holds strings".into()).to_string(), "node x holds strings");
         // a driver error keeps its code (matched on, not parsed from a message)
         let e: OctileError = DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND).into();
         assert!(matches!(e, OctileError::Driver(DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND))));

@@ -13,12 +13,14 @@
 //! assert_eq!((k.rows, k.cols), (4, 4));
 //! ```
 use crate::backend::{Backend, Precision};
-use crate::error::Result;
+use crate::error::{OctileError, Result};
 use crate::gram::{GraphKernel, RunControl};
 use crate::graphlets::kernel::GraphletKernel;
 use crate::graphlets::kernel_config::{FeatureForm, GraphletConfig, VectorKernel};
+use crate::io::FeatureKinds;
 use crate::mgk::MarginalizedGraphKernel;
 use crate::mgk::config::MgkConfig;
+use crate::mgk::config::{BaseKernelConfig, FeatureKernel};
 use crate::sp::ShortestPathKernel;
 use crate::sp::config::SpConfig;
 use crate::toml_file::{method_of, parse_table};
@@ -32,6 +34,18 @@ pub enum KernelFile {
     ShortestPath(SpConfig),
     /// `method = "graphlets"`.
     Graphlets(GraphletConfig),
+}
+
+/// A base kernel of a kernel file on one feature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureTerm {
+    /// "node NAME" or "edge NAME" (the keys of [`FeatureKinds`]).
+    pub feature: String,
+    /// The base kernel as the TOML names it ("kronecker_delta", ...).
+    pub kernel: &'static str,
+    /// Whether it may read string labels' codes: a Kronecker delta or a constant compares them as
+    /// labels; a square exponential would take the arbitrary codes as quantities.
+    pub labels_ok: bool,
 }
 
 /// A kernel ready to compute, shareable across threads (the Python package computes with the
@@ -87,6 +101,47 @@ impl KernelFile {
         })
     }
 
+    /// The base kernels of the file on named features, node terms first (graphlets: none).
+    pub fn feature_terms(&self) -> Vec<FeatureTerm> {
+        match self {
+            KernelFile::Marginalized(c) => [terms("node", &c.node), terms("edge", &c.edge)].concat(),
+            KernelFile::ShortestPath(c) => terms("node", &c.node),
+            KernelFile::Graphlets(_) => Vec::new(),
+        }
+    }
+
+    /// Checks the file against the features of its inputs (`inputs`: where each set of kinds was
+    /// read — a file, a graph — and its kinds): a base kernel other than a Kronecker delta or a
+    /// constant on a feature holding strings, and a marginalized kernel comparing no feature of
+    /// graphs that have some (without `features = "none"`), are refused: both compute numbers
+    /// without meaning and say nothing. The shortest-path kernel without node tables is GraKeL's
+    /// unlabeled form, and graphlets are structure by definition: neither is refused.
+    pub fn check_features<'a>(&self, inputs: impl IntoIterator<Item = (String, &'a FeatureKinds)>) -> Result<()> {
+        let inputs: Vec<(String, &FeatureKinds)> = inputs.into_iter().collect();
+        for t in self.feature_terms().iter().filter(|t| !t.labels_ok) {
+            if let Some((source, _)) = inputs.iter().find(|(_, k)| k.0.get(&t.feature) == Some(&true)) {
+                return Err(OctileError::MeaninglessKernel(format!(
+                    "{} holds strings (labels, e.g. in {source}); {} would compare their arbitrary codes as numbers: use kronecker_delta for labels",
+                    t.feature, t.kernel
+                )));
+            }
+        }
+        if let KernelFile::Marginalized(c) = self
+            && c.node.is_empty()
+            && c.edge.is_empty()
+            && !c.structure_only
+        {
+            let present: std::collections::BTreeSet<&str> = inputs.iter().flat_map(|(_, k)| k.0.keys().map(String::as_str)).collect();
+            if !present.is_empty() {
+                return Err(OctileError::MeaninglessKernel(format!(
+                    "the kernel compares no node or edge feature, but the graphs have {}; name the features to compare ([node.NAME] / [edge.NAME] tables), or write features = \"none\" in the kernel file to compare structure only",
+                    present.into_iter().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The method's settings for a run summary (`"method"` and what decides its values).
     pub fn describe(&self) -> serde_json::Value {
         use serde_json::json;
@@ -105,6 +160,20 @@ impl KernelFile {
             }
         }
     }
+}
+
+/// `side`'s terms as [`FeatureTerm`]s.
+fn terms(side: &str, t: &[FeatureKernel]) -> Vec<FeatureTerm> {
+    t.iter()
+        .map(|f| {
+            let (kernel, labels_ok) = match f.kernel {
+                BaseKernelConfig::KroneckerDelta { .. } => ("kronecker_delta", true),
+                BaseKernelConfig::Constant { .. } => ("constant", true),
+                BaseKernelConfig::SquareExponential { .. } => ("square_exponential", false),
+            };
+            FeatureTerm { feature: format!("{side} {}", f.feature), kernel, labels_ok }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -772,3 +772,81 @@ fn an_output_that_would_replace_an_input_is_refused_before_any_work() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `octile gram` with the kernel file `toml` (text) on `inputs`; (exit code, stderr).
+fn gram_with(dir: &Path, toml: &str, inputs: &[&str], extra: &[&str]) -> (Option<i32>, String) {
+    let (k, out) = (dir.join("k.toml"), dir.join("K.npy"));
+    std::fs::write(&k, toml).unwrap();
+    let o = exe()
+        .arg("gram")
+        .args(inputs)
+        .args(["--kernel", k.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// Kernels without meaning on the graphs are refused before any work (issue 32): a continuous base
+/// kernel on string labels (Python's wording, the TOML's names), and a kernel file comparing no
+/// feature of graphs that have some, unless it says `features = "none"`; errors that are not the
+/// kernel file's carry no "kernel configuration:" prefix.
+#[test]
+fn meaningless_kernels_are_refused_and_structure_only_is_an_opt_in() {
+    let dir = scratch_dir("meaningless");
+    let x = dir.join("x.jsonl");
+    std::fs::write(&x, "{\"nodes\": [{\"id\": 0, \"label\": \"A\"}, {\"id\": 1, \"label\": \"B\"}], \"links\": [{\"source\": 0, \"target\": 1}]}\n").unwrap();
+    let se = "[node.label]\nkernel = \"square_exponential\"\nlength_scale = 1.0\n";
+    let (code, err) = gram_with(&dir, se, &[x.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("node label holds strings (labels, e.g. in ") && err.contains("x.jsonl"), "{err}");
+    assert!(err.contains("square_exponential would compare their arbitrary codes as numbers: use kronecker_delta for labels"), "{err}");
+    assert!(!err.contains("kernel configuration"), "{err}");
+    assert!(!dir.join("K.npy").exists());
+    // the same kernel on numbers runs
+    let (code, err) = gram_with(&dir, se, &["nws:2"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // no [node.*] / [edge.*] table on graphs with features: refused, naming the features
+    let (code, err) = gram_with(&dir, "q = 0.1\n", &["nws:2"], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the kernel compares no node or edge feature, but the graphs have edge length, node label"), "{err}");
+    assert!(err.contains("features = \"none\""), "{err}");
+    // ... unless asked for
+    let (code, err) = gram_with(&dir, "q = 0.1\nfeatures = \"none\"\n", &["nws:2"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = gram_with(&dir, &format!("features = \"none\"\n{se}"), &["nws:2"], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("features = \"none\" (compare no feature) but the file has [node.*] or [edge.*] tables"), "{err}");
+    // the shortest-path kernel without node tables is the unlabeled one (GraKeL's with_labels=False)
+    let (code, err) = gram_with(&dir, "method = \"shortest_path\"\n", &["nws:2"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // an error that is not the kernel file's: no "kernel configuration:" prefix
+    let (code, err) = gram_with(&dir, "features = \"none\"\n", &[x.to_str().unwrap()], &["--pdb-cutoff=-1"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("PDB cutoff -1 must be a positive number") && !err.contains("kernel configuration"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A node kernel that underflows to zero between two nodes (a square exponential with ℓ = 0.001 on
+/// values 1 and 2000) leaves the pair without a finite solution: the message names the nodes and
+/// values, not "did not converge … after 0 iterations" (issue 32).
+#[test]
+fn a_node_kernel_underflowing_to_zero_is_named() {
+    let dir = scratch_dir("underflow");
+    let x = dir.join("x.jsonl");
+    let graph = |v: f64| format!("{{\"nodes\": [{{\"id\": 0, \"x\": {v}}}, {{\"id\": 1, \"x\": {v}}}], \"links\": [{{\"source\": 0, \"target\": 1}}]}}\n");
+    std::fs::write(&x, graph(1.0) + &graph(2000.0)).unwrap();
+    let toml = "[node.x]\nkernel = \"square_exponential\"\nlength_scale = 0.001\n";
+    for precision in ["f64", "f32"] {
+        let (code, err) = gram_with(&dir, toml, &[x.to_str().unwrap()], &["--precision", precision]);
+        assert_eq!(code, Some(3), "{precision}: {err}");
+        assert!(
+            err.contains("first (0, 1): the node kernel underflowed to zero between node 0 of graph 0 and node 0 of graph 1 (x 1 and 2000)"),
+            "{precision}: {err}"
+        );
+        assert!(!err.contains("after 0 iterations"), "{precision}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -471,3 +471,80 @@ fn directed_multigraph_and_double_edge_lists_are_refused_and_a_bom_is_skipped() 
     let (_, what) = parse_error(read(&tmp("allbad.smi", "C1CC\nXx\n"), None, true));
     assert!(what.contains("every record was invalid (2 skipped)"), "{what}");
 }
+
+/// SMILES errors say at which column (1-based character) what was expected, in words a chemist
+/// reads, never the parser's internals (`Character(4)`, `EndOfLine`, `Rnum(0)`) (issue 32).
+#[test]
+fn smiles_errors_name_the_column_and_what_was_expected() {
+    use octile::io::smiles::parse;
+    for (smiles, want) in [
+        ("C1CC(", "ends after '(' at column 5: expected an atom"),
+        ("CC=", "ends after '=' at column 3: expected an atom"),
+        ("CC(C", "the branch '(' at column 3 is not closed: expected ')'"),
+        ("CC)C", "column 3: ')' closes no branch"),
+        ("[NH4+", "the bracket atom '[' at column 1 is not closed: expected ']'"),
+        ("C1CC", "ring bond 1 at column 2 is never closed: expected a second 1"),
+        ("CC%(12)C", "ring bond %(12) at column 3 is never closed"),
+        ("C%1C", "column 2: expected two digits after '%'"),
+        ("C%(x)C", "column 2: expected two digits after '%' (ring bonds %10 to %99) or a number in parentheses"),
+        ("CQC", "column 2: unexpected 'Q'; expected an atom: 'Q' starts no element of the organic subset"),
+        ("Xx", "column 1: unexpected 'X'; expected an atom"),
+        ("[Xx]C", "column 3: unexpected 'x'; expected an element symbol ('Xx' is none)"),
+        ("[13]C", "column 4: unexpected ']'; expected an element symbol in the bracket atom"),
+        ("C==C", "column 3: unexpected '='; expected an atom or a ring bond number after the bond '='"),
+        ("C=1CCC#1", "ring bond 1 opened at column 3: its two ends give different bonds ('=' and '#')"),
+        ("C(=)C", "column 4: unexpected ')'; expected an atom or a ring bond number after the bond '='"),
+    ] {
+        let what = parse(smiles).unwrap_err();
+        assert!(what.contains(want), "{smiles}: {what}");
+        for internal in ["Character(", "EndOfLine", "Rnum", "Join("] {
+            assert!(!what.contains(internal), "{smiles}: {what}");
+        }
+    }
+    // the reader's error keeps the line
+    let (line, what) = parse_error(read(&tmp("col.smi", "CCO\nCC(C\n"), None, false));
+    assert_eq!(line, 2, "{what}");
+    assert!(what.contains("column 3"), "{what}");
+}
+
+/// OpenSMILES ring bond numbers in parentheses (`%(n)`, any number of digits) are read, alone or
+/// mixed with 1–9 and %nn, as the same molecule written with small numbers (issue 32).
+#[test]
+fn smiles_ring_bonds_in_parentheses_are_read() {
+    use octile::io::smiles::parse;
+    for (long, short) in [
+        ("C%(123)CC%(123)", "C1CC1"),
+        ("C%(1000)CCC%(1000)", "C1CCC1"),
+        ("c%(100)ccccc%(100)", "c1ccccc1"),
+        ("C%(5)CC5", "C1CC1"),
+        ("C%(123)CC1CC1%(123)", "C2CC1CC12"),
+        ("C=%(200)CCC%(200)", "C=1CCC1"),
+        ("C%(7)C%(8)CC%(7)C%(8)", "C1C2CC1C2"),
+        ("[13CH3]%(300)CC%(300)", "[13CH3]1CC1"),
+    ] {
+        assert_eq!(parse(long).unwrap(), parse(short).unwrap(), "{long} as {short}");
+    }
+    // 99 ring bonds open at once are read; the parser holds no more (it reads 0–99, and %73 as 74:
+    // octile never hands it 73, so %73 is read right too)
+    let rings = |m: usize, first: usize| -> String { (0..m).map(|n| format!("C%({})", first + n)).collect() };
+    let many = rings(99, 1000) + &rings(99, 1000);
+    assert_eq!(parse(&many).unwrap().n_edges(), 99 + 197);
+    assert!(parse(&(rings(100, 1000) + &rings(100, 1000))).unwrap_err().contains("column 794: more than 99 ring bonds are open at once"));
+    assert_eq!(parse("C%73CC%74CC%73C%74").unwrap(), parse("C1CC2CC1C2").unwrap(), "%73 and %74 are two rings");
+}
+
+/// A folder holding files of two TU datasets is refused naming both, not read as a mix of them by
+/// directory order (graphs of one, labels of the other) (issue 32).
+#[test]
+fn tu_folder_with_two_datasets_is_refused_naming_both() {
+    let dir = std::env::temp_dir().join(format!("octile-tu-two-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("AA_A.txt"), "1, 2\n2, 1\n").unwrap();
+    std::fs::write(dir.join("AA_graph_indicator.txt"), "1\n1\n").unwrap();
+    std::fs::write(dir.join("README.txt"), "not a dataset file\n").unwrap();
+    assert_eq!(read(&dir, None, false).unwrap().graphs.len(), 1, "one dataset (and other files) is read");
+    std::fs::write(dir.join("BB_node_labels.txt"), "3\n4\n").unwrap();
+    let (_, what) = parse_error(read(&dir, None, false));
+    assert!(what.contains("files of 2 TU datasets: 'AA' (AA_A.txt, AA_graph_indicator.txt) and 'BB' (BB_node_labels.txt)"), "{what}");
+    assert!(what.contains("a folder of its own"), "{what}");
+}

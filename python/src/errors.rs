@@ -95,6 +95,8 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
     match e {
         OctileError::InvalidGraph { .. }
         | OctileError::InvalidConfig(_)
+        | OctileError::InvalidRequest(_)
+        | OctileError::MeaninglessKernel(_)
         | OctileError::MissingFeature { .. }
         | OctileError::Parse { .. }
         | OctileError::Output { .. } => PyValueError::new_err(msg),

@@ -3,8 +3,9 @@
 use crate::errors::to_py;
 use octile::Graph;
 use octile::io::{FeatureKinds, Format, ReadOptions, json, smiles};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -19,8 +20,55 @@ pub struct PyGraph {
 }
 
 /// The graph's parts, for pickling: nodes, feature names, row-major node features, edges
-/// (i, j, weight), row-major edge features, string-feature flags.
-type Parts = (usize, Vec<String>, Vec<f64>, Vec<String>, Vec<(u32, u32, f64)>, Vec<f64>, Vec<(String, bool)>);
+/// (i, j, weight), row-major edge features, string-feature flags, and the strings of its string
+/// features (those features' values are indices into this list in the pickle, not the process's
+/// codes: codes are per process, so a graph pickled in one process and loaded in another is coded
+/// again there from its strings).
+type Parts = (usize, Vec<String>, Vec<f64>, Vec<String>, Vec<(u32, u32, f64)>, Vec<f64>, Vec<(String, bool)>, Vec<String>);
+
+/// Which of the columns `names` (of `side`, "node" or "edge") hold string codes.
+fn string_columns(names: &[String], side: &str, kinds: &FeatureKinds) -> Vec<bool> {
+    names.iter().map(|n| kinds.0.get(&format!("{side} {n}")).copied().unwrap_or(false)).collect()
+}
+
+/// Replaces the process's codes in the string columns of row-major `values` by indices into
+/// `vocab` (each string listed once).
+fn codes_to_vocab(values: &mut [f64], strings: &[bool], vocab: &mut Vec<String>, seen: &mut HashMap<u64, f64>) -> PyResult<()> {
+    let width = strings.len();
+    for (k, v) in values.iter_mut().enumerate() {
+        if !strings[k % width] {
+            continue;
+        }
+        let index = match seen.get(&v.to_bits()) {
+            Some(&i) => i,
+            None => {
+                let s = json::string_of_code(*v).ok_or_else(|| PyRuntimeError::new_err(format!("internal: {v} is no string label's code in this process")))?;
+                vocab.push(s);
+                let i = (vocab.len() - 1) as f64;
+                seen.insert(v.to_bits(), i);
+                i
+            }
+        };
+        *v = index;
+    }
+    Ok(())
+}
+
+/// [`codes_to_vocab`]'s inverse in the loading process: indices into `vocab` to this process's
+/// codes of those strings.
+fn vocab_to_codes(values: &mut [f64], strings: &[bool], vocab: &[String]) -> PyResult<()> {
+    // each string coded once (the table is behind a lock), not once per value
+    let codes: Vec<f64> = vocab.iter().map(|s| json::string_code(s)).collect();
+    let width = strings.len();
+    for (k, v) in values.iter_mut().enumerate() {
+        if !strings[k % width] {
+            continue;
+        }
+        let code = (*v >= 0.0 && v.fract() == 0.0).then(|| codes.get(*v as usize)).flatten();
+        *v = *code.ok_or_else(|| PyValueError::new_err(format!("unpickling a graph: string label index {v} is not in its {} strings", vocab.len())))?;
+    }
+    Ok(())
+}
 
 #[pymethods]
 impl PyGraph {
@@ -48,7 +96,8 @@ impl PyGraph {
     fn edges(&self) -> Vec<(u32, u32, f64)> {
         self.graph.edges().iter().map(|e| (e.i, e.j, e.weight)).collect()
     }
-    /// The values of node feature `name`, one per node (string labels as their integer codes).
+    /// The values of node feature `name`, one per node (string labels as their integer codes, which
+    /// are this process's: compare them within one process only).
     fn node_feature(&self, name: &str) -> PyResult<Vec<f64>> {
         let f = self
             .graph
@@ -64,15 +113,19 @@ impl PyGraph {
             .ok_or_else(|| PyValueError::new_err(format!("no edge feature '{name}'; the graph has {:?}", self.graph.edge_feature_names())))?;
         Ok((0..self.graph.n_edges()).map(|e| self.graph.edge_features(e)[f]).collect())
     }
-    /// Pickling (joblib, multiprocessing): the graph rebuilt from its parts by `_graph_from_parts`.
+    /// Pickling (joblib, multiprocessing): the graph rebuilt from its parts by `_graph_from_parts`;
+    /// string labels travel as strings (see [`Parts`]).
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Parts,))> {
         let g = &self.graph;
-        let node: Vec<f64> = (0..g.n_nodes()).flat_map(|i| g.node_features(i).to_vec()).collect();
-        let edge: Vec<f64> = (0..g.n_edges()).flat_map(|e| g.edge_features(e).to_vec()).collect();
+        let mut node: Vec<f64> = (0..g.n_nodes()).flat_map(|i| g.node_features(i).to_vec()).collect();
+        let mut edge: Vec<f64> = (0..g.n_edges()).flat_map(|e| g.edge_features(e).to_vec()).collect();
+        let (mut vocab, mut seen) = (Vec::new(), HashMap::new());
+        codes_to_vocab(&mut node, &string_columns(g.node_feature_names(), "node", &self.kinds), &mut vocab, &mut seen)?;
+        codes_to_vocab(&mut edge, &string_columns(g.edge_feature_names(), "edge", &self.kinds), &mut vocab, &mut seen)?;
         let edges = g.edges().iter().map(|e| (e.i, e.j, e.weight)).collect();
         let kinds = self.kinds.0.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let f = py.import("octile._octile")?.getattr("_graph_from_parts")?.unbind();
-        Ok((f, ((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds),)))
+        Ok((f, ((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds, vocab),)))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -91,15 +144,25 @@ fn wrap(graphs: Vec<Graph>, kinds: FeatureKinds) -> Vec<PyGraph> {
     graphs.into_iter().map(|graph| PyGraph { graph, kinds: kinds.clone() }).collect()
 }
 
-/// A pickled graph back (the inverse of `Graph.__reduce__`); the graph's own checks apply.
+/// A pickled graph back (the inverse of `Graph.__reduce__`); the graph's own checks apply, and
+/// its string labels get this process's codes.
 #[pyfunction]
-fn _graph_from_parts(parts: Parts) -> PyResult<PyGraph> {
-    let (n, node_names, node, edge_names, edges, edge, kinds) = parts;
+fn _graph_from_parts(parts: &Bound<'_, PyAny>) -> PyResult<PyGraph> {
+    // an older pickle (seven parts) carried its process's codes, meaningless in this process
+    let parts: Parts = parts.extract().map_err(|_| {
+        PyValueError::new_err(
+            "unpickling a graph: not a graph pickled by this version of octile (earlier versions pickled labels as per-process codes); pickle it again",
+        )
+    })?;
+    let (n, node_names, mut node, edge_names, edges, mut edge, kinds, vocab) = parts;
     let bad = |e: octile::OctileError| PyValueError::new_err(format!("unpickling a graph: {e}"));
     let (kn, ke) = (node_names.len(), edge_names.len());
     if node.len() != n * kn || edge.len() != edges.len() * ke {
         return Err(PyValueError::new_err("unpickling a graph: feature arrays do not match the sizes"));
     }
+    let kinds = FeatureKinds(kinds.into_iter().collect());
+    vocab_to_codes(&mut node, &string_columns(&node_names, "node", &kinds), &vocab)?;
+    vocab_to_codes(&mut edge, &string_columns(&edge_names, "edge", &kinds), &vocab)?;
     let mut g = Graph::with_names(n, node_names, edge_names);
     for i in 0..n {
         g.set_node_features(i, &node[i * kn..(i + 1) * kn]).map_err(bad)?;
@@ -108,7 +171,7 @@ fn _graph_from_parts(parts: Parts) -> PyResult<PyGraph> {
         g.add_edge(i as usize, j as usize, w, &edge[e * ke..(e + 1) * ke]).map_err(bad)?;
     }
     g.validate().map_err(bad)?;
-    Ok(PyGraph { graph: g, kinds: Arc::new(FeatureKinds(kinds.into_iter().collect())) })
+    Ok(PyGraph { graph: g, kinds: Arc::new(kinds) })
 }
 
 /// Every graph of a file or TU folder (`format`: json, smi, csv, tu, sdf, pdb; default: from the

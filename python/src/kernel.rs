@@ -6,7 +6,6 @@ use crate::graphs::PyGraph;
 use numpy::PyArray1;
 use octile::gram::Tile;
 use octile::kernels::{DynKernel, KernelFile};
-use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::{Backend, Gram, Graph, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -28,31 +27,20 @@ fn graphs(list: &[PyRef<'_, PyGraph>]) -> Vec<Graph> {
     list.iter().map(|g| g.graph.clone()).collect()
 }
 
-/// The features each base kernel of `file` reads, as "node NAME" / "edge NAME", and whether the
-/// kernel is a Kronecker delta or a constant (the only ones that may read string labels' codes).
-fn feature_terms(file: &KernelFile) -> Vec<(String, &'static str, bool)> {
-    let terms = |side: &str, t: &[FeatureKernel]| -> Vec<(String, &'static str, bool)> {
-        t.iter()
-            .map(|f| {
-                let (name, label_ok) = match f.kernel {
-                    BaseKernelConfig::KroneckerDelta { .. } => ("KroneckerDelta", true),
-                    BaseKernelConfig::Constant { .. } => ("Constant", true),
-                    BaseKernelConfig::SquareExponential { .. } => ("SquareExponential", false),
-                };
-                (format!("{side} {}", f.feature), name, label_ok)
-            })
-            .collect()
-    };
-    match file {
-        KernelFile::Marginalized(c) => [terms("node", &c.node), terms("edge", &c.edge)].concat(),
-        KernelFile::ShortestPath(c) => terms("node", &c.node),
-        KernelFile::Graphlets(_) => Vec::new(),
+/// A base kernel's Python class name (messages name what the Python user wrote).
+fn python_name(toml: &str) -> &str {
+    match toml {
+        "kronecker_delta" => "KroneckerDelta",
+        "constant" => "Constant",
+        "square_exponential" => "SquareExponential",
+        other => other,
     }
 }
 
 /// Checks the graphs of one call (X then Y): no feature holds strings in one graph and numbers in
-/// another (a string's code would equal a number), and a feature holding strings is read by a
-/// Kronecker delta (or constant) only (its codes are labels, not quantities).
+/// another (a string's code would equal a number), a feature holding strings is read by a
+/// Kronecker delta (or constant) only (its codes are labels, not quantities), and a marginalized
+/// kernel compares some feature of graphs that have features.
 fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()> {
     let mut seen: std::collections::BTreeMap<&str, (bool, usize)> = std::collections::BTreeMap::new();
     let mut last: Option<*const octile::io::FeatureKinds> = None;
@@ -80,14 +68,26 @@ fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()>
             }
         }
     }
-    for (feature, kernel, label_ok) in feature_terms(file) {
-        if !label_ok && let Some(&(true, g)) = seen.get(feature.as_str()) {
+    for t in file.feature_terms() {
+        if !t.labels_ok
+            && let Some(&(true, g)) = seen.get(t.feature.as_str())
+        {
             return Err(PyValueError::new_err(format!(
-                "{feature} holds strings (labels, e.g. in graph {g}); {kernel} would compare their arbitrary codes as numbers: use KroneckerDelta for labels"
+                "{} holds strings (labels, e.g. in graph {g}); {} would compare their arbitrary codes as numbers: use KroneckerDelta for labels",
+                t.feature,
+                python_name(t.kernel)
             )));
         }
     }
-    Ok(())
+    // a kernel comparing no feature of graphs that have some: the library's check, in Python's words
+    let merged = octile::io::FeatureKinds(seen.iter().map(|(f, &(s, _))| (f.to_string(), s)).collect());
+    file.check_features([("these graphs".to_string(), &merged)]).map_err(|_| {
+        let names: Vec<&str> = seen.keys().copied().collect();
+        PyValueError::new_err(format!(
+            "the kernel compares no node or edge feature, but the graphs have {}; give node_kernel / edge_kernel (e.g. TensorProduct(label=KroneckerDelta(0.5))), or to compare structure only a constant one (TensorProduct(label=Constant(1.0)))",
+            names.join(", ")
+        ))
+    })
 }
 
 /// A progress callback's exception, raised after the run (it also cancels the run).
@@ -117,6 +117,15 @@ fn control(progress: Option<Py<PyAny>>) -> (RunControl, CallbackError) {
 }
 
 impl PyKernel {
+    /// `e` with the cause of a pair that stopped before any iteration named (the marginalized
+    /// kernel's node kernel underflowing to zero), else as it is.
+    fn explain(&self, e: OctileError, x: &[Graph], y: Option<&[Graph]>) -> OctileError {
+        match &self.file {
+            KernelFile::Marginalized(cfg) => octile::mgk::diagnose::explain(e, cfg, x, y),
+            _ => e,
+        }
+    }
+
     /// Build the kernel with `progress`, run `f` on it without the interpreter's lock, and turn
     /// the outcome into Python: a callback's exception first, then octile's errors.
     fn run<T: Send>(&self, py: Python<'_>, progress: Option<Py<PyAny>>, f: impl FnOnce(&DynKernel) -> octile::Result<T> + Send) -> PyResult<octile::Result<T>> {
@@ -237,7 +246,7 @@ impl PyKernel {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
-        let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?.map_err(|e| to_py(py, e))?;
+        let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?.map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
         let d = info(py, &g)?;
         Ok((gram_matrix(py, g)?, d))
     }
@@ -282,7 +291,7 @@ impl PyKernel {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
-        let mut g = self.run_mgk(py, progress, |k| k.gram_gradient(&x, y.as_deref(), normalized))?.map_err(|e| to_py(py, e))?;
+        let mut g = self.run_mgk(py, progress, |k| k.gram_gradient(&x, y.as_deref(), normalized))?.map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
         let grad = gradient_of(&mut g)?;
         let d = info(py, &g)?;
         let dk = gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?;

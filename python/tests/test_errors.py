@@ -187,3 +187,25 @@ def test_non_convergence_of_listed_pairs_names_the_pairs(nx_graphs):
         k.pairs(nx_graphs, listed)
     assert e.value.partial.shape == (2,)
     assert {(i, j) for i, j, _, _ in e.value.failures} <= set(listed) and e.value.failures
+
+
+def test_a_kernel_comparing_no_feature_of_labeled_graphs_is_refused():
+    # (issue 32) it would compare nothing and say nothing; a constant kernel is the opt-in
+    graphs = [labeled_path(3), labeled_path(4)]
+    with pytest.raises(ValueError, match=r"the kernel compares no node or edge feature, but the graphs have edge length, node label; give node_kernel"):
+        MarginalizedGraphKernel(None, None, backend="cpu", progress=False)(graphs)
+    K = MarginalizedGraphKernel(TensorProduct(label=octile.Constant(1.0)), None, backend="cpu", progress=False)(graphs)
+    assert np.all(np.isfinite(K)) and K.shape == (2, 2)
+    # graphs without features: nothing to compare, nothing refused
+    plain = [nx.path_graph(3), nx.path_graph(4)]
+    assert MarginalizedGraphKernel(None, None, backend="cpu", progress=False)(plain).shape == (2, 2)
+
+
+def test_a_node_kernel_underflowing_to_zero_is_named():
+    # (issue 32) not "did not converge: 0 iterations": the nodes and values whose kernel is 0
+    a, b = nx.path_graph(2), nx.path_graph(2)
+    nx.set_node_attributes(a, 1.0, "x")
+    nx.set_node_attributes(b, 2000.0, "x")
+    k = MarginalizedGraphKernel(TensorProduct(x=SquareExponential(0.001)), None, backend="cpu", progress=False)
+    with pytest.raises(octile.NonConvergenceError, match=r"pair \(0, 1\) could not be solved: the node kernel underflowed to zero between node 0 of graph 0 and node 0 of graph 1 \(x 1 and 2000\)"):
+        k([a, b])

@@ -36,9 +36,9 @@ fn check_seeded(what: &str, make: impl Fn(u64) -> (usize, Edges)) {
 
 fn is_invalid(what: &str, r: octile::Result<(usize, Edges)>) {
     match r {
-        Err(OctileError::InvalidConfig(msg)) => assert!(!msg.is_empty(), "{what}: empty message"),
-        Err(e) => panic!("{what}: expected InvalidConfig, got {e}"),
-        Ok((n, e)) => panic!("{what}: expected InvalidConfig, got a graph of {n} nodes and {} edges", e.len()),
+        Err(OctileError::InvalidRequest(msg)) => assert!(!msg.is_empty(), "{what}: empty message"),
+        Err(e) => panic!("{what}: expected InvalidRequest, got {e}"),
+        Ok((n, e)) => panic!("{what}: expected InvalidRequest, got a graph of {n} nodes and {} edges", e.len()),
     }
 }
 

@@ -56,7 +56,7 @@ fn non_convergence_is_reported_per_pair_with_partial_results() {
         cfg.solver.max_iterations = 2;
         let err = MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs).unwrap_err();
         match err {
-            OctileError::NoConvergence { pair, iterations, residual, n_failed, partial } => {
+            OctileError::NoConvergence { pair, iterations, residual, n_failed, partial, .. } => {
                 assert_eq!(pair, (0, 0), "{}: first failing pair", t.name);
                 assert_eq!(iterations, 2, "{}", t.name);
                 assert!(residual > 0.0 && residual.is_finite(), "{}: residual {residual}", t.name);

@@ -36,7 +36,7 @@ pub const ROAD_NODES_PER_INTERSECTION: f64 = 4.0 * (2.0 * ROAD_KEEP + ROAD_DIAGO
 pub const ROAD_MIN_NODES: usize = 64;
 
 fn invalid(what: String) -> OctileError {
-    OctileError::InvalidConfig(what)
+    OctileError::InvalidRequest(what)
 }
 
 fn check_memory(need: u128, what: impl FnOnce() -> String) -> Result<()> {

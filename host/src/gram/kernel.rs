@@ -149,7 +149,7 @@ pub trait GraphKernel {
 
     /// K(graphs[i], graphs[j]) for the listed index pairs only (e.g. a sample of a Gram matrix, or
     /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
-    /// `graphs` is an `InvalidConfig` error naming it. Cancelled: [`OctileError::Cancelled`].
+    /// `graphs` is an `InvalidRequest` error naming it. Cancelled: [`OctileError::Cancelled`].
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
         // K(Gi, Gj) = K(Gj, Gi): each pair is solved in the orientation of K(X)'s upper triangle,
         // so that its value is the matrix's bit for bit (a solve is not bit-symmetric in its two
@@ -226,9 +226,9 @@ fn normalized_with(r: Result<Gram>, norm: impl Fn(&mut Gram)) -> Result<Gram> {
             norm(&mut g);
             Ok(g)
         }
-        Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial }) => {
+        Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, mut partial, cause }) => {
             norm(&mut partial);
-            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial })
+            Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial, cause })
         }
         Err(e) => Err(e),
     }
@@ -311,7 +311,7 @@ pub fn finite(mut e: Evaluation) -> Evaluation {
 /// `pairs` as evaluation indices, or an error naming the first index outside `graphs`.
 pub fn listed(graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<(u32, u32)>> {
     if let Some((k, &(i, j))) = pairs.iter().enumerate().find(|(_, (i, j))| *i >= graphs.len() || *j >= graphs.len()) {
-        return Err(OctileError::InvalidConfig(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
+        return Err(OctileError::InvalidRequest(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
     }
     Ok(pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect())
 }
@@ -329,11 +329,7 @@ pub fn filled<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: 
 /// non-finite entries as failed, reported as for pair lists.
 pub(super) fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize, e: Evaluation) -> Result<Gram> {
     if e.values.len() != rows * cols || !(e.info.is_empty() || e.info.len() == rows * cols) {
-        return Err(OctileError::InvalidConfig(format!(
-            "a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics",
-            e.values.len(),
-            e.info.len()
-        )));
+        return Err(OctileError::Internal(format!("a {rows} × {cols} matrix evaluation returned {} values and {} diagnostics", e.values.len(), e.info.len())));
     }
     let failed = e.values.par_iter().any(|v| !v.is_finite()) || e.info.iter().any(|i| !i.converged);
     let mut g = Gram {
@@ -383,7 +379,7 @@ fn empty<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, e: &Eval
 pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize)) -> Result<Gram> {
     let Some(k) = info.iter().position(|f| !f.converged) else { return Ok(g) };
     let n_failed = info[k..].iter().filter(|f| !f.converged).count();
-    Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g) })
+    Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g), cause: None })
 }
 
 /// K_ij / (√dx_i·√dy_j) in place. Where dx_i or dy_j is 0 (a graph whose self-similarity is 0, e.g. no
@@ -591,7 +587,7 @@ mod tests {
         close(p.get(0, 0), Toy::k(&all, 4, 0), "pair 0");
         close(p.get(1, 0), Toy::k(&all, 2, 2), "pair 1");
         let err = toy.pairs(&all, &[(0, 1), (1, 5)]).unwrap_err();
-        assert!(matches!(err, OctileError::InvalidConfig(ref m) if m.contains("pair 1 = (1, 5)") && m.contains("5 graphs")), "{err}");
+        assert!(matches!(err, OctileError::InvalidRequest(ref m) if m.contains("pair 1 = (1, 5)") && m.contains("5 graphs")), "{err}");
     }
 
     #[test]
@@ -638,7 +634,7 @@ mod tests {
     fn non_convergence_names_the_entry_and_keeps_every_value() {
         // graphs of 2 and 3 nodes (indices 1 and 2) fail as the pair (2 nodes, 3 nodes)
         let (toy, all) = (Toy::new(Some((2, 3))), graphs(4));
-        let Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial }) = toy.gram(&all) else { panic!("expected NoConvergence") };
+        let Err(OctileError::NoConvergence { pair, iterations, residual, n_failed, partial, .. }) = toy.gram(&all) else { panic!("expected NoConvergence") };
         assert_eq!((pair, iterations, residual, n_failed), ((1, 2), 7, 0.5, 1));
         assert_eq!(partial.failures().len(), 2, "the failing pair and its mirror");
         close(partial.get(2, 1), Toy::k(&all, 2, 1), "mirrored failing entry");
@@ -747,10 +743,10 @@ mod tests {
         assert_eq!(g.values, whole.values);
         // a mask of another shape, or a done entry without a value, is refused
         let bad = Known { rows: 3, cols: 2, ..known.clone() };
-        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidConfig(m)) if m.contains("2 × 3")));
+        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidRequest(m)) if m.contains("2 × 3")));
         let mut bad = known;
         bad.values[0] = f64::NAN;
-        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidConfig(m)) if m.contains("(0, 0)")));
+        assert!(matches!(Toy::new(None).gram_between_resumed(x, y, Some(&bad)), Err(OctileError::InvalidRequest(m)) if m.contains("(0, 0)")));
         // a diagonal cancelled part way is just Cancelled
         assert!(matches!(Stopper::new(1).diag(&all), Err(OctileError::Cancelled)));
     }

@@ -33,7 +33,7 @@ impl Known {
     /// Checks that these entries can finish a `rows` × `cols` matrix (`symmetric`: K(X), whose
     /// mask must be symmetric): the shapes agree, and every done entry is finite.
     pub fn check(&self, rows: usize, cols: usize, symmetric: bool) -> Result<()> {
-        let bad = |m: String| Err(OctileError::InvalidConfig(format!("resuming: {m}")));
+        let bad = |m: String| Err(OctileError::InvalidRequest(format!("resuming: {m}")));
         if (self.rows, self.cols) != (rows, cols) {
             return bad(format!("the partial matrix is {} × {}, this run's is {rows} × {cols} (same inputs in the same order?)", self.rows, self.cols));
         }

@@ -38,7 +38,7 @@ impl Tile {
     /// Checks that the tile lies within a `rows` × `cols` matrix.
     pub fn check(&self, rows: usize, cols: usize) -> Result<()> {
         if self.rows.start > self.rows.end || self.cols.start > self.cols.end || self.rows.end > rows || self.cols.end > cols {
-            return Err(OctileError::InvalidConfig(format!("tile rows {:?} × cols {:?} is outside the {rows} × {cols} matrix", self.rows, self.cols)));
+            return Err(OctileError::InvalidRequest(format!("tile rows {:?} × cols {:?} is outside the {rows} × {cols} matrix", self.rows, self.cols)));
         }
         Ok(())
     }

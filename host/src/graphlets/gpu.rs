@@ -35,7 +35,7 @@ pub fn transform(dev: &GpuDevice, a: &Adjacency, keep: Keep) -> Result<(Frequenc
     let entries = a.col().len();
     // the kernels index nodes and entries in u32 and keep u32::MAX as the hash tables' empty key
     if n >= u32::MAX as usize || entries > u32::MAX as usize {
-        return Err(OctileError::InvalidConfig(format!(
+        return Err(OctileError::InvalidRequest(format!(
             "the GPU graphlet transform takes fewer than 2^32 − 1 nodes and at most 2^32 − 1 adjacency entries; this graph has {n} nodes and {entries} entries (use the CPU backend)"
         )));
     }

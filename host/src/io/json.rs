@@ -3,7 +3,8 @@
 //! other than `source`/`target`/`weight`/`key` become edge features, `weight` is the edge weight
 //! (default 1). Edges are read from `links` (older networkx) or `edges` (newer). Node ids may be any
 //! JSON scalars. Feature values: numbers as is, booleans as 0/1, strings as integer codes
-//! (consistent within a process, for Kronecker-delta kernels). Within a file a feature's values are
+//! (consistent within a process, for Kronecker-delta kernels; Python's pickled graphs carry the
+//! strings and are coded again in the process that loads them). Within a file a feature's values are
 //! all strings or all numbers (booleans count as numbers): a code would otherwise equal a number
 //! (the string "A" coded 0 and the number 0 compared equal), so a mix is an error naming the record;
 //! across files, [`FeatureKinds::check_against`] checks the same.
@@ -15,15 +16,41 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-static CODES: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
+/// The process's string labels: code → string (`list`) and string → code (`map`). Codes are
+/// small integers (exact in f32, which the GPU's f32 path stores), so they mean nothing outside
+/// this process: a graph that leaves it (Python's pickle) carries its strings and is coded again
+/// where it arrives ([`string_of_code`], [`string_code`]).
+#[derive(Default)]
+struct Codes {
+    map: HashMap<String, f64>,
+    list: Vec<String>,
+}
 
-/// Integer code of a string label (first seen = 0, 1, ...).
+static CODES: Mutex<Option<Codes>> = Mutex::new(None);
+
+/// Integer code of a string label in this process (first seen = 0, 1, ...).
 pub fn string_code(s: &str) -> f64 {
     // a panic elsewhere while holding the lock leaves the table as it was: still usable
     let mut g = CODES.lock().unwrap_or_else(|e| e.into_inner());
-    let m = g.get_or_insert_with(HashMap::new);
-    let n = m.len() as f64;
-    *m.entry(s.to_string()).or_insert(n)
+    let c = g.get_or_insert_with(Codes::default);
+    if let Some(&code) = c.map.get(s) {
+        return code;
+    }
+    let code = c.list.len() as f64;
+    c.map.insert(s.to_string(), code);
+    c.list.push(s.to_string());
+    code
+}
+
+/// The string label of `code` in this process ([`string_code`]'s inverse); `None` for a value no
+/// string was coded as.
+pub fn string_of_code(code: f64) -> Option<String> {
+    let g = CODES.lock().unwrap_or_else(|e| e.into_inner());
+    let c = g.as_ref()?;
+    if code < 0.0 || code.fract() != 0.0 {
+        return None;
+    }
+    c.list.get(code as usize).cloned()
 }
 
 fn feature_value(v: &Value) -> Option<f64> {

@@ -11,6 +11,7 @@ pub mod pdb;
 pub mod record;
 pub mod sdf;
 pub mod smiles;
+mod smiles_syntax;
 pub mod tu;
 
 pub use record::{FeatureKinds, Loaded};
@@ -93,7 +94,7 @@ pub fn read(path: &Path, format: Option<Format>, skip_invalid: bool) -> Result<L
 pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
     let skip_invalid = opt.skip_invalid;
     if !(opt.pdb_cutoff.is_finite() && opt.pdb_cutoff > 0.0) {
-        return Err(OctileError::InvalidConfig(format!("PDB cutoff {} must be a positive number of Å", opt.pdb_cutoff)));
+        return Err(OctileError::InvalidRequest(format!("PDB cutoff {} must be a positive number of Å", opt.pdb_cutoff)));
     }
     let format = opt.format.or_else(|| Format::infer(path)).ok_or_else(|| OctileError::Parse {
         path: path.into(),

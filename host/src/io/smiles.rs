@@ -1,9 +1,11 @@
-//! SMILES (`.smi`: first token per line; `.csv`: the `smiles` column) through the purr parser.
+//! SMILES (`.smi`: first token per line; `.csv`: the `smiles` column) through the purr parser
+//! (its syntax errors explained by [`super::smiles_syntax`], which also reads `%(n)` ring bonds).
 //! Nodes are atoms with features `element` (atomic number), `aromatic` (0/1), `charge` and
 //! `hcount` (implicit + bracket hydrogens + explicit `[H]` atoms folded in as from SDF: see
 //! [`super::hydrogens`]); edges are bonds with feature `order`: 1, 2, 3, 4 = aromatic, 5 = quadruple.
 use super::hydrogens::{Atom, foldable};
 use super::record::{Loaded, bad_record, parse_err, read_text, shorten};
+use super::smiles_syntax::{explain, explain_graph, prepare};
 use crate::error::Result;
 use crate::graph::Graph;
 use purr::feature::{AtomKind, BondKind, BracketSymbol};
@@ -44,10 +46,13 @@ pub fn parse(smiles: &str) -> std::result::Result<Graph, String> {
     if let Some(k) = ["@TH", "@AL", "@SP", "@TB", "@OH"].iter().find(|c| smiles.contains(*c)) {
         return Err(format!("SMILES '{shown}': chirality class {k} is not supported (only @ and @@)"));
     }
+    // brackets, branches and ring bonds checked here (the parser's errors name no reason), and
+    // %(n) ring bonds renumbered for it
+    let prepared = prepare(smiles).map_err(|e| format!("bad SMILES '{shown}': {e}"))?;
     let parsed = std::panic::catch_unwind(|| {
         let mut builder = Builder::new();
-        purr::read::read(smiles, &mut builder, None).map_err(|e| format!("{e:?}"))?;
-        builder.build().map_err(|e| format!("{e:?}"))
+        purr::read::read(&prepared.text, &mut builder, None).map_err(|e| explain(&prepared, &e))?;
+        builder.build().map_err(|e| explain_graph(&prepared, &e))
     });
     let atoms = match parsed {
         Ok(r) => r.map_err(|e| format!("bad SMILES '{shown}': {e}"))?,

@@ -1,14 +1,60 @@
 //! TU benchmark dataset folders (`DS_A.txt`, `DS_graph_indicator.txt`, optional
 //! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label`, edge feature `label` (0 when the
 //! files are absent). Edges are listed in both directions; each undirected edge is kept once, and
-//! its listings must carry the same edge label (else an error names both lines).
+//! its listings must carry the same edge label (else an error names both lines). A folder holding
+//! files of two datasets is an error naming both.
 use super::record::{Loaded, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
 use std::path::{Path, PathBuf};
 
-fn find(dir: &Path, suffix: &str) -> Option<PathBuf> {
-    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)))
+/// The endings of a TU dataset's files (`DS_A.txt`, ...): the part before one is the dataset's name.
+const SUFFIXES: [&str; 8] = [
+    "_A.txt",
+    "_graph_indicator.txt",
+    "_graph_labels.txt",
+    "_node_labels.txt",
+    "_edge_labels.txt",
+    "_node_attributes.txt",
+    "_edge_attributes.txt",
+    "_graph_attributes.txt",
+];
+
+/// The name (file prefix) of the one TU dataset in `dir`. Files of two datasets in one folder are
+/// an error naming both: which file of which dataset would be read depended on directory order
+/// (graphs of one, labels of the other).
+fn dataset_prefix(dir: &Path) -> Result<String> {
+    let entries = std::fs::read_dir(dir).map_err(|cause| crate::error::OctileError::Io { path: dir.into(), cause })?;
+    let mut prefixes: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for name in entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()) {
+        if let Some(prefix) = SUFFIXES.iter().find_map(|s| name.strip_suffix(s)) {
+            prefixes.entry(prefix.to_string()).or_default().push(name.clone());
+        }
+    }
+    let mut names = prefixes.keys();
+    match (names.next(), names.next()) {
+        (None, _) => Err(parse_err(dir, 0, "no *_A.txt in this folder (not a TU dataset)")),
+        (Some(one), None) => Ok(one.clone()),
+        (Some(_), Some(_)) => {
+            let list: Vec<String> = prefixes.iter().map(|(p, files)| format!("'{p}' ({})", sorted(files).join(", "))).collect();
+            Err(parse_err(
+                dir,
+                0,
+                format!("this folder holds files of {} TU datasets: {}; put each dataset in a folder of its own", prefixes.len(), list.join(" and ")),
+            ))
+        }
+    }
+}
+
+fn sorted(files: &[String]) -> Vec<String> {
+    let mut v = files.to_vec();
+    v.sort();
+    v
+}
+
+/// `dir/PREFIX_SUFFIX` when it exists.
+fn find(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
+    Some(dir.join(format!("{prefix}{suffix}"))).filter(|p| p.is_file())
 }
 
 fn ints(path: &Path) -> Result<Vec<Vec<i64>>> {
@@ -24,11 +70,12 @@ fn ints(path: &Path) -> Result<Vec<Vec<i64>>> {
 
 /// Read a TU dataset folder.
 pub fn read(dir: &Path) -> Result<Loaded> {
-    let a_path = find(dir, "_A.txt").ok_or_else(|| parse_err(dir, 0, "no *_A.txt in this folder (not a TU dataset)"))?;
-    let gi_path = find(dir, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, "no *_graph_indicator.txt"))?;
+    let ds = dataset_prefix(dir)?;
+    let a_path = find(dir, &ds, "_A.txt").ok_or_else(|| parse_err(dir, 0, format!("no {ds}_A.txt in this folder (not a TU dataset)")))?;
+    let gi_path = find(dir, &ds, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, format!("no {ds}_graph_indicator.txt")))?;
     let indicator: Vec<i64> = ints(&gi_path)?.into_iter().map(|r| r[0]).collect();
-    let node_labels: Option<Vec<i64>> = find(dir, "_node_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
-    let el_path = find(dir, "_edge_labels.txt");
+    let node_labels: Option<Vec<i64>> = find(dir, &ds, "_node_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let el_path = find(dir, &ds, "_edge_labels.txt");
     let edge_labels: Option<Vec<i64>> = el_path.as_ref().map(|p| ints(p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
     let n_graphs = indicator.iter().copied().max().unwrap_or(0) as usize;
     if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {

@@ -19,6 +19,8 @@
 //! dense_walk = "shared"    # optional: how D and R walk B: "shared" (shared tiling, default) or
 //!                          #   "blocked" (tiling-blocking: B's row in registers; see README)
 //! blocks_per_pair = "auto" # optional: GPU blocks per pair: "auto" (default), 1, or N ≥ 2 (teams)
+//! features = "none"        # optional, only without [node.*] / [edge.*] tables: compare structure
+//!                          #   only; without it such a file on graphs with features is refused
 //! [node.label]             # one table per node feature
 //! kernel = "kronecker_delta"
 //! h = 0.5
@@ -236,6 +238,10 @@ pub struct MgkConfig {
     pub tiles: TileOptions,
     /// Tuning of the GPU solvers (launch shapes, batch budget); kernel values do not depend on them.
     pub gpu: crate::mgk::gpu::options::GpuTuning,
+    /// The file said `features = "none"`: no node or edge term on purpose, the graphs' features
+    /// ignored (without it, a kernel of no term on graphs with features is refused, see
+    /// [`crate::kernels::KernelFile::check_features`]).
+    pub structure_only: bool,
 }
 
 impl Default for MgkConfig {
@@ -253,6 +259,7 @@ impl Default for MgkConfig {
             reorder: Reordering::default(),
             tiles: TileOptions::default(),
             gpu: Default::default(),
+            structure_only: false,
         }
     }
 }
@@ -411,6 +418,7 @@ impl MgkConfig {
         }
         cfg.node = terms_of("node", file.node)?;
         cfg.edge = terms_of("edge", file.edge)?;
+        cfg.structure_only = structure_only(file.features.as_deref(), &cfg)?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -442,6 +450,20 @@ struct MgkFile {
     dense_walk: Option<String>,
     #[serde(default)]
     gpu: crate::mgk::gpu::options::GpuTuning,
+    features: Option<String>,
+}
+
+/// `features = "none"`: the opt-in to a kernel of no node or edge term (random walks compared by
+/// structure alone) on graphs that have features; with terms it would contradict them.
+fn structure_only(features: Option<&str>, cfg: &MgkConfig) -> Result<bool> {
+    match features {
+        None => Ok(false),
+        Some("none") if cfg.node.is_empty() && cfg.edge.is_empty() => Ok(true),
+        Some("none") => {
+            Err(OctileError::InvalidConfig("features = \"none\" (compare no feature) but the file has [node.*] or [edge.*] tables; keep one of the two".into()))
+        }
+        Some(v) => Err(OctileError::InvalidConfig(format!("features must be \"none\" (compare structure only) when given, got \"{v}\""))),
+    }
 }
 
 /// One `[node.FEATURE]` / `[edge.FEATURE]` table, tagged by its `kernel`.

@@ -61,7 +61,7 @@ impl MgkConfig {
     pub fn set_hyperparameters(&mut self, values: &[f64]) -> Result<()> {
         let names = self.hyperparameters();
         if values.len() != names.len() {
-            return Err(OctileError::InvalidConfig(format!("{} hyperparameter values for the kernel's {} ({})", values.len(), names.len(), names.join(", "))));
+            return Err(OctileError::InvalidRequest(format!("{} hyperparameter values for the kernel's {} ({})", values.len(), names.len(), names.join(", "))));
         }
         let mut c = self.clone();
         let mut it = values.iter().copied();

@@ -6,6 +6,7 @@
 //! output.
 pub mod config;
 pub mod cpu;
+pub mod diagnose;
 pub mod essential;
 pub mod gpu;
 pub mod gradient;

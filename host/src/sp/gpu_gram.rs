@@ -139,7 +139,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     let input = hop_input(graphs, &labels, &gpu, h.keys.len());
     at("device inputs");
     if input.list_end > u32::MAX as usize {
-        return Err(OctileError::InvalidConfig(format!("{} histogram entries in all: more than 2^32; split the set", input.list_end)));
+        return Err(OctileError::InvalidRequest(format!("{} histogram entries in all: more than 2^32; split the set", input.list_end)));
     }
     let n_cap = input.descs.iter().map(|d| d.n_nodes).max().unwrap_or(1);
     let cells_cap = input.descs.iter().map(|d| d.n_labels * d.n_labels * d.n_nodes).max().unwrap_or(1);

@@ -46,7 +46,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
     let counts: Vec<usize> = graphs.par_iter().map(path_count).collect();
     let total: usize = counts.iter().sum();
     if total > u32::MAX as usize {
-        return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
+        return Err(OctileError::InvalidRequest(format!("{total} shortest paths in all: more than 2^32; split the set")));
     }
     let (gpu, host): (Vec<usize>, Vec<usize>) = (0..graphs.len()).partition(|&g| (2..=SP_APSP_MAX_NODES as usize).contains(&graphs[g].n_nodes()));
     let hs = PathSet::build_some(graphs, &host, &[])?;

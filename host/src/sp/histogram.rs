@@ -68,7 +68,7 @@ impl Labels {
         all.par_sort_unstable();
         all.dedup();
         if all.len() > u32::MAX as usize {
-            return Err(OctileError::InvalidConfig(format!("{} distinct node labels: more than 2^32", all.len())));
+            return Err(OctileError::InvalidRequest(format!("{} distinct node labels: more than 2^32", all.len())));
         }
         let own: Vec<Vec<u32>> =
             per.par_iter().with_min_len(g).map(|(d, _)| d.chunks(stride).map(|r| all.partition_point(|x| *x < r) as u32).collect()).collect();
@@ -166,7 +166,7 @@ pub fn check_keys(labels: &Labels, lengths: &Lengths) -> Result<()> {
     if sp_keys_fit(labels.count as u64, lengths.count()) {
         Ok(())
     } else {
-        Err(OctileError::InvalidConfig(format!(
+        Err(OctileError::InvalidRequest(format!(
             "{} node labels and {} path lengths: the histogram keys (labels² × lengths) pass 2^64",
             labels.count,
             lengths.count()
@@ -222,7 +222,7 @@ impl Histograms {
             h.counts.extend(counts);
         }
         if h.keys.len() > u32::MAX as usize {
-            return Err(OctileError::InvalidConfig(format!("{} histogram entries in all: more than 2^32; split the set", h.keys.len())));
+            return Err(OctileError::InvalidRequest(format!("{} histogram entries in all: more than 2^32; split the set", h.keys.len())));
         }
         Ok(h)
     }

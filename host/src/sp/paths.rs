@@ -212,7 +212,7 @@ impl PathSet {
         let counts: Vec<usize> = which.par_iter().map(|&k| path_count(&graphs[k])).collect();
         let total: usize = counts.iter().sum();
         if total > u32::MAX as usize {
-            return Err(OctileError::InvalidConfig(format!("{total} shortest paths in all: more than 2^32; split the set")));
+            return Err(OctileError::InvalidRequest(format!("{total} shortest paths in all: more than 2^32; split the set")));
         }
         let node_stride = features.len().max(1);
         let (mut sp_s, mut sp_e, mut sp_w) = (vec![0u32; total], vec![0u32; total], vec![0.0f64; total]);

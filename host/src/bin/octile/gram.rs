@@ -9,7 +9,7 @@ use clap::Args;
 use octile::io::{ReadOptions, npy};
 use octile::kernels::{DynKernel, KernelFile};
 use octile::mgk::config::{MAX_BLOCKS_PER_PAIR, PrimitiveChoice, synthetic_kernel};
-use octile::{GraphKernel, MarginalizedGraphKernel, OctileError, RunControl};
+use octile::{Graph, GraphKernel, MarginalizedGraphKernel, OctileError, RunControl};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -146,15 +146,17 @@ pub fn gram(a: GramArgs) -> Result<()> {
         tuning_from_env(&mut cfg.gpu)?;
     }
     let method = file.describe();
+    // checked against the inputs' features once run has read them
+    let terms = file.clone();
     if a.gradient {
         let KernelFile::Marginalized(cfg) = file else {
             anyhow::bail!("--gradient: hyperparameter gradients are computed for the marginalized graph kernel only, not method \"{}\"", file.method());
         };
         let names = cfg.hyperparameters();
         let values = cfg.hyperparameter_values();
-        return run(&a, |ctl| Ok(Built::Gradient(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl)), names, values)), method);
+        return run(&a, &terms, |ctl| Ok(Built::Gradient(Box::new(MarginalizedGraphKernel::new(cfg)?.with_control(ctl)), names, values)), method);
     }
-    run(&a, |ctl| file.build(ctl).map(Built::Any), method)
+    run(&a, &terms, |ctl| file.build(ctl).map(Built::Any), method)
 }
 
 /// The kernel a run computes with: any method's, or the marginalized kernel with its
@@ -203,14 +205,23 @@ fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
     Ok(())
 }
 
+/// Why pair (i, j) of the output (rows of `x`, columns of `y`, or of `x` when `y` is empty) stopped
+/// before any iteration, when its node kernel underflowed to zero (marginalized kernel only).
+fn underflow(file: &KernelFile, x: &[Graph], y: &[Graph], i: usize, j: usize) -> Option<String> {
+    let KernelFile::Marginalized(cfg) = file else { return None };
+    let cols = if y.is_empty() { x } else { y };
+    octile::mgk::diagnose::zero_node_kernel(cfg, x.get(i)?, cols.get(j)?, i, j)
+}
+
 /// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
 fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
 }
 
-/// Load the inputs, compute with the kernel `make` builds (given the progress hooks) tile by tile
-/// into the output, and write its JSON summary (`method`: the method's own fields, merged in).
-fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
+/// Load the inputs, check them against the kernel `file`'s features, compute with the kernel `make`
+/// builds (given the progress hooks) tile by tile into the output, and write its JSON summary
+/// (`method`: the method's own fields, merged in).
+fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
     refuse_replacing_inputs(a)?;
@@ -219,6 +230,7 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     let mut kinds = Vec::new();
     let (x, skipped_x) = load(&a.inputs, &ropt, &mut kinds)?;
     let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt, &mut kinds)? };
+    file.check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
     if skipped_x + skipped_y > 0 {
         eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
     }
@@ -315,7 +327,7 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
                     *pairs_done += job.pairs_of(tile);
                     // a run killed outright (SIGKILL, power) loses at most a minute of tiles
                     if last_kept.elapsed().as_secs() >= 60 && finished.len() < n_tiles {
-                        keep(finished, *pairs_done, t.elapsed().as_secs_f64()).map_err(|e| OctileError::InvalidConfig(format!("{e:#}")))?;
+                        keep(finished, *pairs_done, t.elapsed().as_secs_f64()).map_err(|e| OctileError::InvalidRequest(format!("{e:#}")))?;
                         last_kept = std::time::Instant::now();
                     }
                 }
@@ -437,13 +449,22 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         );
     }
     if let Some((i, j, f)) = tally.failures.first() {
-        return Err(NotConverged(format!(
-            "{} pair(s) did not converge; first ({i}, {j}) after {} iterations, residual {:.3e}; values written with the failures listed in {}",
-            tally.failed_pairs,
-            f.iterations,
-            f.residual,
-            summary_path.display()
-        ))
+        // a pair stopped before its first iteration: say why when the node kernel underflowed
+        let cause = if f.iterations == 0 { underflow(file, &x, &y, *i, *j) } else { None };
+        return Err(NotConverged(match cause {
+            Some(cause) => format!(
+                "{} pair(s) could not be solved; first ({i}, {j}): {cause}; values written with the failures listed in {}",
+                tally.failed_pairs,
+                summary_path.display()
+            ),
+            None => format!(
+                "{} pair(s) did not converge; first ({i}, {j}) after {} iterations, residual {:.3e}; values written with the failures listed in {}",
+                tally.failed_pairs,
+                f.iterations,
+                f.residual,
+                summary_path.display()
+            ),
+        })
         .into());
     }
     Ok(())

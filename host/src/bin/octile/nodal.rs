@@ -45,7 +45,10 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         .with_context(|| format!("--pair {pair}: expected two graph indices \"I,J\""))?;
     let format = parse_format(format.as_deref())?;
     let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
-    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut Vec::new())?;
+    let mut kinds = Vec::new();
+    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut kinds)?;
+    // as octile gram: no continuous kernel on strings, no kernel comparing no feature unasked
+    octile::kernels::KernelFile::Marginalized(cfg.clone()).check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
     let r = k.nodal_pairs(&graphs, &[(i, j)])?.remove(0);

@@ -1,0 +1,51 @@
+//! Why a pair failed before the solver's first iteration: a node kernel that underflows to zero
+//! between two nodes (a square exponential with a length scale far below the distance of the
+//! values: exp(−d²/2ℓ²) = 0) leaves the product system without a finite solution (its diagonal
+//! holds 1/κv), and the solver breaks down at its first step. The solver reports only "0
+//! iterations"; this names the nodes and values.
+use crate::backend::Precision;
+use crate::error::OctileError;
+use crate::graph::Graph;
+use crate::mgk::config::{MgkConfig, resolve_terms};
+
+/// The first node pair of `g1` × `g2` (graphs `i` and `j` in messages) whose node kernel is zero
+/// in the configuration's precision (or so small its inverse overflows), as a sentence; `None`
+/// when there is none (then the failure has another cause). Costs |V1|·|V2| kernel evaluations.
+pub fn zero_node_kernel(cfg: &MgkConfig, g1: &Graph, g2: &Graph, i: usize, j: usize) -> Option<String> {
+    let (spec, names, _) = resolve_terms(&cfg.node, cfg.node_combine);
+    let rows = |g: &Graph| -> Option<Vec<Vec<f64>>> {
+        let at: Vec<usize> = names.iter().map(|n| g.node_feature_index(n)).collect::<Option<_>>()?;
+        Some((0..g.n_nodes()).map(|u| at.iter().map(|&f| g.node_features(u)[f]).collect()).collect())
+    };
+    let (a, b) = (rows(g1)?, rows(g2)?);
+    let vanishes = |k: f64| match cfg.precision {
+        Precision::F64 => !(1.0 / k).is_finite(),
+        Precision::F32 => !(1.0 / (k as f32)).is_finite(),
+    };
+    for (u, fu) in a.iter().enumerate() {
+        for (v, fv) in b.iter().enumerate() {
+            if vanishes(spec.eval::<f64>(fu, fv)) {
+                let values: Vec<String> = names.iter().zip(fu.iter().zip(fv)).map(|(n, (x, y))| format!("{n} {x} and {y}")).collect();
+                return Some(format!(
+                    "the node kernel underflowed to zero between node {u} of graph {i} and node {v} of graph {j} ({}), so the pair's linear system has no finite solution and the solver stopped before its first iteration; use a larger length_scale (or kronecker_delta for labels)",
+                    values.join(", ")
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// `e` with its cause named when it is a [`OctileError::NoConvergence`] whose first failing pair
+/// stopped before any iteration because the node kernel underflowed (its pair: a row of `x`, a
+/// column of `y`, or of `x` when `y` is `None`); any other error as it is.
+pub fn explain(e: OctileError, cfg: &MgkConfig, x: &[Graph], y: Option<&[Graph]>) -> OctileError {
+    match e {
+        OctileError::NoConvergence { pair, iterations: 0, residual, n_failed, partial, cause: None } => {
+            let cols = y.unwrap_or(x);
+            let cause = x.get(pair.0).zip(cols.get(pair.1)).and_then(|(a, b)| zero_node_kernel(cfg, a, b, pair.0, pair.1));
+            OctileError::NoConvergence { pair, iterations: 0, residual, n_failed, partial, cause }
+        }
+        e => e,
+    }
+}
