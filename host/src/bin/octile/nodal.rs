@@ -1,5 +1,5 @@
 //! `octile nodal`: the node-wise similarity matrix R of two graphs of the inputs (K = ΣR).
-use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, write_summary};
+use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance, write_summary};
 use anyhow::{Context, Result};
 use clap::Args;
 use octile::io::{ReadOptions, npy};
@@ -45,10 +45,11 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         .with_context(|| format!("--pair {pair}: expected two graph indices \"I,J\""))?;
     let format = parse_format(format.as_deref())?;
     let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
-    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut Vec::new())?;
+    let set = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut Vec::new())?;
+    let graphs = &set.graphs;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
-    let r = k.nodal_pairs(&graphs, &[(i, j)])?.remove(0);
+    let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
     npy::write_matrix(&out, &r.values, r.rows, r.cols)?;
     let summary = json!({
@@ -65,6 +66,8 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         "device_info": k.device_report(),
         "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
         "node_order": "input",
+        "inputs": set.sources,
+        "provenance": provenance(),
     });
     let summary_path = write_summary(&out, &summary)?;
     eprintln!("wrote {} ({}×{}, K = ΣR = {:.10e}) and {}", out.display(), r.rows, r.cols, r.sum(), summary_path.display());
