@@ -819,7 +819,18 @@ fn the_summary_matches_rows_to_records_and_records_inputs_and_command() {
     std::fs::write(&sp, "method = \"shortest_path\"\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.3\n").unwrap();
     let out = dir.join("K.npy");
     let o = exe()
-        .args(["gram", bad.to_str().unwrap(), "--skip-invalid", "--kernel", sp.to_str().unwrap(), "--backend", "cpu", "--quiet", "--out", out.to_str().unwrap()])
+        .args([
+            "gram",
+            bad.to_str().unwrap(),
+            "--skip-invalid",
+            "--kernel",
+            sp.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -218,6 +218,8 @@ fn max_memory_and_a_summary_naming_the_input_or_output_are_refused() {
     ok(&["graphlets", "gen:delaunay:200", "--out", s(&out), "--max-memory", "1G", "--quiet"]);
     let g = dir.join("g.edges");
     std::fs::write(&g, "0 1\n1 2\n2 0\n").unwrap();
+    // the output not there yet: still the same file
+    let _ = std::fs::remove_file(&out);
     let same_out = format!("{}/./F.npy", dir.display());
     for (summary, says) in [(s(&g), "which is the input"), (same_out.as_str(), "would overwrite the output")] {
         let o = octile(&["graphlets", s(&g), "--out", s(&out), "--summary", summary, "--quiet"]);

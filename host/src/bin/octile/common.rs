@@ -4,13 +4,13 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::generators::{ba_set, nws_set};
 use octile::io::{FeatureKinds, Format, Place, ReadOptions, Skipped, npy};
-use serde_json::json;
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::mgk::gpu::options::GpuTuning;
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, MgkConfig, Precision, RunControl};
-use std::path::{Path, PathBuf};
+use serde_json::json;
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -316,12 +316,19 @@ pub fn max_memory(s: &str) -> std::result::Result<u64, String> {
     octile::memory::parse_size(s).ok_or_else(|| format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"))
 }
 
-/// Whether `output` (maybe not there yet) is the file `input` names.
+/// Whether `output` and `input` name the same file, by any path (either maybe not there yet).
 pub fn same_file(output: &Path, input: &Path) -> bool {
-    let Ok(input) = std::fs::canonicalize(input) else { return false };
-    let output = std::fs::canonicalize(output).ok().or_else(|| {
-        let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        Some(std::fs::canonicalize(parent).ok()?.join(output.file_name()?))
-    });
-    output.is_some_and(|o| o == input)
+    match (resolved(output), resolved(input)) {
+        (Some(o), Some(i)) => o == i,
+        _ => false,
+    }
+}
+
+/// `path` with its folder's links and `.`/`..` resolved: the file itself where it exists, else its
+/// folder's real path joined with its name (a file still to be written).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+    })
 }

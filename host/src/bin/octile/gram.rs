@@ -300,7 +300,10 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         Built::Gradient(_, names, _) => names.len(),
         Built::Any(_) => 0,
     };
-    // the largest tile's memory, before any file is made (the matrix itself goes to disk)
+    // the largest tile's memory, before any file is made (the matrix itself goes to disk); the
+    // worker threads are started first, so that their stacks and allocator arenas (which count
+    // against an address-space limit, ulimit -v) are in what the check sees as used
+    rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     octile::memory::check_with(
@@ -461,7 +464,11 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
         Err(e) => {
             // every tile is in the partial files: list them all, so --resume only writes
             let saved = resume::save(&a.out, &finished, pairs_done, pairs_total, &fp, base_summary(secs))?;
-            return Err(e.context(format!("the finished matrix is kept in {}; run the same command with --resume {} to write it", saved.display(), saved.display())));
+            return Err(e.context(format!(
+                "the finished matrix is kept in {}; run the same command with --resume {} to write it",
+                saved.display(),
+                saved.display()
+            )));
         }
     };
     files.remove_summary();

@@ -13,12 +13,12 @@
 //! came from. Each tile's checksum (FNV-1a of its place and of the values written for it, its
 //! gradient's too) must match what the partial files hold, so an edited or damaged partial is a
 //! typed error naming the file and the tile, never silently part of a result.
-use anyhow::{Context, Result, bail};
 use crate::tiled;
+use anyhow::{Context, Result, bail};
 use octile::checksum::Fnv64;
-use octile::{Graph, OctileError};
 use octile::gram::Tile;
 use octile::io::npy;
+use octile::{Graph, OctileError};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
