@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(Fnv64::default().hex(), "cbf29ce484222325");
         assert_eq!(Fnv64::default().bytes(b"a").hex(), "af63dc4c8601ec8c");
         assert_eq!(Fnv64::default().bytes(b"foobar").hex(), "85944171f73967e8");
-        let v = [1.5, -2.0];
+        let v = [1.5f64, -2.0];
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         assert_eq!(Fnv64::default().f64s(&v).value(), Fnv64::default().bytes(&bytes).value());
     }

@@ -130,7 +130,7 @@ fn progress_interval() -> Option<Duration> {
     const DEFAULT: Duration = Duration::from_secs(10);
     let Ok(v) = std::env::var("OCTILE_PROGRESS_SECONDS") else { return Some(DEFAULT) };
     match v.trim().parse::<f64>() {
-        Ok(s) if s == 0.0 => None,
+        Ok(0.0) => None,
         Ok(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
         _ => {
             eprintln!("warning: OCTILE_PROGRESS_SECONDS={v} is not a number of seconds; a progress line every {} s", DEFAULT.as_secs());
