@@ -315,8 +315,11 @@ fn run(a: &GramArgs, make: impl FnOnce(RunControl) -> octile::Result<Built>, met
     // the output files, created at full size (or those of the run resumed)
     let writer = if resumed.is_some() { npy::NpyWriter::open } else { npy::NpyWriter::create };
     let outputs = tiled::Outputs {
-        values: writer(&files.values, &[out_rows, out_cols])?,
-        gradient: (np > 0).then(|| writer(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
+        values: writer(&files.values, &[out_rows, out_cols]).with_context(|| format!("--out {}", a.out.display()))?,
+        gradient: (np > 0)
+            .then(|| writer(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np)))
+            .transpose()
+            .with_context(|| format!("--out {} (its gradient)", a.out.display()))?,
     };
     if let Some((listed, _)) = &resumed {
         resume::verify(&job, &tiles, listed, &outputs)?;
