@@ -30,6 +30,7 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=OCTILE_CUDA_ARCH");
     println!("cargo:rerun-if-env-changed=OCTILE_PTX");
+    embed_git_commit(&root);
 
     let arch = env::var("OCTILE_CUDA_ARCH").unwrap_or_else(|_| "sm_90".into());
     println!("cargo:rustc-env=OCTILE_CUDA_ARCH={arch}");
@@ -118,6 +119,13 @@ fn main() {
 fn build_cubin(root: &Path, ptx: &Path, arch: &str) {
     println!("cargo:rerun-if-env-changed=OCTILE_PTXAS");
     let cubin = ptx.with_extension("cubin");
+    // the build script reruns when the commit moves (embed_git_commit); the same PTX needs no new
+    // cubin (ptxas takes a while on 5 MB)
+    let built_from = ptx.with_extension("cubin.ptx");
+    let ptx_text = std::fs::read(ptx).unwrap_or_default();
+    if std::fs::metadata(&cubin).is_ok_and(|m| m.len() > 0) && std::fs::read(&built_from).is_ok_and(|b| b == ptx_text) {
+        return;
+    }
     let ptxas = env::var_os("OCTILE_PTXAS").map(PathBuf::from).or_else(|| find_ptxas(&root.join(".venv")));
     let Some(ptxas) = ptxas else {
         println!("cargo:warning=no ptxas (run scripts/setup or set OCTILE_PTXAS): the kernels are embedded as PTX only and JIT-compiled on the first GPU run");
@@ -128,6 +136,36 @@ fn build_cubin(root: &Path, ptx: &Path, arch: &str) {
     match status {
         Ok(s) if s.success() => {}
         other => fail(&format!("{} failed on the kernels' PTX: {other:?}", ptxas.display())),
+    }
+    let _ = std::fs::write(&built_from, ptx_text);
+}
+
+/// `OCTILE_GIT_COMMIT` for the binary's summaries: `git rev-parse --short HEAD` of the source tree,
+/// or "unknown" without git or outside a checkout; the script reruns when HEAD or its branch moves.
+fn embed_git_commit(root: &Path) {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=OCTILE_GIT_COMMIT={commit}");
+    // only files that exist: a missing one would make cargo rerun the script on every build
+    let mut watch = Vec::new();
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]).map(PathBuf::from) {
+        watch.push(dir.join("HEAD"));
+    }
+    if let (Some(common), Some(branch)) = (git(&["rev-parse", "--git-common-dir"]), git(&["symbolic-ref", "-q", "HEAD"])) {
+        let common = root.join(common);
+        watch.extend([common.join(branch), common.join("packed-refs")]);
+    }
+    for p in watch.into_iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", p.display());
     }
 }
 

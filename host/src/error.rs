@@ -61,6 +61,16 @@ pub enum OctileError {
         /// What is wrong.
         what: String,
     },
+    /// An interrupted run's partial files do not hold what their list of finished tiles says (the
+    /// values were edited or damaged, a checksum is missing): refused, never used. `what` names the
+    /// tile (its rows and columns).
+    #[error("{}: {what}", path.display())]
+    CorruptPartial {
+        /// The partial file whose values disagree (or the list that lacks a checksum).
+        path: PathBuf,
+        /// Which tile, and what disagrees.
+        what: String,
+    },
     /// I/O failure on a path.
     /// (The cause is in the message, not a `source()`: a message printed with its chain would
     /// otherwise say it twice.)

@@ -24,6 +24,7 @@
 //!   transform); [`kernels`] builds any of them from a kernel TOML (the CLI and the Python package);
 //! - [`selftest`]: the GPU self-test of the device helpers (tests only).
 pub mod backend;
+pub mod checksum;
 pub mod error;
 pub mod generators;
 pub mod gpu;

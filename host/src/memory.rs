@@ -70,8 +70,23 @@ pub fn check(need: u128, limit: Option<u64>, what: impl FnOnce() -> String) -> R
     check_with(need, limit, what, FEWER_GRAPHS)
 }
 
+/// A limit every check of this process honours, as if passed to each ([`set_process_limit`]).
+static PROCESS_LIMIT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+
+/// Make `limit` (a command's `--max-memory`) the limit of every check in this process, also those
+/// made deep in the library without a limit of their own (readers, generators, the graphlet
+/// transform); `None`: no such limit.
+pub fn set_process_limit(limit: Option<u64>) {
+    PROCESS_LIMIT.store(limit.unwrap_or(u64::MAX), std::sync::atomic::Ordering::Relaxed);
+}
+
 /// [`check`] with another `hint` for the user.
 pub fn check_with(need: u128, limit: Option<u64>, what: impl FnOnce() -> String, hint: &'static str) -> Result<()> {
+    let process = PROCESS_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+    let limit = match limit {
+        Some(l) => Some(l.min(process)),
+        None => (process != u64::MAX).then_some(process),
+    };
     let (have, of) = match (limit, available()) {
         (Some(l), Some((a, of))) if a < l => (a, of),
         (Some(l), _) => (l, "--max-memory limit"),

@@ -264,6 +264,7 @@ fn interrupted_run_keeps_its_tiles_and_resume_finishes_them(signal: &str) {
     };
     let mut resume = args(&out);
     resume.extend(["--resume".to_string(), partial.display().to_string()]);
+    edited_partials_are_refused_naming_file_and_tile(&resume, &partial, count);
     let st = exe().args(&resume).output().unwrap();
     assert!(st.status.success(), "resume failed: {}", String::from_utf8_lossy(&st.stderr));
     assert!(!partial.exists() && !dir.join(format!("K{count}.partial.json")).exists(), "partial files removed once finished");
@@ -278,6 +279,39 @@ fn interrupted_run_keeps_its_tiles_and_resume_finishes_them(signal: &str) {
     assert!(summary["pairs_resumed"].as_u64().unwrap() > 0);
     assert_eq!(summary["pairs"].as_u64().unwrap() + summary["pairs_resumed"].as_u64().unwrap(), (count * (count + 1) / 2) as u64);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--resume` with the partial of an interrupted `count` × `count` run (`resume`: its command):
+/// a value of a finished tile changed in the partial matrix, or the list of checksums removed
+/// from its JSON, is an error (rc 1) naming the file and the tile; nothing is written. The files
+/// are restored afterwards.
+fn edited_partials_are_refused_naming_file_and_tile(resume: &[String], partial: &Path, count: usize) {
+    let list = partial.with_file_name(partial.file_name().unwrap().to_str().unwrap().replace(".partial.npy", ".partial.json"));
+    let (bytes, text) = (std::fs::read(partial).unwrap(), std::fs::read_to_string(&list).unwrap());
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let t: Vec<usize> = summary["tiles_done"][0].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let run = || {
+        let o = exe().args(resume).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // one value of the first finished tile, changed by a little (finite: it would pass a range check)
+    let at = bytes.len() - count * count * 8 + (t[0] * count + t[2]) * 8;
+    let mut edited = bytes.clone();
+    let v = f64::from_le_bytes(edited[at..at + 8].try_into().unwrap());
+    edited[at..at + 8].copy_from_slice(&(v * 1.001).to_le_bytes());
+    std::fs::write(partial, &edited).unwrap();
+    let err = run();
+    let tile = format!("rows {}:{}, columns {}:{}", t[0], t[1], t[2], t[3]);
+    assert!(err.contains("checksum") && err.contains(partial.to_str().unwrap()) && err.contains(&tile), "{err}");
+    std::fs::write(partial, &bytes).unwrap();
+    // the checksums taken out of the list
+    let mut stripped = summary.clone();
+    stripped.as_object_mut().unwrap().remove("tile_checksums");
+    std::fs::write(&list, stripped.to_string()).unwrap();
+    let err = run();
+    assert!(err.contains("no checksum") && err.contains(list.to_str().unwrap()) && err.contains(&tile), "{err}");
+    std::fs::write(&list, &text).unwrap();
 }
 
 #[test]
@@ -849,4 +883,138 @@ fn a_node_kernel_underflowing_to_zero_is_named() {
         assert!(!err.contains("after 0 iterations"), "{precision}: {err}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--skip-invalid` lists every record kept (row by row) and skipped (file, line, reason) in the
+/// summary, and the summary records where the result came from: each input's path, size and
+/// checksum, a generator's seed, the command line, octile's version and commit.
+#[test]
+fn the_summary_matches_rows_to_records_and_records_inputs_and_command() {
+    let dir = scratch_dir("cli-records");
+    let bad = dir.join("some-bad.smi");
+    std::fs::write(&bad, "CC\nC(C\n\nCCO\n").unwrap();
+    let sp = dir.join("sp.toml");
+    std::fs::write(&sp, "method = \"shortest_path\"\n[node.element]\nkernel = \"kronecker_delta\"\nh = 0.3\n").unwrap();
+    let out = dir.join("K.npy");
+    let o = exe()
+        .args([
+            "gram",
+            bad.to_str().unwrap(),
+            "--skip-invalid",
+            "--kernel",
+            sp.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    let input = bad.to_str().unwrap();
+    let kept = summary["records"]["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 2, "{summary}");
+    assert_eq!((kept[0]["input"].as_str(), kept[0]["record"].as_u64(), kept[0]["line"].as_u64()), (Some(input), Some(0), Some(1)));
+    assert_eq!((kept[1]["input"].as_str(), kept[1]["record"].as_u64(), kept[1]["line"].as_u64()), (Some(input), Some(2), Some(4)));
+    let skipped = summary["records"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{summary}");
+    assert_eq!((skipped[0]["input"].as_str(), skipped[0]["record"].as_u64(), skipped[0]["line"].as_u64()), (Some(input), Some(1), Some(2)));
+    assert!(!skipped[0]["reason"].as_str().unwrap().is_empty());
+    assert_eq!(summary["skipped_records"], 1);
+    // the input: path, size, checksum
+    let i = &summary["inputs"][0];
+    assert_eq!(i["input"].as_str(), Some(input));
+    assert_eq!(i["bytes"].as_u64(), Some(std::fs::metadata(&bad).unwrap().len()));
+    assert!(i["fnv1a64"].as_str().is_some_and(|h| h.len() == 16 && h.chars().all(|c| c.is_ascii_hexdigit())), "{i}");
+    assert!(Path::new(i["path"].as_str().unwrap()).is_absolute(), "{i}");
+    // the command, version and commit
+    let p = &summary["provenance"];
+    let command: Vec<&str> = p["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(command.contains(&"--skip-invalid") && command.contains(&input), "{p}");
+    assert_eq!(p["octile_version"].as_str(), Some(env!("CARGO_PKG_VERSION")));
+    assert!(p["git_commit"].as_str().is_some_and(|c| !c.is_empty()), "{p}");
+    // a generator: its count and seed (the default seed too); no records listed without --skip-invalid
+    let o = exe().args(["gram", "nws:3:5", "ba:2", "--backend", "cpu", "--quiet", "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("K.json")).unwrap()).unwrap();
+    assert_eq!(summary["inputs"][0], serde_json::json!({"input": "nws:3:5", "generator": "nws", "count": 3, "seed": 5}));
+    assert_eq!(summary["inputs"][1]["seed"], 2020);
+    assert!(summary.get("records").is_none(), "{summary}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A folder where no file can be created (permissions; /sys where root ignores them), a missing
+/// folder, or a folder where the summary or gradient goes: an error at once naming the path given,
+/// nothing written.
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_any_work() {
+    let dir = scratch_dir("cli-unwritable");
+    let locked = dir.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // root writes into a read-only folder: then /sys, which refuses even root
+    let unwritable = if std::fs::File::create(locked.join("probe")).is_ok() { Path::new("/sys").to_path_buf() } else { locked.clone() };
+    std::fs::create_dir_all(dir.join("K.json")).unwrap();
+    std::fs::create_dir_all(dir.join("G.grad.npy")).unwrap();
+    for (out, extra, says) in [
+        (unwritable.join("K.npy"), &[][..], "cannot be written"),
+        (dir.join("missing/K.npy"), &[][..], "does not exist"),
+        (dir.join("K.npy"), &[][..], "is a folder"),
+        (dir.join("G.npy"), &["--gradient"][..], "is a folder"),
+    ] {
+        let o = exe().args(["gram", "nws:2", "--backend", "cpu", "--quiet", "--out", out.to_str().unwrap()]).args(extra).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{out:?}: {err}");
+        assert!(err.contains(says) && err.contains(out.parent().unwrap().to_str().unwrap()), "{out:?}: {err}");
+        assert!(!err.contains(".partial"), "the temporary named: {err}");
+        assert!(!out.exists(), "{out:?} written");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Off a terminal (stderr piped, as in a log file or a batch job) a progress line comes every
+/// OCTILE_PROGRESS_SECONDS; `--quiet` or 0 silences them.
+#[test]
+fn progress_lines_are_printed_when_stderr_is_not_a_terminal() {
+    let dir = scratch_dir("cli-progress");
+    let out = dir.join("K.npy");
+    let run = |seconds: &str, quiet: bool| {
+        let mut c = exe();
+        c.args(["gram", "nws:4:1", "--backend", "cpu", "--tile-size", "1", "--out", out.to_str().unwrap()]).env("OCTILE_PROGRESS_SECONDS", seconds);
+        if quiet {
+            c.arg("--quiet");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = run("0.000001", false);
+    assert!(err.contains("progress: ") && err.contains(" pairs") && err.contains("ETA"), "{err}");
+    assert!(!run("0.000001", true).contains("progress: "));
+    assert!(!run("0", false).contains("progress: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--help` states the exit codes and the input formats the readers take.
+#[test]
+fn help_lists_exit_codes_and_formats() {
+    for args in [&["--help"][..], &["gram", "--help"][..], &["graphlets", "--help"][..]] {
+        let o = exe().args(args).output().unwrap();
+        assert!(o.status.success());
+        let text = String::from_utf8_lossy(&o.stdout);
+        for code in ["Exit codes", "0 success", "1 error", "2 the command line", "3 some pairs", "130 interrupted"] {
+            assert!(text.contains(code), "{args:?}: no '{code}' in {text}");
+        }
+    }
+    let o = exe().args(["gram", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    for f in [".sdf", ".pdb", "tu, sdf, pdb", "checksums"] {
+        assert!(text.contains(f), "gram --help lacks '{f}': {text}");
+    }
+    // an unknown flag: exit code 2, as documented
+    assert_eq!(exe().args(["gram", "--no-such-flag"]).output().unwrap().status.code(), Some(2));
 }

@@ -201,3 +201,37 @@ fn bad_input_exits_1_naming_file_and_line() {
     assert!(!out.exists(), "a failed run wrote {}", out.display());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--max-memory` bounds what reading and the transform may allocate (refused before, rc 1, no
+/// output); `--summary` may name neither the input nor the output (by any path), refused before any
+/// work with the input untouched.
+#[test]
+fn max_memory_and_a_summary_naming_the_input_or_output_are_refused() {
+    let dir = scratch_dir("limits");
+    let out = dir.join("F.npy");
+    let o = octile(&["graphlets", "gen:delaunay:2000", "--out", s(&out), "--max-memory", "1k", "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--max-memory limit"), "{err}");
+    assert!(!out.exists() && !dir.join("F.json").exists(), "written past the limit");
+    assert_eq!(octile(&["graphlets", "gen:delaunay:10", "--out", s(&out), "--max-memory", "lots"]).status.code(), Some(2));
+    ok(&["graphlets", "gen:delaunay:200", "--out", s(&out), "--max-memory", "1G", "--quiet"]);
+    let g = dir.join("g.edges");
+    std::fs::write(&g, "0 1\n1 2\n2 0\n").unwrap();
+    // the output not there yet: still the same file
+    let _ = std::fs::remove_file(&out);
+    let same_out = format!("{}/./F.npy", dir.display());
+    for (summary, says) in [(s(&g), "which is the input"), (same_out.as_str(), "would overwrite the output")] {
+        let o = octile(&["graphlets", s(&g), "--out", s(&out), "--summary", summary, "--quiet"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{summary}: {err}");
+        assert!(err.contains(says), "{summary}: {err}");
+        assert_eq!(std::fs::read_to_string(&g).unwrap(), "0 1\n1 2\n2 0\n", "the input was changed");
+    }
+    // the summary records the input and the command
+    ok(&["graphlets", s(&g), "--out", s(&out), "--quiet"]);
+    let j = summary(&dir.join("F.json"));
+    assert_eq!(j["input_file"]["bytes"], 12);
+    assert!(j["provenance"]["command"].as_array().unwrap().iter().any(|a| a == "graphlets"), "{j}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -88,6 +88,15 @@ fn smiles_atoms_bonds_and_errors() {
     assert_eq!(line, 1, "{what}");
     let l = read(&tmp("skip.smi", "CC\nC1CC(\nCN\n"), None, true).unwrap();
     assert_eq!((l.graphs.len(), l.skipped), (2, 1));
+    // where each graph and each skipped record was (issue 32): rows match back to records
+    use octile::io::Place;
+    assert_eq!(l.places, [Place { record: 0, line: 1 }, Place { record: 2, line: 3 }]);
+    assert_eq!(l.skipped_records.len(), 1);
+    assert_eq!(l.skipped_records[0].place, Place { record: 1, line: 2 });
+    assert!(l.skipped_records[0].reason.contains("C1CC("), "{:?}", l.skipped_records);
+    let l = read(&tmp("skip.json", r#"[{"nodes": [{"id": 0}], "links": []}, {"nodes": 5}, {"nodes": [{"id": 0}], "links": []}]"#), None, true).unwrap();
+    assert_eq!(l.places, [Place { record: 0, line: 0 }, Place { record: 2, line: 0 }]);
+    assert_eq!(l.skipped_records[0].place, Place { record: 1, line: 0 });
     // a SMILES far longer than any molecule: a typed error, its line, and a shortened echo (no
     // stack overflow, no 100 kB message)
     let p = tmp("long.smi", &format!("CC\n{}(\n", "C".repeat(100_000)));

@@ -151,8 +151,8 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
         let items = v.as_array().ok_or_else(|| parse_err(path, 1, "the file starts with '[' but is not a JSON array"))?;
         for (k, item) in items.iter().enumerate() {
             match graph_from_value(item, &mut kinds) {
-                Ok(g) => out.graphs.push(g),
-                Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out.skipped)?,
+                Ok(g) => out.keep(g, 0),
+                Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out)?,
             }
         }
     } else {
@@ -162,8 +162,8 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
             }
             let r = serde_json::from_str::<Value>(line).map_err(|e| e.to_string()).and_then(|v| graph_from_value(&v, &mut kinds));
             match r {
-                Ok(g) => out.graphs.push(g),
-                Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+                Ok(g) => out.keep(g, ln + 1),
+                Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out)?,
             }
         }
     }

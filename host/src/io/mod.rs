@@ -14,7 +14,7 @@ pub mod smiles;
 mod smiles_syntax;
 pub mod tu;
 
-pub use record::{FeatureKinds, Loaded};
+pub use record::{FeatureKinds, Loaded, Place, Skipped};
 
 use crate::error::{OctileError, Result};
 use record::bad_record;
@@ -109,7 +109,7 @@ pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
         Format::Sdf => sdf::read(path, skip_invalid)?,
         Format::Pdb => pdb::read(path, opt.pdb_cutoff).or_else(|e| {
             let mut l = Loaded::default();
-            bad_record(e, skip_invalid, &mut l.skipped).map(|_| l)
+            bad_record(e, skip_invalid, &mut l).map(|_| l)
         })?,
     };
     if loaded.graphs.is_empty() && loaded.skipped == 0 {
@@ -123,6 +123,10 @@ pub fn read_with(path: &Path, opt: &ReadOptions) -> Result<Loaded> {
         });
     }
     let mut loaded = loaded;
+    if loaded.places.len() != loaded.graphs.len() {
+        // the readers of records that are not lines (TU: graph k of the folder, PDB: the one graph)
+        loaded.places = (0..loaded.graphs.len()).map(|record| record::Place { record, line: 0 }).collect();
+    }
     if format != Format::Json {
         loaded.kinds = FeatureKinds::numbers_of(&loaded.graphs);
     }

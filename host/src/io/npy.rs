@@ -129,33 +129,112 @@ pub fn read_matrix(path: &Path) -> Result<NpyMatrix> {
     Ok(NpyMatrix { rows, cols, values })
 }
 
-/// Write `bytes` to `path` atomically (through `path.partial`).
+/// The temporary file [`write_atomic`] writes `path` through: `path.EXT.partial`.
+pub fn temporary_of(path: &Path) -> std::path::PathBuf {
+    path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")))
+}
+
+/// Write `bytes` to `path` atomically (through [`temporary_of`]); an error names `path` (the file
+/// the user asked for), not the temporary.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-    // a failed write or rename leaves no .partial file behind
-    let done =
-        f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
+    write_temporary(path, bytes)?;
+    let tmp = temporary_of(path);
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err(path, e)
+    })
+}
+
+/// Write `bytes` to `path`'s temporary ([`temporary_of`]) and flush it to disk, not yet renamed
+/// (see [`replace_together`]); on failure nothing is left behind and the error names `path`.
+pub fn write_temporary(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temporary_of(path);
+    let done = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all())).map_err(|e| io_err(path, e));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     done
 }
 
+/// Move finished temporaries into place, all or none: each `(temporary, path)` in order. When one
+/// fails, those already moved are undone (the files they replaced put back, new ones removed), so
+/// a new matrix never sits beside an old summary; the temporaries not moved stay (the caller keeps
+/// or removes them). The error names the user's `path`.
+pub fn replace_together(moves: &[(std::path::PathBuf, std::path::PathBuf)]) -> Result<()> {
+    // (path, its previous file moved aside to here, if there was one)
+    let mut done: Vec<(&Path, Option<std::path::PathBuf>)> = Vec::new();
+    let mut failed = None;
+    for (tmp, path) in moves {
+        let aside = path.with_extension(format!("{}.replaced", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
+        let old = match std::fs::rename(path, &aside) {
+            Ok(()) => Some(aside),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                failed = Some(io_err(path, e));
+                break;
+            }
+        };
+        if let Err(e) = std::fs::rename(tmp, path) {
+            if let Some(old) = &old {
+                let _ = std::fs::rename(old, path);
+            }
+            failed = Some(io_err(path, e));
+            break;
+        }
+        done.push((path, old));
+    }
+    for (path, old) in done.iter().rev() {
+        match (&failed, old) {
+            // all moved: the replaced files go
+            (None, Some(old)) => {
+                let _ = std::fs::remove_file(old);
+            }
+            (None, None) => {}
+            // undone: the new file back to its temporary (kept for the caller), the old one back
+            (Some(_), old) => {
+                let tmp = moves.iter().find(|(_, p)| p == path).map(|(t, _)| t);
+                let _ = tmp.map(|t| std::fs::rename(path, t));
+                if let Some(old) = old {
+                    let _ = std::fs::rename(old, path);
+                }
+            }
+        }
+    }
+    failed.map_or(Ok(()), Err)
+}
+
 /// Checks, before any work, that `path` can take a matrix: its extension is `.npy` or `.csv` (the
 /// JSON summary goes beside it as `.json`, which any other extension could collide with or mislead)
-/// and its folder exists.
+/// and a file can be written there ([`check_writable`]).
 pub fn check_output(path: &Path) -> Result<()> {
     let bad = |what: String| Err(OctileError::Output { path: path.to_path_buf(), what });
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("npy") | Some("csv") => {}
         _ => return bad("the matrix is written as .npy (float64) or .csv; name the file so (the summary goes beside it as .json)".into()),
     }
+    check_writable(path)
+}
+
+/// Checks, before any work, that a file can be written at `path`: its folder exists and takes a
+/// new file (tried: permissions, a read-only file system, a full quota all show), and `path` is not
+/// a folder. The error names `path` as the user gave it.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let bad = |what: String| Err(OctileError::Output { path: path.to_path_buf(), what });
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
         return bad(format!("folder {} does not exist", dir.display()));
     }
-    Ok(())
+    if path.is_dir() {
+        return bad("is a folder; name a file".into());
+    }
+    let probe = dir.join(format!(".octile-write-check-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => bad(format!("folder {} cannot be written ({e})", dir.display())),
+    }
 }
 
 /// Write a matrix as `.npy` or `.csv` (by extension).
@@ -299,6 +378,23 @@ impl NpyWriter {
         self.file.write_all_at(&bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
     }
 
+    /// Read elements `first..first + n` (C order) back, e.g. to check a resumed run's tiles
+    /// against their checksums.
+    pub fn read_at(&self, first: usize, n: usize) -> Result<Vec<f64>> {
+        use std::os::unix::fs::FileExt;
+        if first.checked_add(n).is_none_or(|end| end > self.len) {
+            return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {first}.. past the {} of the file", self.len) });
+        }
+        let mut bytes = vec![0u8; n * 8];
+        self.file.read_exact_at(&mut bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))?;
+        Ok(bytes.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Flush what was written to the disk.
     pub fn sync(&self) -> Result<()> {
         self.file.sync_all().map_err(|e| io_err(&self.path, e))
@@ -324,10 +420,21 @@ fn expect_header(r: &mut impl std::io::Read, path: &Path, shape: &[usize]) -> Re
 /// Rewrite the 2-D float64 `.npy` at `npy` as a `.csv` at `csv` (as [`write_matrix`] writes it),
 /// row by row: memory for one row, whatever the matrix.
 pub fn npy_to_csv(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()> {
+    npy_to_csv_temporary(npy, csv, rows, cols)?;
+    let tmp = temporary_of(csv);
+    std::fs::rename(&tmp, csv).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err(csv, e)
+    })
+}
+
+/// [`npy_to_csv`] into `csv`'s temporary ([`temporary_of`]), not yet renamed (see
+/// [`replace_together`]); on failure nothing is left behind and the error names `csv`.
+pub fn npy_to_csv_temporary(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()> {
     use std::io::{BufWriter, Read};
     let mut input = std::io::BufReader::new(std::fs::File::open(npy).map_err(|e| io_err(npy, e))?);
     expect_header(&mut input, npy, &[rows, cols])?;
-    let tmp = csv.with_extension("csv.partial");
+    let tmp = temporary_of(csv);
     let out = (|| -> std::io::Result<()> {
         let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
         let mut row = vec![0u8; cols * 8];
@@ -339,7 +446,7 @@ pub fn npy_to_csv(npy: &Path, csv: &Path, rows: usize, cols: usize) -> Result<()
         }
         w.into_inner().map_err(|e| e.into_error())?.sync_all()
     })();
-    let done = out.map_err(|e| io_err(&tmp, e)).and_then(|_| std::fs::rename(&tmp, csv).map_err(|e| io_err(csv, e)));
+    let done = out.map_err(|e| io_err(csv, e));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -373,6 +480,29 @@ mod atomic_tests {
             let e = read_matrix(&v).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains("v.npy"), "expected '{says}', got: {e}");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn files_replaced_together_are_all_new_or_all_old() {
+        let dir = std::env::temp_dir().join(format!("octile-together-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (k, j) = (dir.join("K.npy"), dir.join("K.json"));
+        std::fs::write(&k, "old K").unwrap();
+        std::fs::write(&j, "old J").unwrap();
+        let (tk, tj) = (temporary_of(&k), temporary_of(&j));
+        std::fs::write(&tk, "new K").unwrap();
+        // the second move fails (its temporary is missing): the first is undone, both old files stay
+        let e = replace_together(&[(tk.clone(), k.clone()), (tj.clone(), j.clone())]).unwrap_err().to_string();
+        assert!(e.contains("K.json") && !e.contains(".partial"), "{e}");
+        assert_eq!(std::fs::read_to_string(&k).unwrap(), "old K", "the first file put back");
+        assert_eq!(std::fs::read_to_string(&j).unwrap(), "old J", "the second file put back");
+        assert_eq!(std::fs::read_to_string(&tk).unwrap(), "new K", "its new version back in its temporary");
+        std::fs::write(&tj, "new J").unwrap();
+        // both succeed: both new, nothing left aside
+        replace_together(&[(tk.clone(), k.clone()), (tj.clone(), j.clone())]).unwrap();
+        assert_eq!((std::fs::read_to_string(&k).unwrap(), std::fs::read_to_string(&j).unwrap()), ("new K".into(), "new J".into()));
+        assert!(!tk.exists() && !tj.exists() && !dir.join("K.npy.replaced").exists() && !dir.join("K.json.replaced").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

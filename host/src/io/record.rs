@@ -4,16 +4,48 @@ use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use std::path::{Path, PathBuf};
 
-/// Graphs read from one input, and how many records were skipped.
+/// Graphs read from one input, where each was, and the records skipped.
 #[derive(Debug, Default)]
 pub struct Loaded {
     /// The graphs, in file order.
     pub graphs: Vec<Graph>,
     /// Records skipped with `skip_invalid` (each was reported as a `log` warning).
     pub skipped: usize,
+    /// Where each graph of [`graphs`](Self::graphs) was in the file (same order), so that rows of
+    /// a matrix can be matched back to records when some were skipped.
+    pub places: Vec<Place>,
+    /// The records skipped with `skip_invalid`: where, and why.
+    pub skipped_records: Vec<Skipped>,
     /// Whether each feature holds strings (`true`, coded as integers) or numbers, keyed
     /// "node NAME" / "edge NAME"; see [`FeatureKinds::check_against`].
     pub kinds: FeatureKinds,
+}
+
+/// Where a record was in its file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The record's index among the file's records (0-based, skipped ones counted).
+    pub record: usize,
+    /// Its first line (1-based); 0 where records are not lines (a JSON array, a TU folder, PDB).
+    pub line: usize,
+}
+
+/// A record skipped with `skip_invalid`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// Where it was.
+    pub place: Place,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+impl Loaded {
+    /// Keep `g`, read from the record starting at `line` (1-based; 0: not a line).
+    pub(crate) fn keep(&mut self, g: Graph, line: usize) {
+        let place = Place { record: self.graphs.len() + self.skipped, line };
+        self.graphs.push(g);
+        self.places.push(place);
+    }
 }
 
 /// Whether each feature holds strings (`true`) or numbers, keyed "node NAME" / "edge NAME". String
@@ -87,13 +119,18 @@ pub(crate) fn parse_err(path: &Path, line: usize, what: impl Into<String>) -> Oc
     OctileError::Parse { path: PathBuf::from(path), line, what: what.into() }
 }
 
-/// Handle a bad record: an error, or (with `skip_invalid`) a `log` warning and a count.
-pub(crate) fn bad_record(e: OctileError, skip_invalid: bool, skipped: &mut usize) -> Result<()> {
-    if skip_invalid {
-        log::warn!("skipped: {e}");
-        *skipped += 1;
-        Ok(())
-    } else {
-        Err(e)
+/// Handle a bad record: an error, or (with `skip_invalid`) a `log` warning, and the record listed
+/// in `out`'s skipped records (its line and the reason from the error).
+pub(crate) fn bad_record(e: OctileError, skip_invalid: bool, out: &mut Loaded) -> Result<()> {
+    if !skip_invalid {
+        return Err(e);
     }
+    log::warn!("skipped: {e}");
+    let (line, reason) = match &e {
+        OctileError::Parse { line, what, .. } => (*line, what.clone()),
+        e => (0, e.to_string()),
+    };
+    out.skipped_records.push(Skipped { place: Place { record: out.graphs.len() + out.skipped, line }, reason });
+    out.skipped += 1;
+    Ok(())
 }

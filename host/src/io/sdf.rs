@@ -143,8 +143,8 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
         let rec = &lines[start..end];
         if rec.iter().any(|l| !l.trim().is_empty()) {
             match record(rec, start + 1) {
-                Ok(g) => out.graphs.push(g),
-                Err((line, what)) => bad_record(parse_err(path, line, what), skip_invalid, &mut out.skipped)?,
+                Ok(g) => out.keep(g, start + 1),
+                Err((line, what)) => bad_record(parse_err(path, line, what), skip_invalid, &mut out)?,
             }
         }
         start = end + 1;

@@ -149,8 +149,8 @@ pub fn read_smi(path: &Path, skip_invalid: bool) -> Result<Loaded> {
             continue;
         }
         match parse(tok) {
-            Ok(g) => out.graphs.push(g),
-            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+            Ok(g) => out.keep(g, ln + 1),
+            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out)?,
         }
     }
     Ok(out)
@@ -174,8 +174,8 @@ pub fn read_csv(path: &Path, skip_invalid: bool) -> Result<Loaded> {
         let fields = split_csv(line);
         let r = fields.get(col).ok_or_else(|| format!("line has {} fields, the smiles column is {}", fields.len(), col + 1)).and_then(|s| parse(s.trim()));
         match r {
-            Ok(g) => out.graphs.push(g),
-            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out.skipped)?,
+            Ok(g) => out.keep(g, ln + 1),
+            Err(e) => bad_record(parse_err(path, ln + 1, e), skip_invalid, &mut out)?,
         }
     }
     Ok(out)

@@ -3,14 +3,17 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::generators::{ba_set, nws_set};
-use octile::io::{FeatureKinds, Format, ReadOptions, npy};
+use octile::io::{FeatureKinds, Format, Place, ReadOptions, Skipped, npy};
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::mgk::gpu::options::GpuTuning;
 use octile::reorder::Reordering;
 use octile::{Backend, Graph, MgkConfig, Precision, RunControl};
+use serde_json::json;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum BackendArg {
@@ -83,6 +86,10 @@ pub fn precision_of(p: PrecisionArg) -> Precision {
     }
 }
 
+/// The progress of a run, and the Ctrl-C / SIGTERM / SIGHUP handler that stops it keeping the work.
+/// On a terminal: a bar. Elsewhere (a log file, nohup, a batch job), where a bar draws nothing: a
+/// line every `OCTILE_PROGRESS_SECONDS` (default 10) seconds, so a long run shows it is alive and
+/// how far it is. `quiet`: neither.
 pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) {
     let cancel = Arc::new(AtomicBool::new(false));
     let c2 = cancel.clone();
@@ -97,14 +104,18 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
     });
     let bar = (!quiet).then(|| {
         let b = ProgressBar::new(total as u64);
-        b.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} pairs  {per_sec}  ETA {eta}").unwrap());
+        b.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} pairs  {per_sec}  ETA {eta}").unwrap_or_else(|_| ProgressStyle::default_bar()));
         b
     });
     let b2 = bar.clone();
+    let lines = (!quiet && !std::io::stderr().is_terminal()).then(progress_interval).flatten().map(|every| (every, Mutex::new(Instant::now())));
     let ctl = RunControl {
         progress: Some(Arc::new(move |n| {
             if let Some(b) = &b2 {
-                b.inc(n as u64)
+                b.inc(n as u64);
+                if let Some((every, last)) = &lines {
+                    progress_line(b, *every, last);
+                }
             }
         })),
         cancel: Some(cancel),
@@ -113,13 +124,65 @@ pub fn progress(total: usize, quiet: bool) -> (Option<ProgressBar>, RunControl) 
     (bar, ctl)
 }
 
-/// Graphs of `inputs` (files, folders or generators) and the records skipped; `kinds`: the feature
-/// kinds of the inputs read so far (shared by X and Y), so that a feature holding strings in one
-/// input and numbers in another is an error naming both.
-pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, FeatureKinds)>) -> Result<(Vec<Graph>, usize)> {
-    let mut graphs = Vec::new();
-    let mut skipped = 0;
-    for inp in inputs {
+/// Seconds between progress lines off a terminal: `OCTILE_PROGRESS_SECONDS` (a positive number;
+/// 0: none), else 10. A value that is not a number is warned about and the default used.
+fn progress_interval() -> Option<Duration> {
+    const DEFAULT: Duration = Duration::from_secs(10);
+    let Ok(v) = std::env::var("OCTILE_PROGRESS_SECONDS") else { return Some(DEFAULT) };
+    match v.trim().parse::<f64>() {
+        Ok(0.0) => None,
+        Ok(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        _ => {
+            eprintln!("warning: OCTILE_PROGRESS_SECONDS={v} is not a number of seconds; a progress line every {} s", DEFAULT.as_secs());
+            Some(DEFAULT)
+        }
+    }
+}
+
+/// Print a progress line when `every` has passed since the `last` one (a worker that finds another
+/// printing goes on: progress is reported from many threads).
+fn progress_line(b: &ProgressBar, every: Duration, last: &Mutex<Instant>) {
+    let Ok(mut last) = last.try_lock() else { return };
+    if last.elapsed() < every {
+        return;
+    }
+    *last = Instant::now();
+    let (pos, len) = (b.position(), b.length().unwrap_or(0));
+    let percent = if len > 0 { format!(" ({:.1}%)", 100.0 * pos as f64 / len as f64) } else { String::new() };
+    eprintln!("progress: {pos}/{len} pairs{percent}, {:.0} pairs/s, ETA {} s, {:.0} s elapsed", b.per_sec(), b.eta().as_secs(), b.elapsed().as_secs_f64());
+}
+
+/// Graphs read from the inputs of a run, and where each came from (for the summary).
+#[derive(Default)]
+pub struct Inputs {
+    /// The graphs, in input order.
+    pub graphs: Vec<Graph>,
+    /// Each input as given: what it was (path, size and checksum; or generator, count and seed).
+    pub sources: Vec<serde_json::Value>,
+    /// For each graph: its input (an index into `sources`) and its place there.
+    pub places: Vec<(usize, Place)>,
+    /// The records skipped with `--skip-invalid`: their input and where and why.
+    pub skipped: Vec<(usize, Skipped)>,
+}
+
+impl Inputs {
+    /// The summary's record of the inputs' records: each graph (its row or column, in order) with
+    /// its input and record, and each record skipped with its input, line and reason.
+    pub fn records_json(&self) -> serde_json::Value {
+        let file = |i: usize| self.sources[i]["input"].clone();
+        let kept: Vec<_> = self.places.iter().map(|&(i, p)| json!({"input": file(i), "record": p.record, "line": p.line})).collect();
+        let skipped: Vec<_> =
+            self.skipped.iter().map(|(i, s)| json!({"input": file(*i), "record": s.place.record, "line": s.place.line, "reason": s.reason})).collect();
+        json!({"kept": kept, "skipped": skipped})
+    }
+}
+
+/// Graphs of `inputs` (files, folders or generators), where each came from, and the records
+/// skipped; `kinds`: the feature kinds of the inputs read so far (shared by X and Y), so that a
+/// feature holding strings in one input and numbers in another is an error naming both.
+pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, FeatureKinds)>) -> Result<Inputs> {
+    let mut out = Inputs::default();
+    for (k, inp) in inputs.iter().enumerate() {
         let parts: Vec<&str> = inp.split(':').collect();
         if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba" || parts[0] == "molecules") {
             let count: usize = parts[1].parse().with_context(|| format!("{inp}: COUNT must be an integer"))?;
@@ -132,15 +195,55 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
                 _ => octile::generators::molecule_set(count, seed),
             };
             merge_kinds(kinds, &FeatureKinds::numbers_of(&set), Path::new(inp))?;
-            graphs.extend(set);
+            out.sources.push(json!({"input": inp, "generator": parts[0], "count": count, "seed": seed}));
+            out.places.extend((0..set.len()).map(|record| (k, Place { record, line: 0 })));
+            out.graphs.extend(set);
             continue;
         }
         let l = octile::io::read_with(Path::new(inp), opt)?;
         merge_kinds(kinds, &l.kinds, Path::new(inp))?;
-        skipped += l.skipped;
-        graphs.extend(l.graphs);
+        out.sources.push(file_source(inp)?);
+        out.places.extend(l.places.into_iter().map(|p| (k, p)));
+        out.skipped.extend(l.skipped_records.into_iter().map(|s| (k, s)));
+        out.graphs.extend(l.graphs);
     }
-    Ok((graphs, skipped))
+    Ok(out)
+}
+
+/// What the summary says of an input file or folder: its path, size in bytes and FNV-1a checksum
+/// (of a folder: of its files' names and bytes, in name order), so a result can be traced to the
+/// exact data it came from.
+pub fn file_source(input: &str) -> Result<serde_json::Value> {
+    let path = Path::new(input);
+    let absolute = std::fs::canonicalize(path).map(|p| p.display().to_string()).unwrap_or_else(|_| input.to_string());
+    if !path.is_dir() {
+        let (sum, bytes) = octile::checksum::file(path).with_context(|| format!("{input}: reading it for its checksum"))?;
+        return Ok(json!({"input": input, "path": absolute, "bytes": bytes, "fnv1a64": sum}));
+    }
+    let mut names: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("{input}: listing it for its checksum"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    names.sort();
+    let (mut h, mut bytes) = (octile::checksum::Fnv64::default(), 0u64);
+    for p in &names {
+        let (sum, size) = octile::checksum::file(p).with_context(|| format!("{}: reading it for its checksum", p.display()))?;
+        h.bytes(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default()).bytes(sum.as_bytes());
+        bytes += size;
+    }
+    Ok(json!({"input": input, "path": absolute, "bytes": bytes, "files": names.len(), "fnv1a64": h.hex()}))
+}
+
+/// Where a run's results came from, for its summary: the command line as given, the folder it
+/// ran in (relative paths are relative to it), and octile's version and git commit.
+pub fn provenance() -> serde_json::Value {
+    json!({
+        "command": std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+        "working_directory": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
+        "octile_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": env!("OCTILE_GIT_COMMIT"),
+    })
 }
 
 fn merge_kinds(seen: &mut Vec<(PathBuf, FeatureKinds)>, new: &FeatureKinds, path: &Path) -> Result<()> {
@@ -153,7 +256,7 @@ fn merge_kinds(seen: &mut Vec<(PathBuf, FeatureKinds)>, new: &FeatureKinds, path
 
 /// `--format` of `gram` and `nodal`.
 pub fn parse_format(format: Option<&str>) -> Result<Option<Format>> {
-    format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv or tu"))).transpose()
+    format.map(|f| Format::parse(f).with_context(|| format!("unknown --format {f}; use json, smi, csv, tu, sdf or pdb"))).transpose()
 }
 
 /// The GPU solvers' tuning knobs the environment sets, over those of the kernel file (the
@@ -206,4 +309,26 @@ pub fn write_summary(out: &Path, summary: &serde_json::Value) -> Result<PathBuf>
     let summary_path = out.with_extension("json");
     npy::write_atomic(&summary_path, serde_json::to_string_pretty(summary)?.as_bytes())?;
     Ok(summary_path)
+}
+
+/// `--max-memory`'s parser: a size such as 8G, 512M, 64k or a number of bytes.
+pub fn max_memory(s: &str) -> std::result::Result<u64, String> {
+    octile::memory::parse_size(s).ok_or_else(|| format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"))
+}
+
+/// Whether `output` and `input` name the same file, by any path (either maybe not there yet).
+pub fn same_file(output: &Path, input: &Path) -> bool {
+    match (resolved(output), resolved(input)) {
+        (Some(o), Some(i)) => o == i,
+        _ => false,
+    }
+}
+
+/// `path` with its folder's links and `.`/`..` resolved: the file itself where it exists, else its
+/// folder's real path joined with its name (a file still to be written).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+    })
 }

@@ -1,6 +1,6 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
 use crate::common::{
-    BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, tuning_from_env, write_summary,
+    BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, provenance, same_file, tuning_from_env,
 };
 use crate::resume;
 use crate::tiled;
@@ -14,9 +14,11 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
+#[command(after_help = crate::EXIT_CODES)]
 pub struct GramArgs {
-    /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), a TU folder, or a
-    /// generator: nws:COUNT[:SEED] / ba:COUNT[:SEED] / molecules:COUNT[:SEED] (molecule-like graphs).
+    /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), .sdf/.mol, .pdb/.pdb.gz,
+    /// a TU folder, or a generator: nws:COUNT[:SEED] / ba:COUNT[:SEED] / molecules:COUNT[:SEED]
+    /// (molecule-like graphs).
     #[arg(required = true)]
     inputs: Vec<String>,
     /// Second set Y: computes K(X, Y).
@@ -36,10 +38,11 @@ pub struct GramArgs {
     /// Default: f32 on the GPU, f64 on the CPU.
     #[arg(long, value_enum)]
     precision: Option<PrecisionArg>,
-    /// Input format when the extension does not tell: json, smi, csv, tu.
+    /// Input format when the extension does not tell: json, smi, csv, tu, sdf, pdb.
     #[arg(long)]
     format: Option<String>,
-    /// Skip records that cannot be read (each is reported) instead of failing.
+    /// Skip records that cannot be read (each is reported) instead of failing; the summary lists
+    /// every record kept (row by row: file, record, line) and skipped (file, line, reason).
     #[arg(long)]
     skip_invalid: bool,
     /// Node order for packing: pbr (partition-based), metis, rcm, none. Default: the kernel file's, else pbr.
@@ -63,16 +66,18 @@ pub struct GramArgs {
     /// blocked (the paper's tiling-blocking). Default: the kernel file's `dense_walk`, else shared.
     #[arg(long, value_enum)]
     dense_walk: Option<DenseWalkArg>,
-    /// No progress bar.
+    /// No progress bar (on a terminal) or progress lines (elsewhere: every OCTILE_PROGRESS_SECONDS,
+    /// default 10), no closing line.
     #[arg(long)]
     quiet: bool,
     /// Finish an interrupted run: the NAME.partial.npy it saved (same inputs, kernel and options);
-    /// only the pairs it lacks are computed, and the partial files are removed when done.
+    /// only the pairs it lacks are computed, and the partial files are removed when done. Its tiles
+    /// are checked against the checksums in NAME.partial.json: an edited or damaged partial is refused.
     #[arg(long)]
     resume: Option<PathBuf>,
     /// Most memory the Gram computation may need, e.g. 8G or 512M (default: the memory available);
     /// a larger request is refused before any work.
-    #[arg(long, value_parser = max_memory)]
+    #[arg(long, value_parser = crate::common::max_memory)]
     max_memory: Option<u64>,
     /// Compute only rows A:B of the matrix (half-open, 0-based, over X's order), e.g. one block
     /// of a job array; the output is that block. Default: every row.
@@ -89,10 +94,6 @@ pub struct GramArgs {
     /// beside the output, float64 (rows, cols, P), C order; the summary lists θ's names and values.
     #[arg(long)]
     gradient: bool,
-}
-
-fn max_memory(s: &str) -> std::result::Result<u64, String> {
-    octile::memory::parse_size(s).ok_or_else(|| format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"))
 }
 
 /// Some pairs did not converge; the values were still written (exit code 3).
@@ -175,16 +176,6 @@ impl Built {
     }
 }
 
-/// Whether `output` (maybe not there yet) is the file `input` names.
-fn same_file(output: &Path, input: &Path) -> bool {
-    let Ok(input) = std::fs::canonicalize(input) else { return false };
-    let output = std::fs::canonicalize(output).ok().or_else(|| {
-        let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        Some(std::fs::canonicalize(parent).ok()?.join(output.file_name()?))
-    });
-    output.is_some_and(|o| o == input)
-}
-
 /// No file this run writes (the matrix, its summary `NAME.json`, `NAME.grad.npy`, an interruption's
 /// `NAME.partial.*`) may replace one of its inputs (graphs, `--against`, the kernel file): refused
 /// before any work, naming both.
@@ -213,6 +204,41 @@ fn underflow(file: &KernelFile, x: &[Graph], y: &[Graph], i: usize, j: usize) ->
     octile::mgk::diagnose::zero_node_kernel(cfg, x.get(i)?, cols.get(j)?, i, j)
 }
 
+/// Put the finished matrix (from its partial file; a `.csv` written from it first), its gradient
+/// and its `summary` in place together: each to a temporary, then all renamed, so that they are all
+/// new or (on a failure) all as before — never a new `K.npy` beside an old `K.json`. On failure the
+/// partial files stay for `--resume`. Returns the summary's path.
+fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize, usize), gradient: bool, summary: &serde_json::Value) -> Result<PathBuf> {
+    let summary_path = a.out.with_extension("json");
+    let csv = a.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let temporaries = [npy::temporary_of(&a.out), npy::temporary_of(&summary_path)];
+    let put = || -> Result<()> {
+        let matrix = if csv {
+            npy::npy_to_csv_temporary(&files.values, &a.out, rows, cols)?;
+            temporaries[0].clone()
+        } else {
+            files.values.clone()
+        };
+        npy::write_temporary(&summary_path, serde_json::to_string_pretty(summary)?.as_bytes())?;
+        let mut moves = vec![(matrix, a.out.clone())];
+        if gradient {
+            moves.push((files.gradient.clone(), gradient_path(&a.out)));
+        }
+        moves.push((temporaries[1].clone(), summary_path.clone()));
+        npy::replace_together(&moves)?;
+        Ok(())
+    };
+    let done = put();
+    if done.is_err() {
+        for t in &temporaries {
+            let _ = std::fs::remove_file(t);
+        }
+    } else if csv {
+        let _ = std::fs::remove_file(&files.values);
+    }
+    done.map(|_| summary_path)
+}
+
 /// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
 fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
@@ -224,15 +250,21 @@ fn gradient_path(out: &Path) -> PathBuf {
 fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
+    npy::check_writable(&a.out.with_extension("json"))?;
+    if a.gradient {
+        npy::check_writable(&gradient_path(&a.out))?;
+    }
     refuse_replacing_inputs(a)?;
     let format = parse_format(a.format.as_deref())?;
     let ropt = ReadOptions { format, skip_invalid: a.skip_invalid, pdb_cutoff: a.pdb_cutoff };
     let mut kinds = Vec::new();
-    let (x, skipped_x) = load(&a.inputs, &ropt, &mut kinds)?;
-    let (y, skipped_y) = if a.against.is_empty() { (Vec::new(), 0) } else { load(&a.against, &ropt, &mut kinds)? };
+    let mut xs = load(&a.inputs, &ropt, &mut kinds)?;
+    let mut ys = if a.against.is_empty() { Default::default() } else { load(&a.against, &ropt, &mut kinds)? };
     file.check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
-    if skipped_x + skipped_y > 0 {
-        eprintln!("warning: {} invalid record(s) skipped", skipped_x + skipped_y);
+    let (x, y) = (std::mem::take(&mut xs.graphs), std::mem::take(&mut ys.graphs));
+    let skipped = xs.skipped.len() + ys.skipped.len();
+    if skipped > 0 {
+        eprintln!("warning: {skipped} invalid record(s) skipped (listed with the kept ones under \"records\" in the summary)");
     }
     let n_cols = if y.is_empty() { x.len() } else { y.len() };
     let rows = a.rows.as_deref().map(|r| tiled::parse_range(r, x.len(), "--rows")).transpose()?.unwrap_or(0..x.len());
@@ -252,7 +284,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let files = resume::PartialFiles::of(&a.out);
     let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
     let tiles = job.tiles();
-    let done: std::collections::HashSet<octile::gram::Tile> = resumed.as_ref().map(|(t, _)| t.iter().cloned().collect()).unwrap_or_default();
+    let done: std::collections::HashSet<octile::gram::Tile> = resumed.as_ref().map(|(t, _)| t.iter().map(|(t, _)| t.clone()).collect()).unwrap_or_default();
     let todo: Vec<&octile::gram::Tile> = tiles.iter().filter(|t| !done.contains(t)).collect();
     let pairs_total: usize = tiles.iter().map(|t| job.pairs_of(t)).sum();
     let pairs_resumed: usize = tiles.iter().filter(|t| done.contains(t)).map(|t| job.pairs_of(t)).sum();
@@ -280,7 +312,10 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         Built::Gradient(_, names, _) => names.len(),
         Built::Any(_) => 0,
     };
-    // the largest tile's memory, before any file is made (the matrix itself goes to disk)
+    // the largest tile's memory, before any file is made (the matrix itself goes to disk); the
+    // worker threads are started first, so that their stacks and allocator arenas (which count
+    // against an address-space limit, ulimit -v) are in what the check sees as used
+    rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     octile::memory::check_with(
@@ -292,18 +327,25 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     // the output files, created at full size (or those of the run resumed)
     let writer = if resumed.is_some() { npy::NpyWriter::open } else { npy::NpyWriter::create };
     let outputs = tiled::Outputs {
-        values: writer(&files.values, &[out_rows, out_cols])?,
-        gradient: (np > 0).then(|| writer(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np))).transpose()?,
+        values: writer(&files.values, &[out_rows, out_cols]).with_context(|| format!("--out {}", a.out.display()))?,
+        gradient: (np > 0)
+            .then(|| writer(&files.gradient, &[out_rows, out_cols, np]).map(|w| (w, np)))
+            .transpose()
+            .with_context(|| format!("--out {} (its gradient)", a.out.display()))?,
     };
+    if let Some((listed, _)) = &resumed {
+        resume::verify(&job, &tiles, listed, &outputs)?;
+    }
     let t = std::time::Instant::now();
     let mut tally = tiled::Tally::default();
-    let mut finished: Vec<octile::gram::Tile> = tiles.iter().filter(|t| done.contains(t)).cloned().collect();
+    // the tiles finished, each with the checksum of what was written for it (those resumed: as listed)
+    let mut finished: Vec<(octile::gram::Tile, String)> = resumed.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
     let mut pairs_done = pairs_resumed;
     let (backend_name, device_name) = (k.backend_name(), k.device_name());
     let (n_x, n_y) = (x.len(), y.len());
     let base_summary = |secs: f64| json!({"output": a.out.display().to_string(), "shape": [out_rows, out_cols], "graphs": n_x, "graphs_against": n_y, "seconds": secs, "backend": backend_name, "device": device_name, "normalized": a.normalize, "method": method});
     // keep the tiles finished (their values are on disk) and say how to go on
-    let keep = |finished: &[octile::gram::Tile], pairs_done: usize, secs: f64| -> Result<PathBuf> {
+    let keep = |finished: &[(octile::gram::Tile, String)], pairs_done: usize, secs: f64| -> Result<PathBuf> {
         outputs.values.sync()?;
         if let Some((w, _)) = &outputs.gradient {
             w.sync()?;
@@ -321,9 +363,9 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
             let writer = s.spawn(move || -> octile::Result<()> {
                 let mut last_kept = std::time::Instant::now();
                 for (tile, g) in rx {
-                    tiled::write_outputs(job, tile, &g, outputs)?;
+                    let sum = tiled::write_outputs(job, tile, &g, outputs)?;
                     tally.add(&g, tile, job.mirrored());
-                    finished.push(tile.clone());
+                    finished.push((tile.clone(), sum));
                     *pairs_done += job.pairs_of(tile);
                     // a run killed outright (SIGKILL, power) loses at most a minute of tiles
                     if last_kept.elapsed().as_secs() >= 60 && finished.len() < n_tiles {
@@ -376,28 +418,18 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         };
         return Err(e);
     }
-    // the finished files: renamed into place, the matrix and its gradient together
+    // the finished files are flushed here and put in place below, with the summary, together
     outputs.values.sync()?;
-    drop(outputs.values);
-    let csv = a.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if csv {
-        npy::npy_to_csv(&files.values, &a.out, out_rows, out_cols)?;
-        let _ = std::fs::remove_file(&files.values);
-    } else {
-        std::fs::rename(&files.values, &a.out).with_context(|| format!("renaming {} to {}", files.values.display(), a.out.display()))?;
+    if let Some((w, _)) = &outputs.gradient {
+        w.sync()?;
     }
-    let gradient = match (&built, outputs.gradient) {
-        (Built::Gradient(_, names, values), Some((w, _))) => {
-            w.sync()?;
-            drop(w);
-            let path = gradient_path(&a.out);
-            std::fs::rename(&files.gradient, &path).with_context(|| format!("renaming {} to {}", files.gradient.display(), path.display()))?;
-            Some(
-                json!({"gradient": path.display().to_string(), "gradient_shape": [out_rows, out_cols, names.len()], "hyperparameters": names, "hyperparameter_values": values}),
-            )
-        }
+    let gradient = match (&built, &outputs.gradient) {
+        (Built::Gradient(_, names, values), Some(_)) => Some(
+            json!({"gradient": gradient_path(&a.out).display().to_string(), "gradient_shape": [out_rows, out_cols, names.len()], "hyperparameters": names, "hyperparameter_values": values}),
+        ),
         _ => None,
     };
+    drop(outputs);
     let (lo, med, hi) = tally.iteration_stats();
     let failures: Vec<_> = tally.failures.iter().map(|(i, j, f)| json!({"row": i, "col": j, "iterations": f.iterations, "residual": f.residual})).collect();
     let details = tally.details.clone().unwrap_or_default();
@@ -408,7 +440,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         "cols": [cols.start, cols.end],
         "graphs": x.len(),
         "graphs_against": y.len(),
-        "skipped_records": skipped_x + skipped_y,
+        "skipped_records": skipped,
         "pairs": tally.pairs,
         "seconds": secs,
         "pairs_per_second": tally.pairs as f64 / secs,
@@ -429,10 +461,31 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
         s.extend(m.clone());
     }
+    if let Some(s) = summary.as_object_mut() {
+        s.insert("inputs".into(), json!(xs.sources));
+        s.insert("inputs_against".into(), json!(ys.sources));
+        s.insert("provenance".into(), provenance());
+        // rows (and columns) matched back to records: only where some may have been skipped
+        if a.skip_invalid {
+            s.insert("records".into(), xs.records_json());
+            s.insert("records_against".into(), ys.records_json());
+        }
+    }
     if let (Some(s), Some(Some(gr))) = (summary.as_object_mut(), gradient.as_ref().map(|g| g.as_object())) {
         s.extend(gr.clone());
     }
-    let summary_path = write_summary(&a.out, &summary)?;
+    let summary_path = match put_in_place(a, &files, (out_rows, out_cols), gradient.is_some(), &summary) {
+        Ok(p) => p,
+        Err(e) => {
+            // every tile is in the partial files: list them all, so --resume only writes
+            let saved = resume::save(&a.out, &finished, pairs_done, pairs_total, &fp, base_summary(secs))?;
+            return Err(e.context(format!(
+                "the finished matrix is kept in {}; run the same command with --resume {} to write it",
+                saved.display(),
+                saved.display()
+            )));
+        }
+    };
     files.remove_summary();
     if !a.quiet {
         let grad = gradient

@@ -1,6 +1,6 @@
 //! `octile graphlets`: the 16 orbit frequencies of every node of one graph (the fast graphlet
 //! transform), written as an n × k int64 `.npy` or a `.csv` with a JSON summary.
-use crate::common::{BackendArg, backend_of};
+use crate::common::{BackendArg, backend_of, file_source, provenance, same_file};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use octile::graphlets::orbits::parse_orbit_list;
@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Args)]
+#[command(after_help = crate::EXIT_CODES)]
 pub struct GraphletsArgs {
     /// The graph: a Matrix Market file (.mtx), an edge list (.edges, .el, .edgelist, .tsv, .txt),
     /// any input of `octile gram` (a set of graphs becomes their disjoint union, rows in graph
@@ -52,6 +53,26 @@ pub struct GraphletsArgs {
     /// No progress lines.
     #[arg(long)]
     quiet: bool,
+    /// Most memory reading the graph and the transform may need, e.g. 8G or 512M (default: the
+    /// memory available, within RLIMIT_AS and the cgroup's limit); a larger need is refused
+    /// before it is allocated.
+    #[arg(long, value_parser = crate::common::max_memory)]
+    max_memory: Option<u64>,
+}
+
+/// Neither the output nor the summary may replace the input, nor the summary the output (the same
+/// file by any path): refused before any work.
+fn refuse_overwriting(a: &GraphletsArgs, summary: &Path) -> Result<()> {
+    if same_file(summary, &a.out) || summary == a.out {
+        bail!("--summary {} would overwrite the output {}", summary.display(), a.out.display());
+    }
+    let input = Path::new(&a.input);
+    for (flag, path) in [("--out", a.out.as_path()), ("--summary", summary)] {
+        if same_file(path, input) {
+            bail!("{flag} {}: this run would write {}, which is the input {}; name it differently", path.display(), path.display(), a.input);
+        }
+    }
+    Ok(())
 }
 
 /// A graph as read: nodes, edges and what the summary says about its source.
@@ -70,13 +91,9 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     // every argument and the output path fail now, not after reading or computing
     npy::check_output(&a.out)?;
     let summary_path = a.summary.clone().unwrap_or_else(|| a.out.with_extension("json"));
-    if summary_path == a.out {
-        bail!("--summary {} would overwrite the output", summary_path.display());
-    }
-    let summary_dir = summary_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !summary_dir.is_dir() {
-        bail!("--summary {}: folder {} does not exist", summary_path.display(), summary_dir.display());
-    }
+    refuse_overwriting(&a, &summary_path)?;
+    npy::check_writable(&summary_path)?;
+    octile::memory::set_process_limit(a.max_memory);
     let orbits = match &a.orbits {
         Some(s) => parse_orbits(s).with_context(|| format!("--orbits {s}"))?,
         None => (0..N_ORBITS).collect(),
@@ -169,6 +186,10 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     });
     if let Some(s) = summary.as_object_mut() {
         s.extend(g.details);
+        if g.format != "gen" {
+            s.insert("input_file".into(), file_source(&a.input)?);
+        }
+        s.insert("provenance".into(), provenance());
     }
     npy::write_atomic(&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())?;
     say(format!("wrote {}", summary_path.display()));

@@ -1,5 +1,5 @@
 //! `octile nodal`: the node-wise similarity matrix R of two graphs of the inputs (K = ΣR).
-use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, write_summary};
+use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance, write_summary};
 use anyhow::{Context, Result};
 use clap::Args;
 use octile::io::{ReadOptions, npy};
@@ -46,12 +46,13 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     let format = parse_format(format.as_deref())?;
     let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
     let mut kinds = Vec::new();
-    let (graphs, _) = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut kinds)?;
+    let set = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut kinds)?;
     // as octile gram: no continuous kernel on strings, no kernel comparing no feature unasked
     octile::kernels::KernelFile::Marginalized(cfg.clone()).check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
+    let graphs = &set.graphs;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
-    let r = k.nodal_pairs(&graphs, &[(i, j)])?.remove(0);
+    let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
     npy::write_matrix(&out, &r.values, r.rows, r.cols)?;
     let summary = json!({
@@ -68,6 +69,8 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         "device_info": k.device_report(),
         "reorder": format!("{:?}", cfg.reorder).to_lowercase(),
         "node_order": "input",
+        "inputs": set.sources,
+        "provenance": provenance(),
     });
     let summary_path = write_summary(&out, &summary)?;
     eprintln!("wrote {} ({}×{}, K = ΣR = {:.10e}) and {}", out.display(), r.rows, r.cols, r.sum(), summary_path.display());

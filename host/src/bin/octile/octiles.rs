@@ -23,7 +23,7 @@ pub fn octiles(a: OctilesArgs) -> Result<()> {
     println!("| input | graphs | nodes (mean) | nonzeros | octiles natural | RCM | PBR | METIS | nnz/octile natural → PBR | RCM s | PBR s | METIS s |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for inp in &inputs {
-        let (graphs, _) = load(std::slice::from_ref(inp), &ReadOptions { format, skip_invalid: true, pdb_cutoff }, &mut Vec::new())?;
+        let graphs = load(std::slice::from_ref(inp), &ReadOptions { format, skip_invalid: true, pdb_cutoff }, &mut Vec::new())?.graphs;
         let nodes: usize = graphs.iter().map(|g| g.n_nodes()).sum();
         let nnz: usize = graphs.iter().map(|g| g.edges().iter().map(|e| if e.i == e.j { 1 } else { 2 }).sum::<usize>()).sum();
         let mut counts = Vec::new();

@@ -5,15 +5,20 @@
 //! ```text
 //! --out K.npy  →  K.partial.npy        float64, the output's shape: the tiles done (0 elsewhere)
 //!                 K.partial.grad.npy   with --gradient: ∂K/∂θ likewise
-//!                 K.partial.json       the tiles done, pairs done, and the run's fingerprint
+//!                 K.partial.json       the tiles done with each one's checksum, pairs done,
+//!                                      and the run's fingerprint
 //! ```
 //! The fingerprint (FNV-1a of the graphs, the kernel file and every setting that decides the
 //! values or the tiles) must match when resuming, so a partial matrix finishes only the run it
-//! came from.
+//! came from. Each tile's checksum (FNV-1a of its place and of the values written for it, its
+//! gradient's too) must match what the partial files hold, so an edited or damaged partial is a
+//! typed error naming the file and the tile, never silently part of a result.
+use crate::tiled;
 use anyhow::{Context, Result, bail};
-use octile::Graph;
+use octile::checksum::Fnv64;
 use octile::gram::Tile;
 use octile::io::npy;
+use octile::{Graph, OctileError};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +34,13 @@ impl PartialFiles {
         let base = out.with_extension("");
         let with = |suffix: &str| PathBuf::from(format!("{}{suffix}", base.display()));
         PartialFiles { values: with(".partial.npy"), gradient: with(".partial.grad.npy"), summary: with(".partial.json") }
+    }
+
+    /// The files of the partial values file `values` (`NAME.partial.npy`, as [`of`](Self::of)
+    /// names it).
+    fn of_values(values: &Path) -> Self {
+        let s = values.to_string_lossy();
+        PartialFiles::of(Path::new(&format!("{}.npy", s.strip_suffix(".partial.npy").unwrap_or(&s))))
     }
 
     /// The files of the partial values file `values` (`NAME.partial.npy`).
@@ -49,26 +61,22 @@ impl PartialFiles {
 /// FNV-1a (64-bit) of everything that decides the matrix's values: the graphs of X and Y in order,
 /// the kernel file's text and the method's settings.
 pub fn fingerprint(x: &[Graph], y: &[Graph], kernel_text: &str, method: &serde_json::Value) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    let mut h = Fnv64::default();
     for (tag, set) in [("X", x), ("Y", y)] {
-        eat(format!("{tag}{}", set.len()).as_bytes());
+        h.bytes(format!("{tag}{}", set.len()).as_bytes());
         for g in set {
-            eat(format!("{g:?}").as_bytes());
+            h.bytes(format!("{g:?}").as_bytes());
         }
     }
-    eat(kernel_text.as_bytes());
-    eat(method.to_string().as_bytes());
-    format!("{h:016x}")
+    h.bytes(kernel_text.as_bytes());
+    h.bytes(method.to_string().as_bytes());
+    h.hex()
 }
 
-/// Record an interrupted run's finished `tiles` beside `out` (their values are already in the
-/// partial files); returns the values file to pass to `--resume`.
-pub fn save(out: &Path, tiles: &[Tile], n_done: usize, n_total: usize, fingerprint: &str, mut summary: serde_json::Value) -> Result<PathBuf> {
+/// Record an interrupted run's finished `tiles` (each with the checksum of what was written for it)
+/// beside `out` (their values are already in the partial files); returns the values file to pass
+/// to `--resume`.
+pub fn save(out: &Path, tiles: &[(Tile, String)], n_done: usize, n_total: usize, fingerprint: &str, mut summary: serde_json::Value) -> Result<PathBuf> {
     let f = PartialFiles::of(out);
     if let Some(s) = summary.as_object_mut() {
         s.extend([
@@ -76,7 +84,8 @@ pub fn save(out: &Path, tiles: &[Tile], n_done: usize, n_total: usize, fingerpri
             ("pairs_done".to_string(), json!(n_done)),
             ("pairs_total".to_string(), json!(n_total)),
             ("fingerprint".to_string(), json!(fingerprint)),
-            ("tiles_done".to_string(), json!(tiles.iter().map(|t| [t.rows.start, t.rows.end, t.cols.start, t.cols.end]).collect::<Vec<_>>())),
+            ("tiles_done".to_string(), json!(tiles.iter().map(|(t, _)| [t.rows.start, t.rows.end, t.cols.start, t.cols.end]).collect::<Vec<_>>())),
+            ("tile_checksums".to_string(), json!(tiles.iter().map(|(_, c)| c).collect::<Vec<_>>())),
             ("resume".to_string(), json!(format!("run the same command with --resume {}", f.values.display()))),
         ]);
     }
@@ -84,9 +93,10 @@ pub fn save(out: &Path, tiles: &[Tile], n_done: usize, n_total: usize, fingerpri
     Ok(f.values)
 }
 
-/// The tiles an interrupted run finished (its `NAME.partial.npy` is `values`), checked against
-/// this run's `fingerprint`.
-pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<Tile>, PartialFiles)> {
+/// The tiles an interrupted run finished, each with its checksum (its `NAME.partial.npy` is
+/// `values`), checked against this run's `fingerprint`; the values themselves are checked by
+/// [`verify`] once the partial files are open.
+pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<(Tile, String)>, PartialFiles)> {
     let f = PartialFiles::from_values(values)?;
     let text = std::fs::read_to_string(&f.summary).with_context(|| format!("--resume: reading {}", f.summary.display()))?;
     let summary: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("--resume: {}", f.summary.display()))?;
@@ -106,9 +116,58 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<Tile>, PartialFiles
         .map(|t| {
             let v: Vec<usize> = t.as_array()?.iter().map(|x| x.as_u64().map(|x| x as usize)).collect::<Option<_>>()?;
             let [r0, r1, c0, c1] = v[..] else { return None };
-            Some(Tile { rows: r0..r1, cols: c0..c1 })
+            (r0 <= r1 && c0 <= c1).then_some(Tile { rows: r0..r1, cols: c0..c1 })
         })
         .collect::<Option<Vec<Tile>>>()
         .ok_or_else(bad)?;
-    Ok((tiles, f))
+    let sums = summary["tile_checksums"].as_array().map(|a| a.iter().map(|c| c.as_str().map(str::to_string)).collect::<Vec<_>>()).unwrap_or_default();
+    let mut out = Vec::with_capacity(tiles.len());
+    for (k, t) in tiles.into_iter().enumerate() {
+        let Some(Some(sum)) = sums.get(k).cloned() else {
+            return Err(OctileError::CorruptPartial {
+                path: f.summary.clone(),
+                what: format!("--resume: {} lists no checksum for it (\"tile_checksums\"); the list was edited or written by an older octile: remove the partial files and run afresh", tile_name(&t)),
+            }
+            .into());
+        };
+        out.push((t, sum));
+    }
+    Ok((out, f))
+}
+
+/// Checks that every tile `done` lists holds, in the partial files `outputs` opened, the values
+/// its checksum covers: an edited or damaged partial is a typed error naming the file and the
+/// tile, before any work.
+pub fn verify(job: &tiled::Job, tiles: &[Tile], done: &[(Tile, String)], outputs: &tiled::Outputs) -> Result<()> {
+    for (t, sum) in done {
+        // the fingerprint matched, so this run's tiles are the interrupted run's: another is an edit
+        if !tiles.contains(t) {
+            return Err(OctileError::CorruptPartial {
+                path: PartialFiles::of_values(outputs.values.path()).summary,
+                what: format!("--resume: {} is not a tile of this run; the list was edited: remove the partial files and run afresh", tile_name(t)),
+            }
+            .into());
+        }
+        let now = tiled::tile_checksum(job, t, outputs)?;
+        if &now != sum {
+            let files = match &outputs.gradient {
+                Some((g, _)) => format!("{} or {}", outputs.values.path().display(), g.path().display()),
+                None => outputs.values.path().display().to_string(),
+            };
+            return Err(OctileError::CorruptPartial {
+                path: outputs.values.path().to_path_buf(),
+                what: format!(
+                    "--resume: the values of {} do not match their checksum (listed {sum}, found {now}): {files} was edited or damaged after the run stopped; remove the partial files and run afresh",
+                    tile_name(t)
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A tile for messages: its rows and columns, half-open and 0-based as `--rows`/`--cols` take them.
+fn tile_name(t: &Tile) -> String {
+    format!("the tile of rows {}:{}, columns {}:{}", t.rows.start, t.rows.end, t.cols.start, t.cols.end)
 }

@@ -8,6 +8,7 @@
 //!                                                  and, K(X) over a square region, (c, r)ᵀ
 //! finished: NAME.partial.npy → NAME.npy (or → NAME.csv, row by row)
 //! ```
+use octile::checksum::Fnv64;
 use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
 use octile::io::npy::NpyWriter;
 use octile::mgk::gradient::normalize_gradient_tile;
@@ -205,32 +206,71 @@ pub fn compute_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile
     Ok(g)
 }
 
-/// Write a computed tile (and its gradient) into the job's output files.
-pub fn write_outputs(job: &Job, tile: &Tile, g: &Gram, out: &Outputs) -> octile::Result<()> {
-    write_tile(job, tile, &out.values, 1, &g.values)?;
+/// Write a computed tile (and its gradient) into the job's output files; returns the checksum of
+/// what was written (see [`tile_checksum`]), which an interruption lists with the tile.
+pub fn write_outputs(job: &Job, tile: &Tile, g: &Gram, out: &Outputs) -> octile::Result<String> {
+    let mut h = checksum_start(tile);
+    write_tile(job, tile, &out.values, 1, &g.values, &mut h)?;
     if let (Some((w, np)), Some(grad)) = (&out.gradient, &g.gradient) {
-        write_tile(job, tile, w, *np, &grad.values)?;
+        write_tile(job, tile, w, *np, &grad.values, &mut h)?;
     }
-    Ok(())
+    Ok(h.hex())
 }
 
-/// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output, and
-/// its transpose below the diagonal of a mirrored job.
-fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64]) -> octile::Result<()> {
+/// The checksum of `tile` as the output files hold it now: the same as [`write_outputs`] returned
+/// when it wrote the tile, unless the files were edited or damaged since.
+pub fn tile_checksum(job: &Job, tile: &Tile, out: &Outputs) -> octile::Result<String> {
+    let mut h = checksum_start(tile);
+    let files = std::iter::once((&out.values, 1)).chain(out.gradient.as_ref().map(|(w, np)| (w, *np)));
+    for (w, width) in files {
+        for (first, n) in spans(job, tile, width) {
+            h.f64s(&w.read_at(first, n)?);
+        }
+    }
+    Ok(h.hex())
+}
+
+/// A tile's checksum starts with its place, so that values moved to another tile do not match.
+fn checksum_start(tile: &Tile) -> Fnv64 {
+    let mut h = Fnv64::default();
+    h.bytes(format!("{}:{},{}:{};", tile.rows.start, tile.rows.end, tile.cols.start, tile.cols.end).as_bytes());
+    h
+}
+
+/// Where a tile's values go in the job's output (`width` per entry): (first element, count) of
+/// each row of the tile, then, below the diagonal of a mirrored job, each row of its transpose.
+/// The one layout both writing and checking a tile follow.
+fn spans(job: &Job, tile: &Tile, width: usize) -> Vec<(usize, usize)> {
     let (_, cols) = job.shape();
     let (nr, nc) = (tile.rows.len(), tile.cols.len());
     let (ra, ca) = (tile.rows.start - job.rows.start, tile.cols.start - job.cols.start);
-    for a in 0..nr {
-        w.write_at(((ra + a) * cols + ca) * width, &values[a * nc * width..(a + 1) * nc * width])?;
-    }
+    let mut out: Vec<(usize, usize)> = (0..nr).map(|a| (((ra + a) * cols + ca) * width, nc * width)).collect();
     if job.mirrored() && tile.rows != tile.cols {
-        let mut column = vec![0.0; nr * width];
-        for b in 0..nc {
+        out.extend((0..nc).map(|b| (((ca + b) * cols + ra) * width, nr * width)));
+    }
+    out
+}
+
+/// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output (see
+/// [`spans`]), feeding what is written to `h`.
+fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64], h: &mut Fnv64) -> octile::Result<()> {
+    let (nr, nc) = (tile.rows.len(), tile.cols.len());
+    let mut column = Vec::new();
+    for (k, (first, n)) in spans(job, tile, width).into_iter().enumerate() {
+        let piece = if k < nr {
+            &values[k * nc * width..(k + 1) * nc * width]
+        } else {
+            // row b of the transpose: column b of the tile
+            let b = k - nr;
+            column.clear();
             for a in 0..nr {
-                column[a * width..(a + 1) * width].copy_from_slice(&values[(a * nc + b) * width..(a * nc + b + 1) * width]);
+                column.extend_from_slice(&values[(a * nc + b) * width..(a * nc + b + 1) * width]);
             }
-            w.write_at(((ca + b) * cols + ra) * width, &column)?;
-        }
+            &column[..]
+        };
+        debug_assert_eq!(piece.len(), n);
+        w.write_at(first, piece)?;
+        h.f64s(piece);
     }
     Ok(())
 }
