@@ -22,6 +22,8 @@ ap.add_argument("--repeats", type=int, default=3)
 ap.add_argument("--mutag-graphs", type=int, default=80)
 ap.add_argument("--threads", type=int, nargs="*", default=None, help="thread counts for the demo (default: all and 1)")
 ap.add_argument("--skip-grakel", action="store_true")
+ap.add_argument("--examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../examples"),
+                help="the repository's examples/ (kernel files); default: beside this script's checkout")
 ap.add_argument("--tiles-baseline", action="store_true",
                 help="also time the demo's matrix on the tile path (solver = \"tiles\": κe on the fly, the code before the product form), once, all threads")
 a = ap.parse_args()
@@ -82,7 +84,7 @@ if str(cores) in res["demo"] and "1" in res["demo"] and cores > 1:
 # 2b. the same matrix on the tile path (what the demo ran before the product form), in the same run
 if a.tiles_baseline:
     tmpk = tempfile.mkdtemp()
-    kernel_tiles = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../examples/synthetic.toml")
+    kernel_tiles = os.path.join(a.examples, "synthetic.toml")
     open(f"{tmpk}/tiles.toml", "w").write('solver = "tiles"\n' + open(kernel_tiles).read())
     out, wall = run([a.octile, "gram", "nws:160:2020", "--kernel", f"{tmpk}/tiles.toml", "--normalize", "--backend", "cpu", "--out", f"{tmpk}/K.npy", "--quiet"])
     secs = json.load(open(f"{tmpk}/K.json"))["seconds"]
@@ -111,7 +113,7 @@ with open(f"{tmp}/mutag.jsonl", "w") as f:
     for nodes, edges in graphs:
         f.write(json.dumps({"directed": False, "multigraph": False, "graph": {}, "nodes": [{"id": i, "label": l} for i, l in nodes.items()],
                             "links": [{"source": int(u), "target": int(v), "label": l} for (u, v), l in edges.items()]}) + "\n")
-kernel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../examples/tu-labels.toml")
+kernel = os.path.join(a.examples, "tu-labels.toml")
 oc = []
 for _ in range(a.repeats):
     run([a.octile, "gram", f"{tmp}/mutag.jsonl", "--kernel", kernel, "--backend", "cpu", "--out", f"{tmp}/K.npy", "--quiet"])

@@ -45,11 +45,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     println!("CG iterations min/median/max: {lo}/{med}/{hi}; all converged");
     // the yardstick of the README's share columns: divide by the machine's multiply-add rate
     let essential = essential::multiply_adds(&graphs, &graphs, &g, true);
-    println!(
-        "essential work: {:.3e} multiply-adds (nnz·nnz′ + 6·n·n′ per CG iteration) = {:.2} G multiply-adds/s",
-        essential,
-        essential / g.seconds / 1e9
-    );
+    println!("essential work: {:.3e} multiply-adds (nnz·nnz′ + 6·n·n′ per CG iteration) = {:.2} G multiply-adds/s", essential, essential / g.seconds / 1e9);
     println!(
         "normalized K: diagonal 1, off-diagonal mean {mean:.6}, min {:.6}, max {:.6}",
         off.iter().cloned().fold(f64::INFINITY, f64::min),

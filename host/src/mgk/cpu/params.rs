@@ -25,4 +25,3 @@ pub struct CpuParams<'a> {
     /// on-the-fly XMV (`solver = "tiles"`).
     pub product_form: bool,
 }
-

@@ -343,17 +343,7 @@ impl<const FMA: bool> Operator<f64, Alone> for ProductOperator<'_, FMA> {
 fn run<const FMA: bool>(b: &mut ProductBuffers, m: usize, nb: usize, params: PcgParams) -> Result<PcgInfo, PcgError> {
     let len = b.diag.len();
     let v = PcgVectors { x: b.x.as_mut_ptr(), r: b.r.as_mut_ptr(), p: b.p.as_mut_ptr(), ap: b.ap.as_mut_ptr(), diag: b.diag.as_ptr() };
-    let mut op = ProductOperator::<FMA> {
-        m,
-        nb,
-        c1: &b.csr[0],
-        jagged: &b.jagged,
-        w: &b.w,
-        q: &mut b.q,
-        t: &mut b.t,
-        diag: &b.diag,
-        inv_diag: &b.inv_diag,
-    };
+    let mut op = ProductOperator::<FMA> { m, nb, c1: &b.csr[0], jagged: &b.jagged, w: &b.w, q: &mut b.q, t: &mut b.t, diag: &b.diag, inv_diag: &b.inv_diag };
     // SAFETY: the five vectors hold len entries each (resized by the caller) and are disjoint from
     // each other and from the operator's buffers; a team of one.
     unsafe { pcg(&mut Alone, &mut op, v, len, params, Start::Residual) }
@@ -408,7 +398,9 @@ pub fn solve<T: Real>(
     build_w(set, prm, b, nb);
     // sized, not zeroed: the gather writes all of Q, the XMV all of T and ap, the loop below r,
     // diag and 1/diag, the PCG's start p; only x starts at 0
-    for (v, len) in [(&mut b.q, n * nb), (&mut b.t, nb), (&mut b.r, n * m), (&mut b.p, n * m), (&mut b.ap, n * m), (&mut b.diag, n * m), (&mut b.inv_diag, n * m)] {
+    for (v, len) in
+        [(&mut b.q, n * nb), (&mut b.t, nb), (&mut b.r, n * m), (&mut b.p, n * m), (&mut b.ap, n * m), (&mut b.diag, n * m), (&mut b.inv_diag, n * m)]
+    {
         v.resize(len, 0.0);
     }
     b.x.clear();
