@@ -99,7 +99,8 @@ pub fn to_py(py: Python<'_>, e: OctileError) -> PyErr {
         | OctileError::MeaninglessKernel(_)
         | OctileError::MissingFeature { .. }
         | OctileError::Parse { .. }
-        | OctileError::Output { .. } => PyValueError::new_err(msg),
+        | OctileError::Output { .. }
+        | OctileError::CorruptPartial { .. } => PyValueError::new_err(msg),
         OctileError::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
         OctileError::Io { .. } => PyOSError::new_err(msg),
         OctileError::TooLarge { .. } => PyMemoryError::new_err(msg),

@@ -332,3 +332,6 @@ fn resolved(path: &Path) -> Option<PathBuf> {
         Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
     })
 }
+
+/// The exit codes, shown after every `--help` (docs/usage.md says the same).
+pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 error (the message names the file, line or flag); 2 the command line is not understood (an unknown flag, a missing or bad value); 3 some pairs did not converge (the values are written, the failures listed in the summary); 130 interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (gram keeps the tiles done: run the same command with --resume NAME.partial.npy).";

@@ -14,7 +14,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
-#[command(after_help = crate::EXIT_CODES)]
+#[command(after_help = crate::common::EXIT_CODES)]
 pub struct GramArgs {
     /// Inputs: .json/.jsonl (networkx node-link), .smi, .csv (smiles column), .sdf/.mol, .pdb/.pdb.gz,
     /// a TU folder, or a generator: nws:COUNT[:SEED] / ba:COUNT[:SEED] / molecules:COUNT[:SEED]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Args)]
-#[command(after_help = crate::EXIT_CODES)]
+#[command(after_help = crate::common::EXIT_CODES)]
 pub struct GraphletsArgs {
     /// The graph: a Matrix Market file (.mtx), an edge list (.edges, .el, .edgelist, .tsv, .txt),
     /// any input of `octile gram` (a set of graphs becomes their disjoint union, rows in graph

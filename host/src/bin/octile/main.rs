@@ -14,11 +14,8 @@ mod tune;
 use clap::{Parser, Subcommand};
 use octile::OctileError;
 
-/// The exit codes, shown after every `--help` (docs/usage.md says the same).
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 error (the message names the file, line or flag); 2 the command line is not understood (an unknown flag, a missing or bad value); 3 some pairs did not converge (the values are written, the failures listed in the summary); 130 interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (gram keeps the tiles done: run the same command with --resume NAME.partial.npy).";
-
 #[derive(Parser)]
-#[command(name = "octile", version, about = "Marginalized graph kernels on GPUs and all CPU cores", after_help = EXIT_CODES)]
+#[command(name = "octile", version, about = "Marginalized graph kernels on GPUs and all CPU cores", after_help = common::EXIT_CODES)]
 struct Cli {
     /// Print the solvers' phase timings on stderr (as does OCTILE_TRACE=1; GPU launches then run
     /// one at a time).
