@@ -239,8 +239,13 @@ pub fn check_writable(path: &Path) -> Result<()> {
 
 /// Write a matrix as `.npy` or `.csv` (by extension).
 pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Result<()> {
+    write_atomic(path, &matrix_bytes(path, values, rows, cols))
+}
+
+/// The bytes [`write_matrix`] writes to `path` (`.csv` by its extension, else `.npy`).
+pub fn matrix_bytes(path: &Path, values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
     let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let bytes = if csv {
+    if csv {
         let mut s = String::with_capacity(values.len() * 24);
         for r in 0..rows {
             let row: Vec<String> = values[r * cols..(r + 1) * cols].iter().map(|v| format!("{v:.17e}")).collect();
@@ -250,8 +255,30 @@ pub fn write_matrix(path: &Path, values: &[f64], rows: usize, cols: usize) -> Re
         s.into_bytes()
     } else {
         npy_bytes(values, rows, cols)
+    }
+}
+
+/// Write several files so that they are all new or all as before (a matrix and its summary): each
+/// `(path, bytes)` to its temporary, then all moved into place by [`replace_together`]. An error
+/// names the user's path; no temporary is left behind.
+pub fn write_together(files: &[(&Path, &[u8])]) -> Result<()> {
+    let remove = |paths: &mut dyn Iterator<Item = &Path>| {
+        for p in paths {
+            let _ = std::fs::remove_file(temporary_of(p));
+        }
     };
-    write_atomic(path, &bytes)
+    for (k, (path, bytes)) in files.iter().enumerate() {
+        if let Err(e) = write_temporary(path, bytes) {
+            remove(&mut files[..k].iter().map(|f| f.0));
+            return Err(e);
+        }
+    }
+    let moves: Vec<(std::path::PathBuf, std::path::PathBuf)> = files.iter().map(|(p, _)| (temporary_of(p), p.to_path_buf())).collect();
+    let done = replace_together(&moves);
+    if done.is_err() {
+        remove(&mut files.iter().map(|f| f.0));
+    }
+    done
 }
 
 /// Bytes of an `.npy` file holding the int64 `values` (row-major) with shape (rows, cols).
@@ -265,8 +292,13 @@ pub fn npy_i64_bytes(values: &[i64], rows: usize, cols: usize) -> Vec<u8> {
 /// extension, `.csv`: a header line `index_name,names...` (a name holding a comma or quote is
 /// quoted) and one line per row, its row index first. Rows are formatted in parallel.
 pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, index_name: &str, names: &[&str]) -> Result<()> {
+    write_atomic(path, &i64_matrix_bytes(path, values, rows, cols, index_name, names))
+}
+
+/// The bytes [`write_i64_matrix`] writes to `path`.
+pub fn i64_matrix_bytes(path: &Path, values: &[i64], rows: usize, cols: usize, index_name: &str, names: &[&str]) -> Vec<u8> {
     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
-        return write_atomic(path, &npy_i64_bytes(values, rows, cols));
+        return npy_i64_bytes(values, rows, cols);
     }
     let quote = |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
     let mut out = std::iter::once(quote(index_name)).chain(names.iter().map(|n| quote(n))).collect::<Vec<_>>().join(",").into_bytes();
@@ -282,7 +314,7 @@ pub fn write_i64_matrix(path: &Path, values: &[i64], rows: usize, cols: usize, i
             buf.push(b'\n');
         }
     });
-    write_atomic(path, &out)
+    out
 }
 
 /// Append the text of `items` to `out`, formatted in parallel: `write(buf, t, chunk)` appends the
@@ -503,6 +535,27 @@ mod atomic_tests {
         replace_together(&[(tk.clone(), k.clone()), (tj.clone(), j.clone())]).unwrap();
         assert_eq!((std::fs::read_to_string(&k).unwrap(), std::fs::read_to_string(&j).unwrap()), ("new K".into(), "new J".into()));
         assert!(!tk.exists() && !tj.exists() && !dir.join("K.npy.replaced").exists() && !dir.join("K.json.replaced").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn files_written_together_are_all_new_or_all_old() {
+        let dir = std::env::temp_dir().join(format!("octile-write-together-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (k, j) = (dir.join("K.npy"), dir.join("K.json"));
+        std::fs::write(&k, "old K").unwrap();
+        std::fs::write(&j, "old J").unwrap();
+        // the summary cannot be placed (a folder stands at its temporary's and its own path): the
+        // matrix stays the old one, and no temporary is left
+        std::fs::create_dir_all(dir.join("K.json.partial")).unwrap();
+        let e = write_together(&[(&k, b"new K"), (&j, b"new J")]).unwrap_err().to_string();
+        assert!(e.contains("K.json") && !e.contains("K.json.partial"), "{e}");
+        assert_eq!((std::fs::read_to_string(&k).unwrap(), std::fs::read_to_string(&j).unwrap()), ("old K".into(), "old J".into()));
+        assert!(!temporary_of(&k).exists(), "the matrix's temporary left behind");
+        std::fs::remove_dir_all(dir.join("K.json.partial")).unwrap();
+        write_together(&[(&k, b"new K"), (&j, b"new J")]).unwrap();
+        assert_eq!((std::fs::read_to_string(&k).unwrap(), std::fs::read_to_string(&j).unwrap()), ("new K".into(), "new J".into()));
+        assert!(!temporary_of(&k).exists() && !temporary_of(&j).exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -3,7 +3,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::generators::{ba_set, nws_set};
-use octile::io::{FeatureKinds, Format, Place, ReadOptions, Skipped, npy};
+use octile::io::{FeatureKinds, Format, Place, ReadOptions, Skipped};
 use octile::mgk::config::{DenseWalk, synthetic_kernel};
 use octile::mgk::gpu::options::GpuTuning;
 use octile::reorder::Reordering;
@@ -301,14 +301,6 @@ pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Opti
     }
     tuning_from_env(&mut cfg.gpu)?;
     Ok(cfg)
-}
-
-/// Write the JSON summary of `gram` and `nodal` beside their output matrix `out` (same stem,
-/// `.json`); returns its path.
-pub fn write_summary(out: &Path, summary: &serde_json::Value) -> Result<PathBuf> {
-    let summary_path = out.with_extension("json");
-    npy::write_atomic(&summary_path, serde_json::to_string_pretty(summary)?.as_bytes())?;
-    Ok(summary_path)
 }
 
 /// `--max-memory`'s parser: a size such as 8G, 512M, 64k or a number of bytes.

@@ -144,9 +144,9 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     drop(f);
     let t = Instant::now();
     let names: Vec<&str> = orbits.iter().map(|&o| ORBIT_NAMES[o]).collect();
-    npy::write_i64_matrix(&a.out, &values, n, k, "node", &names)?;
+    // encoded here, written together with the summary below (both new or both as before)
+    let matrix = npy::i64_matrix_bytes(&a.out, &values, n, k, "node", &names);
     let write_seconds = t.elapsed().as_secs_f64();
-    say(format!("wrote {} ({n} × {k}) in {write_seconds:.3} s", a.out.display()));
     let sums: Vec<Value> = column_sums(&values, k).into_iter().map(|s| i64::try_from(s).map_or_else(|_| json!(s.to_string()), |v| json!(v))).collect();
     let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
     let kernel: Vec<f64> = runs.iter().map(|r| r.kernel_seconds).collect();
@@ -191,8 +191,8 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
         }
         s.insert("provenance".into(), provenance());
     }
-    npy::write_atomic(&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())?;
-    say(format!("wrote {}", summary_path.display()));
+    npy::write_together(&[(&a.out, &matrix), (&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())])?;
+    say(format!("wrote {} ({n} × {k}) and {}", a.out.display(), summary_path.display()));
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! `octile nodal`: the node-wise similarity matrix R of two graphs of the inputs (K = ΣR).
-use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance, write_summary};
+use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance};
 use anyhow::{Context, Result};
 use clap::Args;
 use octile::io::{ReadOptions, npy};
@@ -54,7 +54,6 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     let t = std::time::Instant::now();
     let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
-    npy::write_matrix(&out, &r.values, r.rows, r.cols)?;
     let summary = json!({
         "output": out.display().to_string(),
         "pair": [i, j],
@@ -72,7 +71,10 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         "inputs": set.sources,
         "provenance": provenance(),
     });
-    let summary_path = write_summary(&out, &summary)?;
+    // the matrix and its summary together: both new or both as before
+    let summary_path = out.with_extension("json");
+    let matrix = npy::matrix_bytes(&out, &r.values, r.rows, r.cols);
+    npy::write_together(&[(&out, &matrix), (&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())])?;
     eprintln!("wrote {} ({}×{}, K = ΣR = {:.10e}) and {}", out.display(), r.rows, r.cols, r.sum(), summary_path.display());
     Ok(())
 }
