@@ -128,6 +128,19 @@ fn owned<Tm: Team, V: Copy + Default>(team: &Tm, len: usize, mut compute: impl F
     }
 }
 
+/// Runs `body(idx)` over this thread's entries rank, rank + size, … < `len`: the plain loop, for
+/// updates without sums (on the CPU the compiler vectorizes it whole; in lane steps it vectorized
+/// across steps, with gathers and scatters).
+#[inline(always)]
+fn each_owned<Tm: Team>(team: &Tm, len: usize, mut body: impl FnMut(usize)) {
+    let (rank, size) = (team.rank(), team.size());
+    let mut idx = rank;
+    while idx < len {
+        body(idx);
+        idx += size;
+    }
+}
+
 /// The sum of a thread's `Tm::LANES` partial sums (lane 0 alone for one lane: the scalar loop's
 /// sum, bit for bit).
 #[inline(always)]
@@ -295,13 +308,8 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         // (the GPU) it stays in the one pass over the vectors below. Either way the same values.
         let split_x = Tm::LANES > 1;
         if split_x {
-            let (rank, size) = (team.rank(), team.size());
-            let mut idx = rank;
-            while idx < len {
-                // SAFETY: idx < len.
-                unsafe { *x.add(idx) += alpha * *p.add(idx) };
-                idx += size;
-            }
+            // SAFETY: idx < len.
+            each_owned(team, len, |idx| unsafe { *x.add(idx) += alpha * *p.add(idx) });
         }
         let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
         owned(
@@ -337,15 +345,8 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let beta = T::from_f64(rho_new / rho);
         rho = rho_new;
         // ---- p = z + βp
-        // no sums here: a plain loop over the owned entries, which the CPU's compiler vectorizes
-        // as a whole (in lane steps it vectorized across steps, with gathers and scatters)
-        let (rank, size) = (team.rank(), team.size());
-        let mut idx = rank;
-        while idx < len {
-            // SAFETY: idx < len.
-            unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) };
-            idx += size;
-        }
+        // SAFETY: idx < len.
+        each_owned(team, len, |idx| unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) });
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }
