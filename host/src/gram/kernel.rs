@@ -151,10 +151,7 @@ pub trait GraphKernel {
     /// nearest-neighbour candidates): a `pairs.len()` × 1 result, row k = pair k. An index outside
     /// `graphs` is an `InvalidRequest` error naming it. Cancelled: [`OctileError::Cancelled`].
     fn pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
-        // K(Gi, Gj) = K(Gj, Gi): each pair is solved in the orientation of K(X)'s upper triangle,
-        // so that its value is the matrix's bit for bit (a solve is not bit-symmetric in its two
-        // graphs: the CPU's product form, for one, lays them out differently)
-        let list: Vec<(u32, u32)> = listed(graphs, pairs)?.into_iter().map(|(i, j)| (i.min(j), i.max(j))).collect();
+        let list = listed_upper(graphs, pairs)?;
         let e = finite(self.evaluate(graphs, &list)?);
         if self.control().cancelled() {
             return Err(OctileError::Cancelled);
@@ -314,6 +311,14 @@ pub fn listed(graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<(u32, u3
         return Err(OctileError::InvalidRequest(format!("pair {k} = ({i}, {j}) indexes past the {} graphs", graphs.len())));
     }
     Ok(pairs.iter().map(|&(i, j)| (i as u32, j as u32)).collect())
+}
+
+/// [`listed`], each pair turned to the orientation of K(X)'s upper triangle (i ≤ j): K(Gi, Gj) =
+/// K(Gj, Gi), and so solved, a listed pair's value is the matrix's bit for bit (a solve is not
+/// bit-symmetric in its two graphs: the CPU's product form, for one, lays them out differently).
+/// For symmetric values only (K and ∂K), not the nodal matrices, whose rows are the first graph's.
+pub fn listed_upper(graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<(u32, u32)>> {
+    Ok(listed(graphs, pairs)?.into_iter().map(|(i, j)| (i.min(j), i.max(j))).collect())
 }
 
 /// A rows × cols result whose row-major entry k is pair k's value and diagnostics.

@@ -6,7 +6,7 @@ use super::config::{BaseKernelConfig, FeatureKernel, MgkConfig};
 use super::cpu::{CpuParams, MixedWorkspace, Rhs, Workspace, solve_pair, solve_pair_mixed, xmv_with};
 use super::pack::PackedGraphs;
 use crate::error::{OctileError, Result};
-use crate::gram::kernel::{finish, listed};
+use crate::gram::kernel::{finish, listed_upper};
 use crate::gram::tiles::{Tile, TilePairs};
 use crate::graph::Graph;
 use crate::matrix::{Gradient, Gram, PairInfo};
@@ -384,8 +384,7 @@ impl super::MarginalizedGraphKernel {
     /// ∂K/∂θ of the listed pairs of `graphs` (as [`crate::GraphKernel::pairs`]): a
     /// `pairs.len()` × 1 result whose [`Gram::gradient`] holds each pair's derivatives.
     pub fn pairs_gradient(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Gram> {
-        // as `pairs`: solved in the upper triangle's orientation, so the values are the matrix's
-        let list: Vec<(u32, u32)> = listed(graphs, pairs)?.into_iter().map(|(i, j)| (i.min(j), i.max(j))).collect();
+        let list = listed_upper(graphs, pairs)?;
         let names = self.config.hyperparameters();
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &list)?;
         if self.control.cancelled() {
