@@ -25,14 +25,22 @@ def main(path):
     for name in sorted({s for s, _ in rate}):
         if (name, "streamed") in rate and (name, "in-memory") in rate:
             print(f"- {name}: streamed / in-memory pairs/s = {rate[(name, 'streamed')] / rate[(name, 'in-memory')]:.3f}")
+        wall = {c["mode"]: c["wall_s"] for c in r["cli"] if c.get("set") == name and "wall_s" in c}
+        if "streamed" in wall and "gpus2" in wall:
+            print(f"- {name}: two GPUs (two processes, wall {wall['gpus2']:.2f} s) vs one GPU streamed (process wall {wall['streamed']:.2f} s): "
+                  f"{wall['streamed'] / wall['gpus2']:.2f}×")
+    for c in r["cli"]:
+        if c.get("mode") == "gpus2" and "gpu_wall_s" in c:
+            print(f"- {c['set']} gpus2: split at row {c['split_row']}, wall per GPU {c['gpu_wall_s']}, devices {c['devices']}")
     for k, v in r.get("cli_equal", {}).items():
         print(f"- {k}: {v}")
     if r.get("python"):
         print("\n| set | Python | graphs | seconds | pairs/s | vs one process | peak RSS (client) |")
         print("|---|---|---:|---:|---:|---:|---:|")
         one = {p["set"]: p["seconds"] for p in r["python"] if p.get("scenario") == "inproc" and "seconds" in p}
-        label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker", "dask2": "Dask, 2 workers on the GPU",
-                 "dask1zarr": "Dask, 1 GPU worker, to_zarr"}
+        label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker, gather", "dask2": "Dask, 2 workers on the GPU, gather",
+                 "dask1compute": "Dask, 1 GPU worker, .compute()", "dask1zarr": "Dask, 1 GPU worker, to_zarr",
+                 "cuda1": "dask_cuda LocalCUDACluster, 1 GPU, gather", "cuda2": "dask_cuda LocalCUDACluster, 2 GPUs, gather"}
         for p in r["python"]:
             if "seconds" not in p:
                 print(f"| {p['set']} | {label.get(p['scenario'])} | | failed | | | |")
@@ -42,7 +50,15 @@ def main(path):
         print()
         for p in r["python"]:
             if p.get("task_seconds"):
-                print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s")
+                sent = f", graphs sent in {p['graphs_sent_s']:.2f} s" if "graphs_sent_s" in p else ""
+                print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{sent}")
+        secs = {(p["set"], p["scenario"]): p["seconds"] for p in r["python"] if "seconds" in p}
+        for (name, sc), t in sorted(secs.items()):
+            if sc == "cuda2" and (name, "cuda1") in secs:
+                print(f"- {name}: dask_cuda 2 GPUs = {secs[(name, 'cuda1')] / t:.2f}× 1 GPU (Dask), {secs.get((name, 'inproc'), float('nan')) / t:.2f}× one process on 1 GPU")
+        for p in r["python"]:
+            if p.get("workers"):
+                print(f"- {p['set']} {p['scenario']}: workers {p['workers']}")
         for k, v in r.get("python_equal", {}).items():
             print(f"- {k}: {v}")
     big = [c for c in r["cli"] if c.get("mode") == "streamed" and "pairs" in c]

@@ -26,6 +26,7 @@ KERNEL = os.path.join(REPO, "examples", "molecules.toml")
 def inputs(name, data):
     return {
         "tiny": ["molecules:60:7"],
+        "chembl": [os.path.join(data, "chembl_drugs.csv")],
         "mol1k": ["molecules:1000:7"],
         "nci5k": [os.path.join(data, "first_5K.smi")],
         "mix20k": [os.path.join(data, "first_5K.smi"), os.path.join(data, "chembl_drugs.csv"), "molecules:13074:7"],
@@ -95,12 +96,22 @@ def scenario(args):
     else:
         from distributed import Client, LocalCluster
 
-        workers = {"dask1": 1, "dask2": 2, "dask1zarr": 1}[args.scenario]
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        sc = args.scenario
+        workers = int("".join(c for c in sc if c.isdigit()))
+        if sc.startswith("cuda"):
+            # dask_cuda: one worker process per GPU, each seeing its own GPU as device 0
+            from dask_cuda import LocalCUDACluster
+
+            cluster = LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), threads_per_worker=1,
+                                       dashboard_address=None)
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        with cluster, Client(cluster) as client:
             warm = graphs[:50]
             client.run(lambda: k(warm).shape)  # each worker's GPU start-up outside the timing
+            extra = {"workers": {w: str(d) for w, d in client.run(lambda: (os.environ.get("CUDA_VISIBLE_DEVICES"), k.device_)).items()}}
             t = time.perf_counter()
-            if args.scenario == "dask1zarr":
+            if sc == "dask1zarr":
                 # the workers write the tiles to disk themselves (nothing gathered in the client)
                 import zarr
 
@@ -113,7 +124,12 @@ def scenario(args):
                 from distributed import get_task_stream
 
                 with get_task_stream() as ts:
-                    K = octile.dask.gram(k, graphs).compute()
+                    lazy = octile.dask.gram(k, graphs)  # sends the graphs to the workers
+                    extra["graphs_sent_s"] = round(time.perf_counter() - t, 3)
+                    if sc.endswith("compute"):
+                        K = lazy.compute()  # joined on a worker, then sent whole
+                    else:
+                        K = octile.dask.gather(lazy)  # tile by tile as they finish
                 secs = time.perf_counter() - t
                 # where the time went: the workers' task time by kind (compute, transfer, ...)
                 spent = {}
@@ -123,10 +139,67 @@ def scenario(args):
                     for ss in task["startstops"]:
                         name = f"{kind}:{ss['action']}"
                         spent[name] = spent.get(name, 0.0) + ss["stop"] - ss["start"]
-                extra = {"task_seconds": {k_: round(v, 3) for k_, v in sorted(spent.items())}}
+                extra["task_seconds"] = {k_: round(v, 3) for k_, v in sorted(spent.items())}
     np.save(args.save, K)
     n = len(graphs)
     print(json.dumps({"graphs": n, "pairs": n * (n + 1) // 2, "seconds": secs, **locals().get("extra", {})}))
+
+
+def split_over_two_gpus(args, name, out, work):
+    """`octile gram` on two GPUs as a user runs it (block flags, one process per GPU through
+    CUDA_VISIBLE_DEVICES): GPU 0 computes rows 0:h of the upper triangle (the square K[0:h, 0:h],
+    then K[0:h, h:n]), GPU 1 the square K[h:n, h:n], h cut at equal cost (Σ nᵢ·nⱼ over the pairs);
+    the blocks are then put together in one .npy (not timed). Wall time of the slower GPU."""
+    import numpy as np
+    import octile
+
+    graphs = []
+    for inp in inputs(name, args.data):
+        if inp.startswith("molecules:"):
+            _, n_, seed = inp.split(":")
+            graphs += octile.generate("molecules", int(n_), int(seed))
+        else:
+            graphs += octile.read(inp)
+    nodes = np.array([g.n_nodes for g in graphs], dtype=float)
+    n = len(graphs)
+    total = nodes.sum()
+    # cost of the upper triangle's rows i: nᵢ·(Σ_{j≥i} nⱼ); GPU 0 takes rows 0:h
+    tail = np.cumsum(nodes[::-1])[::-1]
+    row_cost = nodes * tail
+    h = int(np.searchsorted(np.cumsum(row_cost), row_cost.sum() / 2)) + 1
+    base = [args.octile, "gram", *inputs(name, args.data), "--kernel", KERNEL, "--backend", args.backend, "--quiet"]
+    parts = {"a": (["--rows", f"0:{h}", "--cols", f"0:{h}"], "0"), "b": (["--rows", f"0:{h}", "--cols", f"{h}:{n}"], "0"),
+             "c": (["--rows", f"{h}:{n}", "--cols", f"{h}:{n}"], "1")}
+    paths = {p: os.path.join(work, f"{name}-gpus2-{p}.npy") for p in parts}
+    script = {"0": " && ".join(" ".join([*base, *parts[p][0], "--out", paths[p]]) for p in ("a", "b")),
+              "1": " ".join([*base, *parts["c"][0], "--out", paths["c"]])}
+    t = time.time()
+    procs = {gpu: subprocess.Popen(["bash", "-c", cmd], env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu}, stderr=subprocess.PIPE, text=True)
+             for gpu, cmd in script.items()}
+    done = {}
+    for gpu, p in procs.items():
+        err = p.communicate()[1]
+        done[gpu] = dict(rc=p.returncode, wall_s=time.time() - t, stderr=err[-1500:])
+    wall = max(d["wall_s"] for d in done.values())
+    if any(d["rc"] != 0 for d in done.values()):
+        return dict(set=name, mode="gpus2", rc=[d["rc"] for d in done.values()], stderr=[d["stderr"] for d in done.values()])
+    summaries = {p: json.load(open(paths[p][:-4] + ".json")) for p in parts}
+    K = np.lib.format.open_memmap(out, mode="w+", dtype=np.float64, shape=(n, n))
+    a, b, c = (np.load(paths[p], mmap_mode="r") for p in ("a", "b", "c"))
+    K[:h, :h] = a
+    K[:h, h:] = b
+    K[h:, :h] = np.asarray(b).T
+    K[h:, h:] = c
+    K.flush()
+    del K, a, b, c
+    for p in paths.values():
+        os.remove(p)
+        os.remove(p[:-4] + ".json")
+    pairs = n * (n + 1) // 2
+    return dict(set=name, mode="gpus2", graphs=n, pairs=pairs, seconds=wall, pairs_per_second=pairs / wall, tiles=sum(s["tiles"] for s in summaries.values()),
+                tile_size=summaries["a"]["tile_size"], iterations=None, wall_s=wall, peak_rss_bytes=0, matrix_bytes=n * n * 8, split_row=h,
+                gpu_wall_s={g: round(d["wall_s"], 3) for g, d in done.items()}, devices=[s["device"] for s in summaries.values()],
+                details="two processes, CUDA_VISIBLE_DEVICES 0 and 1")
 
 
 def main():
@@ -137,7 +210,8 @@ def main():
     ap.add_argument("--sets", default="mol1k,nci5k,mix20k")
     ap.add_argument("--dask-sets", default="nci5k,mix20k")
     ap.add_argument("--cli-modes", default="streamed,in-memory")
-    ap.add_argument("--scenarios", default="", help="Python scenarios: inproc, dask1, dask2, dask1zarr (default by set)")
+    ap.add_argument("--scenarios", default="", help="Python scenarios: inproc; daskN (a LocalCluster of N workers, gather), daskNcompute (.compute()), "
+                    "dask1zarr, cudaN (dask_cuda's LocalCUDACluster on N GPUs, gather) (default by set)")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--scenario")
     ap.add_argument("--set")
@@ -164,6 +238,14 @@ def main():
         files = {}
         for mode in args.cli_modes.split(","):
             out = os.path.join(work, f"{name}-{mode}.npy")
+            if mode == "gpus2":
+                row = split_over_two_gpus(args, name, out, work)
+                print(json.dumps(row), flush=True)
+                results["cli"].append(row)
+                if "pairs" in row:
+                    files[mode] = out
+                save()
+                continue
             if mode == "in-memory":
                 extra = ["--tile-size", "1000000"]
             elif mode.startswith("tile="):
@@ -218,11 +300,8 @@ def main():
                 ok, why = same(path, ref)
                 results.setdefault("python_equal", {})[f"{name} {sc} vs CLI streamed"] = why if ok else f"DIFFERENT: {why}"
                 print(name, sc, "vs CLI streamed:", why, flush=True)
-        if "dask1" in saved and "dask2" in saved:
-            ok, why = same(saved["dask2"], saved["dask1"])
-            results.setdefault("python_equal", {})[f"{name} dask2 vs dask1"] = why if ok else f"DIFFERENT: {why}"
-        for sc in ("dask1", "dask2", "dask1zarr"):
-            if sc in saved and "inproc" in saved:
+        for sc in saved:
+            if sc != "inproc" and "inproc" in saved:
                 ok, why = same(saved[sc], saved["inproc"])
                 results.setdefault("python_equal", {})[f"{name} {sc} vs one process"] = why if ok else f"DIFFERENT: {why}"
         for p in saved.values():

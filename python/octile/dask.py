@@ -5,6 +5,7 @@
 >>> client = Client(LocalCluster(n_workers=4))                  # doctest: +SKIP
 >>> K = octile.dask.gram(mgk, graphs)                           # doctest: +SKIP
 >>> K.to_zarr("K.zarr")       # computed tile by tile, larger than memory    # doctest: +SKIP
+>>> K = octile.dask.gather(octile.dask.gram(mgk, graphs))   # into this process, tile by tile  # doctest: +SKIP
 
 The matrix is cut into tiles K[rows, cols] (bands of about ``tile_size`` graphs, cut at equal shares
 of the node count, so every tile costs about the same); K(X) computes only the tiles on or above
@@ -19,7 +20,10 @@ threads.
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
+import os
+import sys
 from typing import Optional, Tuple, Union
 
 import numpy as np
@@ -27,7 +31,7 @@ import numpy as np
 from . import _octile
 from .graphs import as_graphs
 
-__all__ = ["gram", "default_tile_size"]
+__all__ = ["gram", "gather", "default_tile_size"]
 
 _counter = itertools.count()
 
@@ -41,7 +45,9 @@ def default_tile_size(kernel) -> int:
 
 
 class _Graphs:
-    """The graphs of one side, as one object (so a cluster holds them as one piece of data)."""
+    """The graphs of one side, as one object (so a cluster holds them as one piece of data),
+    pickled as one ``bytes`` object (``_octile._graphs_to_bytes``: flat arrays, not a Python list per
+    feature array — 20,000 molecules in a fraction of a second instead of 2.4 s)."""
 
     __slots__ = ("graphs",)
 
@@ -49,14 +55,39 @@ class _Graphs:
         self.graphs = graphs
 
     def __reduce__(self):
-        return (_Graphs, (self.graphs,))
+        return (_graphs_from_bytes, (_octile._graphs_to_bytes(self.graphs),))
+
+
+def _graphs_from_bytes(data: bytes) -> _Graphs:
+    return _Graphs(_octile._graphs_from_bytes(data))
 
 
 # the native kernel of each kernel file, built once per worker process
 _NATIVE = {}
 
 
+def _allocator_of_a_plain_process():
+    """Dask's nanny starts its workers with MALLOC_TRIM_THRESHOLD_=65536: glibc then gives freed memory
+    back at once, and each tile's buffers (hundreds of MB for a GPU tile) are page-faulted anew —
+    13 % of the tiles' time on an H200 (benches/scale/overhead.py). A worker computing tiles gets
+    the values glibc settles on in a plain process instead (mmap threshold 32 MiB, trim 64 MiB)."""
+    global _ALLOCATOR_SET
+    if _ALLOCATOR_SET or "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
+        return
+    _ALLOCATOR_SET = True
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 64 << 20)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+_ALLOCATOR_SET = False
+
+
 def _native(kernel):
+    _allocator_of_a_plain_process()
     key = (kernel.to_toml(), kernel.backend, getattr(kernel, "precision", None))
     native = _NATIVE.get(key)
     if native is None:
@@ -178,3 +209,37 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
         return K
     dK = da.Array(HighLevelGraph.from_collections(gname, dsk, dependencies=()), gname, chunks=chunks + ((P,),), dtype=np.float64)
     return K, dK
+
+
+def gather(array, out=None, *, progress=None):
+    """Compute a Dask array (:func:`gram`'s K or dK) into this process tile by tile, as the tiles
+    finish: each tile is sent once, straight into ``out`` — by default a new numpy array; a
+    ``numpy.lib.format.open_memmap`` of a ``.npy`` file keeps the result on disk — and its memory
+    on the workers released. ``array.compute()`` instead joins every tile on one worker first and
+    then sends the whole matrix at once: for a large matrix that is seconds after the last tile,
+    and twice its size in memory. The values are the same bit for bit. ``progress``: a callable
+    taking (tiles done, tiles in all). Returns ``out``. Without an active ``dask.distributed``
+    client, the array is computed by Dask's local scheduler into ``out``."""
+    import dask.array as da
+
+    if out is None:
+        out = np.empty(array.shape, dtype=array.dtype)
+    elif tuple(out.shape) != tuple(array.shape):
+        raise ValueError(f"out has shape {tuple(out.shape)}, the array {tuple(array.shape)}")
+    client = _active_client()
+    if client is None:
+        da.store(array, out, lock=False)
+        return out
+    from distributed import as_completed
+
+    slices = list(da.core.slices_from_chunks(array.chunks))
+    futures = client.compute(list(array.to_delayed().ravel()))
+    where = {f.key: s for f, s in zip(futures, slices)}
+    done = 0
+    for f in as_completed(futures):
+        out[where[f.key]] = f.result()
+        f.release()
+        done += 1
+        if progress is not None:
+            progress(done, len(futures))
+    return out

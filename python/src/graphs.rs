@@ -24,7 +24,7 @@ pub struct PyGraph {
 /// features (those features' values are indices into this list in the pickle, not the process's
 /// codes: codes are per process, so a graph pickled in one process and loaded in another is coded
 /// again there from its strings).
-type Parts = (usize, Vec<String>, Vec<f64>, Vec<String>, Vec<(u32, u32, f64)>, Vec<f64>, Vec<(String, bool)>, Vec<String>);
+pub(crate) type Parts = (usize, Vec<String>, Vec<f64>, Vec<String>, Vec<(u32, u32, f64)>, Vec<f64>, Vec<(String, bool)>, Vec<String>);
 
 /// Which of the columns `names` (of `side`, "node" or "edge") hold string codes.
 fn string_columns(names: &[String], side: &str, kinds: &FeatureKinds) -> Vec<bool> {
@@ -116,16 +116,8 @@ impl PyGraph {
     /// Pickling (joblib, multiprocessing): the graph rebuilt from its parts by `_graph_from_parts`;
     /// string labels travel as strings (see [`Parts`]).
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Parts,))> {
-        let g = &self.graph;
-        let mut node: Vec<f64> = (0..g.n_nodes()).flat_map(|i| g.node_features(i).to_vec()).collect();
-        let mut edge: Vec<f64> = (0..g.n_edges()).flat_map(|e| g.edge_features(e).to_vec()).collect();
-        let (mut vocab, mut seen) = (Vec::new(), HashMap::new());
-        codes_to_vocab(&mut node, &string_columns(g.node_feature_names(), "node", &self.kinds), &mut vocab, &mut seen)?;
-        codes_to_vocab(&mut edge, &string_columns(g.edge_feature_names(), "edge", &self.kinds), &mut vocab, &mut seen)?;
-        let edges = g.edges().iter().map(|e| (e.i, e.j, e.weight)).collect();
-        let kinds = self.kinds.0.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let f = py.import("octile._octile")?.getattr("_graph_from_parts")?.unbind();
-        Ok((f, ((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds, vocab),)))
+        Ok((f, (parts_of(self)?,)))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -154,6 +146,24 @@ fn _graph_from_parts(parts: &Bound<'_, PyAny>) -> PyResult<PyGraph> {
             "unpickling a graph: not a graph pickled by this version of octile (earlier versions pickled labels as per-process codes); pickle it again",
         )
     })?;
+    graph_of(parts)
+}
+
+/// The graph's [`Parts`] (its string labels as indices into its own strings).
+pub(crate) fn parts_of(pg: &PyGraph) -> PyResult<Parts> {
+    let g = &pg.graph;
+    let mut node: Vec<f64> = (0..g.n_nodes()).flat_map(|i| g.node_features(i).to_vec()).collect();
+    let mut edge: Vec<f64> = (0..g.n_edges()).flat_map(|e| g.edge_features(e).to_vec()).collect();
+    let (mut vocab, mut seen) = (Vec::new(), HashMap::new());
+    codes_to_vocab(&mut node, &string_columns(g.node_feature_names(), "node", &pg.kinds), &mut vocab, &mut seen)?;
+    codes_to_vocab(&mut edge, &string_columns(g.edge_feature_names(), "edge", &pg.kinds), &mut vocab, &mut seen)?;
+    let edges = g.edges().iter().map(|e| (e.i, e.j, e.weight)).collect();
+    let kinds = pg.kinds.0.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    Ok((g.n_nodes(), g.node_feature_names().to_vec(), node, g.edge_feature_names().to_vec(), edges, edge, kinds, vocab))
+}
+
+/// A graph from its [`Parts`], checked as any graph, its string labels coded in this process.
+pub(crate) fn graph_of(parts: Parts) -> PyResult<PyGraph> {
     let (n, node_names, mut node, edge_names, edges, mut edge, kinds, vocab) = parts;
     let bad = |e: octile::OctileError| PyValueError::new_err(format!("unpickling a graph: {e}"));
     let (kn, ke) = (node_names.len(), edge_names.len());

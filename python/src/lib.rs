@@ -7,6 +7,7 @@
 mod errors;
 mod graphs;
 mod kernel;
+mod wire;
 
 use pyo3::prelude::*;
 
@@ -16,6 +17,7 @@ fn _octile(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     graphs::register(m)?;
     kernel::register(m)?;
+    wire::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

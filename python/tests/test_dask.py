@@ -1,6 +1,7 @@
 """octile.dask: the tiled Gram matrix on Dask equals the in-process matrix bit for bit — on the local
 threaded scheduler and on a LocalCluster of worker processes, K(X) and K(X, Y), raw and normalized,
-with the gradient, odd tile sizes, one graph, an empty Y — and survives a worker killed mid-run."""
+with the gradient, odd tile sizes, one graph, an empty Y, computed or gathered tile by tile — and
+survives a worker killed mid-run."""
 import os
 import signal
 import time
@@ -48,6 +49,10 @@ def test_local_scheduler_equals_the_in_process_matrix(graphs, tile_size):
                       what=f"K(X) normalized tile {tile_size}")
         assert_matrix(octile.dask.gram(k, x, y, tile_size=tile_size, normalized=True).compute(), k(x, y, normalized=True),
                       what=f"K(X, Y) normalized tile {tile_size}")
+        # gather without a distributed client: the local scheduler, into the array given
+        out = np.full((len(x), len(y)), np.nan)
+        assert octile.dask.gather(octile.dask.gram(k, x, y, tile_size=tile_size), out=out) is out
+        assert_matrix(out, k(x, y), what=f"gather K(X, Y) tile {tile_size}")
 
 
 def test_to_zarr_keeps_the_matrix_on_disk(graphs, tmp_path):
@@ -89,6 +94,30 @@ def test_worker_processes_equal_the_in_process_matrix(graphs, cluster):
     assert_matrix(octile.dask.gram(k, x[:1], normalized=True).compute(), np.ones((1, 1)), what="one graph")
     empty = octile.dask.gram(k, x, [])
     assert empty.shape == (len(x), 0) and empty.compute().shape == (len(x), 0)
+
+
+def test_gather_fills_the_matrix_tile_by_tile(graphs, cluster, tmp_path):
+    k = mgk()
+    x, y = graphs, graphs[2:7]
+    seen = []
+    K = octile.dask.gram(k, x, tile_size=4)
+    got = octile.dask.gather(K, progress=lambda done, total: seen.append((done, total)))
+    assert_matrix(got, k(x), what="K(X) gathered from 2 workers")
+    n_tiles = K.numblocks[0] * K.numblocks[1]
+    assert seen == [(i + 1, n_tiles) for i in range(n_tiles)], seen
+    assert_matrix(octile.dask.gather(octile.dask.gram(k, x, y, tile_size=3, normalized=True)), k(x, y, normalized=True),
+                  what="K(X, Y) normalized gathered")
+    K, dK = octile.dask.gram(k, x, tile_size=5, eval_gradient=True)
+    assert_matrix(octile.dask.gather(dK), k(x, eval_gradient=True)[1], what="dK gathered")
+    # into a .npy on disk (a memory map: the matrix need not fit in memory)
+    path = str(tmp_path / "K.npy")
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(len(x), len(x)))
+    octile.dask.gather(octile.dask.gram(k, x, tile_size=3), out=out)
+    out.flush()
+    del out
+    assert_matrix(np.load(path), k(x), what="K(X) gathered into a .npy")
+    with pytest.raises(ValueError, match="shape"):
+        octile.dask.gather(octile.dask.gram(k, x, tile_size=3), out=np.empty((2, 2)))
 
 
 def test_a_killed_worker_costs_only_its_tiles(cluster):

@@ -8,6 +8,7 @@ import textwrap
 
 import networkx as nx
 import numpy as np
+import pytest
 
 import octile
 from octile import KroneckerDelta, MarginalizedGraphKernel, TensorProduct
@@ -131,3 +132,37 @@ def test_an_older_pickle_whose_labels_are_codes_is_refused():
 
     with pytest.raises(ValueError, match="not a graph pickled by this version of octile"):
         octile._octile._graph_from_parts((1, ["label"], [0.0], [], [], [], [("node label", True)]))
+
+
+def test_graph_bytes_round_trip_and_refuse_damaged_data():
+    """The list-as-bytes form octile.dask sends to workers: the same graphs back (string and number
+    features, weights, an isolated node, a graph without edges), and damaged bytes — cut at every
+    position, a changed header or count — a ValueError, never a crash."""
+    from conftest import edge_case_graphs
+
+    g = nx.path_graph(3)
+    nx.set_node_attributes(g, {0: "C", 1: "N", 2: "C"}, "el")
+    nx.set_edge_attributes(g, "single", "bond")
+    g.add_node(3, el="O")
+    graphs = octile.as_graphs([g]) + octile.as_graphs(edge_case_graphs())
+    data = octile._octile._graphs_to_bytes(graphs)
+    back = octile._octile._graphs_from_bytes(data)
+    assert len(back) == len(graphs)
+    for k, (a, b) in enumerate(zip(graphs, back)):
+        assert (a.n_nodes, a.edges()) == (b.n_nodes, b.edges()), f"graph {k}"
+        for name in a.node_feature_names:
+            assert a.node_feature(name) == b.node_feature(name), f"graph {k} node feature {name}"
+        for name in a.edge_feature_names:
+            assert a.edge_feature(name) == b.edge_feature(name), f"graph {k} edge feature {name}"
+    k = MarginalizedGraphKernel(TensorProduct(el=KroneckerDelta(0.3)), TensorProduct(bond=KroneckerDelta(0.5)), backend="cpu", progress=False)
+    assert np.array_equal(k(back[:1]), k(graphs[:1]))
+    first = octile._octile._graphs_to_bytes(graphs[:1])
+    for cut in range(len(first)):
+        with pytest.raises(ValueError, match="graph"):
+            octile._octile._graphs_from_bytes(first[:cut])
+    huge = bytearray(first)
+    huge[8:16] = (2**60).to_bytes(8, "little")  # the graph count
+    with pytest.raises(ValueError, match="do not fit"):
+        octile._octile._graphs_from_bytes(bytes(huge))
+    with pytest.raises(ValueError, match="after the last graph"):
+        octile._octile._graphs_from_bytes(first + b"\0")

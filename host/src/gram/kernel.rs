@@ -358,8 +358,7 @@ pub(super) fn from_matrix<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols
     for (v, i) in g.values.iter().zip(g.info.iter_mut()) {
         i.converged &= v.is_finite();
     }
-    let info = g.info.clone();
-    finish(g, &info, |k| (k / cols.max(1), k % cols.max(1)))
+    finish_entries(g)
 }
 
 /// A zero rows × cols result carrying `e`'s timing and details.
@@ -385,6 +384,15 @@ pub fn finish(g: Gram, info: &[PairInfo], entry: impl Fn(usize) -> (usize, usize
     let Some(k) = info.iter().position(|f| !f.converged) else { return Ok(g) };
     let n_failed = info[k..].iter().filter(|f| !f.converged).count();
     Err(OctileError::NoConvergence { pair: entry(k), iterations: info[k].iterations, residual: info[k].residual, n_failed, partial: Box::new(g), cause: None })
+}
+
+/// [`finish`] with the Gram's own per-entry info (entry k = row k / cols, column k % cols): no copy
+/// of it (a tile's info is 16 bytes per entry).
+pub fn finish_entries(g: Gram) -> Result<Gram> {
+    let Some(k) = g.info.iter().position(|f| !f.converged) else { return Ok(g) };
+    let n_failed = g.info[k..].iter().filter(|f| !f.converged).count();
+    let (first, cols) = (g.info[k], g.cols.max(1));
+    Err(OctileError::NoConvergence { pair: (k / cols, k % cols), iterations: first.iterations, residual: first.residual, n_failed, partial: Box::new(g), cause: None })
 }
 
 /// K_ij / (√dx_i·√dy_j) in place. Where dx_i or dy_j is 0 (a graph whose self-similarity is 0, e.g. no

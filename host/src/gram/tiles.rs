@@ -14,7 +14,8 @@
 //! A tile's values equal the same entries of the whole matrix bit for bit: each pair's value does
 //! not depend on the other pairs evaluated with it, and a tile of K(X) evaluates every pair in the
 //! orientation the whole matrix does (the lower index first).
-use super::kernel::{GraphKernel, check_memory, finish, finite};
+use super::kernel::{GraphKernel, check_memory, finish_entries, finite};
+use rayon::prelude::*;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use crate::matrix::{Gram, PairInfo};
@@ -130,7 +131,8 @@ pub struct TilePairs {
     pub graphs: Vec<Graph>,
     /// Pairs of `graphs` to evaluate.
     pub pairs: Vec<(u32, u32)>,
-    /// Per entry (row-major): its pair in `pairs`.
+    /// Per entry (row-major): its pair in `pairs`; empty where entry k is pair k (a tile with no
+    /// mirrored entries: every tile off the diagonal), so that results are moved, not copied.
     slot: Vec<u32>,
     /// Rows and columns of the tile.
     pub rows: usize,
@@ -151,7 +153,8 @@ impl TilePairs {
             if square { x[tile.rows.clone()].to_vec() } else { x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect() };
         let off = if square { 0 } else { nr };
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
-        let mut slot: Vec<u32> = Vec::with_capacity(nr * nc);
+        let mirrored = symmetric && tile.rows.start < tile.cols.end && tile.cols.start < tile.rows.end;
+        let mut slot: Vec<u32> = Vec::with_capacity(if mirrored { nr * nc } else { 0 });
         for a in 0..nr {
             for b in 0..nc {
                 let (i, j) = (r0 + a, c0 + b);
@@ -166,15 +169,24 @@ impl TilePairs {
                 } else {
                     pairs.push((a as u32, (off + b) as u32));
                 }
-                slot.push((pairs.len() - 1) as u32);
+                if mirrored {
+                    slot.push((pairs.len() - 1) as u32);
+                }
             }
         }
         Ok(TilePairs { graphs, pairs, slot, rows: nr, cols: nc })
     }
 
-    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major.
-    pub fn gather<T: Copy>(&self, per_pair: &[T], width: usize) -> Vec<T> {
-        self.slot.iter().flat_map(|&s| per_pair[s as usize * width..(s as usize + 1) * width].iter().copied()).collect()
+    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major (moved
+    /// as they are where entry k is pair k).
+    pub fn gather<T: Copy + Send + Sync>(&self, per_pair: Vec<T>, width: usize) -> Vec<T> {
+        if self.slot.is_empty() {
+            return per_pair;
+        }
+        if width == 1 {
+            return self.slot.par_iter().map(|&s| per_pair[s as usize]).collect();
+        }
+        self.slot.par_iter().flat_map_iter(|&s| per_pair[s as usize * width..(s as usize + 1) * width].iter().copied()).collect()
     }
 }
 
@@ -203,11 +215,11 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
         return Err(OctileError::Cancelled);
     }
     let exact = PairInfo { iterations: 0, residual: 0.0, converged: true };
-    let info = if e.info.len() == e.values.len() { tp.gather(&e.info, 1) } else { vec![exact; nr * nc] };
+    let info = if e.info.len() == e.values.len() { tp.gather(e.info, 1) } else { vec![exact; nr * nc] };
     let g = Gram {
         rows: nr,
         cols: nc,
-        values: tp.gather(&e.values, 1),
+        values: tp.gather(e.values, 1),
         info,
         pairs_solved: tp.pairs.len(),
         backend: kernel.backend_name().into(),
@@ -216,8 +228,7 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
         details: e.details,
         gradient: None,
     };
-    let fail = g.info.clone();
-    finish(g, &fail, |k| (k / nc.max(1), k % nc.max(1)))
+    finish_entries(g)
 }
 
 /// K[tile] normalized, K_ij / √(K_ii K_jj), with the diagonals `d_rows` (K_ii of the tile's rows)

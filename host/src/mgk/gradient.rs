@@ -6,7 +6,7 @@ use super::config::{BaseKernelConfig, FeatureKernel, MgkConfig};
 use super::cpu::{CpuParams, MixedWorkspace, Rhs, Workspace, solve_pair, solve_pair_mixed, xmv_with};
 use super::pack::PackedGraphs;
 use crate::error::{OctileError, Result};
-use crate::gram::kernel::{finish, listed_upper};
+use crate::gram::kernel::{finish, finish_entries, listed_upper};
 use crate::gram::tiles::{Tile, TilePairs};
 use crate::graph::Graph;
 use crate::matrix::{Gradient, Gram, PairInfo};
@@ -336,8 +336,7 @@ impl super::MarginalizedGraphKernel {
             details,
             gradient: Some(Gradient { names, values: gv }),
         };
-        let fail: Vec<PairInfo> = g.info.clone();
-        finish(g, &fail, |e| (e / cols.max(1), e % cols.max(1)))
+        finish_entries(g)
     }
 
     /// K[tile] of K(X) (`y` None) or K(X, Y), un-normalized, with ∂K/∂θ in [`Gram::gradient`]:
@@ -358,17 +357,16 @@ impl super::MarginalizedGraphKernel {
         let g = Gram {
             rows: nr,
             cols: nc,
-            values: tp.gather(&values, 1),
-            info: tp.gather(&info, 1),
+            values: tp.gather(values, 1),
+            info: tp.gather(info, 1),
             pairs_solved: tp.pairs.len(),
             backend: self.engine.name().into(),
             device: self.engine.describe(),
             seconds,
             details,
-            gradient: Some(Gradient { names, values: tp.gather(&grads, np) }),
+            gradient: Some(Gradient { names, values: tp.gather(grads, np) }),
         };
-        let fail = g.info.clone();
-        finish(g, &fail, |k| (k / nc.max(1), k % nc.max(1)))
+        finish_entries(g)
     }
 
     /// The memory of a gradient result of `entries` entries from `pairs` pairs (value, P derivatives
