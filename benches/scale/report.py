@@ -26,6 +26,10 @@ def main(path):
         if (name, "streamed") in rate and (name, "in-memory") in rate:
             print(f"- {name}: streamed / in-memory pairs/s = {rate[(name, 'streamed')] / rate[(name, 'in-memory')]:.3f}")
         wall = {c["mode"]: c["wall_s"] for c in r["cli"] if c.get("set") == name and "wall_s" in c}
+        secs = {c["mode"]: c["seconds"] for c in r["cli"] if c.get("set") == name and "seconds" in c}
+        if "streamed" in secs and "devices2" in secs:
+            print(f"- {name}: `--devices 0,1` (one process) {secs['devices2']:.2f} s vs one GPU {secs['streamed']:.2f} s (in-process): "
+                  f"{secs['streamed'] / secs['devices2']:.2f}×; process wall {wall['devices2']:.2f} s vs {wall['streamed']:.2f} s: {wall['streamed'] / wall['devices2']:.2f}×")
         if "streamed" in wall and "gpus2" in wall:
             print(f"- {name}: two GPUs (two processes, wall {wall['gpus2']:.2f} s) vs one GPU streamed (process wall {wall['streamed']:.2f} s): "
                   f"{wall['streamed'] / wall['gpus2']:.2f}×")
@@ -40,7 +44,8 @@ def main(path):
         one = {p["set"]: p["seconds"] for p in r["python"] if p.get("scenario") == "inproc" and "seconds" in p}
         label = {"inproc": "one process, kernel(X)", "dask1": "Dask, 1 GPU worker, gather", "dask2": "Dask, 2 workers on the GPU, gather",
                  "dask1compute": "Dask, 1 GPU worker, .compute()", "dask1zarr": "Dask, 1 GPU worker, to_zarr",
-                 "cuda1": "dask_cuda LocalCUDACluster, 1 GPU, gather", "cuda2": "dask_cuda LocalCUDACluster, 2 GPUs, gather"}
+                 "cuda1": "dask_cuda LocalCUDACluster, 1 GPU, gather", "cuda2": "dask_cuda LocalCUDACluster, 2 GPUs, gather",
+                 "inproc2": "one process, kernel(X), OCTILE_DEVICES=0,1"}
         for p in r["python"]:
             if "seconds" not in p:
                 print(f"| {p['set']} | {label.get(p['scenario'])} | | failed | | | |")
@@ -51,9 +56,12 @@ def main(path):
         for p in r["python"]:
             if p.get("task_seconds"):
                 sent = f", graphs sent in {p['graphs_sent_s']:.2f} s" if "graphs_sent_s" in p else ""
+                sent += f" (the cluster's first call, 50 graphs, before the timing: {p['first_call_on_the_cluster_s']:.2f} s)" if "first_call_on_the_cluster_s" in p else ""
                 print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{sent}")
         secs = {(p["set"], p["scenario"]): p["seconds"] for p in r["python"] if "seconds" in p}
         for (name, sc), t in sorted(secs.items()):
+            if sc == "inproc2" and (name, "inproc") in secs:
+                print(f"- {name}: kernel(X) on 2 GPUs (OCTILE_DEVICES=0,1) = {secs[(name, 'inproc')] / t:.2f}× on 1 GPU")
             if sc == "cuda2" and (name, "cuda1") in secs:
                 print(f"- {name}: dask_cuda 2 GPUs = {secs[(name, 'cuda1')] / t:.2f}× 1 GPU (Dask), {secs.get((name, 'inproc'), float('nan')) / t:.2f}× one process on 1 GPU")
         for p in r["python"]:

@@ -98,7 +98,7 @@ impl<'a> Reader<'a> {
     fn parts(&mut self) -> PyResult<Parts> {
         let n = self.u64("node count")?;
         let node_names = self.names("node feature names")?;
-        let node = self.f64s(n.checked_mul(node_names.len()).unwrap_or(usize::MAX), "node features")?;
+        let node = self.f64s(n.saturating_mul(node_names.len()), "node features")?;
         if node_names.is_empty() && n > self.0.len().saturating_mul(8).max(1 << 20) {
             // nothing backs a featureless node in the data: bounded, so that damaged bytes cannot
             // ask for billions of them
@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
                 ))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let edge = self.f64s(m.checked_mul(edge_names.len()).unwrap_or(usize::MAX), "edge features")?;
+        let edge = self.f64s(m.saturating_mul(edge_names.len()), "edge features")?;
         let nk = self.count(9, "feature kinds")?;
         let kinds = (0..nk).map(|_| Ok((self.string("a feature kind")?, self.take(1, "a feature kind")?[0] != 0))).collect::<PyResult<Vec<_>>>()?;
         let vocab = self.names("string labels")?;
@@ -150,7 +150,8 @@ fn _graphs_from_bytes(data: &[u8]) -> PyResult<Vec<PyGraph>> {
         return Err(PyValueError::new_err(format!("graphs from bytes: version {version}, this octile reads version {VERSION}")));
     }
     let count = r.count(8, "graphs")?;
-    let graphs = (0..count).map(|k| r.parts().and_then(graph_of).map_err(|e| PyValueError::new_err(format!("graph {k}: {e}")))).collect::<PyResult<Vec<_>>>()?;
+    let graphs =
+        (0..count).map(|k| r.parts().and_then(graph_of).map_err(|e| PyValueError::new_err(format!("graph {k}: {e}")))).collect::<PyResult<Vec<_>>>()?;
     if !r.0.is_empty() {
         return Err(PyValueError::new_err(format!("graphs from bytes: {} bytes after the last graph", r.0.len())));
     }

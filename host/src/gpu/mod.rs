@@ -11,7 +11,8 @@ use crate::error::OctileError;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, result, sys};
 use cudarc::nvrtc::Ptx;
 use octile_types::Kernel;
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The PTX built from `kernels-gpu` by `host/build.rs`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/octile_kernels.ptx"));
@@ -23,11 +24,13 @@ pub const CUBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/octile_kernel
 
 /// A ready GPU: context, stream, the loaded module and what we know of the device.
 pub struct GpuDevice {
-    /// The context (device 0).
+    /// The context.
     pub ctx: Arc<CudaContext>,
     /// The stream every launch and copy goes through.
     pub stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
+    /// CUDA's ordinal of the device (after `CUDA_VISIBLE_DEVICES`).
+    pub ordinal: usize,
     /// Device name.
     pub name: String,
     /// Compute capability.
@@ -174,12 +177,83 @@ impl GpuOptions {
     }
 }
 
-static DEVICE: OnceLock<Result<Arc<GpuDevice>, String>> = OnceLock::new();
+/// Each device probed so far (by ordinal), or why it is not usable.
+static DEVICES: Mutex<BTreeMap<usize, Result<Arc<GpuDevice>, String>>> = Mutex::new(BTreeMap::new());
 
-/// The GPU, or why there is none. Probed once per process (under [`GpuOptions::from_env`]);
-/// never panics.
+/// The selection `--devices` made for this process (else `OCTILE_DEVICES` is read).
+static SELECTION: OnceLock<String> = OnceLock::new();
+
+/// The GPUs a kernel uses, as `--devices` / `OCTILE_DEVICES` spell them: "all", or ordinals
+/// ("0,1"; CUDA's numbering, after `CUDA_VISIBLE_DEVICES`). Set once per process, before the
+/// first kernel (the CLI's global `--devices`); an unusable spelling is an error naming it.
+pub fn select_devices(spec: &str) -> Result<(), String> {
+    if !spec.trim().eq_ignore_ascii_case("all") {
+        parse_selection(spec, usize::MAX)?; // the spelling now; the ordinals against the GPUs there are at first use
+    }
+    SELECTION.set(spec.to_string()).map_err(|_| "the devices were already selected".to_string())
+}
+
+/// Ordinals of `spec` ("all": `0..count`); each below `count`, none twice.
+fn parse_selection(spec: &str, count: usize) -> Result<Vec<usize>, String> {
+    let spec = spec.trim();
+    if spec.eq_ignore_ascii_case("all") {
+        return Ok((0..count).collect());
+    }
+    let mut out: Vec<usize> = Vec::new();
+    for part in spec.split(',') {
+        let k: usize =
+            part.trim().parse().map_err(|_| format!("devices \"{spec}\": \"{}\" is not a GPU ordinal (write \"all\" or e.g. \"0,1\")", part.trim()))?;
+        if k >= count {
+            return Err(format!("devices \"{spec}\": GPU {k} does not exist ({count} visible)"));
+        }
+        if out.contains(&k) {
+            return Err(format!("devices \"{spec}\": GPU {k} listed twice"));
+        }
+        out.push(k);
+    }
+    Ok(out)
+}
+
+/// The GPU with this ordinal, or why it is not usable. Probed once per process (under
+/// [`GpuOptions::from_env`]); never panics.
+pub fn device_at(ordinal: usize) -> Result<Arc<GpuDevice>, String> {
+    let mut probed = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+    probed
+        .entry(ordinal)
+        .or_insert_with(|| std::panic::catch_unwind(|| init(&GpuOptions::from_env(), ordinal)).unwrap_or_else(|_| Err("CUDA initialisation panicked".into())))
+        .clone()
+}
+
+/// The GPUs selected for this process ([`select_devices`], else `OCTILE_DEVICES`; by default
+/// GPU 0 alone), or why one of them is not usable.
+pub fn devices() -> Result<Vec<Arc<GpuDevice>>, String> {
+    let spec = SELECTION.get().cloned().or_else(|| std::env::var("OCTILE_DEVICES").ok().filter(|s| !s.trim().is_empty()));
+    let Some(spec) = spec else { return Ok(vec![device_at(0)?]) };
+    // the first probe says why there is no GPU at all (no driver, disabled) before the count does
+    let first = device_at(0);
+    let count = visible_count();
+    if count == 0 {
+        return Err(first.err().unwrap_or_else(|| "no GPU visible".into()));
+    }
+    let ordinals = parse_selection(&spec, count).map_err(|e| format!("OCTILE_DEVICES / --devices: {e}"))?;
+    if ordinals.is_empty() {
+        return Err(format!("devices \"{spec}\": no GPU selected"));
+    }
+    ordinals.into_iter().map(device_at).collect()
+}
+
+/// GPUs the driver shows (0 without a driver).
+fn visible_count() -> usize {
+    // SAFETY: only checks whether libcuda.so can be dlopen'ed (cudarc has no safe form of it).
+    if GpuOptions::from_env().disabled || !unsafe { sys::is_culib_present() } || result::init().is_err() {
+        return 0;
+    }
+    result::device::get_count().map_or(0, |c| c.max(0) as usize)
+}
+
+/// The GPU: the first selected ([`devices`]), or why there is none.
 pub fn device() -> Result<Arc<GpuDevice>, String> {
-    DEVICE.get_or_init(|| std::panic::catch_unwind(|| init(&GpuOptions::from_env())).unwrap_or_else(|_| Err("CUDA initialisation panicked".into()))).clone()
+    devices().map(|d| d[0].clone())
 }
 
 /// `cuDriverGetVersion`, which cudarc's `result` layer does not wrap, in that layer's style.
@@ -197,7 +271,7 @@ fn func_load(f: &CudaFunction) -> Result<(), DriverError> {
     unsafe { sys::cuFuncLoad(f.cu_function()) }.result()
 }
 
-fn init(opts: &GpuOptions) -> Result<Arc<GpuDevice>, String> {
+fn init(opts: &GpuOptions, ordinal: usize) -> Result<Arc<GpuDevice>, String> {
     if opts.disabled {
         return Err("disabled by OCTILE_DISABLE_GPU".into());
     }
@@ -212,7 +286,10 @@ fn init(opts: &GpuOptions) -> Result<Arc<GpuDevice>, String> {
     if count == 0 {
         return Err("CUDA driver present but no GPU visible".into());
     }
-    let ctx = CudaContext::new(0).map_err(|e| format!("creating a context on device 0: {e}"))?;
+    if ordinal >= count as usize {
+        return Err(format!("GPU {ordinal} does not exist ({count} visible)"));
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| format!("creating a context on device {ordinal}: {e}"))?;
     let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
     let ptx_file = opts.ptx_file.as_deref();
     let matches = format!("sm_{}{}", compute_capability.0, compute_capability.1) == PTX_ARCH;
@@ -258,7 +335,19 @@ fn init(opts: &GpuOptions) -> Result<Arc<GpuDevice>, String> {
         ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).map_err(|e| e.to_string())? as usize;
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
     let name = ctx.name().map_err(|e| e.to_string())?;
-    Ok(Arc::new(GpuDevice { ctx, stream, module, name, compute_capability, sm_count, total_mem_bytes, driver_version, max_smem_optin_bytes, kernels_from }))
+    Ok(Arc::new(GpuDevice {
+        ctx,
+        stream,
+        module,
+        ordinal,
+        name,
+        compute_capability,
+        sm_count,
+        total_mem_bytes,
+        driver_version,
+        max_smem_optin_bytes,
+        kernels_from,
+    }))
 }
 
 /// Where a method's computation runs: all CPU cores, or a GPU. Methods pick it from a
@@ -298,5 +387,27 @@ impl Engine {
     /// Human-readable device ([`DeviceInfo`]'s `Display`).
     pub fn describe(&self) -> String {
         self.info().to_string()
+    }
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::parse_selection;
+
+    #[test]
+    fn selections_name_each_visible_gpu_once() {
+        assert_eq!(parse_selection("all", 3), Ok(vec![0, 1, 2]));
+        assert_eq!(parse_selection(" ALL ", 0), Ok(vec![]));
+        assert_eq!(parse_selection("1, 0", 2), Ok(vec![1, 0]));
+        for (bad, why) in [
+            ("2", "GPU 2 does not exist (2 visible)"),
+            ("0,0", "GPU 0 listed twice"),
+            ("0,x", "\"x\" is not a GPU ordinal"),
+            ("", "\"\" is not a GPU ordinal"),
+            ("-1", "\"-1\" is not"),
+        ] {
+            let e = parse_selection(bad, 2).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

@@ -55,6 +55,13 @@ pub trait GraphKernel {
         self.device_name().into()
     }
 
+    /// The same kernel once per device it spreads work over — one per selected GPU — so that a
+    /// caller can give each device whole pieces of work of its own (the CLI's tiles with
+    /// `--devices`); empty when the kernel uses one device.
+    fn per_device(&self) -> Vec<Box<dyn GraphKernel + Send + Sync>> {
+        Vec::new()
+    }
+
     /// K(X) (`y` = None: the symmetric matrix) or K(X, Y) as one row-major matrix in
     /// [`Evaluation::values`], for a method that computes whole blocks faster than pair lists (the
     /// shortest-path histograms: no pair list, no per-pair transfer). Its `info` may be empty:
@@ -392,7 +399,14 @@ pub fn finish_entries(g: Gram) -> Result<Gram> {
     let Some(k) = g.info.iter().position(|f| !f.converged) else { return Ok(g) };
     let n_failed = g.info[k..].iter().filter(|f| !f.converged).count();
     let (first, cols) = (g.info[k], g.cols.max(1));
-    Err(OctileError::NoConvergence { pair: (k / cols, k % cols), iterations: first.iterations, residual: first.residual, n_failed, partial: Box::new(g), cause: None })
+    Err(OctileError::NoConvergence {
+        pair: (k / cols, k % cols),
+        iterations: first.iterations,
+        residual: first.residual,
+        n_failed,
+        partial: Box::new(g),
+        cause: None,
+    })
 }
 
 /// K_ij / (√dx_i·√dy_j) in place. Where dx_i or dy_j is 0 (a graph whose self-similarity is 0, e.g. no

@@ -15,10 +15,10 @@
 //! not depend on the other pairs evaluated with it, and a tile of K(X) evaluates every pair in the
 //! orientation the whole matrix does (the lower index first).
 use super::kernel::{GraphKernel, check_memory, finish_entries, finite};
-use rayon::prelude::*;
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use crate::matrix::{Gram, PairInfo};
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// A block K[rows, cols] of a Gram matrix (half-open index ranges over the inputs' order).

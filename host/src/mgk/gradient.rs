@@ -416,7 +416,22 @@ impl super::MarginalizedGraphKernel {
     /// K and ∂K/∂θ of `pairs` of `graphs` on the kernel's engine: on the GPU in f32, the resident
     /// solver's gradient entries first (as for K), the tile solver's for the pairs they leave.
     fn solve_gradient(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<GradientRun> {
+        let gpus = self.gpus();
+        if super::spread::spreads(gpus.len(), pairs.len()) {
+            let np = self.config.gradient_params().n_hyper as usize;
+            let (status, grads, report, seconds) = super::spread::spread(&gpus, pairs, np, |dev, share| {
+                let (status, per_pair, report) = self.on_device(dev).solve_gradient_here(graphs, share)?;
+                Ok(super::spread::Part { status, per_pair, report })
+            })?;
+            return Ok((status, grads, seconds, crate::report::Details::new(report)));
+        }
         let t = std::time::Instant::now();
+        let (status, grads, report) = self.solve_gradient_here(graphs, pairs)?;
+        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+    }
+
+    /// [`solve_gradient`](Self::solve_gradient) on the kernel's engine alone.
+    fn solve_gradient_here(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<(Vec<PairStatus>, Vec<f64>, super::report::MgkReport)> {
         let gp = self.config.gradient_params();
         let np = gp.n_hyper as usize;
         let rtol = self.config.solver.rtol_for(self.config.precision);
@@ -443,11 +458,10 @@ impl super::MarginalizedGraphKernel {
                 }
                 report.tiles = Some(tiles);
             }
-            return Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)));
+            return Ok((status, grads, report));
         }
         let (status, grads, tiles) = self.gradient_tiles(graphs, pairs, &gp)?;
-        let report = super::report::MgkReport { resident: None, tiles: Some(tiles) };
-        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+        Ok((status, grads, super::report::MgkReport { resident: None, tiles: Some(tiles) }))
     }
 
     /// K and ∂K/∂θ of `pairs` with the tile solvers (CPU or GPU).

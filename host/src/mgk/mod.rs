@@ -14,6 +14,7 @@ pub mod pack;
 pub mod profile;
 pub mod reference;
 pub mod report;
+pub mod spread;
 pub mod tune;
 
 use crate::backend::{Backend, Precision};
@@ -90,6 +91,8 @@ pub struct MarginalizedGraphKernel {
     config: MgkConfig,
     resolved: ResolvedKernel,
     engine: Engine,
+    /// The other selected GPUs, over which large calls are spread ([`spread`]); empty on the CPU.
+    peers: Vec<Arc<crate::gpu::GpuDevice>>,
     control: RunControl,
 }
 
@@ -97,12 +100,15 @@ impl MarginalizedGraphKernel {
     /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
     pub fn new(config: MgkConfig) -> Result<Self> {
         let resolved = config.resolve()?;
-        let engine = match config.backend {
-            Backend::Cpu => Engine::Cpu,
-            Backend::Cuda => Engine::Cuda(crate::gpu::device().map_err(OctileError::NoGpu)?),
-            Backend::Auto => match crate::gpu::device() {
-                Ok(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => Engine::Cuda(d),
-                _ => Engine::Cpu,
+        let (engine, peers) = match config.backend {
+            Backend::Cpu => (Engine::Cpu, Vec::new()),
+            Backend::Cuda => {
+                let d = crate::gpu::devices().map_err(OctileError::NoGpu)?;
+                (Engine::Cuda(d[0].clone()), d[1..].to_vec())
+            }
+            Backend::Auto => match crate::gpu::devices() {
+                Ok(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => (Engine::Cuda(d[0].clone()), d[1..].to_vec()),
+                _ => (Engine::Cpu, Vec::new()),
             },
         };
         if let Engine::Cuda(_) = engine
@@ -114,7 +120,46 @@ impl MarginalizedGraphKernel {
                 resolved.edge_features.len()
             )));
         }
-        Ok(MarginalizedGraphKernel { config, resolved, engine, control: RunControl::default() })
+        Ok(MarginalizedGraphKernel { config, resolved, engine, peers, control: RunControl::default() })
+    }
+
+    /// The kernel on these GPUs (CUDA's ordinals; the first becomes its engine): calls of more
+    /// than [`spread::MIN_PAIRS_PER_DEVICE`] pairs per GPU are spread over them. Without a usable GPU
+    /// among them, [`OctileError::NoGpu`]; a kernel on the CPU backend stays there
+    /// ([`OctileError::InvalidConfig`]).
+    pub fn with_gpus(mut self, ordinals: &[usize]) -> Result<Self> {
+        if matches!(self.engine, Engine::Cpu) {
+            return Err(OctileError::InvalidConfig("with_gpus: the kernel runs on the CPU backend".into()));
+        }
+        let devs = ordinals.iter().map(|&k| crate::gpu::device_at(k)).collect::<std::result::Result<Vec<_>, String>>().map_err(OctileError::NoGpu)?;
+        let Some(first) = devs.first() else { return Err(OctileError::InvalidConfig("with_gpus: no GPU listed".into())) };
+        self.engine = Engine::Cuda(first.clone());
+        self.peers = devs[1..].to_vec();
+        Ok(self)
+    }
+
+    /// Every GPU the kernel uses, the first (its engine's) first; empty on the CPU.
+    fn gpus(&self) -> Vec<Arc<crate::gpu::GpuDevice>> {
+        match &self.engine {
+            Engine::Cpu => Vec::new(),
+            Engine::Cuda(d) => std::iter::once(d.clone()).chain(self.peers.iter().cloned()).collect(),
+        }
+    }
+
+    /// The same kernel once per GPU it uses, each on that GPU alone; empty on one GPU or the CPU.
+    pub fn per_gpu(&self) -> Vec<MarginalizedGraphKernel> {
+        if self.peers.is_empty() { Vec::new() } else { self.gpus().iter().map(|d| self.on_device(d)).collect() }
+    }
+
+    /// The same kernel on GPU `dev` alone (one GPU's share of a spread call).
+    fn on_device(&self, dev: &Arc<crate::gpu::GpuDevice>) -> Self {
+        MarginalizedGraphKernel {
+            config: self.config.clone(),
+            resolved: self.resolved.clone(),
+            engine: Engine::Cuda(dev.clone()),
+            peers: Vec::new(),
+            control: self.control.clone(),
+        }
     }
 
     /// κe gathered for the tiling-blocking dense walks, or marked unusable when the configuration
@@ -145,7 +190,7 @@ impl MarginalizedGraphKernel {
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
-        let e = evaluation(&status, seconds, report);
+        let e = evaluation(&status, seconds, Details::new(report));
         finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
         Ok(pairs
             .iter()
@@ -444,8 +489,16 @@ impl MarginalizedGraphKernel {
 
 impl GraphKernel for MarginalizedGraphKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
+        let gpus = self.gpus();
+        if spread::spreads(gpus.len(), pairs.len()) {
+            let (status, _, report, seconds) = spread::spread(&gpus, pairs, 0, |dev, share| {
+                let Solved { status, report, .. } = self.on_device(dev).solve_x(graphs, share, false)?;
+                Ok(spread::Part { status, per_pair: Vec::new(), report })
+            })?;
+            return Ok(evaluation(&status, seconds, Details::new(report)));
+        }
         let Solved { status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
-        Ok(evaluation(&status, seconds, report))
+        Ok(evaluation(&status, seconds, Details::new(report)))
     }
 
     fn control(&self) -> &RunControl {
@@ -456,8 +509,15 @@ impl GraphKernel for MarginalizedGraphKernel {
         self.engine.name()
     }
 
+    fn per_device(&self) -> Vec<Box<dyn GraphKernel + Send + Sync>> {
+        self.per_gpu().into_iter().map(|k| Box::new(k) as Box<dyn GraphKernel + Send + Sync>).collect()
+    }
+
     fn device_name(&self) -> String {
-        self.engine.describe()
+        match self.peers.len() {
+            0 => self.engine.describe(),
+            n => format!("{} GPUs: {}", n + 1, self.gpus().iter().map(|d| format!("GPU {} {}", d.ordinal, d.describe())).collect::<Vec<_>>().join(", ")),
+        }
     }
 
     fn device_report(&self) -> crate::report::Details {
@@ -466,8 +526,8 @@ impl GraphKernel for MarginalizedGraphKernel {
 }
 
 /// The solver's statuses as the driver's per-pair values and diagnostics.
-fn evaluation(status: &[PairStatus], seconds: f64, report: MgkReport) -> Evaluation {
-    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details: Details::new(report) }
+fn evaluation(status: &[PairStatus], seconds: f64, details: Details) -> Evaluation {
+    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details }
 }
 
 fn info(s: &PairStatus) -> PairInfo {

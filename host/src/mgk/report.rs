@@ -240,6 +240,38 @@ impl fmt::Display for MgkReport {
     }
 }
 
+/// A run spread over several GPUs ([`super::spread`]): what each did.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpreadReport {
+    /// One per GPU, in the order of the selection.
+    pub parts: Vec<DevicePart>,
+}
+
+/// One GPU's share of a spread run.
+#[derive(Clone, Debug, Serialize)]
+pub struct DevicePart {
+    /// CUDA's ordinal.
+    pub gpu: usize,
+    /// The device, in words.
+    pub device: String,
+    /// Pairs it solved.
+    pub pairs: usize,
+    /// Its wall-clock seconds.
+    pub seconds: f64,
+    /// How it solved them.
+    pub report: MgkReport,
+}
+
+impl fmt::Display for SpreadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "spread over {} GPUs (each every {}-th pair)", self.parts.len(), self.parts.len())?;
+        for p in &self.parts {
+            write!(f, "; GPU {} ({}): {} pairs in {:.3} s: {}", p.gpu, p.device, p.pairs, p.seconds, p.report)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -312,6 +312,16 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         Built::Gradient(_, names, _) => names.len(),
         Built::Any(_) => 0,
     };
+    // with several GPUs (--devices), one kernel per GPU, each computing whole tiles
+    let (any_per_gpu, mgk_per_gpu) = match &built {
+        Built::Any(k) => (k.per_device(), Vec::new()),
+        Built::Gradient(k, ..) => (Vec::new(), k.per_gpu()),
+    };
+    let per_device: Vec<tiled::Compute> = any_per_gpu
+        .iter()
+        .map(|k| tiled::Compute::Values(k.as_ref() as &(dyn octile::GraphKernel + Sync)))
+        .chain(mgk_per_gpu.iter().map(tiled::Compute::Gradient))
+        .collect();
     // the largest tile's memory, before any file is made (the matrix itself goes to disk); the
     // worker threads are started first, so that their stacks and allocator arenas (which count
     // against an address-space limit, ulimit -v) are in what the check sees as used
@@ -356,7 +366,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
         let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(per_device.len().max(1));
         std::thread::scope(|s| {
             let (tally, finished, pairs_done) = (&mut tally, &mut finished, &mut pairs_done);
             let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());
@@ -375,16 +385,20 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = (|| -> octile::Result<()> {
-                for tile in &todo {
-                    let g = tiled::compute_tile(job, &compute, diag.as_ref(), tile)?;
-                    if tx.send((tile, g)).is_err() {
-                        // the writer stopped (its error comes back from join)
-                        break;
+            let computed = if per_device.len() > 1 {
+                tiled::compute_on_devices(job, &per_device, diag.as_ref(), &todo, &tx)
+            } else {
+                (|| -> octile::Result<()> {
+                    for tile in &todo {
+                        let g = tiled::compute_tile(job, &compute, diag.as_ref(), tile)?;
+                        if tx.send((tile, g)).is_err() {
+                            // the writer stopped (its error comes back from join)
+                            break;
+                        }
                     }
-                }
-                Ok(())
-            })();
+                    Ok(())
+                })()
+            };
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

@@ -25,6 +25,11 @@ struct Cli {
     /// Default: every core of the machine, or RAYON_NUM_THREADS where it is set.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// The GPUs to use: "all" or ordinals such as "0,1" (CUDA's numbering). The marginalized
+    /// kernel spreads each call's pairs over them (same values as one GPU); the other methods use
+    /// the first. Default: GPU 0, or OCTILE_DEVICES where it is set.
+    #[arg(long, global = true, value_name = "LIST")]
+    devices: Option<String>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -71,6 +76,12 @@ fn main() {
             eprintln!("error: --threads {n}: {e}");
             std::process::exit(2);
         }
+    }
+    if let Some(d) = &cli.devices
+        && let Err(e) = octile::gpu::select_devices(d)
+    {
+        eprintln!("error: --devices {d}: {e}");
+        std::process::exit(2);
     }
     let r = match cli.cmd {
         Cmd::Info => info::info(),

@@ -24,7 +24,7 @@ pub fn default_tile_size(backend: &str) -> usize {
 
 /// The kernel a run computes with: any method's, or the marginalized kernel with ∂K/∂θ.
 pub enum Compute<'a> {
-    Values(&'a dyn GraphKernel),
+    Values(&'a (dyn GraphKernel + Sync)),
     Gradient(&'a MarginalizedGraphKernel),
 }
 
@@ -176,6 +176,47 @@ pub fn diagonals(job: &Job, compute: &Compute, tally: &mut Tally) -> octile::Res
 pub struct Outputs {
     pub values: NpyWriter,
     pub gradient: Option<(NpyWriter, usize)>,
+}
+
+/// Every tile of `todo`, computed by one thread per device (`per_device`: the kernel once per GPU),
+/// each taking the next tile when it finishes one — the largest first, so that the last tiles
+/// are small — and sending it to the writer (`tx`). The first error stops the others after their
+/// current tile.
+pub fn compute_on_devices<'t>(
+    job: &Job,
+    per_device: &[Compute],
+    diag: Option<&Diagonals>,
+    todo: &[&'t Tile],
+    tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram)>,
+) -> octile::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut order: Vec<&'t Tile> = todo.to_vec();
+    order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = per_device
+            .iter()
+            .map(|compute| {
+                let (order, next, tx) = (&order, &next, tx.clone());
+                s.spawn(move || -> octile::Result<()> {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&tile) = order.get(k) else { return Ok(()) };
+                        let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
+                        if tx.send((tile, g)).is_err() {
+                            // the writer stopped (its error comes back from its join)
+                            next.store(order.len(), Ordering::Relaxed);
+                            return Ok(());
+                        }
+                    }
+                })
+            })
+            .collect();
+        // every thread joined first, then the first error
+        let results: Vec<octile::Result<()>> =
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("a GPU's tile thread panicked".into())))).collect();
+        results.into_iter().collect()
+    })
 }
 
 /// Compute `tile` (normalized with `diag` when the job is): its entries (local), with the gradient
