@@ -66,3 +66,24 @@ fn two_gpus_give_one_gpus_matrix() {
         check(&format!("molecules {precision:?}"), &mols, &m, precision == Precision::F32, rtol);
     }
 }
+
+/// Without a GPU (or on the CPU backend) asking for GPUs is a typed error, not a silent CPU run.
+#[test]
+fn gpus_for_a_cpu_kernel_or_absent_gpus_are_refused() {
+    let mut cpu = synthetic_kernel(0.05);
+    cpu.backend = Backend::Cpu;
+    let k = MarginalizedGraphKernel::new(cpu).unwrap();
+    assert!(k.per_gpu().is_empty());
+    match k.with_gpus(&[0]) {
+        Err(octile::OctileError::InvalidConfig(m)) => assert!(m.contains("CPU backend"), "{m}"),
+        other => panic!("expected InvalidConfig, got {:?}", other.err()),
+    }
+    if octile::gpu::device_at(0).is_ok() {
+        let mut c = synthetic_kernel(0.05);
+        c.backend = Backend::Cuda;
+        match MarginalizedGraphKernel::new(c).unwrap().with_gpus(&[64]) {
+            Err(octile::OctileError::NoGpu(m)) => assert!(m.contains("GPU 64 does not exist"), "{m}"),
+            other => panic!("expected NoGpu, got {:?}", other.err()),
+        }
+    }
+}
