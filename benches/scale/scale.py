@@ -261,7 +261,7 @@ def main():
                 continue
             pre = []
             if mode == "devices2":
-                pre = ["--devices", "0,1"]  # one process, each tile's pairs spread over both GPUs
+                pre = ["--devices", "0,1"]  # one process, whole tiles to each GPU
             if mode == "in-memory":
                 extra = ["--tile-size", "1000000"]
             elif mode.startswith("tile="):

@@ -110,6 +110,43 @@ fn cli_bad_input_fails_with_file_and_line() {
     assert!(!out.exists(), "no output on failure");
 }
 
+/// `--devices`: a spelling that is no GPU list is a usage error (exit 2) naming it; GPUs named by
+/// ordinal that are not there fail (exit 1), with `--backend auto` too, instead of computing on the
+/// CPU; `all` takes whatever there is (the CPU on a machine without a GPU). Runs on any machine.
+#[test]
+fn devices_that_cannot_be_had_are_errors_not_a_silent_cpu_run() {
+    let dir = scratch_dir("cli-devices");
+    let out = dir.join("K.npy");
+    let gram = |devices: &str| {
+        exe()
+            .args([
+                "--devices",
+                devices,
+                "gram",
+                "molecules:6:1",
+                "--kernel",
+                &root().join("examples/molecules.toml").to_string_lossy(),
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+            ])
+            .output()
+            .unwrap()
+    };
+    for bad in ["0,x", "1,1", ""] {
+        let o = gram(bad);
+        assert_eq!(o.status.code(), Some(2), "--devices {bad:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--devices"), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = gram("63");
+    assert_eq!(o.status.code(), Some(1), "GPU 63: {}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("GPU 63 does not exist") || err.contains("CUDA"), "{err}");
+    let o = gram("all");
+    assert_eq!(o.status.code(), Some(0), "all: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(load_npy(&out).0, vec![6, 6]);
+}
+
 /// The library's warnings and timings reach stderr through the CLI's log sink: a skipped record
 /// always (with its file and line), the phase timings only with `-v` (or `OCTILE_TRACE`).
 #[test]

@@ -70,9 +70,11 @@ def _allocator_of_a_plain_process():
     """Dask's nanny starts its workers with MALLOC_TRIM_THRESHOLD_=65536: glibc then gives freed memory
     back at once, and each tile's buffers (hundreds of MB for a GPU tile) are page-faulted anew —
     13 % of the tiles' time on an H200 (benches/scale/overhead.py). A worker computing tiles gets
-    the values glibc settles on in a plain process instead (mmap threshold 32 MiB, trim 64 MiB)."""
+    the values glibc settles on in a plain process instead (mmap threshold 32 MiB, trim 64 MiB); a
+    threshold other than Dask's 65536 is the user's and stays."""
     global _ALLOCATOR_SET
-    if _ALLOCATOR_SET or "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
+    # only Dask's own value: a threshold the user chose stays
+    if _ALLOCATOR_SET or os.environ.get("MALLOC_TRIM_THRESHOLD_") != "65536" or not sys.platform.startswith("linux"):
         return
     _ALLOCATOR_SET = True
     try:
@@ -236,10 +238,14 @@ def gather(array, out=None, *, progress=None):
     futures = client.compute(list(array.to_delayed().ravel()))
     where = {f.key: s for f, s in zip(futures, slices)}
     done = 0
-    for f in as_completed(futures):
-        out[where[f.key]] = f.result()
-        f.release()
-        done += 1
-        if progress is not None:
-            progress(done, len(futures))
+    try:
+        for f in as_completed(futures):
+            out[where[f.key]] = f.result()
+            f.release()
+            done += 1
+            if progress is not None:
+                progress(done, len(futures))
+    except BaseException:
+        client.cancel(futures)  # a failed tile or Ctrl-C: the others are not computed for nothing
+        raise
     return out

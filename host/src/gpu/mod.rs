@@ -227,19 +227,38 @@ pub fn device_at(ordinal: usize) -> Result<Arc<GpuDevice>, String> {
 /// The GPUs selected for this process ([`select_devices`], else `OCTILE_DEVICES`; by default
 /// GPU 0 alone), or why one of them is not usable.
 pub fn devices() -> Result<Vec<Arc<GpuDevice>>, String> {
-    let spec = SELECTION.get().cloned().or_else(|| std::env::var("OCTILE_DEVICES").ok().filter(|s| !s.trim().is_empty()));
-    let Some(spec) = spec else { return Ok(vec![device_at(0)?]) };
-    // the first probe says why there is no GPU at all (no driver, disabled) before the count does
-    let first = device_at(0);
+    selected_ordinals()?.into_iter().map(device_at).collect()
+}
+
+/// The ordinals selected (by default `[0]`), checked against the GPUs visible.
+fn selected_ordinals() -> Result<Vec<usize>, String> {
+    let Some(spec) = selection() else { return Ok(vec![0]) };
     let count = visible_count();
     if count == 0 {
-        return Err(first.err().unwrap_or_else(|| "no GPU visible".into()));
+        // the first probe says why there is no GPU at all (no driver, disabled)
+        return Err(device_at(0).err().unwrap_or_else(|| "no GPU visible".into()));
     }
     let ordinals = parse_selection(&spec, count).map_err(|e| format!("OCTILE_DEVICES / --devices: {e}"))?;
     if ordinals.is_empty() {
         return Err(format!("devices \"{spec}\": no GPU selected"));
     }
-    ordinals.into_iter().map(device_at).collect()
+    Ok(ordinals)
+}
+
+/// The selection `--devices` or `OCTILE_DEVICES` made, if any.
+fn selection() -> Option<String> {
+    SELECTION.get().cloned().or_else(|| std::env::var("OCTILE_DEVICES").ok().filter(|s| !s.trim().is_empty()))
+}
+
+/// The GPUs for `Backend::Auto`: the selected ones, `Ok(None)` (the CPU) when there is no usable
+/// GPU and none was asked for by ordinal ("all" asks for whatever there is); GPUs named that
+/// cannot be used are an error, not a silent run on the CPU.
+pub fn auto_devices() -> Result<Option<Vec<Arc<GpuDevice>>>, String> {
+    match devices() {
+        Ok(d) => Ok(Some(d)),
+        Err(e) if selection().is_some_and(|s| !s.trim().eq_ignore_ascii_case("all")) => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// GPUs the driver shows (0 without a driver).
@@ -251,9 +270,9 @@ fn visible_count() -> usize {
     result::device::get_count().map_or(0, |c| c.max(0) as usize)
 }
 
-/// The GPU: the first selected ([`devices`]), or why there is none.
+/// The GPU: the first selected ([`devices`]; the others are not started), or why there is none.
 pub fn device() -> Result<Arc<GpuDevice>, String> {
-    devices().map(|d| d[0].clone())
+    device_at(selected_ordinals()?[0])
 }
 
 /// `cuDriverGetVersion`, which cudarc's `result` layer does not wrap, in that layer's style.
@@ -367,7 +386,7 @@ impl Engine {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,
             Backend::Cuda => Engine::Cuda(device().map_err(OctileError::NoGpu)?),
-            Backend::Auto => device().map_or(Engine::Cpu, Engine::Cuda),
+            Backend::Auto => auto_devices().map_err(OctileError::NoGpu)?.map_or(Engine::Cpu, |d| Engine::Cuda(d[0].clone())),
         })
     }
     /// "cpu" or "cuda".

@@ -211,6 +211,9 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
     }
     let tp = TilePairs::of(x, y, tile)?;
     let e = finite(kernel.evaluate(&tp.graphs, &tp.pairs)?);
+    if e.values.len() != tp.pairs.len() {
+        return Err(OctileError::Internal(format!("{} values for the tile's {} pairs", e.values.len(), tp.pairs.len())));
+    }
     if kernel.control().cancelled() {
         return Err(OctileError::Cancelled);
     }

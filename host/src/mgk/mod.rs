@@ -106,8 +106,8 @@ impl MarginalizedGraphKernel {
                 let d = crate::gpu::devices().map_err(OctileError::NoGpu)?;
                 (Engine::Cuda(d[0].clone()), d[1..].to_vec())
             }
-            Backend::Auto => match crate::gpu::devices() {
-                Ok(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => (Engine::Cuda(d[0].clone()), d[1..].to_vec()),
+            Backend::Auto => match crate::gpu::auto_devices().map_err(OctileError::NoGpu)? {
+                Some(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => (Engine::Cuda(d[0].clone()), d[1..].to_vec()),
                 _ => (Engine::Cpu, Vec::new()),
             },
         };

@@ -1,8 +1,12 @@
 //! One call's pairs spread over several GPUs (`--devices`, `OCTILE_DEVICES`): GPU d of N solves
 //! pairs d, d + N, d + 2N, … — every GPU gets the same mix of sizes, whatever the pairs' order, at
 //! no cost of sorting — each on its own host thread with the kernel's own configuration, and the
-//! statuses go back to pair order. A pair's value does not depend on the other pairs of its call
-//! (each is solved by its own team), so the result equals one GPU's.
+//! statuses go back to pair order. On the resident solver a pair's value does not depend on the
+//! other pairs of its call (each is solved by its own team), so the result equals one GPU's bit
+//! for bit; the tile solver sizes its teams of blocks by its call's pair count
+//! (`gpu::batch::team_blocks_for`), so its values (f64, large pairs) may differ in the last bits,
+//! as they do between one GPU's calls of other sizes. One GPU's error is reported when the
+//! others have finished their shares.
 //!
 //! ```text
 //! pairs:   p0 p1 p2 p3 p4 p5 p6 …        GPU 0: p0 p2 p4 p6 …   GPU 1: p1 p3 p5 …

@@ -328,8 +328,9 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
+    // with several GPUs, one tile computing on each at once
     octile::memory::check_with(
-        tr as u128 * tc as u128 * per_entry,
+        tr as u128 * tc as u128 * per_entry * per_device.len().max(1) as u128,
         a.max_memory,
         || format!("a {tr} × {tc} tile of the {out_rows} × {out_cols} matrix"),
         "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",
@@ -366,7 +367,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
         let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(per_device.len().max(1));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(1);
         std::thread::scope(|s| {
             let (tally, finished, pairs_done) = (&mut tally, &mut finished, &mut pairs_done);
             let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());

@@ -25,8 +25,9 @@ struct Cli {
     /// Default: every core of the machine, or RAYON_NUM_THREADS where it is set.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
-    /// The GPUs to use: "all" or ordinals such as "0,1" (CUDA's numbering). The marginalized
-    /// kernel spreads each call's pairs over them (same values as one GPU); the other methods use
+    /// The GPUs to use: "all" or ordinals such as "0,1" (CUDA's numbering). `gram` with the
+    /// marginalized kernel gives each GPU whole tiles (one GPU's values; the f64 tile solver's may
+    /// differ in the last bits, as between one GPU's calls of other sizes); the other methods use
     /// the first. Default: GPU 0, or OCTILE_DEVICES where it is set.
     #[arg(long, global = true, value_name = "LIST")]
     devices: Option<String>,
