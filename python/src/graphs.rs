@@ -174,9 +174,11 @@ pub(crate) fn graph_of(parts: Parts) -> PyResult<PyGraph> {
     vocab_to_codes(&mut node, &string_columns(&node_names, "node", &kinds), &vocab)?;
     vocab_to_codes(&mut edge, &string_columns(&edge_names, "edge", &kinds), &vocab)?;
     let mut g = Graph::with_names(n, node_names, edge_names);
-    // (nothing to set on nodes without features: no loop over them)
-    for i in (0..n).filter(|_| kn > 0) {
-        g.set_node_features(i, &node[i * kn..(i + 1) * kn]).map_err(bad)?;
+    // nothing to set on nodes without features: no loop over them (damaged bytes may claim many)
+    if kn > 0 {
+        for i in 0..n {
+            g.set_node_features(i, &node[i * kn..(i + 1) * kn]).map_err(bad)?;
+        }
     }
     for (e, &(i, j, w)) in edges.iter().enumerate() {
         g.add_edge(i as usize, j as usize, w, &edge[e * ke..(e + 1) * ke]).map_err(bad)?;

@@ -32,6 +32,11 @@ fn share(pairs: &[(u32, u32)], d: usize, n: usize) -> Vec<(u32, u32)> {
     pairs.iter().skip(d).step_by(n).copied().collect()
 }
 
+/// How many pairs [`share`] gives GPU `d` of `n` out of `len`.
+fn share_len(len: usize, d: usize, n: usize) -> usize {
+    len.saturating_sub(d).div_ceil(n)
+}
+
 /// What one GPU returns: statuses (or anything per pair) of its share, `width` values per pair in
 /// `per_pair`, and its report.
 pub struct Part<S> {
@@ -69,13 +74,9 @@ pub fn spread<S: Copy + Default + Send>(
     let mut report = SpreadReport { parts: Vec::with_capacity(n) };
     for (d, (part, dev)) in parts.into_iter().zip(devices).enumerate() {
         let (part, seconds) = part?;
-        if part.status.len() != share(pairs, d, n).len() || part.per_pair.len() != part.status.len() * width {
-            return Err(OctileError::Internal(format!(
-                "GPU {} returned {} statuses for its {} pairs",
-                dev.ordinal,
-                part.status.len(),
-                share(pairs, d, n).len()
-            )));
+        let expected = share_len(pairs.len(), d, n);
+        if part.status.len() != expected || part.per_pair.len() != part.status.len() * width {
+            return Err(OctileError::Internal(format!("GPU {} returned {} statuses for its {expected} pairs", dev.ordinal, part.status.len())));
         }
         for (i, s) in part.status.iter().enumerate() {
             let k = d + i * n;
@@ -98,6 +99,11 @@ mod tests {
             let mut seen: Vec<(u32, u32)> = (0..n).flat_map(|d| share(&pairs, d, n)).collect();
             seen.sort();
             assert_eq!(seen, pairs, "{n} devices");
+            for len in 0..pairs.len() {
+                for d in 0..n {
+                    assert_eq!(share_len(len, d, n), share(&pairs[..len], d, n).len(), "{len} pairs, GPU {d} of {n}");
+                }
+            }
             assert_eq!(share(&pairs, 1, 3), vec![(1, 2), (4, 5), (7, 8), (10, 11)]);
         }
         assert!(!spreads(1, 1 << 20) && !spreads(2, 2 * MIN_PAIRS_PER_DEVICE - 1) && spreads(2, 2 * MIN_PAIRS_PER_DEVICE));
