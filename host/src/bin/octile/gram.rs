@@ -386,20 +386,8 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = if per_device.len() > 1 {
-                tiled::compute_on_devices(job, &per_device, diag.as_ref(), &todo, &tx)
-            } else {
-                (|| -> octile::Result<()> {
-                    for tile in &todo {
-                        let g = tiled::compute_tile(job, &compute, diag.as_ref(), tile)?;
-                        if tx.send((tile, g)).is_err() {
-                            // the writer stopped (its error comes back from join)
-                            break;
-                        }
-                    }
-                    Ok(())
-                })()
-            };
+            let computes = if per_device.len() > 1 { &per_device[..] } else { std::slice::from_ref(&compute) };
+            let computed = tiled::compute_on_devices(job, computes, diag.as_ref(), &todo, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

@@ -178,10 +178,11 @@ pub struct Outputs {
     pub gradient: Option<(NpyWriter, usize)>,
 }
 
-/// Every tile of `todo`, computed by one thread per device (`per_device`: the kernel once per GPU),
-/// each taking the next tile when it finishes one — the largest first, so that the last tiles
-/// are small — and sending it to the writer (`tx`). The first error stops the others after their
-/// current tile.
+/// Every tile of `todo`, computed by one thread per device (`per_device`: the kernel once per GPU,
+/// or the one kernel), each taking the next tile when it finishes one and sending it to the writer
+/// (`tx`). With several devices the largest tiles go first, so that the last ones are small; with
+/// one, in `todo`'s order. The first error stops the others after their current tile; a writer
+/// that stopped stops them too (its error comes back from its join).
 pub fn compute_on_devices<'t>(
     job: &Job,
     per_device: &[Compute],
@@ -191,7 +192,9 @@ pub fn compute_on_devices<'t>(
 ) -> octile::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut order: Vec<&'t Tile> = todo.to_vec();
-    order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
+    if per_device.len() > 1 {
+        order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
+    }
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         let workers: Vec<_> = per_device
@@ -204,7 +207,6 @@ pub fn compute_on_devices<'t>(
                         let Some(&tile) = order.get(k) else { return Ok(()) };
                         let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
                         if tx.send((tile, g)).is_err() {
-                            // the writer stopped (its error comes back from its join)
                             next.store(order.len(), Ordering::Relaxed);
                             return Ok(());
                         }
