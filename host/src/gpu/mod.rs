@@ -389,6 +389,20 @@ impl Engine {
             Backend::Auto => auto_devices().map_err(OctileError::NoGpu)?.map_or(Engine::Cpu, |d| Engine::Cuda(d[0].clone())),
         })
     }
+    /// [`for_backend`](Self::for_backend) with every selected GPU ([`devices`]): the engine on
+    /// the first, and the others (empty on the CPU), for a method that spreads its work.
+    pub fn with_peers(backend: crate::backend::Backend) -> Result<(Engine, Vec<Arc<GpuDevice>>), OctileError> {
+        use crate::backend::Backend;
+        let gpus = match backend {
+            Backend::Cpu => None,
+            Backend::Cuda => Some(devices().map_err(OctileError::NoGpu)?),
+            Backend::Auto => auto_devices().map_err(OctileError::NoGpu)?,
+        };
+        Ok(match gpus {
+            Some(d) => (Engine::Cuda(d[0].clone()), d[1..].to_vec()),
+            None => (Engine::Cpu, Vec::new()),
+        })
+    }
     /// "cpu" or "cuda".
     pub fn name(&self) -> &'static str {
         match self {

@@ -100,16 +100,10 @@ impl MarginalizedGraphKernel {
     /// Validate `config` and pick the backend (`Auto`: the GPU if one is usable).
     pub fn new(config: MgkConfig) -> Result<Self> {
         let resolved = config.resolve()?;
-        let (engine, peers) = match config.backend {
-            Backend::Cpu => (Engine::Cpu, Vec::new()),
-            Backend::Cuda => {
-                let d = crate::gpu::devices().map_err(OctileError::NoGpu)?;
-                (Engine::Cuda(d[0].clone()), d[1..].to_vec())
-            }
-            Backend::Auto => match crate::gpu::auto_devices().map_err(OctileError::NoGpu)? {
-                Some(d) if resolved.edge_features.len() <= MAX_EDGE_FEATURES => (Engine::Cuda(d[0].clone()), d[1..].to_vec()),
-                _ => (Engine::Cpu, Vec::new()),
-            },
+        let (engine, peers) = match Engine::with_peers(config.backend)? {
+            // more edge features than the GPU kernels read: Auto takes the CPU (Cuda: the error below)
+            (Engine::Cuda(_), _) if config.backend == Backend::Auto && resolved.edge_features.len() > MAX_EDGE_FEATURES => (Engine::Cpu, Vec::new()),
+            picked => picked,
         };
         if let Engine::Cuda(_) = engine
             && resolved.edge_features.len() > MAX_EDGE_FEATURES
