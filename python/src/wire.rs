@@ -23,11 +23,16 @@ fn put_u64(out: &mut Vec<u8>, v: usize) {
     out.extend_from_slice(&(v as u64).to_le_bytes());
 }
 
+/// A string as [`Reader::string`] reads it: its length, then its bytes.
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u64(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
 fn put_names(out: &mut Vec<u8>, names: &[String]) {
     put_u64(out, names.len());
     for s in names {
-        put_u64(out, s.len());
-        out.extend_from_slice(s.as_bytes());
+        put_str(out, s);
     }
 }
 
@@ -52,8 +57,7 @@ fn encode(p: &Parts, out: &mut Vec<u8>) {
     put_f64s(out, edge);
     put_u64(out, kinds.len());
     for (k, v) in kinds {
-        put_u64(out, k.len());
-        out.extend_from_slice(k.as_bytes());
+        put_str(out, k);
         out.push(*v as u8);
     }
     put_names(out, vocab);
