@@ -187,18 +187,23 @@ static SELECTION: OnceLock<String> = OnceLock::new();
 /// ("0,1"; CUDA's numbering, after `CUDA_VISIBLE_DEVICES`). Set once per process, before the
 /// first kernel (the CLI's global `--devices`); an unusable spelling is an error naming it.
 pub fn select_devices(spec: &str) -> Result<(), String> {
-    if !spec.trim().eq_ignore_ascii_case("all") {
+    if !is_all(spec) {
         parse_selection(spec, usize::MAX)?; // the spelling now; the ordinals against the GPUs there are at first use
     }
     SELECTION.set(spec.to_string()).map_err(|_| "the devices were already selected".to_string())
 }
 
+/// Whether `spec` selects every GPU ("all", any case, blanks around it).
+fn is_all(spec: &str) -> bool {
+    spec.trim().eq_ignore_ascii_case("all")
+}
+
 /// Ordinals of `spec` ("all": `0..count`); each below `count`, none twice.
 fn parse_selection(spec: &str, count: usize) -> Result<Vec<usize>, String> {
-    let spec = spec.trim();
-    if spec.eq_ignore_ascii_case("all") {
+    if is_all(spec) {
         return Ok((0..count).collect());
     }
+    let spec = spec.trim();
     let mut out: Vec<usize> = Vec::new();
     for part in spec.split(',') {
         let k: usize =
@@ -256,7 +261,7 @@ fn selection() -> Option<String> {
 pub fn auto_devices() -> Result<Option<Vec<Arc<GpuDevice>>>, String> {
     match devices() {
         Ok(d) => Ok(Some(d)),
-        Err(e) if selection().is_some_and(|s| !s.trim().eq_ignore_ascii_case("all")) => Err(e),
+        Err(e) if selection().is_some_and(|s| !is_all(&s)) => Err(e),
         Err(_) => Ok(None),
     }
 }
