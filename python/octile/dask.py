@@ -36,12 +36,28 @@ __all__ = ["gram", "gather", "default_tile_size"]
 _counter = itertools.count()
 
 
-def default_tile_size(kernel) -> int:
+def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = True, workers: Optional[int] = None) -> int:
     """Graphs per tile side, as ``octile gram``'s: 2048 where the kernel runs on a GPU (tiles of
     ~4 M pairs keep it full), 128 on CPUs (tiles of seconds, so workers share the work evenly).
+    With several GPU workers (``workers``; default: those of the current ``distributed`` client,
+    if any), smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the
+    tiles on and above the diagonal) has six tiles per worker, as ``octile gram --devices`` does.
     With the same tiles, the matrix equals ``octile gram``'s bit for bit on every backend (on the
     CPU, whatever the tiles)."""
-    return 2048 if kernel._native().backend == "cuda" else 128
+    gpu = kernel._native().backend == "cuda"
+    if workers is None:
+        workers = _client_workers() if gpu else 1
+    return _octile.default_tile_size(gpu, max(int(workers), 1), int(rows), int(cols), bool(mirrored))
+
+
+def _client_workers() -> int:
+    """Workers of the current ``distributed`` client (1 without one)."""
+    try:
+        from distributed import get_client
+
+        return max(len(get_client().scheduler_info().get("workers", {})), 1)
+    except (ImportError, ValueError):
+        return 1
 
 
 class _Graphs:
@@ -160,7 +176,8 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
     kernel._native()  # checks the kernel now, in the caller's process
     if eval_gradient and not hasattr(kernel, "_log_gradient"):
         raise ValueError(f"eval_gradient: hyperparameter gradients are computed for the marginalized graph kernel only, not {type(kernel).__name__}")
-    size = default_tile_size(kernel) if tile_size is None else int(tile_size)
+    rows, cols = len(x), len(x) if y is None else len(y)
+    size = default_tile_size(kernel, rows, cols, y is None) if tile_size is None else int(tile_size)
     if size < 1:
         raise ValueError(f"tile_size must be at least 1, got {tile_size}")
     rb = _bounds(x, size)

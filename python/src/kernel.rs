@@ -277,8 +277,9 @@ impl PyKernel {
 
     /// K(X) (`y` None) or K(X, Y), normalized or not, with ∂K/∂θ for every hyperparameter θ of
     /// the marginalized kernel (raw θ, not log): (K (n, m), dK (n, m, P), θ's names, the run's
-    /// info). Names and order: [`hyperparameters`].
-    #[pyo3(signature = (x, y = None, normalized = false, progress = None))]
+    /// info). Names and order: [`hyperparameters`]. `columns`: `(h, factor)` pairs — dK then holds
+    /// only those hyperparameters, in that order, each times its factor (θ_h: ∂K/∂log θ_h).
+    #[pyo3(signature = (x, y = None, normalized = false, progress = None, columns = None))]
     #[allow(clippy::type_complexity)]
     fn gram_gradient<'py>(
         &self,
@@ -287,6 +288,7 @@ impl PyKernel {
         y: Option<Vec<PyRef<'py, PyGraph>>>,
         normalized: bool,
         progress: Option<Py<PyAny>>,
+        columns: Option<Vec<(usize, f64)>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>, Bound<'py, PyDict>)> {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
@@ -294,7 +296,13 @@ impl PyKernel {
         let mut g = self.run_mgk(py, progress, |k| k.gram_gradient(&x, y.as_deref(), normalized))?.map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
         let grad = gradient_of(&mut g)?;
         let d = info(py, &g)?;
-        let dk = gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?;
+        let dk = match &columns {
+            None => gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?,
+            Some(c) => {
+                let values = py.detach(|| grad.columns(c)).map_err(|e| to_py(py, e))?;
+                gradient_array(py, values, &[g.rows, g.cols, c.len()])?
+            }
+        };
         Ok((gram_matrix(py, g)?, dk, grad.names, d))
     }
 
@@ -434,8 +442,16 @@ fn tile_bands(nodes: Vec<usize>, tile_size: usize) -> Vec<usize> {
     octile::gram::tiles::bands(&nodes, tile_size)
 }
 
+/// Graphs per tile side when none is given (`octile::gram::default_tile_size`, as `octile gram`'s):
+/// 2048 on a GPU, 128 on CPUs; with several GPUs smaller, until each has its share of the tiles.
+#[pyfunction]
+fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
+    octile::gram::default_tile_size(gpu, devices, rows, cols, mirrored)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tile_bands, m)?)?;
+    m.add_function(wrap_pyfunction!(default_tile_size, m)?)?;
     m.add_class::<PyKernel>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(pairs_of, m)?)?;

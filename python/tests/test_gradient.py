@@ -112,6 +112,20 @@ def test_gradient_is_theta_times_the_raw_gradient_of_the_native_call():
     assert_close(dK, raw * np.exp(k.theta), 1e-15, 0.0, "∂K/∂log θ = θ · ∂K/∂θ")
 
 
+def test_the_native_call_selects_and_scales_the_columns_asked_for():
+    k = product_kernel()
+    native = k._native()
+    raw_K, raw, names, _ = native.gram_gradient(X, None, False, None)
+    K, picked, names2, _ = native.gram_gradient(X, None, False, None, [(3, 2.5), (0, 1.0), (3, -1.0)])
+    assert names2 == names and picked.shape == raw.shape[:2] + (3,) and picked.flags.c_contiguous, picked.shape
+    assert_close(K, raw_K, 0.0, 0.0, "K")
+    assert_close(picked, raw[..., [3, 0, 3]] * np.array([2.5, 1.0, -1.0]), 0.0, 0.0, "columns 3, 0, 3 times 2.5, 1, -1")
+    _, none, _, _ = native.gram_gradient(X, None, False, None, [])
+    assert none.shape == raw.shape[:2] + (0,), none.shape
+    with pytest.raises(ValueError, match="column 6 of a gradient with 6"):
+        native.gram_gradient(X, None, False, None, [(1, 1.0), (len(names), 1.0)])
+
+
 def test_hyperparameters_theta_bounds_and_names():
     k = additive_kernel()
     hyper = k.hyperparameters

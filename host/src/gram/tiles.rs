@@ -100,6 +100,34 @@ impl TilePlan {
     }
 }
 
+/// Graphs per tile side of a tiled Gram matrix (`octile gram`, `octile.dask.gram`) when none is
+/// given: GPU tiles (`gpu`) of ~4 M pairs keep the device full; CPU tiles of ~16 k pairs keep an
+/// interruption's loss to seconds and let workers share the work evenly. With several GPUs
+/// (`devices` > 1: `--devices`, or Dask's GPU workers), smaller — down to [`MIN_SHARED_TILE`] — until the `rows` × `cols` region
+/// (`mirrored`: K(X), the tiles on and above the diagonal) has [`TILES_PER_DEVICE`] tiles per GPU:
+/// the GPUs take whole tiles from one queue, and with few tiles one of them waits while another
+/// finishes the last (NCI 5K, 6 tiles of 2048 on two H200s: 1.69× one GPU).
+pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
+    let mut size = if gpu { 2048 } else { 128 };
+    if devices < 2 {
+        return size;
+    }
+    let count = |size: usize| {
+        let (br, bc) = (rows.div_ceil(size), cols.div_ceil(size));
+        if mirrored { br * (br + 1) / 2 } else { br * bc }
+    };
+    while size > MIN_SHARED_TILE && count(size) < TILES_PER_DEVICE * devices {
+        size = (size * 3 / 4).max(MIN_SHARED_TILE);
+    }
+    size
+}
+
+/// Tiles per GPU that [`default_tile_size`] aims for when several GPUs share the queue.
+pub const TILES_PER_DEVICE: usize = 6;
+/// The smallest default tile side with several GPUs: 512 × 512 = 262 k pairs, still enough to keep
+/// a GPU busy.
+pub const MIN_SHARED_TILE: usize = 512;
+
 /// Band boundaries over graphs of `nodes` node counts: ⌈n / tile_size⌉ bands, each cut where the
 /// running node count (each graph counted as at least 1) reaches its equal share; never empty.
 pub fn bands(nodes: &[usize], tile_size: usize) -> Vec<usize> {
@@ -245,6 +273,33 @@ pub fn normalize_tile(g: &mut Gram, tile: &Tile, d_rows: &[f64], d_cols: &[f64],
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_gpus_get_smaller_default_tiles_until_each_has_its_share() {
+        // one GPU, or the CPU: the fixed sizes
+        assert_eq!(default_tile_size(true, 1, 5000, 5000, true), 2048);
+        assert_eq!(default_tile_size(false, 1, 5000, 5000, true), 128);
+        let count = |size: usize, rows: usize, cols: usize, mirrored: bool| {
+            let (br, bc) = (rows.div_ceil(size), cols.div_ceil(size));
+            if mirrored { br * (br + 1) / 2 } else { br * bc }
+        };
+        for (rows, cols, mirrored) in [(5000, 5000, true), (1935, 1935, true), (20008, 20008, true), (3000, 700, false), (10, 10, true), (0, 0, true)] {
+            for devices in [2, 3, 8] {
+                let size = default_tile_size(true, devices, rows, cols, mirrored);
+                assert!((MIN_SHARED_TILE..=2048).contains(&size), "{rows}×{cols} on {devices}: {size}");
+                // enough tiles for every GPU, or the smallest size allowed
+                assert!(count(size, rows, cols, mirrored) >= TILES_PER_DEVICE * devices || size == MIN_SHARED_TILE, "{rows}×{cols} on {devices}: {size}");
+                // never smaller than needed: the next larger step would have too few
+                if size < 2048 {
+                    assert!(count(size * 4 / 3 + 1, rows, cols, mirrored) < TILES_PER_DEVICE * devices, "{rows}×{cols} on {devices}: {size}");
+                }
+            }
+        }
+        // NCI 5K on two GPUs: 6 tiles of 2048 before, now at least 12
+        assert!(count(default_tile_size(true, 2, 5000, 5000, true), 5000, 5000, true) >= 12);
+        // 20,008 graphs already have 55 tiles of 2048
+        assert_eq!(default_tile_size(true, 2, 20008, 20008, true), 2048);
+    }
 
     #[test]
     fn bands_cover_every_graph_once_and_balance_node_counts() {

@@ -14,6 +14,7 @@ use octile_types::mgk::gradient::{combined, finish as finish_hyper, node_share};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
 use octile_types::mgk::tiling::{TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{Combine, GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS, PairStatus, Real};
+use rayon::prelude::*;
 
 impl MgkConfig {
     /// The hyperparameters θ of the kernel, in the order of a gradient's last axis (GraphDot's): `p`,
@@ -285,10 +286,12 @@ impl super::MarginalizedGraphKernel {
         let names = self.config.hyperparameters();
         let np = names.len();
         self.check_gradient_memory(lay.rows * lay.cols, lay.pairs.len(), np, || format!("a {} × {} Gram matrix", lay.rows, lay.cols))?;
+        let t = std::time::Instant::now();
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
+        log::debug!("gradient: {} pairs solved in {:.1} ms", lay.pairs.len(), t.elapsed().as_secs_f64() * 1e3);
         // per pair: value, gradient, info
         let value = |k: usize| status[k].value;
         let grad = |k: usize| &grads[k * np..(k + 1) * np];
@@ -306,24 +309,26 @@ impl super::MarginalizedGraphKernel {
         };
         // diagonal pairs (normalized) and their gradients
         let diag = |g: usize| -> usize { if lay.symmetric { entry_pair(g, g) } else { rows * cols + g } };
-        for r in 0..rows {
+        // row by row in parallel (each row's values, gradients and infos are its own)
+        let width = cols.max(1);
+        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * np)).zip(info.par_chunks_mut(width)).enumerate().for_each(|(r, ((vrow, grow), irow))| {
             for c in 0..cols {
                 let k = entry_pair(r, c);
-                let e = r * cols + c;
-                info[e] = info_of(&status[k]);
+                irow[c] = info_of(&status[k]);
                 let (kv, dk) = (value(k), grad(k));
+                let out = &mut grow[c * np..(c + 1) * np];
                 if !normalized {
-                    values[e] = kv;
-                    gv[e * np..(e + 1) * np].copy_from_slice(dk);
+                    vrow[c] = kv;
+                    out.copy_from_slice(dk);
                     continue;
                 }
                 let (a, b) = if lay.symmetric { (diag(r), diag(c)) } else { (diag(r), diag(rows + c)) };
-                values[e] = normalized_entry(kv, dk, (value(a), grad(a)), (value(b), grad(b)), lay.symmetric && r == c, &mut gv[e * np..(e + 1) * np]);
+                vrow[c] = normalized_entry(kv, dk, (value(a), grad(a)), (value(b), grad(b)), lay.symmetric && r == c, out);
                 if !(info_of(&status[a]).converged && info_of(&status[b]).converged) {
-                    info[e].converged = false;
+                    irow[c].converged = false;
                 }
             }
-        }
+        });
         let g = Gram {
             rows,
             cols,
@@ -336,6 +341,7 @@ impl super::MarginalizedGraphKernel {
             details,
             gradient: Some(Gradient { names, values: gv }),
         };
+        log::debug!("gradient: matrix assembled at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
         finish_entries(g)
     }
 
@@ -441,11 +447,14 @@ impl super::MarginalizedGraphKernel {
             && rtol >= super::gpu::resident::RESIDENT_MIN_RTOL
         {
             let opt = super::pack::PackOptions::new(&self.resolved, self.config.q, self.config.p);
+            let t = std::time::Instant::now();
             let set64 = super::pack::pack::<f64>(graphs, &opt)?;
+            log::debug!("gradient: packed {} graphs in {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let (node, edge) = (&self.resolved.node_spec, &self.resolved.edge_spec);
             let (max_it, opts) = (self.config.solver.max_iterations, &self.config.gpu.resident);
             let res = super::gpu::resident::solve_resident(dev, &set64, pairs, node, edge, rtol, max_it, opts, &self.control, Some(&gp))?;
             let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
+            log::debug!("gradient: resident solver done at {:.1} ms, {} pair(s) left to the tile solver", t.elapsed().as_secs_f64() * 1e3, rest.len());
             let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
             let mut grads = res.grads;
             let mut report = super::report::MgkReport { resident: Some(res.report), tiles: None };
@@ -457,6 +466,7 @@ impl super::MarginalizedGraphKernel {
                     grads[k * np..(k + 1) * np].copy_from_slice(&g[i * np..(i + 1) * np]);
                 }
                 report.tiles = Some(tiles);
+                log::debug!("gradient: tile solver done at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
             }
             return Ok((status, grads, report));
         }
@@ -491,7 +501,6 @@ impl super::MarginalizedGraphKernel {
         primitives: &octile_types::PrimitiveMap,
         gp: &GradientParams,
     ) -> Result<GradientPairs> {
-        use rayon::prelude::*;
         let prm = self.cpu_params(primitives, pairs.len());
         // the solver's workspace plus x, y, z and the f64 tiles
         self.check_cpu_workspace(set, pairs, |s, a, b| 2 * super::cpu::workspace_bytes(s, a, b, &prm))?;

@@ -13,18 +13,19 @@
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, block_idx_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+    FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x,
+    warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
-use octile_types::mgk::gradient::{GradientParams, Hyper, NODE_PASS, Rhs, combined, finish, node_share_kv};
+use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, Rhs, combined, finish, node_share_kv};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{
     PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
     product_slice_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
-use octile_types::{KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
+use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
 /// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
@@ -242,7 +243,6 @@ impl<K: Fn(f32, f32) -> f32> EdgeEval for OneTerm<K> {
 #[derive(Clone, Copy)]
 struct View {
     n: usize,
-    nnz: usize,
     rp: *const u32,
     col: *const u32,
     edge: *const f32,
@@ -262,7 +262,7 @@ impl View {
             let col = s.add(n + 1);
             let edge = col.add(nnz) as *const f32;
             let node = edge.add(nnz * nz_stride);
-            View { n, nnz, rp: s, col, edge, node, pieces: node.add(n * node_stride) as *const u32, np: d.n_pieces as usize }
+            View { n, rp: s, col, edge, node, pieces: node.add(n * node_stride) as *const u32, np: d.n_pieces as usize }
         }
     }
     /// Node row i: `[d, p, features…]`.
@@ -280,16 +280,13 @@ trait Xmv {
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32;
-    /// Row (i, i′) against two vectors at once (the fused primal and adjoint solve): each product
-    /// nonzero read, and κe evaluated, once for both.
+    /// Row (i, i′) against two interleaved vectors at once (the fused primal and adjoint solve:
+    /// `v[2c]`, `v[2c + 1]` are entry c of each, one 8-byte load): each product nonzero read, and
+    /// κe evaluated, once for both.
     ///
     /// # Safety
-    /// As [`Xmv::row`], for both vectors.
-    #[inline(always)]
-    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
-        // SAFETY: forwarded.
-        unsafe { (self.row(i, i2, v1), self.row(i, i2, v2)) }
-    }
+    /// As [`Xmv::row`], `v` 8-byte aligned and holding 2·n1·n2 values.
+    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32);
     /// Pieces of G′'s rows the XMV walks instead of whole rows (0: whole rows).
     fn pieces(&self) -> usize {
         0
@@ -341,10 +338,11 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
         unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
     }
     #[inline(always)]
-    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
+    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
-        // SAFETY: as in `sum`, for both vectors.
+        let v = v as *const [f32; 2];
+        // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
             let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
@@ -354,9 +352,9 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
                 let ea = self.e.prep(g1.edge.add(a * nzs));
                 for b in b0..b1 {
                     let w = self.e.eval(ea, g2.edge.add(b * nzs));
-                    let c = base + *g2.col.add(b) as usize;
-                    s1 += w * *v1.add(c);
-                    s2 += w * *v2.add(c);
+                    let [a, c] = *v.add(base + *g2.col.add(b) as usize);
+                    s1 += w * a;
+                    s2 += w * c;
                 }
             }
             (s1, s2)
@@ -425,16 +423,16 @@ impl Xmv for Product {
         }
     }
     #[inline(always)]
-    unsafe fn row2(&self, i: usize, i2: usize, v1: *const f32, v2: *const f32) -> (f32, f32) {
-        // SAFETY: as in `row`, for both vectors.
+    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
+        let v = v as *const [f32; 2];
+        // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (start, len) = self.span(i, i2);
             let e = self.ent.add(start);
             let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
             for t in 0..len {
                 let c = *e.add(t) as u32;
-                let col = (c & COLUMN_MASK) as usize;
-                let (a, b) = (*v1.add(col), *v2.add(col));
+                let [a, b] = *v.add((c & COLUMN_MASK) as usize);
                 if c >> PRODUCT_COLUMN_BITS != 0 {
                     diff1 += a;
                     diff2 += b;
@@ -495,6 +493,14 @@ macro_rules! rows {
     }};
 }
 
+/// The Jacobi preconditioner z = r / dg of every resident solve, with the reciprocal approximated
+/// ([`rcp_approx`]: two instructions where division takes about ten): the same function of dg at
+/// every use, so still one fixed SPD preconditioner for the PCG.
+#[inline(always)]
+fn jacobi(r: f32, d: f32) -> f32 {
+    r * rcp_approx(d)
+}
+
 /// M·p of one staged pair for the shared PCG: dg·p minus the XMV, by rows or, where G′ has long
 /// rows, by (row of G, piece of G′) with the shares added to ap.
 struct ResidentOperator<'a, X> {
@@ -546,6 +552,11 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
         }
         pap
     }
+    #[inline(always)]
+    unsafe fn precondition(&self, r: f32, idx: usize, diag: *const f32) -> f32 {
+        // SAFETY: idx < n (the PCG's contract).
+        jacobi(r, unsafe { *diag.add(idx) })
+    }
 }
 
 /// Solve one staged pair; `v` holds room for the five vectors.
@@ -572,7 +583,7 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
             let dd = a1[NODE_D] * a2[NODE_D];
             let b = a1[bs] * a2[bs];
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-            let z = b / d;
+            let z = jacobi(b, d);
             *dg.add(k) = d;
             *x.add(k) = 0.0;
             *r.add(k) = b;
@@ -604,7 +615,7 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
                 let res = b - (dd / kv * xk - xmv.row(i, i2, x) as f64);
                 res2 += res * res;
                 value += a1[vs] as f64 * a2[vs] as f64 * xk;
-                let z = res as f32 / *dg.add(k);
+                let z = jacobi(res as f32, *dg.add(k));
                 *r.add(k) = res as f32;
                 *p.add(k) = z;
                 rz += res * z as f64;
@@ -621,8 +632,9 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
     }
 }
 
-/// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`): one
-/// [`Xmv::row2`] per product row serves both halves.
+/// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`),
+/// the two halves interleaved (entry 2k primal, 2k + 1 adjoint): one [`Xmv::row2`] per product row
+/// serves both, one 8-byte load per product nonzero.
 struct FusedOperator<'a, X> {
     xmv: &'a X,
     dg: *const f32,
@@ -636,38 +648,109 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for FusedOperator<'_, X> {
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
         let n = self.n1 * n2;
         let mut pap = 0.0f64;
-        // SAFETY: the whole team calls it; p, ap and dg hold 2N values in the slice.
+        // SAFETY: the whole team calls it; p and ap hold 2N values (8-byte aligned), dg N.
         unsafe {
             rows!(crew, n2, n, |k, i, i2| {
-                let (p1, p2) = (*p.add(k), *p.add(n + k));
-                let (s1, s2) = xmv.row2(i, i2, p, p.add(n));
+                let [p1, p2] = *(p as *const [f32; 2]).add(k);
+                let (s1, s2) = xmv.row2(i, i2, p);
                 let d = *dg.add(k);
                 let (a1, a2) = (d * p1 - s1, d * p2 - s2);
-                *ap.add(k) = a1;
-                *ap.add(n + k) = a2;
+                *(ap as *mut [f32; 2]).add(k) = [a1, a2];
                 pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
             });
         }
         pap
     }
+    #[inline(always)]
+    unsafe fn precondition(&self, r: f32, idx: usize, diag: *const f32) -> f32 {
+        // SAFETY: idx < 2N, so idx / 2 < N (the PCG's contract).
+        jacobi(r, unsafe { *diag.add(idx >> 1) })
+    }
 }
 
-/// Vectors of the fused solve: dg (twice), x, r, p, ap, each 2N.
-const FUSED_VECTORS: usize = 2 * RESIDENT_VECTORS;
+/// Where the fused solve keeps its vectors (`solve_pair_fused`): all five in the team's slice
+/// where they fit ([`FusedVectors::in_slice`]), else p alone in the slice — the one vector the XMV
+/// reads at other threads' rows — and dg, x, r, ap in the team's global scratch
+/// ([`FusedVectors::beside`]: each thread reads and writes only its own entries there, through L1).
+///
+/// ```text
+/// in the slice:   v: [ pad | dg (N, even) | x (2N) | r (2N) | p (2N) | ap (2N) ]   ≤ 10·N f32
+/// beside it:      v: [ pad | p (2N) ]     scratch: [ dg (N, even) | x (2N) | r (2N) | ap (2N) ]
+///                 x, r, p, ap interleaved: [x₀ y₀ x₁ y₁ …], so one 8-byte load gives both halves
+/// ```
+/// Why interleaved: the XMV reads each product nonzero's column once for both solves (one `LD.64`
+/// instead of two loads and two address computations). Why beside: pairs of two 96-node graphs
+/// (NWS, BA) have room in shared memory for the plain solve's five N-vectors, not for 10·N.
+#[derive(Clone, Copy)]
+struct FusedVectors {
+    dg: *mut f32,
+    x: *mut f32,
+    r: *mut f32,
+    p: *mut f32,
+    ap: *mut f32,
+}
+
+impl FusedVectors {
+    /// Words [`in_slice`](Self::in_slice) takes at `v` (alignment padding included): at most 10·N
+    /// for N ≥ 2, the room the host plans (`FUSED_EXTRA_VECTORS` beyond the plain solve's five).
+    #[inline(always)]
+    fn slice_words(v: *const f32, n: usize) -> usize {
+        ((v as usize / 4) & 1) + (n + (n & 1)) + 8 * n
+    }
+    /// Words of the slice [`beside`](Self::beside) takes at `v`: p and its padding (≤ 2·N + 1).
+    #[inline(always)]
+    fn p_words(v: *const f32, n: usize) -> usize {
+        ((v as usize / 4) & 1) + 2 * n
+    }
+    /// Every vector at `v` in the slice.
+    ///
+    /// # Safety
+    /// `v` holds [`slice_words`](Self::slice_words) f32.
+    #[inline(always)]
+    unsafe fn in_slice(v: *mut f32, n: usize) -> Self {
+        // SAFETY: within the caller's room; the pair vectors start on an 8-byte boundary.
+        unsafe {
+            let dg = v.add((v as usize / 4) & 1);
+            let x = dg.add(n + (n & 1));
+            FusedVectors { dg, x, r: x.add(2 * n), p: x.add(4 * n), ap: x.add(6 * n) }
+        }
+    }
+    /// p at `v` in the slice, the rest in `scratch`.
+    ///
+    /// # Safety
+    /// `v` holds [`p_words`](Self::p_words) f32; `scratch` (8-byte aligned) 7·N + 1 f32 of this team.
+    #[inline(always)]
+    unsafe fn beside(v: *mut f32, scratch: *mut f32, n: usize) -> Self {
+        // SAFETY: within the caller's room.
+        unsafe {
+            let x = scratch.add(n + (n & 1));
+            FusedVectors { dg: scratch, x, r: x.add(2 * n), p: v.add((v as usize / 4) & 1), ap: x.add(4 * n) }
+        }
+    }
+}
+
+/// This team's part of the gradient launch's global scratch: `2 · slice_words` f32 per team (≥ 10·N
+/// ≥ 7·N + 1, what [`FusedVectors::beside`] takes), 8-byte aligned (slice sizes are even).
+///
+/// # Safety
+/// The launch gives `scratch` `2 · slice_words` f32 per team of the grid.
+#[inline(always)]
+unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParams, scratch: *mut f32) -> *mut f32 {
+    // SAFETY: the caller's contract.
+    unsafe { scratch.add(crew.index() * 2 * prm.slice_words as usize) }
+}
 
 /// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
 /// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
 /// the shared residual): the shared PCG, one [`Xmv::row2`] per product row and iteration, one set of
 /// reductions; then the true residual of each half (f32 products, f64 sums), restarting both
 /// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times. Returns the
-/// two statuses (both with the fused iterations) and s; x is `v[2N..3N]`, s·y is `v[3N..4N]`.
-///
-/// ```text
-/// v: [ dg | dg | x | s·y | r (2N) | p (2N) | ap (2N) ]   10·N f32
-/// ```
+/// two statuses (both with the fused iterations) and s; x and s·y are left apart in p's room (in
+/// the slice, where the contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`.
 ///
 /// # Safety
-/// Called by every thread of the team; the views and `v` (10·n1·n2 f32) lie in the team's slice.
+/// Called by every thread of the team; the views lie in the team's slice, the vectors where
+/// [`FusedVectors`] puts them.
 #[inline(always)]
 unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
     crew: &mut C,
@@ -675,15 +758,17 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
     xmv: &X,
     g1: &View,
     g2: &View,
-    v: *mut f32,
+    fv: FusedVectors,
 ) -> (PairStatus, PairStatus, f64) {
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let m = 2 * n;
     let ns = prm.node_stride as usize;
-    // SAFETY: ten n-long vectors in the slice (caller's contract); every index below is < 2n.
+    // SAFETY: the vectors' room (caller's contract); every index below is < 2n (< n for dg); the
+    // pair arrays start on an 8-byte boundary.
     unsafe {
-        let (dg, x, r, p, ap) = (v, v.add(m), v.add(2 * m), v.add(3 * m), v.add(4 * m));
+        let FusedVectors { dg, x, r, p, ap } = fv;
+        let pair = |a: *mut f32, k: usize| (a as *mut [f32; 2]).add(k);
         let (mut bb1, mut bb2) = (0.0f64, 0.0f64);
         rows!(crew, n2, n, |k, i, i2| {
             let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
@@ -701,14 +786,10 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let (b1, b2) = (dd, sf * (a1[NODE_P] * a2[NODE_P]));
             *dg.add(k) = d;
-            *dg.add(n + k) = d;
-            *x.add(k) = 0.0;
-            *x.add(n + k) = 0.0;
-            *r.add(k) = b1;
-            *r.add(n + k) = b2;
-            let (z1, z2) = (b1 / d, b2 / d);
-            *p.add(k) = z1;
-            *p.add(n + k) = z2;
+            *pair(x, k) = [0.0, 0.0];
+            *pair(r, k) = [b1, b2];
+            let (z1, z2) = (jacobi(b1, d), jacobi(b2, d));
+            *pair(p, k) = [z1, z2];
             rho += b1 as f64 * z1 as f64 + b2 as f64 * z2 as f64;
         });
         let bb2s = scale * scale * bb2;
@@ -730,8 +811,9 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                 let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
                 let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let (x1, x2) = (*x.add(k) as f64, *x.add(n + k) as f64);
-                let (s1, s2) = xmv.row2(i, i2, x, x.add(n));
+                let [x1, x2] = *pair(x, k);
+                let (x1, x2) = (x1 as f64, x2 as f64);
+                let (s1, s2) = xmv.row2(i, i2, x);
                 let res1 = dd - (dd / kv * x1 - s1 as f64);
                 let res2 = scale * pp - (dd / kv * x2 - s2 as f64);
                 e1 += res1 * res1;
@@ -739,11 +821,9 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
                 k1 += pp * x1;
                 k2 += dd * x2;
                 let d = *dg.add(k);
-                let (z1, z2) = (res1 as f32 / d, res2 as f32 / d);
-                *r.add(k) = res1 as f32;
-                *r.add(n + k) = res2 as f32;
-                *p.add(k) = z1;
-                *p.add(n + k) = z2;
+                let (z1, z2) = (jacobi(res1 as f32, d), jacobi(res2 as f32, d));
+                *pair(r, k) = [res1 as f32, res2 as f32];
+                *pair(p, k) = [z1, z2];
                 rz += res1 * z1 as f64 + res2 * z2 as f64;
             });
             let (e1, e2) = crew.sum2(e1, e2);
@@ -753,6 +833,14 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
             if (rel1 <= prm.rtol && rel2 <= prm.rtol) || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
                 let primal = PairStatus { value: k1, residual: rel1, iterations: it, converged: (rel1 <= prm.rtol) as u32 };
                 let adjoint = PairStatus { value: k2 / scale, residual: rel2, iterations: 0, converged: (rel2 <= prm.rtol) as u32 };
+                // x and s·y apart in p's room, for the contractions: each thread moves the rows
+                // it owns (p is read by others only in the XMV, whose last use ended with the
+                // reductions above)
+                rows!(crew, n2, n, |k, _i, _i2| {
+                    let [x1, x2] = *pair(x, k);
+                    *p.add(k) = x1;
+                    *p.add(n + k) = x2;
+                });
                 return (primal, adjoint, scale);
             }
             // residual replacement for both halves
@@ -831,21 +919,14 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     }
 }
 
-/// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): solve the primal into x and
-/// keep it in the team's global scratch `keep` while the adjoint is solved (its y is the second
-/// vector), bring it back in place of r, then per hyperparameter one team sum over the product
-/// vector — `edge_row(h, i, i′, x)` giving row (i, i′) of the XMV with ∂κe for κe's
-/// hyperparameters — written by the first thread to `out[h]`.
-///
-/// ```text
-/// v: [ dg | x→y | r→x | p | ap ]   5·N f32, as the solver's; keep: N f32 in global memory
-/// ```
-/// Why global: a sixth vector in the slice would push the pairs of two 96-node graphs (the NWS and
-/// BA sets) past shared memory, to the tile solver.
+/// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): x and the adjoint y by the
+/// fused solve ([`solve_pair_fused`], its vectors where `fv` puts them), then per hyperparameter one
+/// team sum over the product vector — `edge_row(h, i, i′, x)` giving row (i, i′) of the XMV with
+/// ∂κe for κe's hyperparameters — written by the first thread to `out[h]`.
 ///
 /// # Safety
-/// Called by every thread of the team; the views and `v` (5·n1·n2 f32) lie in the team's slice;
-/// `keep` holds n1·n2 f32 of this team alone; `out` holds `gp.n_hyper` f64.
+/// Called by every thread of the team; the views and the vectors lie where [`FusedVectors`] says;
+/// `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
@@ -855,9 +936,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     xmv: &X,
     g1: &View,
     g2: &View,
-    v: *mut f32,
-    keep: *mut f32,
-    fused: bool,
+    fv: FusedVectors,
     out: *mut f64,
     edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
 ) -> PairStatus {
@@ -865,24 +944,9 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     let (n2, n) = (g2.n, g1.n * g2.n);
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
-        // x and y (times `y_scale`: the shares are linear in y, scaled once at the end)
-        let (primal, adjoint, x, y, y_scale) = if fused {
-            let (primal, adjoint, scale) = solve_pair_fused(crew, prm, xmv, g1, g2, v);
-            (primal, adjoint, v.add(2 * n) as *const f32, v.add(3 * n) as *const f32, 1.0 / scale)
-        } else {
-            let primal = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Primal);
-            // keep x: each thread copies the entries it owns (the rows it solved), and brings them
-            // back after the adjoint solve in place of r
-            let (x, y) = (v.add(2 * n), v.add(n));
-            rows!(crew, n2, n, |k, _i, _i2| {
-                *keep.add(k) = *y.add(k);
-            });
-            let adjoint = solve_pair(crew, prm, xmv, g1, g2, v, Rhs::Adjoint);
-            rows!(crew, n2, n, |k, _i, _i2| {
-                *x.add(k) = *keep.add(k);
-            });
-            (primal, adjoint, x as *const f32, y as *const f32, 1.0)
-        };
+        // x and s·y, apart in p's room (the shares are linear in y: scaled once at the end)
+        let (primal, adjoint, scale) = solve_pair_fused(crew, prm, xmv, g1, g2, fv);
+        let (x, y, y_scale) = (fv.p as *const f32, fv.p.add(n) as *const f32, 1.0 / scale);
         crew.barrier(); // the contractions read x and y entries of other threads
         let hy = gp.hypers();
         // q and κv's: NODE_PASS at a time, κv evaluated once per entry for all of them
@@ -943,18 +1007,22 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
 }
 
 /// Every job's K and ∂K/∂θ on the fly: the solves with the κe evaluator `e`, the contractions with
-/// the general interpreter over ∂κe ([`gradient_pair`]); `grad[job · n_hyper + h]`.
+/// `de` for ∂κe/∂(the parameter of κe's first term) where the entry has a specialized one (κe one
+/// square exponential: `ex2` in place of the interpreter's `exp`, no per-entry dispatch), the
+/// general interpreter over ∂κe for every other κe hyperparameter ([`gradient_pair`]);
+/// `grad[job · n_hyper + h]`.
 ///
 /// # Safety
 /// As [`solve_all`], with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and `scratch`
 /// `params.slice_words` f32 per team of the grid.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
+unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
     e: &E,
+    de: Option<&D>,
     graphs: *const ResidentGraph,
     words: *const u32,
     jobs: *const PairJob,
@@ -982,13 +1050,23 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval>(
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
             let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
             let edge_row = |h: &Hyper, i: usize, i2: usize, x: *const f32| {
+                if let Some(de) = de
+                    && h.kind == HyperKind::EdgeParam as u32
+                    && h.term == 0
+                {
+                    return OnTheFly::<_, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
+                }
                 let d = h.derivative(&prm.edge_kernel);
                 let dk = General { spec: &d, features };
                 OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
             };
-            let keep = scratch.add(crew.index() * prm.slice_words as usize);
-            let fused = w1 + w2 + FUSED_VECTORS * g1.n * g2.n <= prm.slice_words as usize;
-            gradient_pair(crew, prm, gp, &fly, &g1, &g2, s.add(w1 + w2) as *mut f32, keep, fused, grad.add(j as usize * np), edge_row)
+            let (v, n) = (s.add(w1 + w2) as *mut f32, g1.n * g2.n);
+            let fv = if w1 + w2 + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
+                FusedVectors::in_slice(v, n)
+            } else {
+                FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
+            };
+            gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -1019,10 +1097,11 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
     let np = gp.hypers().len();
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, true, |crew, j, prod, g1, g2, v, fused| {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, true, |crew, j, prod, g1, g2, v, in_slice| {
             let edge_row = |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
-            let keep = scratch.add(crew.index() * prm.slice_words as usize);
-            gradient_pair(crew, prm, gp, prod, g1, g2, v, keep, fused, grad.add(j as usize * np), edge_row)
+            let n = g1.n * g2.n;
+            let fv = if in_slice { FusedVectors::in_slice(v, n) } else { FusedVectors::beside(v, team_scratch(crew, prm, scratch), n) };
+            gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), edge_row)
         })
     }
 }
@@ -1055,9 +1134,9 @@ unsafe fn solve_all_product<C: ResidentTeam>(
     }
 }
 
-/// Every job staged in product form — row pointers, the five vectors (`fused_ok` and room in the
-/// slice: the fused solve's ten), then the entries — and handed to `solve(crew, job, product, g1,
-/// g2, vectors, fused)`.
+/// Every job staged in product form — row pointers, the vectors (the plain solve's five; with
+/// `fused_ok`, the fused solve's, all of them where they fit, else p alone: [`FusedVectors`]), then
+/// the entries — and handed to `solve(crew, job, product, g1, g2, vectors, all in the slice)`.
 ///
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`].
@@ -1087,8 +1166,18 @@ unsafe fn product_pairs<C: ResidentTeam>(
             let n = n1 * n2;
             let v = s.add(n1 + n2 + 2) as *mut f32;
             let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
-            let fused = fused_ok && plain + (FUSED_VECTORS - RESIDENT_VECTORS) * n <= prm.slice_words as usize;
-            let ent = v.add(if fused { FUSED_VECTORS } else { RESIDENT_VECTORS } * n) as *mut u16;
+            // the vectors' room: the plain solve's five, or the fused solve's — all of them where
+            // they fit, else p alone (the rest beside the slice, FusedVectors::beside)
+            let fused_room = FusedVectors::slice_words(v, n);
+            let in_slice = fused_ok && plain - RESIDENT_VECTORS * n + fused_room <= prm.slice_words as usize;
+            let room = if in_slice {
+                fused_room
+            } else if fused_ok {
+                FusedVectors::p_words(v, n)
+            } else {
+                RESIDENT_VECTORS * n
+            };
+            let ent = v.add(room) as *mut u16;
             let mut t = crew.rank();
             while t < n1 + n2 + 2 {
                 *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
@@ -1111,7 +1200,7 @@ unsafe fn product_pairs<C: ResidentTeam>(
             });
             crew.barrier();
             let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            solve(crew, j, &prod, &g1, &g2, v, fused)
+            solve(crew, j, &prod, &g1, &g2, v, in_slice)
         })
     }
 }
@@ -1248,7 +1337,10 @@ gradient_entries!(
     MgkResidentWarpGradient,
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient,
-    |p, gp, team| |g, w, j, s, c, out, sc| gradient_all(team, p, gp, &General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES }, g, w, j, s, c, out, sc)
+    |p, gp, team| |g, w, j, s, c, out, sc| {
+        let e = General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES };
+        gradient_all(team, p, gp, &e, None::<&General>, g, w, j, s, c, out, sc)
+    }
 );
 gradient_entries!(
     /// Resident hyperparameter gradient, one warp per pair, κe one square exponential.
@@ -1256,9 +1348,13 @@ gradient_entries!(
     /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
     MgkResidentBlockGradientSqexp,
     |p, gp, team| |g, w, j, s, c, out, sc| {
-        let c2 = (p.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
-        let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
-        gradient_all(team, p, gp, &e, g, w, j, s, c, out, sc)
+        let t = &p.edge_kernel.terms[0];
+        let c2 = (t.coef * core::f64::consts::LOG2_E) as f32;
+        let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
+        // ∂κe/∂ℓ = (a − b)²/ℓ³ · κe (BaseKernel::eval_d), times the term's weight where κe is a sum
+        let scale = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 } / (t.param * t.param * t.param)) as f32;
+        let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| (a - b) * (a - b) * scale * ex2(c2 * (a - b) * (a - b)) };
+        gradient_all(team, p, gp, &e, Some(&de), g, w, j, s, c, out, sc)
     }
 );
 gradient_entries!(
@@ -1267,9 +1363,13 @@ gradient_entries!(
     /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
     MgkResidentBlockGradientKdelta,
     |p, gp, team| |g, w, j, s, c, out, sc| {
-        let h = p.edge_kernel.terms[0].param as f32;
-        let e = OneTerm { f: p.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
-        gradient_all(team, p, gp, &e, g, w, j, s, c, out, sc)
+        let t = &p.edge_kernel.terms[0];
+        let h = t.param as f32;
+        let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
+        // ∂κe/∂h = 1 − δ (BaseKernel::eval_d), times the term's weight where κe is a sum
+        let wt = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 }) as f32;
+        let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 0.0 } else { wt } };
+        gradient_all(team, p, gp, &e, Some(&de), g, w, j, s, c, out, sc)
     }
 );
 gradient_entries!(

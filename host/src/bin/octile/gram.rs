@@ -87,7 +87,8 @@ pub struct GramArgs {
     #[arg(long, value_name = "C:D")]
     cols: Option<String>,
     /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
-    /// one tile; an interruption keeps the tiles finished). Default: 2048 on a GPU, 128 on the CPU.
+    /// one tile; an interruption keeps the tiles finished). Default: 2048 on a GPU, 128 on the CPU;
+    /// with several GPUs (--devices) smaller, down to 512, until each GPU has six tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
     /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy
@@ -273,7 +274,15 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     ctl.max_memory_bytes = a.max_memory;
     let built = make(ctl)?;
     let k = built.kernel();
-    let tile_size = a.tile_size.map_or_else(|| tiled::default_tile_size(k.backend_name()), |t| t as usize);
+    // with several GPUs (--devices), one kernel per GPU, each computing whole tiles
+    let (any_per_gpu, mgk_per_gpu) = match &built {
+        Built::Any(k) => (k.per_device(), Vec::new()),
+        Built::Gradient(k, ..) => (Vec::new(), k.per_gpu()),
+    };
+    let devices = any_per_gpu.len() + mgk_per_gpu.len();
+    let mirrored = y.is_empty() && rows == cols;
+    let tile_size =
+        a.tile_size.map_or_else(|| octile::gram::default_tile_size(k.backend_name() == "cuda", devices, rows.len(), cols.len(), mirrored), |t| t as usize);
     let y_opt = (!y.is_empty()).then_some(&y[..]);
     let job = tiled::Job { x: &x, y: y_opt, rows: rows.clone(), cols: cols.clone(), normalized: a.normalize, tile_size };
     let (out_rows, out_cols) = job.shape();
@@ -311,11 +320,6 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let np = match &built {
         Built::Gradient(_, names, _) => names.len(),
         Built::Any(_) => 0,
-    };
-    // with several GPUs (--devices), one kernel per GPU, each computing whole tiles
-    let (any_per_gpu, mgk_per_gpu) = match &built {
-        Built::Any(k) => (k.per_device(), Vec::new()),
-        Built::Gradient(k, ..) => (Vec::new(), k.per_gpu()),
     };
     let per_device: Vec<tiled::Compute> = any_per_gpu
         .iter()

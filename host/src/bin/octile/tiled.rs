@@ -16,12 +16,6 @@ use octile::report::Details;
 use octile::{Gram, Graph, GraphKernel, MarginalizedGraphKernel, OctileError, PairInfo};
 use std::ops::Range;
 
-/// Graphs per tile side when `--tile-size` is not given: GPU tiles of ~4 M pairs keep the device
-/// full; CPU tiles of ~16 k pairs keep an interruption's loss to seconds.
-pub fn default_tile_size(backend: &str) -> usize {
-    if backend == "cuda" { 2048 } else { 128 }
-}
-
 /// The kernel a run computes with: any method's, or the marginalized kernel with ∂K/∂θ.
 pub enum Compute<'a> {
     Values(&'a (dyn GraphKernel + Sync)),

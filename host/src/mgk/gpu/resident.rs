@@ -196,9 +196,16 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
 }
 
 /// Product vectors the fused primal and adjoint solve of the gradient entries needs beyond the
-/// solver's five (`octile_kernels::mgk::resident::solve_pair_fused`: all five vectors for both
-/// halves).
+/// solver's five where all of them stay in shared memory (`octile_kernels::mgk::resident::
+/// FusedVectors`: dg once, x, r, p, ap for both halves, interleaved, with alignment padding); where
+/// that does not fit, p alone stays and the rest goes to the launch's global scratch
+/// ([`GRADIENT_SCRATCH_SLICES`]).
 pub const FUSED_EXTRA_VECTORS: usize = 5;
+
+/// Global scratch of a gradient launch per team, in slices (`slice_words` f32 each): two slices
+/// (≥ 10·N words) hold the fused solve's dg, x, r, ap (7·N + 1) of any pair whose vectors do not
+/// fit the team's shared memory.
+pub const GRADIENT_SCRATCH_SLICES: usize = 2;
 
 /// The gradient entry of a launch for a κe shape (no split rows).
 fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
@@ -223,7 +230,8 @@ pub struct GradientArgs<'a, 'b> {
     pub n_hyper: usize,
     /// ∂K/∂θ per job, job-major.
     pub grad: &'a mut CudaViewMut<'b, f64>,
-    /// `slice_words` f32 per team of the grid: where each team keeps its primal x.
+    /// `GRADIENT_SCRATCH_SLICES · slice_words` f32 per team of the grid: where a team keeps the
+    /// fused solve's vectors that do not fit its shared memory.
     pub scratch: &'a mut CudaSlice<f32>,
 }
 
@@ -326,13 +334,16 @@ pub fn mgk_resident(
     let warp = launch.team == 32;
     if let Some(g) = &gradient
         && (launch.split
+            || launch.slice_words % 2 != 0
             || g.params.len() != 1
             || g.grad.len() < jobs.len() * g.n_hyper
-            || g.scratch.len() < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * launch.slice_words as usize)
+            || g.scratch.len()
+                < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * GRADIENT_SCRATCH_SLICES * launch.slice_words as usize)
     {
         return fail(format!(
-            "gradient launch: split {}, {} params, {} values for {} jobs, {} scratch words",
+            "gradient launch: split {}, slice {} words (even needed), {} params, {} values for {} jobs, {} scratch words",
             launch.split,
+            launch.slice_words,
             g.params.len(),
             g.grad.len(),
             jobs.len(),
@@ -396,7 +407,7 @@ pub fn mgk_resident(
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
     // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, its scratch
-    // holds slice_words f32 (≥ n1·n2 of any job) for each team of the grid, and its
+    // holds 2·slice_words f32 (≥ 10·n1·n2 of any job) for each team of the grid, and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -651,7 +662,10 @@ pub fn execute(
         Some(g) => Some(dev.stream.clone_htod(std::slice::from_ref(g))?),
         None => None,
     };
-    let solved: Vec<(PairStatus, Vec<f64>)> = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
+    // ∂K/∂θ of the solved pairs in the statuses' order, `np` per pair (one flat vector: no
+    // allocation per pair); a cancelled run leaves it a prefix
+    let mut solved_grads: Vec<f64> = Vec::with_capacity(if np > 0 { pairs.len() * np } else { 0 });
+    let solved: Vec<PairStatus> = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let tb = std::time::Instant::now();
@@ -690,7 +704,7 @@ pub fn execute(
             let mut gview = grad.as_mut().map(|g| g.slice_mut(..));
             let teams = grid as usize * if l.team == 32 { l.warps as usize } else { 1 };
             let mut keep = match &gparams {
-                Some(_) => Some(stream.alloc_zeros::<f32>((teams * l.slice_words as usize).max(1))?),
+                Some(_) => Some(stream.alloc_zeros::<f32>((teams * GRADIENT_SCRATCH_SLICES * l.slice_words as usize).max(1))?),
                 None => None,
             };
             let gargs = match (&gparams, gview.as_mut(), keep.as_mut()) {
@@ -718,12 +732,10 @@ pub fn execute(
         let tb = std::time::Instant::now();
         let mut back = Vec::with_capacity(jobs.len());
         for (s, status, grad) in &parts {
-            let st = s.clone_dtoh(status)?;
-            let g = match grad {
-                Some(g) => s.clone_dtoh(g)?,
-                None => Vec::new(),
-            };
-            back.extend(st.into_iter().enumerate().map(|(k, st)| (st, if np > 0 { g[k * np..(k + 1) * np].to_vec() } else { Vec::new() })));
+            back.extend(s.clone_dtoh(status)?);
+            if let Some(g) = grad {
+                solved_grads.extend(s.clone_dtoh(g)?);
+            }
         }
         dev.stream.synchronize()?;
         if trace {
@@ -736,20 +748,20 @@ pub fn execute(
     for (p, &k) in plan.order.iter().enumerate() {
         pos[k] = p as u32;
     }
-    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).map(|s| s.0).filter(|st| st.converged == 1)).collect();
+    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).copied().filter(|st| st.converged == 1)).collect();
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
     if np > 0 {
         grads.par_chunks_mut(np).zip(&pos).for_each(|(g, &p)| {
-            if let Some((st, v)) = solved.get(p as usize)
+            let p = p as usize;
+            if let (Some(st), Some(v)) = (solved.get(p), solved_grads.get(p * np..(p + 1) * np))
                 && st.converged == 1
-                && v.len() == np
             {
                 g.copy_from_slice(v);
             }
         });
     }
     let fits = plan.order.len();
-    let missed = fits - solved.par_iter().filter(|st| st.0.converged == 1).count();
+    let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
     let report = ResidentReport {
         edge_kernel: plan.shape.into(),
         teams: teams_seen.into_iter().collect(),
