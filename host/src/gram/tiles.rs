@@ -103,10 +103,11 @@ impl TilePlan {
 /// Graphs per tile side of a tiled Gram matrix (`octile gram`, `octile.dask.gram`) when none is
 /// given: GPU tiles (`gpu`) of ~4 M pairs keep the device full; CPU tiles of ~16 k pairs keep an
 /// interruption's loss to seconds and let workers share the work evenly. With several GPUs
-/// (`devices` > 1: `--devices`, or Dask's GPU workers), smaller — down to [`MIN_SHARED_TILE`] — until the `rows` × `cols` region
-/// (`mirrored`: K(X), the tiles on and above the diagonal) has [`TILES_PER_DEVICE`] tiles per GPU:
-/// the GPUs take whole tiles from one queue, and with few tiles one of them waits while another
-/// finishes the last (NCI 5K, 6 tiles of 2048 on two H200s: 1.69× one GPU).
+/// (`devices` > 1: `--devices`, or Dask's GPU workers), smaller — down to [`MIN_SHARED_TILE`] —
+/// until the `rows` × `cols` region (`mirrored`: K(X), the tiles on and above the diagonal) has
+/// [`TILES_PER_DEVICE`] tiles per GPU: the GPUs take whole tiles from one queue, and with few
+/// tiles one of them waits while another finishes the last (NCI 5K on two H200s: 6 tiles of 2048,
+/// 1.69× one GPU; 15 of 1152, 1.89×).
 pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
     let mut size = if gpu { 2048 } else { 128 };
     if devices < 2 {
@@ -123,7 +124,7 @@ pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mi
 }
 
 /// Tiles per GPU that [`default_tile_size`] aims for when several GPUs share the queue.
-pub const TILES_PER_DEVICE: usize = 6;
+pub const TILES_PER_DEVICE: usize = 8;
 /// The smallest default tile side with several GPUs: 512 × 512 = 262 k pairs, still enough to keep
 /// a GPU busy.
 pub const MIN_SHARED_TILE: usize = 512;
