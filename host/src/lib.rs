@@ -36,6 +36,7 @@ pub mod kernels;
 pub mod matrix;
 pub mod memory;
 pub mod mgk;
+pub mod parallel;
 pub mod reorder;
 pub mod report;
 pub mod selftest;

@@ -76,8 +76,8 @@ impl Gradient {
     }
     /// The derivatives of the listed hyperparameters only, `(h, factor)` each, in the listed order
     /// and the layout of `values`: ∂K/∂θ_h · factor — with factor θ_h, ∂K/∂log θ_h, scikit-learn's
-    /// gradient of the free hyperparameters (one parallel pass, where NumPy's fancy indexing and
-    /// product would take two). An index ≥ P is an [`OctileError::InvalidRequest`].
+    /// gradient of the free hyperparameters (one pass, where NumPy's fancy indexing and product
+    /// would take two). An index ≥ P is an [`OctileError::InvalidRequest`].
     pub fn columns(&self, columns: &[(usize, f64)]) -> Result<Vec<f64>> {
         use rayon::prelude::*;
         let np = self.names.len();
@@ -86,12 +86,17 @@ impl Gradient {
         }
         let (nc, entries) = (columns.len(), self.values.len() / np.max(1));
         let mut out = vec![0.0; entries * nc];
+        let pick = |(o, d): (&mut [f64], &[f64])| {
+            for (o, &(h, f)) in o.iter_mut().zip(columns) {
+                *o = d[h] * f;
+            }
+        };
         if nc > 0 && np > 0 {
-            out.par_chunks_mut(nc).zip(self.values.par_chunks(np)).for_each(|(o, d)| {
-                for (o, &(h, f)) in o.iter_mut().zip(columns) {
-                    *o = d[h] * f;
-                }
-            });
+            if crate::parallel::pooled(entries) {
+                out.par_chunks_mut(nc).zip(self.values.par_chunks(np)).for_each(pick);
+            } else {
+                out.chunks_mut(nc).zip(self.values.chunks(np)).for_each(pick);
+            }
         }
         Ok(out)
     }

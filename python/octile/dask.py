@@ -41,7 +41,7 @@ def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = Tru
     ~4 M pairs keep it full), 128 on CPUs (tiles of seconds, so workers share the work evenly).
     With several GPU workers (``workers``; default: those of the current ``distributed`` client,
     if any), smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the
-    tiles on and above the diagonal) has eight tiles per worker, as ``octile gram --devices`` does.
+    tiles on and above the diagonal) has six tiles per worker, as ``octile gram --devices`` does.
     With the same tiles, the matrix equals ``octile gram``'s bit for bit on every backend (on the
     CPU, whatever the tiles)."""
     gpu = kernel._native().backend == "cuda"

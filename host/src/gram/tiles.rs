@@ -107,7 +107,7 @@ impl TilePlan {
 /// until the `rows` × `cols` region (`mirrored`: K(X), the tiles on and above the diagonal) has
 /// [`TILES_PER_DEVICE`] tiles per GPU: the GPUs take whole tiles from one queue, and with few
 /// tiles one of them waits while another finishes the last (NCI 5K on two H200s: 6 tiles of 2048,
-/// 1.69× one GPU; 15 of 1152, 1.89×).
+/// 1.69× one GPU; 15 of 1152, 1.89×; 21 of 864, 1.67×: per-tile work then weighs).
 pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
     let mut size = if gpu { 2048 } else { 128 };
     if devices < 2 {
@@ -124,7 +124,7 @@ pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mi
 }
 
 /// Tiles per GPU that [`default_tile_size`] aims for when several GPUs share the queue.
-pub const TILES_PER_DEVICE: usize = 8;
+pub const TILES_PER_DEVICE: usize = 6;
 /// The smallest default tile side with several GPUs: 512 × 512 = 262 k pairs, still enough to keep
 /// a GPU busy.
 pub const MIN_SHARED_TILE: usize = 512;

@@ -311,7 +311,7 @@ impl super::MarginalizedGraphKernel {
         let diag = |g: usize| -> usize { if lay.symmetric { entry_pair(g, g) } else { rows * cols + g } };
         // row by row in parallel (each row's values, gradients and infos are its own)
         let width = cols.max(1);
-        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * np)).zip(info.par_chunks_mut(width)).enumerate().for_each(|(r, ((vrow, grow), irow))| {
+        let row = |(r, ((vrow, grow), irow)): RowOut<'_>| {
             for c in 0..cols {
                 let k = entry_pair(r, c);
                 irow[c] = info_of(&status[k]);
@@ -328,7 +328,12 @@ impl super::MarginalizedGraphKernel {
                     irow[c].converged = false;
                 }
             }
-        });
+        };
+        if crate::parallel::pooled(rows * cols) {
+            values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * np)).zip(info.par_chunks_mut(width)).enumerate().for_each(row);
+        } else {
+            values.chunks_mut(width).zip(gv.chunks_mut(width * np)).zip(info.chunks_mut(width)).enumerate().for_each(row);
+        }
         let g = Gram {
             rows,
             cols,
@@ -410,6 +415,9 @@ impl super::MarginalizedGraphKernel {
         finish(g, &info, |k| pairs[k])
     }
 }
+
+/// One row of the gradient result being assembled: its index, values, derivatives and infos.
+type RowOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [PairInfo]));
 
 /// Statuses and gradients in pair order, and the GPU entries that ran (GPU only).
 type GradientPairs = (Vec<PairStatus>, Vec<f64>, Option<Vec<super::report::GpuEntry>>);

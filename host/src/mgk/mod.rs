@@ -288,22 +288,22 @@ impl MarginalizedGraphKernel {
     /// Each graph's packing order (perms[g][old] = new) and the set packed in it in f64 and, for
     /// f32 runs, in f32 too, with the tile-pair primitive map of the engine.
     fn pack_sets(&self, graphs: &[Graph]) -> Result<Packed> {
-        // reorder once (in parallel), then pack both precisions in that order
-        let perms: Vec<Arc<Vec<usize>>> = graphs
-            .par_iter()
-            .map(|g| {
-                if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE {
-                    Arc::new((0..g.n_nodes()).collect())
-                } else {
-                    self.config.reorder.order_cached(g)
-                }
-            })
-            .collect();
+        // reorder once (in parallel for large sets), then pack both precisions in that order
+        let order = |g: &Graph| {
+            if self.config.reorder == Reordering::Natural || g.n_nodes() <= TILE {
+                Arc::new((0..g.n_nodes()).collect())
+            } else {
+                self.config.reorder.order_cached(g)
+            }
+        };
+        let pooled = crate::parallel::pooled(graphs.iter().map(Graph::n_nodes).sum());
+        let perms: Vec<Arc<Vec<usize>>> = if pooled { graphs.par_iter().map(order).collect() } else { graphs.iter().map(order).collect() };
         let ordered: Vec<Graph>;
         let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
-            ordered = graphs.par_iter().zip(&perms).map(|(g, perm)| g.permuted(perm)).collect();
+            let permute = |(g, perm): (&Graph, &Arc<Vec<usize>>)| g.permuted(perm);
+            ordered = if pooled { graphs.par_iter().zip(&perms).map(permute).collect() } else { graphs.iter().zip(&perms).map(permute).collect() };
             &ordered
         };
         let map = self.primitive_map()?;

@@ -88,7 +88,7 @@ pub struct GramArgs {
     cols: Option<String>,
     /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
     /// one tile; an interruption keeps the tiles finished). Default: 2048 on a GPU, 128 on the CPU;
-    /// with several GPUs (--devices) smaller, down to 512, until each GPU has eight tiles.
+    /// with several GPUs (--devices) smaller, down to 512, until each GPU has six tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
     /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy

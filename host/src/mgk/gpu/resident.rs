@@ -334,7 +334,7 @@ pub fn mgk_resident(
     let warp = launch.team == 32;
     if let Some(g) = &gradient
         && (launch.split
-            || launch.slice_words % 2 != 0
+            || !launch.slice_words.is_multiple_of(2)
             || g.params.len() != 1
             || g.grad.len() < jobs.len() * g.n_hyper
             || g.scratch.len()
@@ -368,7 +368,7 @@ pub fn mgk_resident(
     if launch.smem_bytes() > max_smem {
         return fail(format!("{} bytes of shared memory per block, the device allows {max_smem}", launch.smem_bytes()));
     }
-    let bad = jobs.par_iter().find_map_any(|j| {
+    let check = |j: &PairJob| {
         if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
             return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
         }
@@ -382,7 +382,8 @@ pub fn mgk_resident(
             }
             Some(_) => None,
         }
-    });
+    };
+    let bad = if crate::parallel::pooled(jobs.len()) { jobs.par_iter().find_map_any(check) } else { jobs.iter().find_map(check) };
     if let Some(m) = bad {
         return fail(m);
     }
@@ -533,7 +534,7 @@ pub fn plan_with(
         (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
     };
     // in parallel only where it pays (waking the pool costs more than planning a small set)
-    let parallel = pairs.len() >= 1 << 16;
+    let parallel = crate::parallel::pooled(pairs.len());
     let shapes: Vec<Option<Launch>> = if parallel { pairs.par_iter().map(shape_of).collect() } else { pairs.iter().map(shape_of).collect() };
     // pairs sorted by shape, so that each block of the stream splits into few launches
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| shapes[k].is_some()).collect();
@@ -748,20 +749,27 @@ pub fn execute(
     for (p, &k) in plan.order.iter().enumerate() {
         pos[k] = p as u32;
     }
-    let out: Vec<Option<PairStatus>> = pos.par_iter().map(|&p| solved.get(p as usize).copied().filter(|st| st.converged == 1)).collect();
+    let pooled = crate::parallel::pooled(pairs.len());
+    let status_of = |&p: &u32| solved.get(p as usize).copied().filter(|st| st.converged == 1);
+    let out: Vec<Option<PairStatus>> = if pooled { pos.par_iter().map(status_of).collect() } else { pos.iter().map(status_of).collect() };
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
     if np > 0 {
-        grads.par_chunks_mut(np).zip(&pos).for_each(|(g, &p)| {
+        let gather = |(g, &p): (&mut [f64], &u32)| {
             let p = p as usize;
             if let (Some(st), Some(v)) = (solved.get(p), solved_grads.get(p * np..(p + 1) * np))
                 && st.converged == 1
             {
                 g.copy_from_slice(v);
             }
-        });
+        };
+        if pooled {
+            grads.par_chunks_mut(np).zip(&pos).for_each(gather);
+        } else {
+            grads.chunks_mut(np).zip(&pos).for_each(gather);
+        }
     }
     let fits = plan.order.len();
-    let missed = fits - solved.par_iter().filter(|st| st.converged == 1).count();
+    let missed = fits - solved.iter().filter(|st| st.converged == 1).count();
     let report = ResidentReport {
         edge_kernel: plan.shape.into(),
         teams: teams_seen.into_iter().collect(),

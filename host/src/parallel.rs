@@ -1,0 +1,18 @@
+//! When a light host-side pass (a check, copy, gather or count per pair, entry or graph) runs on
+//! the thread pool, and when on the calling thread.
+//!
+//! Waking the pool costs more than such a pass over a few hundred thousand items, and far more
+//! when other threads hold the cores: OpenBLAS's workers spin for a while after each BLAS call, as
+//! between the kernel calls of a scikit-learn GP fit, and every pool wake-up then waits for a time
+//! slice. On one H200 (16 cores), the FreeSolv fit's gradient calls (131 k pairs each) took 114 ms
+//! in-process with OpenBLAS's threads about, 40 ms with OpenBLAS on one thread
+//! (`results/gradient-h200.md`).
+
+/// Items from which a light pass goes to the pool.
+pub const POOL_MIN_ITEMS: usize = 1 << 18;
+
+/// Whether a light pass over `items` items goes to the pool.
+#[inline]
+pub fn pooled(items: usize) -> bool {
+    items >= POOL_MIN_ITEMS
+}
