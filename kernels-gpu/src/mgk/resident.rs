@@ -968,10 +968,10 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
                 let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-                let (xk, yk) = (*x.add(k) as f64, *y.add(k) as f64);
+                let inv_kv = 1.0 / prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                let base = *y.add(k) as f64 * *x.add(k) as f64 * dd * inv_kv;
                 for c in 0..cnt {
-                    acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, kv, dd, xk, yk);
+                    acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, base, inv_kv);
                 }
             });
             let mut c = 0;

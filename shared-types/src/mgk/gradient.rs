@@ -160,20 +160,18 @@ pub fn node_share<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1
     if !h.is_node_side() {
         return 0.0;
     }
-    node_share_kv(h, gp, node, f1, f2, node.eval_as::<f64, S>(f1, f2), dd, x, y)
+    let inv_kv = 1.0 / node.eval_as::<f64, S>(f1, f2);
+    node_share_kv(h, gp, node, f1, f2, y * x * dd * inv_kv, inv_kv)
 }
 
-/// [`node_share`] with κv(f1, f2) = `kv` given, so that one pass over the product vector evaluates
-/// κv once for several hyperparameters.
+/// [`node_share`] with the entry's common factor `base` = y·x·D×/κv(f1, f2) and 1/κv given, so
+/// that one pass over the product vector evaluates κv, and divides by it, once for several
+/// hyperparameters: −2/(1 − q)·base for q, base/κv·∂κv/∂θ for κv's θ.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn node_share_kv<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], kv: f64, dd: f64, x: f64, y: f64) -> f64 {
+pub fn node_share_kv<S: Real>(h: &Hyper, gp: &GradientParams, node: &KernelSpec, f1: &[S], f2: &[S], base: f64, inv_kv: f64) -> f64 {
     match h.kind {
-        1 => -2.0 / (1.0 - gp.q) * y * (dd / kv) * x,
-        2 | 3 => {
-            let dk: f64 = h.derivative(node).eval_as::<f64, S>(f1, f2);
-            y * x * dd * dk / (kv * kv)
-        }
+        1 => -2.0 / (1.0 - gp.q) * base,
+        2 | 3 => base * inv_kv * h.derivative(node).eval_as::<f64, S>(f1, f2),
         _ => 0.0,
     }
 }
