@@ -3,7 +3,6 @@
 //! A base module (with [`crate::error`] and [`crate::report`]): it imports nothing of the crate but
 //! the other base modules, so the error type can carry a partial [`Gram`] without an import running
 //! upward (`scripts/check-imports` checks it).
-use crate::error::{OctileError, Result};
 use crate::report::Details;
 
 /// Per-pair diagnostics (the Info of Params / Info / Error). Methods without an iterative solver
@@ -73,32 +72,6 @@ impl Gradient {
     /// ∂K_ij/∂θ_h of a matrix with `cols` columns.
     pub fn get(&self, cols: usize, i: usize, j: usize, h: usize) -> f64 {
         self.values[(i * cols + j) * self.names.len() + h]
-    }
-    /// The derivatives of the listed hyperparameters only, `(h, factor)` each, in the listed order
-    /// and the layout of `values`: ∂K/∂θ_h · factor — with factor θ_h, ∂K/∂log θ_h, scikit-learn's
-    /// gradient of the free hyperparameters (one pass, where NumPy's fancy indexing and product
-    /// would take two). An index ≥ P is an [`OctileError::InvalidRequest`].
-    pub fn columns(&self, columns: &[(usize, f64)]) -> Result<Vec<f64>> {
-        use rayon::prelude::*;
-        let np = self.names.len();
-        if let Some(&(h, _)) = columns.iter().find(|&&(h, _)| h >= np) {
-            return Err(OctileError::InvalidRequest(format!("hyperparameter column {h} of a gradient with {np}")));
-        }
-        let (nc, entries) = (columns.len(), self.values.len() / np.max(1));
-        let mut out = vec![0.0; entries * nc];
-        let pick = |(o, d): (&mut [f64], &[f64])| {
-            for (o, &(h, f)) in o.iter_mut().zip(columns) {
-                *o = d[h] * f;
-            }
-        };
-        if nc > 0 && np > 0 {
-            if crate::parallel::pooled(entries) {
-                out.par_chunks_mut(nc).zip(self.values.par_chunks(np)).for_each(pick);
-            } else {
-                out.chunks_mut(nc).zip(self.values.chunks(np)).for_each(pick);
-            }
-        }
-        Ok(out)
     }
 }
 

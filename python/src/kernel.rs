@@ -299,7 +299,7 @@ impl PyKernel {
         let dk = match &columns {
             None => gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?,
             Some(c) => {
-                let values = py.detach(|| grad.columns(c)).map_err(|e| to_py(py, e))?;
+                let values = py.detach(|| octile::mgk::gradient::select_columns(&grad, c)).map_err(|e| to_py(py, e))?;
                 gradient_array(py, values, &[g.rows, g.cols, c.len()])?
             }
         };

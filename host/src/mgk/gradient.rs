@@ -534,6 +534,32 @@ impl super::MarginalizedGraphKernel {
     }
 }
 
+/// The derivatives of `grad` for the listed hyperparameters only, `(h, factor)` each, in the
+/// listed order and the layout of [`Gradient::values`]: ∂K/∂θ_h · factor — with factor θ_h,
+/// ∂K/∂log θ_h, scikit-learn's gradient of the free hyperparameters (one pass, where NumPy's fancy
+/// indexing and product would take two). An index ≥ P is an [`OctileError::InvalidRequest`].
+pub fn select_columns(grad: &Gradient, columns: &[(usize, f64)]) -> Result<Vec<f64>> {
+    let np = grad.names.len();
+    if let Some(&(h, _)) = columns.iter().find(|&&(h, _)| h >= np) {
+        return Err(OctileError::InvalidRequest(format!("hyperparameter column {h} of a gradient with {np}")));
+    }
+    let (nc, entries) = (columns.len(), grad.values.len() / np.max(1));
+    let mut out = vec![0.0; entries * nc];
+    let pick = |(o, d): (&mut [f64], &[f64])| {
+        for (o, &(h, f)) in o.iter_mut().zip(columns) {
+            *o = d[h] * f;
+        }
+    };
+    if nc > 0 && np > 0 {
+        if crate::parallel::pooled(entries) {
+            out.par_chunks_mut(nc).zip(grad.values.par_chunks(np)).for_each(pick);
+        } else {
+            out.chunks_mut(nc).zip(grad.values.chunks(np)).for_each(pick);
+        }
+    }
+    Ok(out)
+}
+
 /// A tile of [`MarginalizedGraphKernel::gram_gradient_tile`] normalized in place with the
 /// self-values and gradients of its rows' graphs (`rows`: K_ii, then ∂K_ii/∂θ row-major, P each)
 /// and of its columns' (`cols`): the same values as those entries of the normalized
