@@ -261,8 +261,10 @@ pub fn normalized_entry(kv: f64, dk: &[f64], a: Option<&SelfFactor>, b: Option<&
     // K of a gradient call equals K of a plain call bit for bit
     let kn = kv / (a.sqrt * b.sqrt);
     let s = a.inv_sqrt * b.inv_sqrt;
+    // (∂K − ½·K·(∂Ka/Ka + ∂Kb/Kb)) / (√Ka·√Kb): where the bracket cancels exactly (∂/∂p with p = 1:
+    // 2K − ½·K·(2 + 2)), the derivative is an exact 0, as the normalized kernel's is
     for (h, o) in out.iter_mut().enumerate() {
-        *o = dk[h] * s - 0.5 * kn * (a.rel[h] + b.rel[h]);
+        *o = (dk[h] - 0.5 * kv * (a.rel[h] + b.rel[h])) * s;
     }
     kn
 }
