@@ -16,3 +16,10 @@ pub const POOL_MIN_ITEMS: usize = 1 << 18;
 pub fn pooled(items: usize) -> bool {
     items >= POOL_MIN_ITEMS
 }
+
+/// `[f(0), f(1), …, f(n − 1)]`, on the pool when `pooled` ([`pooled`] of the pass's items), else on
+/// the calling thread.
+pub fn collect<R: Send>(n: usize, pooled: bool, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    if pooled { (0..n).into_par_iter().map(f).collect() } else { (0..n).map(f).collect() }
+}

@@ -113,14 +113,17 @@ pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mi
     if devices < 2 {
         return size;
     }
-    let count = |size: usize| {
-        let (br, bc) = (rows.div_ceil(size), cols.div_ceil(size));
-        if mirrored { br * (br + 1) / 2 } else { br * bc }
-    };
-    while size > MIN_SHARED_TILE && count(size) < TILES_PER_DEVICE * devices {
+    while size > MIN_SHARED_TILE && tile_count(size, rows, cols, mirrored) < TILES_PER_DEVICE * devices {
         size = (size * 3 / 4).max(MIN_SHARED_TILE);
     }
     size
+}
+
+/// Tiles of side `size` over a `rows` × `cols` region (`mirrored`: K(X), those on and above the
+/// diagonal), as [`TilePlan`] cuts them.
+fn tile_count(size: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
+    let (br, bc) = (rows.div_ceil(size), cols.div_ceil(size));
+    if mirrored { br * (br + 1) / 2 } else { br * bc }
 }
 
 /// Tiles per GPU that [`default_tile_size`] aims for when several GPUs share the queue.
@@ -280,10 +283,13 @@ mod tests {
         // one GPU, or the CPU: the fixed sizes
         assert_eq!(default_tile_size(true, 1, 5000, 5000, true), 2048);
         assert_eq!(default_tile_size(false, 1, 5000, 5000, true), 128);
-        let count = |size: usize, rows: usize, cols: usize, mirrored: bool| {
-            let (br, bc) = (rows.div_ceil(size), cols.div_ceil(size));
-            if mirrored { br * (br + 1) / 2 } else { br * bc }
-        };
+        let count = tile_count;
+        // the count is TilePlan's: a plan of that size has that many tiles
+        for (rows, cols, mirrored, size) in [(5000, 5000, true, 1152), (3000, 700, false, 512), (10, 10, true, 512)] {
+            let rn = vec![3; rows];
+            let plan = if mirrored { TilePlan::new(&rn, None, size) } else { TilePlan::new(&rn, Some(&vec![3; cols]), size) };
+            assert_eq!(plan.tiles().len(), count(size, rows, cols, mirrored), "{rows}×{cols}, {size}");
+        }
         for (rows, cols, mirrored) in [(5000, 5000, true), (1935, 1935, true), (20008, 20008, true), (3000, 700, false), (10, 10, true), (0, 0, true)] {
             for devices in [2, 3, 8] {
                 let size = default_tile_size(true, devices, rows, cols, mirrored);

@@ -244,7 +244,8 @@ impl SelfFactor {
         for (r, d) in rel.iter_mut().zip(dk) {
             *r = d / k;
         }
-        Some(SelfFactor { sqrt: k.sqrt(), inv_sqrt: 1.0 / k.sqrt(), rel })
+        let sqrt = k.sqrt();
+        Some(SelfFactor { sqrt, inv_sqrt: 1.0 / sqrt, rel })
     }
 }
 
@@ -345,6 +346,7 @@ impl super::MarginalizedGraphKernel {
             rows + cols
         };
         let factors: Vec<Option<SelfFactor>> = (0..n_self).map(|g| SelfFactor::of(value(diag(g)), grad(diag(g)))).collect();
+        let self_converged: Vec<bool> = (0..n_self).map(|g| info_of(&status[diag(g)]).converged).collect();
         // row by row in parallel (each row's values, gradients and infos are its own)
         let width = cols.max(1);
         let row = |(r, ((vrow, grow), irow)): RowOut<'_>| {
@@ -359,9 +361,8 @@ impl super::MarginalizedGraphKernel {
                     continue;
                 }
                 let (ga, gb) = if lay.symmetric { (r, c) } else { (r, rows + c) };
-                let (a, b) = (diag(ga), diag(gb));
                 vrow[c] = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, out);
-                if !(info_of(&status[a]).converged && info_of(&status[b]).converged) {
+                if !(self_converged[ga] && self_converged[gb]) {
                     irow[c].converged = false;
                 }
             }

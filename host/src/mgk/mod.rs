@@ -297,13 +297,12 @@ impl MarginalizedGraphKernel {
             }
         };
         let pooled = crate::parallel::pooled(graphs.iter().map(Graph::n_nodes).sum());
-        let perms: Vec<Arc<Vec<usize>>> = if pooled { graphs.par_iter().map(order).collect() } else { graphs.iter().map(order).collect() };
+        let perms: Vec<Arc<Vec<usize>>> = crate::parallel::collect(graphs.len(), pooled, |i| order(&graphs[i]));
         let ordered: Vec<Graph>;
         let packed = if self.config.reorder == Reordering::Natural {
             graphs
         } else {
-            let permute = |(g, perm): (&Graph, &Arc<Vec<usize>>)| g.permuted(perm);
-            ordered = if pooled { graphs.par_iter().zip(&perms).map(permute).collect() } else { graphs.iter().zip(&perms).map(permute).collect() };
+            ordered = crate::parallel::collect(graphs.len(), pooled, |i| graphs[i].permuted(&perms[i]));
             &ordered
         };
         let map = self.primitive_map()?;

@@ -58,6 +58,11 @@ pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stri
 /// f32 vectors of the product system a team keeps: dg, x, r, p, ap.
 pub const RESIDENT_VECTORS: usize = 5;
 
+/// Global scratch of a resident gradient launch per team, in slices (`slice_words` f32 each): two
+/// slices (≥ 10·N words) hold the fused solve's dg, x, r, ap (7·N + 1) of any pair whose vectors do
+/// not fit the team's shared memory (`octile_kernels::mgk::resident::FusedVectors::beside`).
+pub const GRADIENT_SCRATCH_SLICES: usize = 2;
+
 /// Words of a team slice for a pair: both graphs and the five vectors; a graph is (nodes, nonzeros,
 /// pieces).
 pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), node_stride: usize, nz_stride: usize) -> usize {

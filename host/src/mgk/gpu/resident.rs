@@ -19,8 +19,8 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig,
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
-    PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, graph_words, product_slice_words,
-    slice_words,
+    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
+    graph_words, product_slice_words, slice_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -199,13 +199,8 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
 /// solver's five where all of them stay in shared memory (`octile_kernels::mgk::resident::
 /// FusedVectors`: dg once, x, r, p, ap for both halves, interleaved, with alignment padding); where
 /// that does not fit, p alone stays and the rest goes to the launch's global scratch
-/// ([`GRADIENT_SCRATCH_SLICES`]).
+/// (`octile_types::mgk::resident::GRADIENT_SCRATCH_SLICES`).
 pub const FUSED_EXTRA_VECTORS: usize = 5;
-
-/// Global scratch of a gradient launch per team, in slices (`slice_words` f32 each): two slices
-/// (≥ 10·N words) hold the fused solve's dg, x, r, ap (7·N + 1) of any pair whose vectors do not
-/// fit the team's shared memory.
-pub const GRADIENT_SCRATCH_SLICES: usize = 2;
 
 /// The gradient entry of a launch for a κe shape (no split rows).
 fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
@@ -408,7 +403,7 @@ pub fn mgk_resident(
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
     // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, its scratch
-    // holds 2·slice_words f32 (≥ 10·n1·n2 of any job) for each team of the grid, and its
+    // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 10·n1·n2 of any job) for each team of the grid, and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -535,7 +530,7 @@ pub fn plan_with(
     };
     // in parallel only where it pays (waking the pool costs more than planning a small set)
     let parallel = crate::parallel::pooled(pairs.len());
-    let shapes: Vec<Option<Launch>> = if parallel { pairs.par_iter().map(shape_of).collect() } else { pairs.iter().map(shape_of).collect() };
+    let shapes: Vec<Option<Launch>> = crate::parallel::collect(pairs.len(), parallel, |k| shape_of(&pairs[k]));
     // pairs sorted by shape, so that each block of the stream splits into few launches
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| shapes[k].is_some()).collect();
     let key = |&k: &usize| shapes[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64);
@@ -750,8 +745,7 @@ pub fn execute(
         pos[k] = p as u32;
     }
     let pooled = crate::parallel::pooled(pairs.len());
-    let status_of = |&p: &u32| solved.get(p as usize).copied().filter(|st| st.converged == 1);
-    let out: Vec<Option<PairStatus>> = if pooled { pos.par_iter().map(status_of).collect() } else { pos.iter().map(status_of).collect() };
+    let out: Vec<Option<PairStatus>> = crate::parallel::collect(pos.len(), pooled, |k| solved.get(pos[k] as usize).copied().filter(|st| st.converged == 1));
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
     if np > 0 {
         let gather = |(g, &p): (&mut [f64], &u32)| {
