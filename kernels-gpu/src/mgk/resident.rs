@@ -21,8 +21,8 @@ use crate::smem::dynamic_smem;
 use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, Rhs, combined, finish, node_share_kv};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::resident::{
-    PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_words,
-    product_slice_words,
+    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
+    graph_words, product_slice_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
@@ -569,8 +569,9 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32, rhs: Rhs) -> PairStatus {
-    let (bs, vs) = (rhs.node_slot(), rhs.value_slot());
+unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+    // the primal system (the gradient entries solve the adjoint fused with it: solve_pair_fused)
+    let (bs, vs) = (Rhs::Primal.node_slot(), Rhs::Primal.value_slot());
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
@@ -691,16 +692,21 @@ struct FusedVectors {
 }
 
 impl FusedVectors {
+    /// f32 words from `v` to the next 8-byte boundary (0 or 1): where the pair arrays start.
+    #[inline(always)]
+    fn pad(v: *const f32) -> usize {
+        (v as usize / 4) & 1
+    }
     /// Words [`in_slice`](Self::in_slice) takes at `v` (alignment padding included): at most 10·N
     /// for N ≥ 2, the room the host plans (`FUSED_EXTRA_VECTORS` beyond the plain solve's five).
     #[inline(always)]
     fn slice_words(v: *const f32, n: usize) -> usize {
-        ((v as usize / 4) & 1) + (n + (n & 1)) + 8 * n
+        Self::pad(v) + (n + (n & 1)) + 8 * n
     }
     /// Words of the slice [`beside`](Self::beside) takes at `v`: p and its padding (≤ 2·N + 1).
     #[inline(always)]
     fn p_words(v: *const f32, n: usize) -> usize {
-        ((v as usize / 4) & 1) + 2 * n
+        Self::pad(v) + 2 * n
     }
     /// Every vector at `v` in the slice.
     ///
@@ -710,7 +716,7 @@ impl FusedVectors {
     unsafe fn in_slice(v: *mut f32, n: usize) -> Self {
         // SAFETY: within the caller's room; the pair vectors start on an 8-byte boundary.
         unsafe {
-            let dg = v.add((v as usize / 4) & 1);
+            let dg = v.add(Self::pad(v));
             let x = dg.add(n + (n & 1));
             FusedVectors { dg, x, r: x.add(2 * n), p: x.add(4 * n), ap: x.add(6 * n) }
         }
@@ -724,20 +730,21 @@ impl FusedVectors {
         // SAFETY: within the caller's room.
         unsafe {
             let x = scratch.add(n + (n & 1));
-            FusedVectors { dg: scratch, x, r: x.add(2 * n), p: v.add((v as usize / 4) & 1), ap: x.add(4 * n) }
+            FusedVectors { dg: scratch, x, r: x.add(2 * n), p: v.add(Self::pad(v)), ap: x.add(4 * n) }
         }
     }
 }
 
-/// This team's part of the gradient launch's global scratch: `2 · slice_words` f32 per team (≥ 10·N
-/// ≥ 7·N + 1, what [`FusedVectors::beside`] takes), 8-byte aligned (slice sizes are even).
+/// This team's part of the gradient launch's global scratch: `GRADIENT_SCRATCH_SLICES ·
+/// slice_words` f32 per team (≥ 10·N ≥ 7·N + 1, what [`FusedVectors::beside`] takes), 8-byte
+/// aligned (slice sizes are even).
 ///
 /// # Safety
-/// The launch gives `scratch` `2 · slice_words` f32 per team of the grid.
+/// The launch gives `scratch` `GRADIENT_SCRATCH_SLICES · slice_words` f32 per team of the grid.
 #[inline(always)]
 unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParams, scratch: *mut f32) -> *mut f32 {
     // SAFETY: the caller's contract.
-    unsafe { scratch.add(crew.index() * 2 * prm.slice_words as usize) }
+    unsafe { scratch.add(crew.index() * GRADIENT_SCRATCH_SLICES * prm.slice_words as usize) }
 }
 
 /// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
@@ -914,7 +921,7 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
             crew.barrier();
             let g1 = View::at(s, &d1, nzs, ns);
             let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32, Rhs::Primal)
+            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32)
         })
     }
 }
@@ -1127,11 +1134,7 @@ unsafe fn solve_all_product<C: ResidentTeam>(
     counter: *mut u32,
 ) {
     // SAFETY: forwarded contract.
-    unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, false, |crew, _, prod, g1, g2, v, _| {
-            solve_pair(crew, prm, prod, g1, g2, v, Rhs::Primal)
-        })
-    }
+    unsafe { product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, false, |crew, _, prod, g1, g2, v, _| solve_pair(crew, prm, prod, g1, g2, v)) }
 }
 
 /// Every job staged in product form — row pointers, the vectors (the plain solve's five; with
