@@ -25,7 +25,7 @@ fn main() {
     let root = manifest.parent().unwrap().to_path_buf();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     let dest = out_dir.join("octile_kernels.ptx");
-    for p in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "shared-types/src", "shared-types/Cargo.toml", "tools/ptx-link.sh"] {
+    for p in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "shared-types/src", "shared-types/Cargo.toml", "tools/ptx-link.sh", "tools/smem.ll"] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=OCTILE_CUDA_ARCH");
@@ -71,7 +71,7 @@ fn main() {
     }
 
     let target_dir = ptx_target_dir(&out_dir);
-    let linker = root.join("tools/ptx-link.sh");
+    let linker = link_step(&root, &out_dir);
     let rustflags = [
         format!("-Ctarget-cpu={arch}"),
         "-Zunstable-options".into(),
@@ -138,6 +138,28 @@ fn build_cubin(root: &Path, ptx: &Path, arch: &str) {
         other => fail(&format!("{} failed on the kernels' PTX: {other:?}", ptxas.display())),
     }
     let _ = std::fs::write(&built_from, ptx_text);
+}
+
+/// The link step (`tools/ptx-link.sh` and the IR module it links, `tools/smem.ll`) copied into a
+/// folder of OUT_DIR named by their contents' hash: the nested cargo sees the linker's path in its
+/// flags, so a changed link step rebuilds the kernels (cargo does not watch a linker's contents).
+fn link_step(root: &Path, out_dir: &Path) -> PathBuf {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let files = ["ptx-link.sh", "smem.ll"];
+    let mut h = DefaultHasher::new();
+    let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(root.join("tools").join(f)).unwrap_or_else(|e| fail(&format!("tools/{f}: {e}")))).collect();
+    texts.hash(&mut h);
+    let dir = out_dir.join(format!("link-{:016x}", h.finish()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    for (f, text) in files.iter().zip(&texts) {
+        std::fs::write(dir.join(f), text).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.join(f).display())));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir.join("ptx-link.sh"), std::fs::Permissions::from_mode(0o755));
+    }
+    dir.join("ptx-link.sh")
 }
 
 /// `OCTILE_GIT_COMMIT` for the binary's summaries: `git rev-parse --short HEAD` of the source tree,

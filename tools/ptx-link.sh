@@ -61,8 +61,10 @@ mattr=()
 [ -n "$features" ] && mattr=(-mattr="$features")
 exports=$(IFS=,; echo "${keep[*]}")
 
-"$bin/llvm-link" "${objects[@]}" ${lazy[@]+"${lazy[@]}"} -o "$work/linked.bc"
-"$bin/opt" -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} \
+# tools/smem.ll: the shared arrays in their own address space (see there)
+smem_ll="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/smem.ll"
+"$bin/llvm-link" "${objects[@]}" "$smem_ll" ${lazy[@]+"${lazy[@]}"} -o "$work/linked.bc"
+"$bin/opt" -nvptx-short-ptr -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} \
   -unroll-runtime=false -internalize-public-api-list="$exports" -passes="internalize,globaldce,default<${olevel#-}>" \
   "$work/linked.bc" -o "$work/opt.bc"
-"$bin/llc" "$olevel" -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} "$work/opt.bc" -o "$out"
+"$bin/llc" -nvptx-short-ptr "$olevel" -mtriple="$triple" -mcpu="$cpu" ${mattr[@]+"${mattr[@]}"} "$work/opt.bc" -o "$out"

@@ -12,7 +12,7 @@
 //! A Rust panic (failed bounds check, overflow in debug) becomes the PTX `trap` instruction: the
 //! launch fails with `CUDA_ERROR_LAUNCH_FAILED` instead of reading out of bounds.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, stmt_expr_attributes)]
 #![allow(clippy::missing_safety_doc)]
 
 // shared device helpers: every method's kernels build on these

@@ -35,8 +35,6 @@ pub const DEAL_SLOT_OFFSET: usize = 2 * BLOCK_WARPS as usize * 8 + 8;
 
 global_asm!(".shared .align 16 .b8 octile_smem[{n}];", n = const OCTILE_SMEM_BYTES);
 global_asm!(".shared .align 16 .b8 reduce_smem[{n}];", n = const REDUCE_SMEM_BYTES);
-// the launch's dynamic shared memory (sized per launch by the host; the resident solver's slices)
-global_asm!(".extern .shared .align 16 .b8 dynamic_smem[];");
 
 /// Generic address of `octile_smem`.
 #[inline(always)]
@@ -47,13 +45,17 @@ pub fn octile_smem() -> *mut u8 {
     p as *mut u8
 }
 
+unsafe extern "C" {
+    /// `tools/smem.ll`: the generic address of `dynamic_smem`, an `addrspace(3)` array there.
+    safe fn octile_dynamic_smem() -> *mut u8;
+}
+
 /// Generic address of the launch's dynamic shared memory (`shared_mem_bytes` of the launch).
+/// Defined in LLVM IR (`tools/smem.ll`, linked by `tools/ptx-link.sh`) as an address-space cast of
+/// the shared array: every pointer derived from it compiles to shared-memory loads and stores.
 #[inline(always)]
 pub fn dynamic_smem() -> *mut u8 {
-    let p: u64;
-    // SAFETY: takes the address of the module's extern shared array; no memory is accessed.
-    unsafe { asm!("cvta.shared.u64 {p}, dynamic_smem;", p = out(reg64) p, options(nostack, preserves_flags, pure, nomem)) };
-    p as *mut u8
+    octile_dynamic_smem()
 }
 
 /// Generic address of `reduce_smem`.

@@ -358,14 +358,13 @@ class MarginalizedGraphKernel(GraphKernel):
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
         # ∂K/∂log θ of the free hyperparameters, selected and scaled in the native call (one
         # parallel pass over dK instead of NumPy's two)
+        # (a NonConvergenceError's partial_gradient comes with the same columns)
         columns = [(i, v) for i, _, v, _ in self._free()]
-        try:
-            with self._reporter(progress, total) as report:
-                k, dk, names, info = native.gram_gradient(x, y, norm, report, columns)
-        except _octile.NonConvergenceError as e:
-            self._log_partial_gradient(e)
-            raise
-        self._check_names(names)
+        with self._reporter(progress, total) as report:
+            k, dk, names, info = native.gram_gradient(x, y, norm, report, columns)
+        hyper = self._hyper()
+        if names != [hyper[i][0] for i, _ in columns]:
+            raise RuntimeError(f"internal: the gradient's columns {names} are not the kernel's tuned hyperparameters")
         self.last_run_ = info
         return k, dk
 

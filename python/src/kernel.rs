@@ -277,8 +277,9 @@ impl PyKernel {
 
     /// K(X) (`y` None) or K(X, Y), normalized or not, with ∂K/∂θ for every hyperparameter θ of
     /// the marginalized kernel (raw θ, not log): (K (n, m), dK (n, m, P), θ's names, the run's
-    /// info). Names and order: [`hyperparameters`]. `columns`: `(h, factor)` pairs — dK then holds
-    /// only those hyperparameters, in that order, each times its factor (θ_h: ∂K/∂log θ_h).
+    /// info). Names and order: [`hyperparameters`]. `columns`: `(h, factor)` pairs — dK (and a
+    /// NonConvergenceError's partial_gradient) then holds only those hyperparameters, in that
+    /// order, each times its factor (θ_h: ∂K/∂log θ_h), and the names are theirs.
     #[pyo3(signature = (x, y = None, normalized = false, progress = None, columns = None))]
     #[allow(clippy::type_complexity)]
     fn gram_gradient<'py>(
@@ -293,16 +294,14 @@ impl PyKernel {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
-        let mut g = self.run_mgk(py, progress, |k| k.gram_gradient(&x, y.as_deref(), normalized))?.map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
+        // the columns chosen and scaled as the gradient is assembled (no second pass over it); a
+        // NonConvergenceError's partial_gradient has them too
+        let mut g = self
+            .run_mgk(py, progress, |k| k.gram_gradient_columns(&x, y.as_deref(), normalized, columns.as_deref()))?
+            .map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
         let grad = gradient_of(&mut g)?;
         let d = info(py, &g)?;
-        let dk = match &columns {
-            None => gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?,
-            Some(c) => {
-                let values = py.detach(|| octile::mgk::gradient::select_columns(&grad, c)).map_err(|e| to_py(py, e))?;
-                gradient_array(py, values, &[g.rows, g.cols, c.len()])?
-            }
-        };
+        let dk = gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?;
         Ok((gram_matrix(py, g)?, dk, grad.names, d))
     }
 

@@ -117,7 +117,7 @@ def test_the_native_call_selects_and_scales_the_columns_asked_for():
     native = k._native()
     raw_K, raw, names, _ = native.gram_gradient(X, None, False, None)
     K, picked, names2, _ = native.gram_gradient(X, None, False, None, [(3, 2.5), (0, 1.0), (3, -1.0)])
-    assert names2 == names and picked.shape == raw.shape[:2] + (3,) and picked.flags.c_contiguous, picked.shape
+    assert names2 == [names[3], names[0], names[3]] and picked.shape == raw.shape[:2] + (3,) and picked.flags.c_contiguous, picked.shape
     assert_close(K, raw_K, 0.0, 0.0, "K")
     assert_close(picked, raw[..., [3, 0, 3]] * np.array([2.5, 1.0, -1.0]), 0.0, 0.0, "columns 3, 0, 3 times 2.5, 1, -1")
     _, none, _, _ = native.gram_gradient(X, None, False, None, [])

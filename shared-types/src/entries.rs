@@ -211,8 +211,10 @@ declare_entries! {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
-    /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp per pair.
-    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(96) },
+    /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp
+    /// per pair: 128 registers (96 spilled ~440 bytes; the fused solve's slices leave room for few
+    /// warps per SM anyway).
+    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct = mgk_resident_block_gradient_product {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),

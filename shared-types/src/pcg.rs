@@ -17,10 +17,13 @@
 //! ```
 //! Sums are f64 whatever the vectors' precision T (f32 vectors keep f64 dot products), and every
 //! sum is a team reduction, bit-identical in all threads, so all threads take the same branches.
+//! A vector's [`Entry`] is one real, or two solved as one system (`[f32; 2]`: the gradients' fused
+//! primal and adjoint solve, interleaved, so that each thread moves both halves of its entry with
+//! one 8-byte access and applies the preconditioner's one diagonal value to both).
 //!
 //! The API follows faer's `conjugate_gradient`: [`PcgParams`] in, [`PcgInfo`] out, [`PcgError`]
 //! when it stops short.
-use crate::real::Real;
+use crate::real::{Entry, Real};
 
 /// The threads that solve one pair together: one CPU thread ([`Alone`]), a GPU warp, a block or
 /// a team of blocks. Every method that sums or synchronises must be called by all of them.
@@ -70,7 +73,7 @@ impl Team for Alone {
 }
 
 /// The matrix of the system, applied on the fly.
-pub trait Operator<T, Tm: Team> {
+pub trait Operator<T: Entry, Tm: Team> {
     /// ap = M·p for the whole vector, computed by the team; returns this thread's share of p·ap
     /// (the solver sums the shares over the team, which also orders the `ap` writes before any
     /// thread reads them).
@@ -85,12 +88,9 @@ pub trait Operator<T, Tm: Team> {
     /// # Safety
     /// `idx` < the system's length; `diag` holds its entries.
     #[inline(always)]
-    unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T
-    where
-        T: Real,
-    {
+    unsafe fn precondition(&self, r: T, idx: usize, diag: *const T::Scalar) -> T {
         // SAFETY: the caller's contract.
-        r / unsafe { *diag.add(idx) }
+        r.div(unsafe { *diag.add(idx) })
     }
 }
 
@@ -155,9 +155,8 @@ fn lanes_sum<Tm: Team>(acc: &[f64; MAX_LANES]) -> f64 {
 const _: () = assert!(Alone::LANES <= MAX_LANES);
 
 /// The solver's vectors, each `len` entries: x, the residual r, the search direction p, ap = M·p
-/// and the diagonal of M (the Jacobi preconditioner).
-#[derive(Clone, Copy)]
-pub struct PcgVectors<T> {
+/// and the diagonal of M (the Jacobi preconditioner; one value per entry, for both halves of a pair).
+pub struct PcgVectors<T: Entry> {
     /// The solution (updated in place).
     pub x: *mut T,
     /// The residual b − M·x.
@@ -167,8 +166,15 @@ pub struct PcgVectors<T> {
     /// M·p.
     pub ap: *mut T,
     /// diag(M).
-    pub diag: *const T,
+    pub diag: *const T::Scalar,
 }
+
+impl<T: Entry> Clone for PcgVectors<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Entry> Copy for PcgVectors<T> {}
 
 /// Tolerance and iteration limit of one PCG run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -250,7 +256,7 @@ pub fn info_of(r: &Result<PcgInfo, PcgError>) -> PcgInfo {
 /// Every thread of the team calls it with the same arguments; the five vectors hold `len` entries
 /// each and belong to this pair; `diag` has no zero entry.
 #[inline(always)]
-pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
+pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     team: &mut Tm,
     op: &mut Op,
     v: PcgVectors<T>,
@@ -272,11 +278,11 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
                         (ri, op.precondition(ri, idx, diag))
                     }
                 },
-                |idx, k, (ri, zi)| {
+                |idx, k, (ri, zi): (T, T)| {
                     // SAFETY: idx < len.
                     unsafe { *p.add(idx) = zi };
-                    rho[k] += ri.to_f64() * zi.to_f64();
-                    r0[k] += ri.to_f64() * ri.to_f64();
+                    rho[k] += ri.dot(zi);
+                    r0[k] += ri.dot(ri);
                 },
             );
             // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
@@ -301,7 +307,7 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
             breakdown = true;
             break;
         }
-        let alpha = T::from_f64(rho / pap);
+        let alpha = T::Scalar::from_f64(rho / pap);
         // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
         // With lanes (the CPU), x += αp is a plain loop of its own, which the compiler vectorizes
         // whole (inside the lane steps, beside the stores of r, it stayed scalar); with one lane
@@ -309,7 +315,7 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
         let split_x = Tm::LANES > 1;
         if split_x {
             // SAFETY: idx < len.
-            each_owned(team, len, |idx| unsafe { *x.add(idx) += alpha * *p.add(idx) });
+            each_owned(team, len, |idx| unsafe { *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx)) });
         }
         let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
         owned(
@@ -318,20 +324,20 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
             |idx| {
                 // SAFETY: idx < len.
                 unsafe {
-                    let ri = *r.add(idx) - alpha * *ap.add(idx);
+                    let ri = (*r.add(idx)).axpy(-alpha, *ap.add(idx));
                     (ri, op.precondition(ri, idx, diag))
                 }
             },
-            |idx, k, (ri, zi)| {
+            |idx, k, (ri, zi): (T, T)| {
                 // SAFETY: idx < len.
                 unsafe {
                     if !split_x {
-                        *x.add(idx) += alpha * *p.add(idx);
+                        *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx));
                     }
                     *r.add(idx) = ri;
                 }
-                rho_part[k] += ri.to_f64() * zi.to_f64();
-                rr_part[k] += ri.to_f64() * ri.to_f64();
+                rho_part[k] += ri.dot(zi);
+                rr_part[k] += ri.dot(ri);
             },
         );
         // SAFETY: the whole team calls it.
@@ -342,11 +348,11 @@ pub unsafe fn pcg<T: Real, Tm: Team, Op: Operator<T, Tm>>(
             converged = true;
             break;
         }
-        let beta = T::from_f64(rho_new / rho);
+        let beta = T::Scalar::from_f64(rho_new / rho);
         rho = rho_new;
         // ---- p = z + βp
         // SAFETY: idx < len.
-        each_owned(team, len, |idx| unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag) + beta * *p.add(idx) });
+        each_owned(team, len, |idx| unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag).axpy(beta, *p.add(idx)) });
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }

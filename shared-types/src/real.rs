@@ -20,6 +20,7 @@ pub trait Real:
     + Send
     + Sync
     + 'static
+    + Entry<Scalar = Self>
 {
     /// 0
     const ZERO: Self;
@@ -99,5 +100,88 @@ impl Real for f64 {
         {
             libm::exp(self)
         }
+    }
+}
+
+/// One entry of the PCG's vectors (`crate::pcg`): a real (`f32`, `f64`), or `[f32; 2]` — entry k of two systems
+/// with the same matrix solved as one (diag(M, M), the halves interleaved). α, β and the
+/// preconditioner's diagonal are [`Entry::Scalar`]s; dot products are f64.
+pub trait Entry: Copy + Default {
+    /// α, β and diag(M)'s type.
+    type Scalar: Real;
+    /// self + a·x.
+    fn axpy(self, a: Self::Scalar, x: Self) -> Self;
+    /// self · s.
+    fn scale(self, s: Self::Scalar) -> Self;
+    /// self / d.
+    fn div(self, d: Self::Scalar) -> Self;
+    /// self · o in f64.
+    fn dot(self, o: Self) -> f64;
+}
+
+macro_rules! real_entry {
+    ($($t:ty),*) => {$(
+        impl Entry for $t {
+            type Scalar = $t;
+            #[inline(always)]
+            fn axpy(self, a: $t, x: $t) -> $t {
+                self + a * x
+            }
+            #[inline(always)]
+            fn scale(self, s: $t) -> $t {
+                self * s
+            }
+            #[inline(always)]
+            fn div(self, d: $t) -> $t {
+                self / d
+            }
+            #[inline(always)]
+            fn dot(self, o: $t) -> f64 {
+                self.to_f64() * o.to_f64()
+            }
+        }
+    )*};
+}
+real_entry!(f32, f64);
+
+/// a·b + c rounded once (`fma.rn.f32` on the GPU; a·b + c elsewhere, where no solver uses pairs).
+#[inline(always)]
+fn fma32(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f32;
+        // SAFETY: a pure arithmetic instruction.
+        unsafe {
+            core::arch::asm!("fma.rn.f32 {r}, {a}, {b}, {c};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack, preserves_flags))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a * b + c
+    }
+}
+
+/// Two systems' entry k, solved as one (the fused primal and adjoint solve of the gradients).
+/// The dot product sums the two halves' products in f32 and converts once: every dot the solver
+/// takes of an entry pair (r·z = r²/diag, r·r) has two non-negative terms, so the f32 sum loses
+/// nothing a residual test could see, and the f64 sum over the vector stays.
+impl Entry for [f32; 2] {
+    type Scalar = f32;
+    #[inline(always)]
+    fn axpy(self, a: f32, x: [f32; 2]) -> [f32; 2] {
+        [fma32(a, x[0], self[0]), fma32(a, x[1], self[1])]
+    }
+    #[inline(always)]
+    fn scale(self, s: f32) -> [f32; 2] {
+        [self[0] * s, self[1] * s]
+    }
+    #[inline(always)]
+    fn div(self, d: f32) -> [f32; 2] {
+        [self[0] / d, self[1] / d]
+    }
+    #[inline(always)]
+    fn dot(self, o: [f32; 2]) -> f64 {
+        fma32(self[0], o[0], self[1] * o[1]) as f64
     }
 }

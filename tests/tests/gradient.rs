@@ -299,3 +299,42 @@ fn hyperparameters_round_trip_and_are_named() {
         assert!(c.set_hyperparameters(&values[1..]).unwrap_err().to_string().contains("hyperparameter values"));
     }
 }
+
+#[test]
+fn chosen_columns_equal_the_whole_gradients_columns_scaled() {
+    // gram_gradient_columns against gram_gradient's columns picked and scaled afterwards: K(X)
+    // and K(X, Y), normalized or not, every column, some in another order, none; bit for bit
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut f = Vec::new();
+    for seed in 0..6u64 {
+        let (x, y) = (set(&mut rng, 4), set(&mut rng, 3));
+        let cfg = random_config(&mut rng);
+        let k = cpu_f64(&cfg);
+        let np = cfg.hyperparameters().len();
+        let every: Vec<(usize, f64)> = (0..np).map(|h| (h, 1.0 + h as f64)).collect();
+        let some: Vec<(usize, f64)> = (0..np).rev().step_by(2).map(|h| (h, 0.5 * (h + 1) as f64)).collect();
+        for (yy, normalized) in [(None, true), (Some(&y[..]), false), (Some(&y[..]), true), (None, false)] {
+            let whole = k.gram_gradient(&x, yy, normalized).unwrap();
+            let gw = whole.gradient.as_ref().unwrap();
+            for cols in [&every[..], &some[..], &[][..]] {
+                let got = k.gram_gradient_columns(&x, yy, normalized, Some(cols)).unwrap();
+                let gg = got.gradient.as_ref().unwrap();
+                let names: Vec<String> = cols.iter().map(|&(h, _)| gw.names[h].clone()).collect();
+                assert_eq!(gg.names, names, "seed {seed}: the chosen columns' names");
+                assert_eq!(gg.values.len(), whole.values.len() * cols.len(), "seed {seed}: {} columns", cols.len());
+                assert_eq!(got.values, whole.values, "seed {seed}: K");
+                for e in 0..whole.values.len() {
+                    for (c, &(h, fac)) in cols.iter().enumerate() {
+                        let (a, w) = (gg.values[e * cols.len() + c], gw.values[e * np + h] * fac);
+                        if a.to_bits() != w.to_bits() {
+                            f.push(format!("seed {seed} normalized {normalized} entry {e} column {c} (θ_{h}): actual {a:e}, expected {w:e}"));
+                        }
+                    }
+                }
+            }
+        }
+        let bad = k.gram_gradient_columns(&x, None, false, Some(&[(np, 1.0)]));
+        assert!(matches!(bad, Err(octile::OctileError::InvalidRequest(_))), "seed {seed}: column {np} of {np}: {bad:?}");
+    }
+    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+}

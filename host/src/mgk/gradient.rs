@@ -303,6 +303,17 @@ impl super::MarginalizedGraphKernel {
     /// solve, on the kernel's backend and precision. A pair that does not converge is
     /// [`OctileError::NoConvergence`] carrying the whole result, gradient included.
     pub fn gram_gradient(&self, x: &[Graph], y: Option<&[Graph]>, normalized: bool) -> Result<Gram> {
+        self.gram_gradient_columns(x, y, normalized, None)
+    }
+
+    /// [`gram_gradient`](Self::gram_gradient) with its gradient's columns chosen and scaled as it
+    /// is assembled: column c of [`Gram::gradient`] is `f`·∂K/∂θ_h for `columns[c] = (h, f)` (θ_h
+    /// the h-th of [`MgkConfig::hyperparameters`]; e.g. f = θ_h gives ∂K/∂log θ_h, scikit-learn's).
+    /// The same values as choosing and scaling the columns of the whole gradient afterwards,
+    /// without a second pass over it.
+    /// `None`: every column, unscaled. A column index past the hyperparameters is
+    /// [`OctileError::InvalidRequest`].
+    pub fn gram_gradient_columns(&self, x: &[Graph], y: Option<&[Graph]>, normalized: bool, columns: Option<&[(usize, f64)]>) -> Result<Gram> {
         let all: Vec<Graph>;
         let graphs: &[Graph] = match y {
             None => x,
@@ -314,6 +325,13 @@ impl super::MarginalizedGraphKernel {
         let lay = Layout::of(x.len(), y.map(<[Graph]>::len), normalized);
         let names = self.config.hyperparameters();
         let np = names.len();
+        if let Some(&(h, _)) = columns.and_then(|c| c.iter().find(|&&(h, _)| h >= np)) {
+            return Err(OctileError::InvalidRequest(format!("hyperparameter column {h} of a gradient with {np}")));
+        }
+        // the assembled gradient's columns: (hyperparameter, factor)
+        let every: Vec<(usize, f64)> = (0..np).map(|h| (h, 1.0)).collect();
+        let picked = columns.unwrap_or(&every);
+        let nc = picked.len();
         self.check_gradient_memory(lay.rows * lay.cols, lay.pairs.len(), np, || format!("a {} × {} Gram matrix", lay.rows, lay.cols))?;
         let t = std::time::Instant::now();
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
@@ -326,7 +344,9 @@ impl super::MarginalizedGraphKernel {
         let grad = |k: usize| &grads[k * np..(k + 1) * np];
         let (rows, cols) = (lay.rows, lay.cols);
         let mut values = vec![0.0; rows * cols];
-        let mut gv = vec![0.0; rows * cols * np];
+        // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
+        let ncw = nc.max(1);
+        let mut gv = vec![0.0; rows * cols * ncw];
         let mut info = vec![PairInfo::default(); rows * cols];
         let entry_pair = |r: usize, c: usize| -> usize {
             if lay.symmetric {
@@ -354,23 +374,33 @@ impl super::MarginalizedGraphKernel {
                 let k = entry_pair(r, c);
                 irow[c] = info_of(&status[k]);
                 let (kv, dk) = (value(k), grad(k));
-                let out = &mut grow[c * np..(c + 1) * np];
+                let out = &mut grow[c * ncw..c * ncw + nc];
+                let pick = |out: &mut [f64], full: &[f64]| {
+                    for (o, &(h, f)) in out.iter_mut().zip(picked) {
+                        *o = full[h] * f;
+                    }
+                };
                 if !normalized {
                     vrow[c] = kv;
-                    out.copy_from_slice(dk);
+                    pick(out, dk);
                     continue;
                 }
                 let (ga, gb) = if lay.symmetric { (r, c) } else { (r, rows + c) };
-                vrow[c] = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, out);
+                let mut full = [0.0; MAX_HYPERPARAMETERS];
+                vrow[c] = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, &mut full[..np]);
+                pick(out, &full[..np]);
                 if !(self_converged[ga] && self_converged[gb]) {
                     irow[c].converged = false;
                 }
             }
         };
         if crate::parallel::pooled(rows * cols) {
-            values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * np)).zip(info.par_chunks_mut(width)).enumerate().for_each(row);
+            values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().for_each(row);
         } else {
-            values.chunks_mut(width).zip(gv.chunks_mut(width * np)).zip(info.chunks_mut(width)).enumerate().for_each(row);
+            values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().for_each(row);
+        }
+        if nc == 0 {
+            gv = Vec::new();
         }
         let g = Gram {
             rows,
@@ -382,7 +412,7 @@ impl super::MarginalizedGraphKernel {
             device: self.engine.describe(),
             seconds,
             details,
-            gradient: Some(Gradient { names, values: gv }),
+            gradient: Some(Gradient { names: picked.iter().map(|&(h, _)| names[h].clone()).collect(), values: gv }),
         };
         log::debug!("gradient: matrix assembled at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
         finish_entries(g)
@@ -570,32 +600,6 @@ impl super::MarginalizedGraphKernel {
         }
         Ok((status, grads, None))
     }
-}
-
-/// The derivatives of `grad` for the listed hyperparameters only, `(h, factor)` each, in the
-/// listed order and the layout of [`Gradient::values`]: ∂K/∂θ_h · factor — with factor θ_h,
-/// ∂K/∂log θ_h, scikit-learn's gradient of the free hyperparameters (one pass, where NumPy's fancy
-/// indexing and product would take two). An index ≥ P is an [`OctileError::InvalidRequest`].
-pub fn select_columns(grad: &Gradient, columns: &[(usize, f64)]) -> Result<Vec<f64>> {
-    let np = grad.names.len();
-    if let Some(&(h, _)) = columns.iter().find(|&&(h, _)| h >= np) {
-        return Err(OctileError::InvalidRequest(format!("hyperparameter column {h} of a gradient with {np}")));
-    }
-    let (nc, entries) = (columns.len(), grad.values.len() / np.max(1));
-    let mut out = vec![0.0; entries * nc];
-    let pick = |(o, d): (&mut [f64], &[f64])| {
-        for (o, &(h, f)) in o.iter_mut().zip(columns) {
-            *o = d[h] * f;
-        }
-    };
-    if nc > 0 && np > 0 {
-        if crate::parallel::pooled(entries) {
-            out.par_chunks_mut(nc).zip(grad.values.par_chunks(np)).for_each(pick);
-        } else {
-            out.chunks_mut(nc).zip(grad.values.chunks(np)).for_each(pick);
-        }
-    }
-    Ok(out)
 }
 
 /// A tile of [`MarginalizedGraphKernel::gram_gradient_tile`] normalized in place with the

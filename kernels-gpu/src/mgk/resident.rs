@@ -25,6 +25,7 @@ use octile_types::mgk::resident::{
     graph_words, product_slice_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
+use octile_types::real::Entry;
 use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -634,8 +635,9 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
 }
 
 /// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`),
-/// the two halves interleaved (entry 2k primal, 2k + 1 adjoint): one [`Xmv::row2`] per product row
-/// serves both, one 8-byte load per product nonzero.
+/// the two halves interleaved (entry k the pair [primal, adjoint]): one [`Xmv::row2`] per product
+/// row serves both, one 8-byte load per product nonzero; the PCG's vector updates move both halves
+/// of an entry with one 8-byte access and one diagonal value.
 struct FusedOperator<'a, X> {
     xmv: &'a X,
     dg: *const f32,
@@ -643,29 +645,29 @@ struct FusedOperator<'a, X> {
     n2: usize,
 }
 
-impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for FusedOperator<'_, X> {
+impl<C: ResidentTeam, X: Xmv> Operator<[f32; 2], C> for FusedOperator<'_, X> {
     #[inline(always)]
-    unsafe fn apply(&mut self, crew: &mut C, p: *const f32, ap: *mut f32) -> f64 {
+    unsafe fn apply(&mut self, crew: &mut C, p: *const [f32; 2], ap: *mut [f32; 2]) -> f64 {
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
         let n = self.n1 * n2;
         let mut pap = 0.0f64;
-        // SAFETY: the whole team calls it; p and ap hold 2N values (8-byte aligned), dg N.
+        // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
             rows!(crew, n2, n, |k, i, i2| {
-                let [p1, p2] = *(p as *const [f32; 2]).add(k);
-                let (s1, s2) = xmv.row2(i, i2, p);
+                let [p1, p2] = *p.add(k);
+                let (s1, s2) = xmv.row2(i, i2, p as *const f32);
                 let d = *dg.add(k);
                 let (a1, a2) = (d * p1 - s1, d * p2 - s2);
-                *(ap as *mut [f32; 2]).add(k) = [a1, a2];
+                *ap.add(k) = [a1, a2];
                 pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
             });
         }
         pap
     }
     #[inline(always)]
-    unsafe fn precondition(&self, r: f32, idx: usize, diag: *const f32) -> f32 {
-        // SAFETY: idx < 2N, so idx / 2 < N (the PCG's contract).
-        jacobi(r, unsafe { *diag.add(idx >> 1) })
+    unsafe fn precondition(&self, r: [f32; 2], idx: usize, diag: *const f32) -> [f32; 2] {
+        // SAFETY: idx < N (the PCG's contract). Both halves: one reciprocal.
+        r.scale(rcp_approx(unsafe { *diag.add(idx) }))
     }
 }
 
@@ -769,7 +771,6 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
 ) -> (PairStatus, PairStatus, f64) {
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
-    let m = 2 * n;
     let ns = prm.node_stride as usize;
     // SAFETY: the vectors' room (caller's contract); every index below is < 2n (< n for dg); the
     // pair arrays start on an 8-byte boundary.
@@ -805,12 +806,12 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
         let rho = crew.sum2(rho, 0.0).0;
         let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
         let mut op = FusedOperator { xmv, dg, n1, n2 };
-        let vectors = PcgVectors { x, r, p, ap, diag: dg };
+        let vectors = PcgVectors { x: pair(x, 0), r: pair(r, 0), p: pair(p, 0), ap: pair(ap, 0), diag: dg as *const f32 };
         let (mut it, mut replaced) = (0u32, 0u32);
         loop {
             // each half's share of the shared residual: rtol/√2 of the whole leaves each near rtol
             let pcg_params = PcgParams { rtol: RECURRENCE_SHARE * prm.rtol * core::f64::consts::FRAC_1_SQRT_2, max_iterations: prm.max_iterations - it };
-            it += info_of(&pcg(crew, &mut op, vectors, m, pcg_params, start)).iterations;
+            it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
             crew.barrier(); // the residual reads x entries of other threads
             let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
             rows!(crew, n2, n, |k, i, i2| {
@@ -1043,38 +1044,68 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     let s = crew.slice();
     let np = gp.hypers().len();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
-    unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, j, d1, d2| {
-            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
-            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
-            let mut t = crew.rank();
-            while t < w1 + w2 {
-                *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
-                t += crew.size();
+    let each = #[inline(always)]
+    |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, beside: bool| unsafe {
+        let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
+        let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
+        let mut t = crew.rank();
+        while t < w1 + w2 {
+            *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
+            t += crew.size();
+        }
+        crew.barrier();
+        let g1 = View::at(s, &d1, nzs, ns);
+        let g2 = View::at(s.add(w1), &d2, nzs, ns);
+        let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
+        let edge_row = #[inline(always)]
+        |h: &Hyper, i: usize, i2: usize, x: *const f32| {
+            if let Some(de) = de
+                && h.kind == HyperKind::EdgeParam as u32
+                && h.term == 0
+            {
+                return OnTheFly::<_, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
             }
-            crew.barrier();
-            let g1 = View::at(s, &d1, nzs, ns);
-            let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
-            let edge_row = |h: &Hyper, i: usize, i2: usize, x: *const f32| {
-                if let Some(de) = de
-                    && h.kind == HyperKind::EdgeParam as u32
-                    && h.term == 0
-                {
-                    return OnTheFly::<_, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
-                }
-                let d = h.derivative(&prm.edge_kernel);
-                let dk = General { spec: &d, features };
-                OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
-            };
-            let (v, n) = (s.add(w1 + w2) as *mut f32, g1.n * g2.n);
-            let fv = if w1 + w2 + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
-                FusedVectors::in_slice(v, n)
-            } else {
-                FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
-            };
-            gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), edge_row)
-        })
+            let d = h.derivative(&prm.edge_kernel);
+            let dk = General { spec: &d, features };
+            OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
+        };
+        let (v, n) = (s.add(w1 + w2) as *mut f32, g1.n * g2.n);
+        let fv = if beside {
+            FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
+        } else if w1 + w2 + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
+            FusedVectors::in_slice(v, n)
+        } else {
+            return NOT_PLANNED;
+        };
+        gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), edge_row)
+    };
+    // two copies: where the launch keeps every job's vectors in its slice, they are reached with
+    // shared-memory instructions (a pointer that may be either needs generic ones)
+    // SAFETY: forwarded contract.
+    unsafe {
+        if prm.fused_beside == 0 {
+            deal(
+                crew,
+                prm,
+                graphs,
+                jobs,
+                status,
+                counter,
+                #[inline(always)]
+                |crew, j, d1, d2| each(crew, j, d1, d2, false),
+            )
+        } else {
+            deal(
+                crew,
+                prm,
+                graphs,
+                jobs,
+                status,
+                counter,
+                #[inline(always)]
+                |crew, j, d1, d2| each(crew, j, d1, d2, true),
+            )
+        }
     }
 }
 
@@ -1104,12 +1135,25 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
     let np = gp.hypers().len();
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, true, |crew, j, prod, g1, g2, v, in_slice| {
-            let edge_row = |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
+        let each = #[inline(always)]
+        |crew: &mut C, j: u32, prod: &Product, g1: &View, g2: &View, v: *mut f32, room: Room| {
+            let edge_row = #[inline(always)]
+            |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
             let n = g1.n * g2.n;
-            let fv = if in_slice { FusedVectors::in_slice(v, n) } else { FusedVectors::beside(v, team_scratch(crew, prm, scratch), n) };
+            let fv = match room {
+                Room::FusedInSlice => FusedVectors::in_slice(v, n),
+                Room::FusedBeside => FusedVectors::beside(v, team_scratch(crew, prm, scratch), n),
+                Room::Solver => return NOT_PLANNED,
+            };
             gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), edge_row)
-        })
+        };
+        // two copies: where the launch keeps every job's vectors in its slice, they are reached
+        // with shared-memory instructions (a pointer that may be either needs generic ones)
+        if prm.fused_beside == 0 {
+            product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::FusedInSlice, each)
+        } else {
+            product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::FusedBeside, each)
+        }
     }
 }
 
@@ -1134,12 +1178,30 @@ unsafe fn solve_all_product<C: ResidentTeam>(
     counter: *mut u32,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, false, |crew, _, prod, g1, g2, v, _| solve_pair(crew, prm, prod, g1, g2, v)) }
+    unsafe {
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::Solver, |crew, _, prod, g1, g2, v, _| solve_pair(crew, prm, prod, g1, g2, v))
+    }
 }
 
-/// Every job staged in product form — row pointers, the vectors (the plain solve's five; with
-/// `fused_ok`, the fused solve's, all of them where they fit, else p alone: [`FusedVectors`]), then
-/// the entries — and handed to `solve(crew, job, product, g1, g2, vectors, all in the slice)`.
+/// What a launch's slices hold for each job's vectors (the launch's `fused_beside` chooses between
+/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`]) — all of them, or p
+/// alone.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Room {
+    Solver,
+    FusedInSlice,
+    FusedBeside,
+}
+
+/// The status of a job whose slice lacks the room its launch promised (a planning error, never
+/// expected): reported unconverged, so that the host solves it again elsewhere, instead of written
+/// past the slice.
+const NOT_PLANNED: PairStatus = PairStatus { value: 0.0, residual: f64::INFINITY, iterations: 0, converged: 0 };
+
+/// Every job staged in product form — row pointers, the vectors (`room`: the solver's five, or
+/// the fused solve's, all of them or p alone: [`FusedVectors`]), then the entries — and handed to
+/// `solve(crew, job, product, g1, g2, vectors, room)` ([`NOT_PLANNED`] where a job's slice lacks
+/// that room).
 ///
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`].
@@ -1155,56 +1217,66 @@ unsafe fn product_pairs<C: ResidentTeam>(
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
-    fused_ok: bool,
-    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32, bool) -> PairStatus,
+    room: Room,
+    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32, Room) -> PairStatus,
 ) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
     // SAFETY: forwarded contract; runs, n1·n2 < 2^15 and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, j, d1, d2| {
-            let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
-            let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
-            let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
-            let n = n1 * n2;
-            let v = s.add(n1 + n2 + 2) as *mut f32;
-            let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
-            // the vectors' room: the plain solve's five, or the fused solve's — all of them where
-            // they fit, else p alone (the rest beside the slice, FusedVectors::beside)
-            let fused_room = FusedVectors::slice_words(v, n);
-            let in_slice = fused_ok && plain - RESIDENT_VECTORS * n + fused_room <= prm.slice_words as usize;
-            let room = if in_slice {
-                fused_room
-            } else if fused_ok {
-                FusedVectors::p_words(v, n)
-            } else {
-                RESIDENT_VECTORS * n
-            };
-            let ent = v.add(room) as *mut u16;
-            let mut t = crew.rank();
-            while t < n1 + n2 + 2 {
-                *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
-                t += crew.size();
-            }
-            // each thread builds the entries of its own rows (disjoint runs)
-            rows!(crew, n2, n, |k, i, i2| {
-                let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
-                let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
-                let mut o = a0 * nnz2 + (a1 - a0) * b0;
-                for a in a0..a1 {
-                    let base = *g1.col.add(a) * n2 as u32;
-                    let la = *g1.edge.add(a * nzs + NZ_FEATURES + f);
-                    for b in b0..b1 {
-                        let differs = (la != *g2.edge.add(b * nzs + NZ_FEATURES + f)) as u32;
-                        *ent.add(o) = ((base + *g2.col.add(b)) | differs << PRODUCT_COLUMN_BITS) as u16;
-                        o += 1;
-                    }
+        deal(
+            crew,
+            prm,
+            graphs,
+            jobs,
+            status,
+            counter,
+            #[inline(always)]
+            |crew, j, d1, d2| {
+                let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
+                let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
+                let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
+                let n = n1 * n2;
+                let v = s.add(n1 + n2 + 2) as *mut f32;
+                let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
+                // the vectors' room: the plain solve's five, or the fused solve's — all of them, or
+                // p alone (the rest beside the slice, FusedVectors::beside)
+                let words = match room {
+                    Room::Solver => RESIDENT_VECTORS * n,
+                    Room::FusedInSlice => FusedVectors::slice_words(v, n),
+                    Room::FusedBeside => FusedVectors::p_words(v, n),
+                };
+                if plain - RESIDENT_VECTORS * n + words > prm.slice_words as usize {
+                    // a planning error (the host sizes every slice for its launch's room): reported,
+                    // not written past the slice
+                    return NOT_PLANNED;
                 }
-            });
-            crew.barrier();
-            let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
-            solve(crew, j, &prod, &g1, &g2, v, in_slice)
-        })
+                let ent = v.add(words) as *mut u16;
+                let mut t = crew.rank();
+                while t < n1 + n2 + 2 {
+                    *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
+                    t += crew.size();
+                }
+                // each thread builds the entries of its own rows (disjoint runs)
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+                    let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+                    let mut o = a0 * nnz2 + (a1 - a0) * b0;
+                    for a in a0..a1 {
+                        let base = *g1.col.add(a) * n2 as u32;
+                        let la = *g1.edge.add(a * nzs + NZ_FEATURES + f);
+                        for b in b0..b1 {
+                            let differs = (la != *g2.edge.add(b * nzs + NZ_FEATURES + f)) as u32;
+                            *ent.add(o) = ((base + *g2.col.add(b)) | differs << PRODUCT_COLUMN_BITS) as u16;
+                            o += 1;
+                        }
+                    }
+                });
+                crew.barrier();
+                let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
+                solve(crew, j, &prod, &g1, &g2, v, room)
+            },
+        )
     }
 }
 
@@ -1340,7 +1412,7 @@ gradient_entries!(
     MgkResidentWarpGradient,
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient,
-    |p, gp, team| |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let e = General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES };
         gradient_all(team, p, gp, &e, None::<&General>, g, w, j, s, c, out, sc)
     }
@@ -1350,7 +1422,7 @@ gradient_entries!(
     MgkResidentWarpGradientSqexp,
     /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
     MgkResidentBlockGradientSqexp,
-    |p, gp, team| |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let c2 = (t.coef * core::f64::consts::LOG2_E) as f32;
         let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
@@ -1365,7 +1437,7 @@ gradient_entries!(
     MgkResidentWarpGradientKdelta,
     /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
     MgkResidentBlockGradientKdelta,
-    |p, gp, team| |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let h = t.param as f32;
         let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
@@ -1380,7 +1452,7 @@ gradient_entries!(
     MgkResidentWarpGradientProduct,
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct,
-    |p, gp, team| |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let term = &p.edge_kernel.terms[0];
         gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, g, w, j, s, c, out, sc)
     }

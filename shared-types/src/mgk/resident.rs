@@ -152,8 +152,19 @@ pub struct ResidentParams {
     pub nz_stride: u32,
     /// Words of each team's shared-memory slice (≥ [`slice_words`] of every job).
     pub slice_words: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// Gradient entries: 0 where every job's fused vectors fit its slice (the slice holds
+    /// [`FUSED_EXTRA_WORDS`] beyond the solver's needs), 1 where each job keeps p alone there and
+    /// the rest in the launch's scratch. The entries compile each case apart, so that the first
+    /// reaches its vectors with shared-memory instructions. 0 for the solver entries.
+    pub fused_beside: u32,
+}
+
+/// Words a gradient launch's slices hold beyond the solver's (the fused primal and adjoint solve's
+/// extra vectors, `5·N`, and two words of alignment) where the fused vectors stay in the slice:
+/// the kernel's layout takes at most `4·N + 2` more than the solver's five vectors.
+#[inline(always)]
+pub const fn fused_extra_words(n_unknowns: usize) -> usize {
+    5 * n_unknowns + 2
 }
 
 /// CG stops at a recurrence residual of this share of rtol, so that the true residual, which f32

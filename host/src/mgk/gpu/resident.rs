@@ -20,7 +20,7 @@ use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
     GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
-    graph_words, product_slice_words, slice_words,
+    fused_extra_words, graph_words, product_slice_words, slice_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -259,6 +259,8 @@ pub struct Launch {
     pub product: bool,
     /// Block teams that walk the second graph's rows in pieces (`PIECE_NONZEROS`).
     pub split: bool,
+    /// Gradient launches whose fused vectors do not all fit the slices (`ResidentParams::fused_beside`).
+    pub fused_beside: bool,
 }
 
 impl TeamKind {
@@ -276,6 +278,11 @@ impl TeamKind {
 }
 
 impl Launch {
+    /// Whether a launch of `self`'s shapes may take pairs of shape `o` (whose slice is at most as
+    /// large): the same entry and team size, the same place for the fused vectors.
+    pub fn same_kind(self, o: Launch) -> bool {
+        self.product == o.product && self.split == o.split && self.fused_beside == o.fused_beside && self.team == o.team
+    }
     /// Dynamic shared memory of one block.
     pub fn smem_bytes(&self) -> usize {
         if self.team == 32 { self.warps as usize * self.slice_words as usize * 4 } else { RESIDENT_BLOCK_HEADER_BYTES + self.slice_words as usize * 4 }
@@ -509,23 +516,29 @@ pub fn plan_with(
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
         // gradients: room for the fused primal and adjoint solve (ten vectors) where it fits
         let n = set.size(a).0 * set.size(b).0;
-        let fused = |w: usize| if gradient && bucket_words(w + FUSED_EXTRA_VECTORS * n) <= max_smem / 4 { w + FUSED_EXTRA_VECTORS * n } else { w };
-        if let Some(words) = set.product_words(a, b).map(fused).filter(|&w| product && bucket_words(w) <= max_smem / 4) {
+        // (words, fused vectors beside the slice)
+        let fused = |w: usize| {
+            let all = w + fused_extra_words(n);
+            if gradient && bucket_words(all) <= max_smem / 4 { (all, false) } else { (w, gradient) }
+        };
+        if let Some((words, beside)) = set.product_words(a, b).map(fused).filter(|&(w, _)| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
             let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
-            let l = Launch { team, warps: if team == 32 { warps_for(slice) } else { 1 }, slice_words: slice as u32, product: true, split: false };
+            let warps = if team == 32 { warps_for(slice) } else { 1 };
+            let l = Launch { team, warps, slice_words: slice as u32, product: true, split: false, fused_beside: beside };
             if l.warps >= 1 && l.smem_bytes() <= max_smem {
                 return Some(l);
             }
         }
-        let words = fused(set.slice_words(a, b));
+        let (words, beside) = fused(set.slice_words(a, b));
         let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
             return None;
         }
         let warps = if team == 32 { warps_for(slice) } else { 1 };
-        let l = Launch { team, warps, slice_words: slice as u32, product: false, split: split && team > 32 && set.size(b).2 > 0 };
+        let split = split && team > 32 && set.size(b).2 > 0;
+        let l = Launch { team, warps, slice_words: slice as u32, product: false, split, fused_beside: beside };
         (warps >= 1 && l.smem_bytes() <= max_smem).then_some(l)
     };
     // in parallel only where it pays (waking the pool costs more than planning a small set)
@@ -533,7 +546,10 @@ pub fn plan_with(
     let shapes: Vec<Option<Launch>> = crate::parallel::collect(pairs.len(), parallel, |k| shape_of(&pairs[k]));
     // pairs sorted by shape, so that each block of the stream splits into few launches
     let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| shapes[k].is_some()).collect();
-    let key = |&k: &usize| shapes[k].map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.team as u64) << 32 | l.slice_words as u64);
+    let key = |&k: &usize| {
+        shapes[k]
+            .map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.fused_beside as u64) << 61 | (l.team as u64) << 32 | l.slice_words as u64)
+    };
     if parallel {
         order.par_sort_unstable_by_key(key);
     } else {
@@ -550,7 +566,7 @@ pub fn plan_with(
             // larger slice of the same team kind (its slice then serves both), so that small
             // sets do not pay a launch and a tail per bucket
             let first = shapes[ks[start]].expect("ordered pairs fit");
-            let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
+            let same_kind = |x: Launch| x.same_kind(first);
             let mut end = start;
             while end < ks.len() && shapes[ks[end]] == Some(first) {
                 end += 1;
@@ -686,7 +702,7 @@ pub fn execute(
                 node_stride: dset.host.node_stride as u32,
                 nz_stride: dset.host.nz_stride as u32,
                 slice_words: l.slice_words,
-                _pad: 0,
+                fused_beside: l.fused_beside as u32,
             };
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
@@ -730,7 +746,11 @@ pub fn execute(
         for (s, status, grad) in &parts {
             back.extend(s.clone_dtoh(status)?);
             if let Some(g) = grad {
-                solved_grads.extend(s.clone_dtoh(g)?);
+                // straight into the flat vector (no staging Vec to allocate and copy again: the
+                // gradients are P times the statuses' size)
+                let at = solved_grads.len();
+                solved_grads.resize(at + g.len(), 0.0);
+                s.memcpy_dtoh(g, &mut solved_grads[at..])?;
             }
         }
         dev.stream.synchronize()?;
@@ -891,7 +911,7 @@ mod tests {
             let mut start = 0;
             while start < ks.len() {
                 let first = plan.shapes[ks[start]].unwrap();
-                let same_kind = |x: Launch| x.product == first.product && x.split == first.split && x.team == first.team;
+                let same_kind = |x: Launch| x.same_kind(first);
                 let mut end = start;
                 while end < ks.len() && plan.shapes[ks[end]] == Some(first) {
                     end += 1;
@@ -1001,9 +1021,19 @@ mod tests {
                 let n = set.size(a).0 * set.size(b).0;
                 let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
                 assert!(need <= l.slice_words as usize && !l.split, "pair ({a}, {b}): {l:?} for {need} words");
-                // room for the fused solve wherever it fits shared memory
-                let fused = need + FUSED_EXTRA_VECTORS * n;
-                assert_eq!(l.slice_words as usize >= fused, bucket_words(fused) <= H100.max_smem_bytes / 4, "pair ({a}, {b}): {l:?}, fused {fused} words");
+                // room for the fused solve (its extra vectors and alignment) wherever it fits shared
+                // memory, and the launch says where the vectors are
+                let fused = need + fused_extra_words(n);
+                let fits = bucket_words(fused) <= H100.max_smem_bytes / 4;
+                assert!(fused >= need + FUSED_EXTRA_VECTORS * n);
+                assert_eq!(l.slice_words as usize >= fused, fits, "pair ({a}, {b}): {l:?}, fused {fused} words");
+                assert_eq!(l.fused_beside, !fits, "pair ({a}, {b}): {l:?}, fused {fused} words");
+            }
+            // a launch never mixes jobs whose vectors stay in the slice with jobs whose do not
+            for pl in &p.launches {
+                let kinds: std::collections::BTreeSet<bool> = p.order[pl.pairs.clone()].iter().map(|&k| p.shapes[k].unwrap().fused_beside).collect();
+                assert_eq!(kinds.len(), 1, "{pl:?}");
+                assert_eq!(kinds.first().copied(), Some(pl.launch.fused_beside), "{pl:?}");
             }
             for pl in &p.launches {
                 assert_eq!(pl.entry, gradient_entry(pl.launch, shape));
