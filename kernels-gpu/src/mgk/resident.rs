@@ -318,12 +318,15 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
         // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
         // (host-built).
         unsafe {
-            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let mut acc = 0.0f32;
+            // u32 counters: 32-bit loop arithmetic
             for a in a0..a1 {
+                let a = a as usize;
                 let vrow = v.add(*g1.col.add(a) as usize * n2);
                 let ea = self.e.prep(g1.edge.add(a * nzs));
-                for b in b0..b1 {
+                for b in b0 as u32..b1 as u32 {
+                    let b = b as usize;
                     acc += self.e.eval(ea, g2.edge.add(b * nzs)) * *vrow.add(*g2.col.add(b) as usize);
                 }
             }
@@ -345,13 +348,16 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
         let v = v as *const [f32; 2];
         // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
-            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
-            let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
+            let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
             let (mut s1, mut s2) = (0.0f32, 0.0f32);
+            // u32 counters: 32-bit loop arithmetic
             for a in a0..a1 {
+                let a = a as usize;
                 let base = *g1.col.add(a) as usize * n2;
                 let ea = self.e.prep(g1.edge.add(a * nzs));
                 for b in b0..b1 {
+                    let b = b as usize;
                     let w = self.e.eval(ea, g2.edge.add(b * nzs));
                     let [a, c] = *v.add(base + *g2.col.add(b) as usize);
                     s1 += w * a;
@@ -392,12 +398,13 @@ struct Product {
 impl Product {
     /// First entry and entry count of row (i, i′).
     #[inline(always)]
-    unsafe fn span(&self, i: usize, i2: usize) -> (usize, usize) {
+    /// In u32 (the slice's entries are fewer than 2³²): 32-bit loop counters in the XMV.
+    unsafe fn span(&self, i: usize, i2: usize) -> (usize, u32) {
         // SAFETY: i ≤ n1, i2 ≤ n2 (caller's contract).
         unsafe {
-            let (a0, b0) = (*self.rp1.add(i) as usize, *self.rp2.add(i2) as usize);
-            let (d1, d2) = (*self.rp1.add(i + 1) as usize - a0, *self.rp2.add(i2 + 1) as usize - b0);
-            (a0 * self.nnz2 + d1 * b0, d1 * d2)
+            let (a0, b0) = (*self.rp1.add(i), *self.rp2.add(i2));
+            let (d1, d2) = (*self.rp1.add(i + 1) - a0, *self.rp2.add(i2 + 1) - b0);
+            ((a0 * self.nnz2 as u32 + d1 * b0) as usize, d1 * d2)
         }
     }
 }
@@ -412,7 +419,7 @@ impl Xmv for Product {
             let e = self.ent.add(start);
             let (mut same, mut diff) = (0.0f32, 0.0f32);
             for t in 0..len {
-                let c = *e.add(t) as u32;
+                let c = *e.add(t as usize) as u32;
                 let val = *v.add((c & COLUMN_MASK) as usize);
                 if c >> PRODUCT_COLUMN_BITS != 0 {
                     diff += val;
@@ -432,7 +439,7 @@ impl Xmv for Product {
             let e = self.ent.add(start);
             let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
             for t in 0..len {
-                let c = *e.add(t) as u32;
+                let c = *e.add(t as usize) as u32;
                 let [a, b] = *v.add((c & COLUMN_MASK) as usize);
                 if c >> PRODUCT_COLUMN_BITS != 0 {
                     diff1 += a;
@@ -460,7 +467,7 @@ impl Product {
             let e = self.ent.add(start);
             let mut diff = 0.0f32;
             for t in 0..len {
-                let c = *e.add(t) as u32;
+                let c = *e.add(t as usize) as u32;
                 if c >> PRODUCT_COLUMN_BITS != 0 {
                     diff += *v.add((c & COLUMN_MASK) as usize);
                 }
@@ -476,19 +483,22 @@ const COLUMN_MASK: u32 = (1 << PRODUCT_COLUMN_BITS) - 1;
 /// Walks this thread's rows k = rank, rank + size, … < n1·n2 with their (i, i′).
 macro_rules! rows {
     ($crew:expr, $n2:expr, $n:expr, |$k:ident, $i:ident, $i2:ident| $body:block) => {{
-        let size = $crew.size();
-        let (step_i, step_i2) = (size / $n2, size % $n2);
-        let mut $k = $crew.rank();
-        let mut $i = $k / $n2;
-        let mut $i2 = $k % $n2;
-        while $k < $n {
+        // u32 counters (n1·n2 < 2³² for every resident pair): 32-bit loop arithmetic
+        let (size, n2, n) = ($crew.size() as u32, $n2 as u32, $n as u32);
+        let (step_i, step_i2) = (size / n2, size % n2);
+        let mut k = $crew.rank() as u32;
+        let mut i = k / n2;
+        let mut i2 = k % n2;
+        while k < n {
+            #[allow(unused_variables)]
+            let ($k, $i, $i2) = (k as usize, i as usize, i2 as usize);
             $body
-            $k += size;
-            $i += step_i;
-            $i2 += step_i2;
-            if $i2 >= $n2 {
-                $i2 -= $n2;
-                $i += 1;
+            k += size;
+            i += step_i;
+            i2 += step_i2;
+            if i2 >= n2 {
+                i2 -= n2;
+                i += 1;
             }
         }
     }};
