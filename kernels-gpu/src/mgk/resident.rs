@@ -902,6 +902,35 @@ unsafe fn deal<C: ResidentTeam>(
     }
 }
 
+/// Both graphs of a job copied from `words` into the team's slice `s`, one after the other: their
+/// views and the words they take (the vectors' room starts there).
+///
+/// # Safety
+/// Called by every thread of the team; both runs lie in `words` and fit the slice (host-checked).
+#[inline(always)]
+unsafe fn stage_pair<C: ResidentTeam>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    words: *const u32,
+    s: *mut u32,
+    d1: &ResidentGraph,
+    d2: &ResidentGraph,
+) -> (View, View, usize) {
+    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
+    let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
+    // SAFETY: the caller's contract; the barrier orders the copies before any view is read.
+    unsafe {
+        let mut t = crew.rank();
+        while t < w1 + w2 {
+            *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
+            t += crew.size();
+        }
+        crew.barrier();
+        (View::at(s, d1, nzs, ns), View::at(s.add(w1), d2, nzs, ns), w1 + w2)
+    }
+}
+
 /// Every job, on the fly.
 ///
 /// # Safety
@@ -922,17 +951,8 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
         deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
-            let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
-            let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
-            let mut t = crew.rank();
-            while t < w1 + w2 {
-                *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
-                t += crew.size();
-            }
-            crew.barrier();
-            let g1 = View::at(s, &d1, nzs, ns);
-            let g2 = View::at(s.add(w1), &d2, nzs, ns);
-            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(w1 + w2) as *mut f32)
+            let (g1, g2, staged) = stage_pair(crew, prm, words, s, &d1, &d2);
+            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut f32)
         })
     }
 }
@@ -1056,16 +1076,7 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     let each = #[inline(always)]
     |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, beside: bool| unsafe {
-        let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
-        let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
-        let mut t = crew.rank();
-        while t < w1 + w2 {
-            *s.add(t) = if t < w1 { *words.add(d1.offset as usize + t) } else { *words.add(d2.offset as usize + t - w1) };
-            t += crew.size();
-        }
-        crew.barrier();
-        let g1 = View::at(s, &d1, nzs, ns);
-        let g2 = View::at(s.add(w1), &d2, nzs, ns);
+        let (g1, g2, staged) = stage_pair(crew, prm, words, s, &d1, &d2);
         let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
@@ -1079,10 +1090,10 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
             let dk = General { spec: &d, features };
             OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
         };
-        let (v, n) = (s.add(w1 + w2) as *mut f32, g1.n * g2.n);
+        let (v, n) = (s.add(staged) as *mut f32, g1.n * g2.n);
         let fv = if beside {
             FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
-        } else if w1 + w2 + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
+        } else if staged + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
             FusedVectors::in_slice(v, n)
         } else {
             return NOT_PLANNED;
