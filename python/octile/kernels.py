@@ -331,10 +331,13 @@ class MarginalizedGraphKernel(GraphKernel):
                                   f"{'decreasing' if side == 'lower' else 'increasing'} the bound and fitting again may find a better value.",
                                   _sklearn.convergence_warning(), stacklevel=2)
 
-    def _check_names(self, names: List[str]):
+    def _check_names(self, names: List[str], idx: Optional[List[int]] = None):
+        """The native gradient's column names against the kernel's hyperparameters (those at
+        ``idx`` where the call chose columns)."""
         hyper = self._hyper()
-        if names != [n for n, _, _ in hyper]:
-            raise RuntimeError(f"internal: the gradient's hyperparameters {names} are not the kernel's {[n for n, _, _ in hyper]}")
+        want = [n for n, _, _ in hyper] if idx is None else [hyper[i][0] for i in idx]
+        if names != want:
+            raise RuntimeError(f"internal: the gradient's hyperparameters {names} are not the kernel's {want}")
 
     def _log_gradient(self, dk: np.ndarray, names: List[str]) -> np.ndarray:
         """∂K/∂θ (raw, every hyperparameter, last axis) → ∂K/∂log θ of the tuned ones."""
@@ -356,15 +359,12 @@ class MarginalizedGraphKernel(GraphKernel):
         norm = self._normalized(normalized)
         native = self._native()
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
-        # ∂K/∂log θ of the free hyperparameters, selected and scaled in the native call (one
-        # parallel pass over dK instead of NumPy's two)
-        # (a NonConvergenceError's partial_gradient comes with the same columns)
+        # ∂K/∂log θ of the free hyperparameters, chosen and scaled as the native call assembles dK
+        # (no pass of NumPy's over it); a NonConvergenceError's partial_gradient has the same columns
         columns = [(i, v) for i, _, v, _ in self._free()]
         with self._reporter(progress, total) as report:
             k, dk, names, info = native.gram_gradient(x, y, norm, report, columns)
-        hyper = self._hyper()
-        if names != [hyper[i][0] for i, _ in columns]:
-            raise RuntimeError(f"internal: the gradient's columns {names} are not the kernel's tuned hyperparameters")
+        self._check_names(names, [i for i, _ in columns])
         self.last_run_ = info
         return k, dk
 

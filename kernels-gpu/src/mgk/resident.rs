@@ -396,9 +396,9 @@ struct Product {
 }
 
 impl Product {
-    /// First entry and entry count of row (i, i′).
+    /// First entry and entry count of row (i, i′), the count in u32 (a slice holds fewer than 2³²
+    /// entries): 32-bit loop counters in the XMV.
     #[inline(always)]
-    /// In u32 (the slice's entries are fewer than 2³²): 32-bit loop counters in the XMV.
     unsafe fn span(&self, i: usize, i2: usize) -> (usize, u32) {
         // SAFETY: i ≤ n1, i2 ≤ n2 (caller's contract).
         unsafe {
@@ -946,7 +946,7 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     status: *mut PairStatus,
     counter: *mut u32,
 ) {
-    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let nzs = prm.nz_stride as usize;
     let s = crew.slice();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
@@ -1069,13 +1069,13 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     grad: *mut f64,
     scratch: *mut f32,
 ) {
-    let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
+    let nzs = prm.nz_stride as usize;
     let features = nzs - NZ_FEATURES;
     let s = crew.slice();
     let np = gp.hypers().len();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     let each = #[inline(always)]
-    |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, beside: bool| unsafe {
+    |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, room: Room| unsafe {
         let (g1, g2, staged) = stage_pair(crew, prm, words, s, &d1, &d2);
         let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
         let edge_row = #[inline(always)]
@@ -1091,42 +1091,31 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
             OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
         };
         let (v, n) = (s.add(staged) as *mut f32, g1.n * g2.n);
-        let fv = if beside {
-            FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
-        } else if staged + FusedVectors::slice_words(v, n) <= prm.slice_words as usize {
-            FusedVectors::in_slice(v, n)
-        } else {
-            return NOT_PLANNED;
+        let fv = match room {
+            Room::FusedBeside => FusedVectors::beside(v, team_scratch(crew, prm, scratch), n),
+            Room::FusedInSlice if staged + FusedVectors::slice_words(v, n) <= prm.slice_words as usize => FusedVectors::in_slice(v, n),
+            _ => return NOT_PLANNED,
         };
         gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), edge_row)
     };
-    // two copies: where the launch keeps every job's vectors in its slice, they are reached with
-    // shared-memory instructions (a pointer that may be either needs generic ones)
     // SAFETY: forwarded contract.
     unsafe {
-        if prm.fused_beside == 0 {
-            deal(
-                crew,
-                prm,
-                graphs,
-                jobs,
-                status,
-                counter,
-                #[inline(always)]
-                |crew, j, d1, d2| each(crew, j, d1, d2, false),
-            )
-        } else {
-            deal(
-                crew,
-                prm,
-                graphs,
-                jobs,
-                status,
-                counter,
-                #[inline(always)]
-                |crew, j, d1, d2| each(crew, j, d1, d2, true),
-            )
-        }
+        fused_room(
+            prm,
+            #[inline(always)]
+            |room| {
+                deal(
+                    crew,
+                    prm,
+                    graphs,
+                    jobs,
+                    status,
+                    counter,
+                    #[inline(always)]
+                    |crew, j, d1, d2| each(crew, j, d1, d2, room),
+                )
+            },
+        )
     }
 }
 
@@ -1168,13 +1157,11 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
             };
             gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), edge_row)
         };
-        // two copies: where the launch keeps every job's vectors in its slice, they are reached
-        // with shared-memory instructions (a pointer that may be either needs generic ones)
-        if prm.fused_beside == 0 {
-            product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::FusedInSlice, each)
-        } else {
-            product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::FusedBeside, each)
-        }
+        fused_room(
+            prm,
+            #[inline(always)]
+            |room| product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, room, each),
+        )
     }
 }
 
@@ -1212,6 +1199,15 @@ enum Room {
     Solver,
     FusedInSlice,
     FusedBeside,
+}
+
+/// `run` with the launch's room for the fused vectors (`ResidentParams::fused_beside`), called in two
+/// places with a constant each: two inlined copies, so that where the launch keeps every job's
+/// vectors in its slice they are reached with shared-memory instructions (a pointer that may point
+/// at either memory needs generic ones).
+#[inline(always)]
+fn fused_room<R>(prm: &ResidentParams, mut run: impl FnMut(Room) -> R) -> R {
+    if prm.fused_beside == 0 { run(Room::FusedInSlice) } else { run(Room::FusedBeside) }
 }
 
 /// The status of a job whose slice lacks the room its launch promised (a planning error, never
