@@ -89,8 +89,36 @@ impl Gram {
     }
     /// (min, median, max) of iterations over all entries.
     /// Counted, not sorted: a tile has millions of entries and iterations are few distinct values.
+    /// Large matrices are counted in parallel (the same result).
     pub fn iteration_stats(&self) -> (u32, u32, u32) {
-        iteration_stats(self.info.iter().map(|f| f.iterations))
+        use rayon::prelude::*;
+        let its = || self.info.iter().map(|f| f.iterations);
+        if !crate::parallel::pooled(self.info.len()) {
+            return iteration_stats(its());
+        }
+        let (lo, hi) = self.info.par_iter().map(|f| (f.iterations, f.iterations)).reduce(|| (u32::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        if hi - lo > 1 << 20 {
+            return iteration_stats(its());
+        }
+        let width = (hi - lo) as usize + 1;
+        let counts = self
+            .info
+            .par_chunks(1 << 16)
+            .map(|chunk| {
+                let mut c = vec![0usize; width];
+                for f in chunk {
+                    c[(f.iterations - lo) as usize] += 1;
+                }
+                c
+            })
+            .reduce(
+                || vec![0usize; width],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        (lo, median_of_counts(&counts, lo, self.info.len()), hi)
     }
 }
 
@@ -113,15 +141,20 @@ pub fn iteration_stats(iterations: impl Iterator<Item = u32> + Clone) -> (u32, u
     for it in iterations {
         counts[(it - lo) as usize] += 1;
     }
-    let (mut seen, mut median) = (0usize, hi);
+    (lo, median_of_counts(&counts, lo, n), hi)
+}
+
+/// The element at index n / 2 of the sorted list whose value lo + k occurs `counts[k]` times
+/// (n of them in all, n ≥ 1).
+fn median_of_counts(counts: &[usize], lo: u32, n: usize) -> u32 {
+    let mut seen = 0usize;
     for (k, &c) in counts.iter().enumerate() {
         seen += c;
         if seen > n / 2 {
-            median = lo + k as u32;
-            break;
+            return lo + k as u32;
         }
     }
-    (lo, median, hi)
+    lo + counts.len().saturating_sub(1) as u32
 }
 
 #[cfg(test)]

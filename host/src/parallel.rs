@@ -23,3 +23,18 @@ pub fn collect<R: Send>(n: usize, pooled: bool, f: impl Fn(usize) -> R + Sync + 
     use rayon::prelude::*;
     if pooled { (0..n).into_par_iter().map(f).collect() } else { (0..n).map(f).collect() }
 }
+
+/// Bytes from which [`drop_aside`] frees on another thread.
+pub const ASIDE_MIN_BYTES: usize = 1 << 20;
+
+/// Free `value` (large buffers a call no longer needs: `bytes` of them) on a thread of its own when
+/// it holds at least [`ASIDE_MIN_BYTES`], else here. Returning the pages of a few hundred MB to the
+/// system takes tens of milliseconds (ChEMBL's gradient call: ~40 ms) that are no part of the
+/// answer. Where no thread can be started, here.
+pub fn drop_aside<T: Send + 'static>(value: T, bytes: usize) {
+    if bytes < ASIDE_MIN_BYTES {
+        return;
+    }
+    // (a failed spawn hands the closure back to be dropped, and `value` with it, here)
+    let _ = std::thread::Builder::new().name("octile-free".into()).spawn(move || drop(value));
+}

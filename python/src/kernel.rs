@@ -291,18 +291,23 @@ impl PyKernel {
         progress: Option<Py<PyAny>>,
         columns: Option<Vec<(usize, f64)>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>, Bound<'py, PyDict>)> {
+        let t = std::time::Instant::now();
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
+        let converted = t.elapsed().as_secs_f64() * 1e3;
         // the columns chosen and scaled as the gradient is assembled (no second pass over it); a
         // NonConvergenceError's partial_gradient has them too
         let mut g = self
             .run_mgk(py, progress, |k| k.gram_gradient_columns(&x, y.as_deref(), normalized, columns.as_deref()))?
             .map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
+        let ran = t.elapsed().as_secs_f64() * 1e3;
         let grad = gradient_of(&mut g)?;
         let d = info(py, &g)?;
         let dk = gradient_array(py, grad.values, &[g.rows, g.cols, grad.names.len()])?;
-        Ok((gram_matrix(py, g)?, dk, grad.names, d))
+        let out = (gram_matrix(py, g)?, dk, grad.names, d);
+        log::debug!(target: "octile::python", "python: graphs converted in {converted:.1} ms, run returned at {ran:.1} ms, arrays out at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        Ok(out)
     }
 
     /// K(G, G) of each graph (un-normalized) with ∂K(G, G)/∂θ: (d (n,), dD (n, P), θ's names).

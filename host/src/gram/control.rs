@@ -48,6 +48,48 @@ impl RunControl {
     }
 }
 
+impl RunControl {
+    /// [`stream`](Self::stream) with one block in flight: `submit` starts a block (e.g. queues its
+    /// GPU launches) and returns a handle, `collect` waits for a handle's results and stores them.
+    /// Block k + 1 is submitted before block k is collected, so that the device computes the next
+    /// block while the host takes the last one's results:
+    ///
+    /// ```text
+    ///   host:    submit 0 | submit 1, collect 0 | submit 2, collect 1 | … | collect n−1
+    ///   device:  [ block 0 ][ block 1          ][ block 2           ] …
+    /// ```
+    ///
+    /// Progress is reported after each `collect`. Cancellation is checked before each submit: a
+    /// block already submitted is still collected (what was computed is kept); the blocks never
+    /// submitted are left to the caller's pending value. An error from either stops the loop (a
+    /// block in flight is dropped with its handle).
+    pub fn pipeline<H>(
+        &self,
+        blocks: impl IntoIterator<Item = Range<usize>>,
+        mut submit: impl FnMut(Range<usize>) -> Result<H>,
+        mut collect: impl FnMut(Range<usize>, H) -> Result<()>,
+    ) -> Result<()> {
+        let mut in_flight: Option<(Range<usize>, H)> = None;
+        for block in blocks {
+            if self.cancelled() {
+                break;
+            }
+            let next = (block.clone(), submit(block)?);
+            if let Some((range, h)) = in_flight.replace(next) {
+                let n = range.len();
+                collect(range, h)?;
+                self.report(n);
+            }
+        }
+        if let Some((range, h)) = in_flight {
+            let n = range.len();
+            collect(range, h)?;
+            self.report(n);
+        }
+        Ok(())
+    }
+}
+
 /// The result of a pair that was not evaluated because the run was cancelled: its value is NaN
 /// (never a result: the driver treats non-finite values as failures, and after a cancellation as
 /// not done).
@@ -94,6 +136,66 @@ mod tests {
             assert_eq!(flat, (0..len).collect::<Vec<_>>(), "len {len} block {block}: {ranges:?}");
             assert!(ranges.iter().all(|r| !r.is_empty() && r.len() <= block.max(1)), "len {len} block {block}: {ranges:?}");
         }
+    }
+
+    #[test]
+    fn pipeline_submits_the_next_block_before_collecting_and_keeps_submitted_blocks_once_cancelled() {
+        let done = Arc::new(AtomicUsize::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        let ctl = RunControl {
+            progress: Some(Arc::new(move |n| {
+                d.fetch_add(n, Ordering::Relaxed);
+            })),
+            cancel: Some(cancel.clone()),
+            max_memory_bytes: None,
+        };
+        let events = std::cell::RefCell::new(Vec::new());
+        let mut got = vec![f64::NAN; 10];
+        ctl.pipeline(
+            blocks_of(10, 4),
+            |r| {
+                events.borrow_mut().push(format!("s{}", r.start));
+                Ok(r.clone().map(|i| i as f64).collect::<Vec<f64>>())
+            },
+            |r, v| {
+                events.borrow_mut().push(format!("c{}", r.start));
+                got[r].copy_from_slice(&v);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(events.borrow().join(" "), "s0 s4 c0 s8 c4 c8");
+        assert_eq!(got, (0..10).map(|i| i as f64).collect::<Vec<_>>());
+        assert_eq!(done.load(Ordering::Relaxed), 10);
+        // cancelled while block 0 is in flight: block 0 is still collected, nothing else submitted
+        events.borrow_mut().clear();
+        let mut got = vec![f64::NAN; 10];
+        ctl.pipeline(
+            blocks_of(10, 4),
+            |r| {
+                events.borrow_mut().push(format!("s{}", r.start));
+                cancel.store(true, Ordering::Relaxed);
+                Ok(r.start)
+            },
+            |r, start| {
+                events.borrow_mut().push(format!("c{start}"));
+                got[r].fill(1.0);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(events.borrow().join(" "), "s0 c0");
+        assert!(got[..4].iter().all(|&v| v == 1.0) && got[4..].iter().all(|v| v.is_nan()), "{got:?}");
+        assert_eq!(done.load(Ordering::Relaxed), 14);
+        // an error stops the loop
+        cancel.store(false, Ordering::Relaxed);
+        let err = ctl.pipeline(
+            blocks_of(3, 1),
+            |r| Ok(r.start),
+            |_, s| if s == 1 { Err(crate::error::OctileError::InvalidConfig("block 1".into())) } else { Ok(()) },
+        );
+        assert!(err.is_err());
     }
 
     #[test]

@@ -16,6 +16,9 @@ use octile_types::mgk::tiling::{TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{Combine, GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS, PairStatus, Real};
 use rayon::prelude::*;
 
+mod assembly;
+use assembly::Layout;
+
 impl MgkConfig {
     /// The hyperparameters θ of the kernel, in the order of a gradient's last axis (GraphDot's): `p`,
     /// `q`, then κv's terms and κe's terms, each as `node.<feature>.<h|length_scale|c>` and —
@@ -270,32 +273,6 @@ pub fn normalized_entry(kv: f64, dk: &[f64], a: Option<&SelfFactor>, b: Option<&
     kn
 }
 
-/// Where [`MarginalizedGraphKernel::gram_gradient`]'s pairs go: K(X) lists the upper triangle, K(X, Y)
-/// every entry and, normalized, both diagonals after them.
-struct Layout {
-    rows: usize,
-    cols: usize,
-    pairs: Vec<(u32, u32)>,
-    symmetric: bool,
-}
-
-impl Layout {
-    fn of(nx: usize, ny: Option<usize>, normalized: bool) -> Layout {
-        let nxu = nx as u32;
-        match ny {
-            None => Layout { rows: nx, cols: nx, pairs: (0..nxu).flat_map(|i| (i..nxu).map(move |j| (i, j))).collect(), symmetric: true },
-            Some(ny) => {
-                let nyu = ny as u32;
-                let mut pairs: Vec<(u32, u32)> = (0..nxu).flat_map(|i| (0..nyu).map(move |j| (i, nxu + j))).collect();
-                if normalized {
-                    pairs.extend((0..nxu + nyu).map(|i| (i, i)));
-                }
-                Layout { rows: nx, cols: ny, pairs, symmetric: false }
-            }
-        }
-    }
-}
-
 impl super::MarginalizedGraphKernel {
     /// K(X) (`y` = None) or K(X, Y), normalized or not, with ∂K/∂θ for every hyperparameter θ of
     /// [`MgkConfig::hyperparameters`] in [`Gram::gradient`] (rows × cols × P; the normalized form
@@ -331,7 +308,6 @@ impl super::MarginalizedGraphKernel {
         // the assembled gradient's columns: (hyperparameter, factor)
         let every: Vec<(usize, f64)> = (0..np).map(|h| (h, 1.0)).collect();
         let picked = columns.unwrap_or(&every);
-        let nc = picked.len();
         self.check_gradient_memory(lay.rows * lay.cols, lay.pairs.len(), np, || format!("a {} × {} Gram matrix", lay.rows, lay.cols))?;
         let t = std::time::Instant::now();
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
@@ -339,83 +315,25 @@ impl super::MarginalizedGraphKernel {
             return Err(OctileError::Cancelled);
         }
         log::debug!("gradient: {} pairs solved in {:.1} ms", lay.pairs.len(), t.elapsed().as_secs_f64() * 1e3);
-        // per pair: value, gradient, info
-        let value = |k: usize| status[k].value;
-        let grad = |k: usize| &grads[k * np..(k + 1) * np];
-        let (rows, cols) = (lay.rows, lay.cols);
-        let mut values = vec![0.0; rows * cols];
-        // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
-        let ncw = nc.max(1);
-        let mut gv = vec![0.0; rows * cols * ncw];
-        let mut info = vec![PairInfo::default(); rows * cols];
-        let entry_pair = |r: usize, c: usize| -> usize {
-            if lay.symmetric {
-                let (i, j) = if r <= c { (r, c) } else { (c, r) };
-                i * rows - i * i.saturating_sub(1) / 2 + j - i
-            } else {
-                r * cols + c
-            }
-        };
-        // diagonal pairs (normalized) and their gradients, as each graph's SelfFactor
-        let diag = |g: usize| -> usize { if lay.symmetric { entry_pair(g, g) } else { rows * cols + g } };
-        let n_self = if !normalized {
-            0
-        } else if lay.symmetric {
-            rows
-        } else {
-            rows + cols
-        };
-        let factors: Vec<Option<SelfFactor>> = (0..n_self).map(|g| SelfFactor::of(value(diag(g)), grad(diag(g)))).collect();
-        let self_converged: Vec<bool> = (0..n_self).map(|g| info_of(&status[diag(g)]).converged).collect();
-        // row by row in parallel (each row's values, gradients and infos are its own)
-        let width = cols.max(1);
-        let row = |(r, ((vrow, grow), irow)): RowOut<'_>| {
-            for c in 0..cols {
-                let k = entry_pair(r, c);
-                irow[c] = info_of(&status[k]);
-                let (kv, dk) = (value(k), grad(k));
-                let out = &mut grow[c * ncw..c * ncw + nc];
-                let pick = |out: &mut [f64], full: &[f64]| {
-                    for (o, &(h, f)) in out.iter_mut().zip(picked) {
-                        *o = full[h] * f;
-                    }
-                };
-                if !normalized {
-                    vrow[c] = kv;
-                    pick(out, dk);
-                    continue;
-                }
-                let (ga, gb) = if lay.symmetric { (r, c) } else { (r, rows + c) };
-                let mut full = [0.0; MAX_HYPERPARAMETERS];
-                vrow[c] = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, &mut full[..np]);
-                pick(out, &full[..np]);
-                if !(self_converged[ga] && self_converged[gb]) {
-                    irow[c].converged = false;
-                }
-            }
-        };
-        if crate::parallel::pooled(rows * cols) {
-            values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().for_each(row);
-        } else {
-            values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().for_each(row);
-        }
-        if nc == 0 {
-            gv = Vec::new();
-        }
+        let out = assembly::assemble(&lay, &status, &grads, np, picked, normalized);
+        // the inputs go: freeing them is no part of the answer
+        let bytes = std::mem::size_of_val(&status[..]) + std::mem::size_of_val(&grads[..]) + std::mem::size_of_val(&lay.pairs[..]);
+        crate::parallel::drop_aside((status, grads, lay.pairs), bytes);
         let g = Gram {
-            rows,
-            cols,
-            values,
-            info,
-            pairs_solved: lay.pairs.len(),
+            rows: lay.rows,
+            cols: lay.cols,
+            values: out.values,
+            info: out.info,
+            pairs_solved: out.pairs,
             backend: self.engine.name().into(),
             device: self.engine.describe(),
             seconds,
             details,
-            gradient: Some(Gradient { names: picked.iter().map(|&(h, _)| names[h].clone()).collect(), values: gv }),
+            gradient: Some(Gradient { names: picked.iter().map(|&(h, _)| names[h].clone()).collect(), values: out.gradient }),
         };
         log::debug!("gradient: matrix assembled at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-        finish_entries(g)
+        // the entries were checked as they were written: a failure is looked up only if one exists
+        if out.converged { Ok(g) } else { finish_entries(g) }
     }
 
     /// K[tile] of K(X) (`y` None) or K(X, Y), un-normalized, with ∂K/∂θ in [`Gram::gradient`]:
@@ -485,8 +403,6 @@ impl super::MarginalizedGraphKernel {
 }
 
 /// One row of the gradient result being assembled: its index, values, derivatives and infos.
-type RowOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [PairInfo]));
-
 /// Statuses and gradients in pair order, and the GPU entries that ran (GPU only).
 type GradientPairs = (Vec<PairStatus>, Vec<f64>, Option<Vec<super::report::GpuEntry>>);
 
@@ -529,10 +445,8 @@ impl super::MarginalizedGraphKernel {
             let (node, edge) = (&self.resolved.node_spec, &self.resolved.edge_spec);
             let (max_it, opts) = (self.config.solver.max_iterations, &self.config.gpu.resident);
             let res = super::gpu::resident::solve_resident(dev, &set64, pairs, node, edge, rtol, max_it, opts, &self.control, Some(&gp))?;
-            let rest: Vec<usize> = (0..pairs.len()).filter(|&k| res.status[k].is_none()).collect();
+            let (mut status, rest, mut grads) = (res.status, res.rest, res.grads);
             log::debug!("gradient: resident solver done at {:.1} ms, {} pair(s) left to the tile solver", t.elapsed().as_secs_f64() * 1e3, rest.len());
-            let mut status: Vec<PairStatus> = res.status.iter().map(|s| s.unwrap_or_default()).collect();
-            let mut grads = res.grads;
             let mut report = super::report::MgkReport { resident: Some(res.report), tiles: None };
             if !rest.is_empty() {
                 let sub: Vec<(u32, u32)> = rest.iter().map(|&k| pairs[k]).collect();

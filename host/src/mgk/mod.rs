@@ -243,8 +243,7 @@ impl MarginalizedGraphKernel {
                 None,
             )?;
             log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.report);
-            let rest: Vec<usize> = (0..pairs.len()).into_par_iter().filter(|&k| res.status[k].is_none()).collect();
-            let mut status: Vec<PairStatus> = res.status.par_iter().map(|s| s.unwrap_or_default()).collect();
+            let (mut status, rest) = (res.status, res.rest);
             let mut report = MgkReport { resident: Some(res.report), tiles: None };
             if !rest.is_empty() {
                 // the tile solver reorders and packs only the graphs of the pairs it gets (copied

@@ -372,9 +372,27 @@ unsafe fn gradient_pair<T: Real, Tm: TileTeam>(
     for (hi, h) in gp.hypers().iter().enumerate() {
         let mine = if h.is_edge() {
             let d = h.derivative(&params.edge_kernel);
+            // each entry's share stored by the warp that drew its block, then summed by rank: the
+            // same order in every run (a sum per warp would follow the dynamic deal's order)
             // SAFETY: the whole team; x and y are this pair's padded vectors, ordered by the
-            // solves' final reductions.
-            unsafe { xmv::<f64, _, _, Tm, false, false>(team, params, &d, inputs64, g1, g2, x, |o, _, acc| *y.add(o) * acc) }
+            // solves' final reductions; `work` (4·len f64) is free after the solves and every
+            // o < len is written once (each output block is drawn once); the barrier orders the
+            // stores (and every warp's last draw) before the reads, and the sum2 below orders
+            // the reads before the next hyperparameter's stores.
+            unsafe {
+                xmv::<f64, _, _, Tm, false, false>(team, params, &d, inputs64, g1, g2, x, |o, _, acc| {
+                    *work.add(o) = *y.add(o) * acc;
+                    0.0
+                });
+                team.barrier();
+                let mut s = 0.0;
+                let mut idx = team.rank();
+                while idx < len {
+                    s += *work.add(idx);
+                    idx += team.size();
+                }
+                s
+            }
         } else {
             let mut s = 0.0;
             let mut idx = team.rank();

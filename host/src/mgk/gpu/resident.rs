@@ -602,12 +602,15 @@ fn occupancy(dev: &GpuDevice, entry: Kernel, launch: Launch) -> Option<u32> {
 /// Result of [`solve_resident`]: a status per pair, `None` where the tile solver must take over
 /// (does not fit, or missed rtol), and what ran.
 pub struct ResidentOutcome {
-    /// Per pair.
-    pub status: Vec<Option<PairStatus>>,
+    /// Per pair: its status where the resident solver solved it, else the default (not
+    /// converged) — those pairs are listed in `rest`.
+    pub status: Vec<PairStatus>,
+    /// The pairs left to another solver (not planned, or above rtol), in increasing order.
+    pub rest: Vec<usize>,
     /// What ran: entries, teams, pairs, launches.
     pub report: ResidentReport,
-    /// Gradient runs: ∂K/∂θ per pair (pair-major, `n_hyper` each; meaningful where `status` is
-    /// `Some`), else empty.
+    /// Gradient runs: ∂K/∂θ per pair (pair-major, `n_hyper` each; NaN for the pairs in `rest`),
+    /// else empty.
     pub grads: Vec<f64>,
 }
 
@@ -665,19 +668,23 @@ pub fn execute(
         return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
-    // shape's start (each launch has its own counter and status buffer: cudarc orders the uses of
-    // one buffer across streams)
+    // shape's start (each launch has its own counter and status buffer); results come back on a
+    // stream of their own, so that a block's download waits for that block's launches only
     let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
+    let copy = dev.stream.fork()?;
     let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
     let np = gradient.map_or(0, |g| g.n_hyper as usize);
     let gparams = match gradient {
         Some(g) => Some(dev.stream.clone_htod(std::slice::from_ref(g))?),
         None => None,
     };
-    // ∂K/∂θ of the solved pairs in the statuses' order, `np` per pair (one flat vector: no
-    // allocation per pair); a cancelled run leaves it a prefix
-    let mut solved_grads: Vec<f64> = Vec::with_capacity(if np > 0 { pairs.len() * np } else { 0 });
-    let solved: Vec<PairStatus> = ctl.stream(plan.blocks.iter().map(|b| b.pairs.clone()), |range| {
+    // results in pair order, written as each block comes back (a block never submitted after a
+    // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
+    let mut out: Vec<PairStatus> = vec![PairStatus::default(); pairs.len()];
+    let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
+    // download staging, reused by every block (no fresh pages per block)
+    let (mut stage_status, mut stage_grads): (Vec<PairStatus>, Vec<f64>) = (Vec::new(), Vec::new());
+    let submit = |range: std::ops::Range<usize>| -> Result<InFlight> {
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let tb = std::time::Instant::now();
@@ -685,7 +692,7 @@ pub fn execute(
         for s in &streams {
             s.join(&dev.stream)?;
         }
-        let mut parts: Vec<LaunchOutput> = Vec::new();
+        let mut parts: Vec<Part> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
             log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
@@ -724,7 +731,7 @@ pub fn execute(
                 _ => None,
             };
             mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid, gargs)?;
-            parts.push((stream.clone(), status, grad));
+            parts.push(Part { offset: start, status, grad });
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
@@ -741,49 +748,52 @@ pub fn execute(
             launches += 1;
             teams_seen.insert(TeamKind::of(l));
         }
+        // the block's end on every stream, for its download to wait on (and nothing later)
+        let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(InFlight { _jobs: dev_jobs, parts, done })
+    };
+    let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
         let tb = std::time::Instant::now();
-        let mut back = Vec::with_capacity(jobs.len());
-        for (s, status, grad) in &parts {
-            back.extend(s.clone_dtoh(status)?);
-            if let Some(g) = grad {
-                // straight into the flat vector (no staging Vec to allocate and copy again: the
-                // gradients are P times the statuses' size)
-                let at = solved_grads.len();
-                solved_grads.resize(at + g.len(), 0.0);
-                s.memcpy_dtoh(g, &mut solved_grads[at..])?;
+        for e in &f.done {
+            copy.wait(e)?;
+        }
+        for part in &f.parts {
+            let n = part.status.len();
+            stage_status.resize(n, PairStatus::default());
+            // pageable destination: returns once the copy is done
+            copy.memcpy_dtoh(&part.status, &mut stage_status[..])?;
+            if let Some(g) = &part.grad {
+                stage_grads.resize(n * np, 0.0);
+                copy.memcpy_dtoh(&g.slice(..n * np), &mut stage_grads[..])?;
+            }
+            let order = &plan.order[range.start + part.offset..range.start + part.offset + n];
+            for (i, (st, &k)) in stage_status.iter().zip(order).enumerate() {
+                if st.converged == 1 {
+                    out[k] = *st;
+                    if np > 0 {
+                        grads[k * np..(k + 1) * np].copy_from_slice(&stage_grads[i * np..(i + 1) * np]);
+                    }
+                }
             }
         }
-        dev.stream.synchronize()?;
+        copy.synchronize()?;
         if trace {
-            log::debug!("resident: block statuses downloaded in {:.3} ms", tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block of {} pairs downloaded and stored in {:.3} ms", range.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
-        Ok(back)
-    })?;
-    // statuses back in pair order: invert `order` (u32 scatter), then gather in parallel
-    let mut pos = vec![u32::MAX; pairs.len()];
-    for (p, &k) in plan.order.iter().enumerate() {
-        pos[k] = p as u32;
-    }
-    let pooled = crate::parallel::pooled(pairs.len());
-    let out: Vec<Option<PairStatus>> = crate::parallel::collect(pos.len(), pooled, |k| solved.get(pos[k] as usize).copied().filter(|st| st.converged == 1));
-    let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
-    if np > 0 {
-        let gather = |(g, &p): (&mut [f64], &u32)| {
-            let p = p as usize;
-            if let (Some(st), Some(v)) = (solved.get(p), solved_grads.get(p * np..(p + 1) * np))
-                && st.converged == 1
-            {
-                g.copy_from_slice(v);
-            }
-        };
-        if pooled {
-            grads.par_chunks_mut(np).zip(&pos).for_each(gather);
-        } else {
-            grads.chunks_mut(np).zip(&pos).for_each(gather);
-        }
+        Ok(())
+    };
+    ctl.pipeline(plan.blocks.iter().map(|b| b.pairs.clone()), submit, collect)?;
+    if trace {
+        log::debug!("resident: all blocks back at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
     let fits = plan.order.len();
-    let missed = fits - solved.iter().filter(|st| st.converged == 1).count();
+    let rest: Vec<usize> = if crate::parallel::pooled(pairs.len()) {
+        (0..pairs.len()).into_par_iter().filter(|&k| out[k].converged != 1).collect()
+    } else {
+        (0..pairs.len()).filter(|&k| out[k].converged != 1).collect()
+    };
+    // (the pairs outside the plan are in `rest` too)
+    let missed = rest.len() - (pairs.len() - fits);
     let report = ResidentReport {
         edge_kernel: plan.shape.into(),
         teams: teams_seen.into_iter().collect(),
@@ -792,11 +802,24 @@ pub fn execute(
         launches,
         above_rtol: missed,
     };
-    Ok(ResidentOutcome { status: out, report, grads })
+    Ok(ResidentOutcome { status: out, rest, report, grads })
 }
 
-/// What one launch leaves on its stream: statuses and, for gradients, ∂K/∂θ per job.
-type LaunchOutput = (Arc<CudaStream>, CudaSlice<PairStatus>, Option<CudaSlice<f64>>);
+/// What one launch leaves behind: its first job's place in the block, the statuses and, for
+/// gradients, ∂K/∂θ per job (`n_hyper` each).
+struct Part {
+    offset: usize,
+    status: CudaSlice<PairStatus>,
+    grad: Option<CudaSlice<f64>>,
+}
+
+/// A submitted stream block: its uploaded jobs (alive until its launches end), its launches'
+/// outputs, and an event per stream recorded after its last launch there.
+struct InFlight {
+    _jobs: CudaSlice<PairJob>,
+    parts: Vec<Part>,
+    done: Vec<cudarc::driver::CudaEvent>,
+}
 
 /// Slice sizes are rounded up to steps of 1/8 of a power of two (≤ 12.5% waste), so the pairs of a
 /// set fall into few launch shapes.
