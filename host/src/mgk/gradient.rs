@@ -253,10 +253,19 @@ impl SelfFactor {
 }
 
 /// The normalized value K̃ = K/(√Ka·√Kb) of an entry whose value is `kv`, gradient `dk`, and whose
-/// graphs' [`SelfFactor`]s are `a` and `b`, and its gradient (into `out`) by the quotient rule
-/// ∂K̃ = ∂K/(√Ka·√Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb). Where Ka or Kb is 0 or not finite (`None`): 1 on the
-/// diagonal of K(X) (`on_diagonal`), else 0, with a zero gradient (as the normalized K).
-pub fn normalized_entry(kv: f64, dk: &[f64], a: Option<&SelfFactor>, b: Option<&SelfFactor>, on_diagonal: bool, out: &mut [f64]) -> f64 {
+/// graphs' [`SelfFactor`]s are `a` and `b`, and the chosen `columns` (h, factor) of its gradient
+/// (into `out`: factor · ∂K̃/∂θ_h) by the quotient rule ∂K̃ = ∂K/(√Ka·√Kb) − ½·K̃·(∂Ka/Ka + ∂Kb/Kb).
+/// Where Ka or Kb is 0 or not finite (`None`): 1 on the diagonal of K(X) (`on_diagonal`), else 0,
+/// with a zero gradient (as the normalized K).
+pub fn normalized_entry(
+    kv: f64,
+    dk: &[f64],
+    a: Option<&SelfFactor>,
+    b: Option<&SelfFactor>,
+    on_diagonal: bool,
+    columns: &[(usize, f64)],
+    out: &mut [f64],
+) -> f64 {
     let (Some(a), Some(b)) = (a, b) else {
         out.fill(0.0);
         return if on_diagonal { 1.0 } else { 0.0 };
@@ -267,8 +276,8 @@ pub fn normalized_entry(kv: f64, dk: &[f64], a: Option<&SelfFactor>, b: Option<&
     let s = a.inv_sqrt * b.inv_sqrt;
     // (∂K − ½·K·(∂Ka/Ka + ∂Kb/Kb)) / (√Ka·√Kb): where the bracket cancels exactly (∂/∂p with p = 1:
     // 2K − ½·K·(2 + 2)), the derivative is an exact 0, as the normalized kernel's is
-    for (h, o) in out.iter_mut().enumerate() {
-        *o = (dk[h] - 0.5 * kv * (a.rel[h] + b.rel[h])) * s;
+    for (o, &(h, f)) in out.iter_mut().zip(columns) {
+        *o = (dk[h] - 0.5 * kv * (a.rel[h] + b.rel[h])) * s * f;
     }
     kn
 }
@@ -527,12 +536,13 @@ pub fn normalize_gradient_tile(g: &mut Gram, tile: &Tile, rows: (&[f64], &[f64])
     let factors =
         |(k, d): (&[f64], &[f64])| -> Vec<Option<SelfFactor>> { k.iter().enumerate().map(|(i, &k)| SelfFactor::of(k, &d[i * np..(i + 1) * np])).collect() };
     let (fr, fc) = (factors(rows), factors(cols));
+    let every: Vec<(usize, f64)> = (0..np).map(|h| (h, 1.0)).collect();
     for (e, v) in g.values.iter_mut().enumerate() {
         let (a, b) = (e / nc.max(1), e % nc.max(1));
         // ∂K of the entry, read before the normalized gradient overwrites it (P ≤ MAX_HYPERPARAMETERS)
         let mut dk = [0.0; MAX_HYPERPARAMETERS];
         dk[..np].copy_from_slice(&grad.values[e * np..(e + 1) * np]);
         let on_diagonal = symmetric && tile.rows.start + a == tile.cols.start + b;
-        *v = normalized_entry(*v, &dk[..np], fr[a].as_ref(), fc[b].as_ref(), on_diagonal, &mut grad.values[e * np..(e + 1) * np]);
+        *v = normalized_entry(*v, &dk[..np], fr[a].as_ref(), fc[b].as_ref(), on_diagonal, &every, &mut grad.values[e * np..(e + 1) * np]);
     }
 }

@@ -14,7 +14,8 @@
 //! instead of by a second scan.
 use super::{SelfFactor, info_of, normalized_entry};
 use crate::matrix::PairInfo;
-use octile_types::{MAX_HYPERPARAMETERS, PairStatus};
+use crate::memory::huge_vec;
+use octile_types::PairStatus;
 use rayon::prelude::*;
 
 /// Where [`MarginalizedGraphKernel::gram_gradient`](crate::mgk::MarginalizedGraphKernel::gram_gradient)'s
@@ -76,21 +77,25 @@ pub(super) struct Assembled {
     pub pairs: usize,
 }
 
-/// The row of [`assemble`]'s outputs one task writes.
+/// Rows of the matrices one task of [`assemble`] writes.
+const ROWS_PER_TASK: usize = 32;
+
+/// The block of rows one task writes: its index, and its values, gradients and infos.
 type RowOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [PairInfo]));
 
 /// K and the `picked` columns (hyperparameter, factor) of ∂K/∂θ from the layout's pairs
 /// (`status`, and `grads` with `np` values per pair), normalized by the quotient rule through the
 /// self pairs' gradients where `normalized`; rows in parallel.
 pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: usize, picked: &[(usize, f64)], normalized: bool) -> Assembled {
+    let t0 = std::time::Instant::now();
     let (rows, cols, nc) = (lay.rows, lay.cols, picked.len());
     let value = |k: usize| status[k].value;
     let grad = |k: usize| &grads[k * np..(k + 1) * np];
-    let mut values = vec![0.0; rows * cols];
+    let mut values = huge_vec(rows * cols, 0.0);
     // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
     let ncw = nc.max(1);
-    let mut gv = vec![0.0; rows * cols * ncw];
-    let mut info = vec![PairInfo::default(); rows * cols];
+    let mut gv = huge_vec(rows * cols * ncw, 0.0);
+    let mut info = huge_vec(rows * cols, PairInfo::default());
     // self pairs (normalized) and their gradients, as each graph's SelfFactor
     let n_self = match (normalized, lay.symmetric) {
         (false, _) => 0,
@@ -109,36 +114,60 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
             }
         }
     };
-    // one row per task (its values, gradients and infos are its own); true where all converged
-    // (every row is written: the count below consumes them all)
-    let row = |(r, ((vrow, grow), irow)): RowOut<'_>| -> bool {
+    let buffers = t0.elapsed().as_secs_f64() * 1e3;
+    // entry (r, c) into its slots; true where it converged
+    let entry = |r: usize, c: usize, v: &mut f64, out: &mut [f64], i: &mut PairInfo| -> bool {
+        let k = lay.pair_of(r, c);
+        let mut inf = info_of(&status[k]);
+        let (kv, dk) = (value(k), grad(k));
+        if normalized {
+            let (ga, gb) = if lay.symmetric { (r, c) } else { (r, rows + c) };
+            *v = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, picked, out);
+            inf.converged &= self_converged[ga] && self_converged[gb];
+        } else {
+            *v = kv;
+            pick(out, dk);
+        }
+        *i = inf;
+        inf.converged
+    };
+    // ROWS_PER_TASK rows per task (their values, gradients and infos are its own); true where
+    // all converged (every block is written: the count below consumes them all). K(X)'s entries
+    // below the diagonal read the pair (c, r): walked column by column within tiles of
+    // ROWS_PER_TASK columns, so that consecutive reads are consecutive pairs (a walk along the
+    // row would read one pair every `rows` pairs: a cache miss per entry, ~20 ms of FreeSolv's
+    // 263 k entries)
+    let block = |(b, ((vb, gb), ib)): RowOut<'_>| -> bool {
         let mut all = true;
-        for c in 0..cols {
-            let k = lay.pair_of(r, c);
-            let mut inf = info_of(&status[k]);
-            let (kv, dk) = (value(k), grad(k));
-            let out = &mut grow[c * ncw..c * ncw + nc];
-            if normalized {
-                let (ga, gb) = if lay.symmetric { (r, c) } else { (r, rows + c) };
-                let mut full = [0.0; MAX_HYPERPARAMETERS];
-                vrow[c] = normalized_entry(kv, dk, factors[ga].as_ref(), factors[gb].as_ref(), lay.symmetric && r == c, &mut full[..np]);
-                pick(out, &full[..np]);
-                inf.converged &= self_converged[ga] && self_converged[gb];
-            } else {
-                vrow[c] = kv;
-                pick(out, dk);
+        let r0 = b * ROWS_PER_TASK;
+        let n_rows = vb.len() / cols.max(1);
+        let at = |r: usize, c: usize| (r - r0) * cols + c;
+        // along each row: every entry of K(X, Y), the diagonal and above of K(X)
+        for r in r0..r0 + n_rows {
+            for c in if lay.symmetric { r } else { 0 }..cols {
+                let e = at(r, c);
+                all &= entry(r, c, &mut vb[e], &mut gb[e * ncw..e * ncw + nc], &mut ib[e]);
             }
-            all &= inf.converged;
-            irow[c] = inf;
+        }
+        if lay.symmetric {
+            for c0 in (0..r0 + n_rows).step_by(ROWS_PER_TASK) {
+                for c in c0..(c0 + ROWS_PER_TASK).min(r0 + n_rows) {
+                    for r in (c + 1).max(r0)..r0 + n_rows {
+                        let e = at(r, c);
+                        all &= entry(r, c, &mut vb[e], &mut gb[e * ncw..e * ncw + nc], &mut ib[e]);
+                    }
+                }
+            }
         }
         all
     };
-    let width = cols.max(1);
+    let width = cols.max(1) * ROWS_PER_TASK;
     let converged = if crate::parallel::pooled(rows * cols) {
-        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
+        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().map(block).filter(|&ok| !ok).count() == 0
     } else {
-        values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
+        values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().map(block).filter(|&ok| !ok).count() == 0
     };
+    log::debug!("gradient: assembly: buffers and factors in {buffers:.1} ms, {} entries at {:.1} ms", rows * cols, t0.elapsed().as_secs_f64() * 1e3);
     if nc == 0 {
         gv = Vec::new();
     }
