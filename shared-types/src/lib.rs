@@ -30,7 +30,7 @@ pub use kernel_spec::{BaseKernel, BaseKernelKind, Combine, KernelSpec, MAX_TERMS
 pub use mgk::blocked::GatheredKernel;
 pub use mgk::gradient::{GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS};
 pub use mgk::layout::{GraphDesc, Octile};
-pub use mgk::params::{MgkParams, PairJob, PairStatus, TeamSync, TileBenchParams};
+pub use mgk::params::{MgkParams, PairJob, PairStatus, TeamSync, TileBenchParams, team_sync_records};
 pub use mgk::primitives::{Primitive, PrimitiveMap};
 pub use mgk::resident::{EdgeShape, ResidentGraph, ResidentParams};
 pub use mgk::tiling::{TILE, TILE_AREA};

@@ -163,14 +163,17 @@ impl<T: Real, Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Operator<T,
     #[inline(always)]
     unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64 {
         let diag = self.diag;
+        let len = pair_dims(self.g1, self.g2).3;
         // SAFETY: the whole team calls it (the PCG's contract); p, ap and diag are this pair's
-        // padded vectors, and every output entry o lies inside them.
+        // padded vectors, and every output entry o lies inside them; the barrier orders every
+        // store to ap (and every warp's last draw) before the reads below.
         unsafe {
             xmv::<T, _, _, Tm, SPARSE, BLOCKED>(team, self.params, &self.params.edge_kernel, self.inputs, self.g1, self.g2, p, |o, pv, acc| {
-                let v = *diag.add(o) * pv - acc;
-                *ap.add(o) = v;
-                pv.to_f64() * v.to_f64()
-            })
+                *ap.add(o) = *diag.add(o) * pv - acc;
+                0.0
+            });
+            team.barrier();
+            ranked_dot(team, p, ap, len)
         }
     }
 }
@@ -188,9 +191,10 @@ impl<Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Residual<Tm> for Til
     #[inline(always)]
     unsafe fn residual(&mut self, team: &mut Tm, x64: *const f64, r64: *mut f64) -> f64 {
         let (params, inputs64, g1, g2) = (self.params, self.inputs64, self.g1, self.g2);
-        let (n, m, mt, _) = pair_dims(g1, g2);
+        let (n, m, mt, len) = pair_dims(g1, g2);
         let stride = params.node_stride as usize;
-        // SAFETY: the whole team calls it; x64 and r64 are this pair's padded vectors.
+        // SAFETY: the whole team calls it; x64 and r64 are this pair's padded vectors; the barrier
+        // orders every store to r64 before the reads of ranked_dot.
         unsafe {
             xmv::<f64, _, _, Tm, SPARSE, BLOCKED>(team, params, &params.edge_kernel, inputs64, g1, g2, x64, |o, xv, acc| {
                 let (i, ip) = tiled_coords(o, mt);
@@ -201,10 +205,31 @@ impl<Tm: TileTeam, const SPARSE: bool, const BLOCKED: bool> Residual<Tm> for Til
                     0.0
                 };
                 *r64.add(o) = res;
-                res * res
-            })
+                0.0
+            });
+            team.barrier();
+            ranked_dot(team, r64, r64, len)
         }
     }
+}
+
+/// This thread's share of Σ a_k·b_k over a pair's `len` padded entries, taking k = rank, rank +
+/// size, …: the same entries and order in every run. (A share summed by the XMV's warps as they
+/// draw output blocks would follow the dynamic deal's order, and the team sum — the PCG's p·Ap, the
+/// refinement's ‖r‖² — would change in the last bits from run to run.)
+///
+/// # Safety
+/// `a` and `b` hold `len` entries, written before (ordered by a barrier).
+#[inline(always)]
+unsafe fn ranked_dot<T: Real, Tm: TileTeam>(team: &Tm, a: *const T, b: *const T, len: usize) -> f64 {
+    let mut s = 0.0;
+    let mut k = team.rank();
+    while k < len {
+        // SAFETY: k < len (the caller's contract).
+        s += unsafe { (*a.add(k)).to_f64() * (*b.add(k)).to_f64() };
+        k += team.size();
+    }
+    s
 }
 
 /// The pair's status from the PCG's outcome and the value.
@@ -590,7 +615,7 @@ unsafe fn xmv<T: Real, K: PairKernel, F: FnMut(usize, T, T) -> f64, Tm: TileTeam
 
 /// Defines one entry point (named by its `octile_types::entries` id) over [`solve_all`] per precision and variant: one block
 /// per pair (`BlockTeam`), or teams of `params.team_blocks` blocks per pair (`team`: an extra
-/// `team_sync` argument, one zeroed [`TeamSync`] per team). Both arms expand the one `@entry` arm,
+/// `team_sync` argument, `team_sync_records(team_blocks)` zeroed [`TeamSync`] records per team). Both arms expand the one `@entry` arm,
 /// which owns the argument list every solver entry shares (the host pushes it in this order:
 /// `octile::mgk::gpu::launch::push_solver_args`); the parameter names come from the calling arm so that its
 /// team constructor can use them.
@@ -610,7 +635,7 @@ macro_rules! mgk_entry {
             /// # Safety
             /// See [`solve_all`]; launched cooperatively (every block resident) with
             /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
-            /// `team_sync` holds one zeroed [`TeamSync`] per team (the team contract: team_blocks
+            /// `team_sync` holds `team_sync_records(team_blocks)` zeroed records per team (the team contract: team_blocks
             /// divides the grid, one TeamSync per team, cooperative launch).
             $name, $t, false, $blocked, params, [team_sync: *mut TeamSync], GridTeam::of_block(params.team_blocks, team_sync));
     };
@@ -659,7 +684,7 @@ macro_rules! gradient_entry {
             ///
             /// # Safety
             /// As the one-block entry, launched as the team solver entries (cooperatively, whole
-            /// teams of `params.team_blocks` blocks, one zeroed [`TeamSync`] per team).
+            /// teams of `params.team_blocks` blocks, `team_sync_records(team_blocks)` zeroed [`TeamSync`] records per team).
             $name, $t, params, [team_sync: *mut TeamSync], GridTeam::of_block(params.team_blocks, team_sync));
     };
     (@entry $(#[$doc:meta])* $name:ident, $t:ty, $params:ident, [$($extra:ident: $extra_ty:ty),*], $team:expr) => {

@@ -13,21 +13,22 @@
 //!   thread rank in the team = (block − team·B)·128 + tid      warp rank = (block − team·B)·4 + warp
 //!   barrier   = bar.sync; thread 0: fence, arrive++ (last one: arrive = 0, generation++),
 //!               others spin on generation; fence; bar.sync
-//!   sum2(a,b) = block sums; thread 0 adds them into slot i mod 3 of TeamSync; barrier; all read it
+//!   sum2(a,b) = block sums; thread 0 stores them at its rank in slot i mod 3 of the team's partials;
+//!               barrier; every block sums the partials in rank order (deterministic)
 //! ```
 //! Why blocks and not one block per pair here: the XMV of two 2,000-atom proteins is ~10⁹
 //! edge-kernel terms; on one of the ~600 resident blocks of an H200 a pair takes minutes while
 //! the rest of the GPU idles. Every block of a team must be resident at once (the host launches
 //! cooperatively), or a barrier would wait for a block that never runs.
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_f64, atomic_add_shared_u32, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, lane_id, load_acquire_u32, load_relaxed_f64,
-    nanosleep, shfl_idx_u32, store_relaxed_f64, sync_threads, thread_idx_x, warp_id,
+    FULL_MASK, atomic_add_shared_u32, atomic_add_u32, atomic_exch_u32, block_idx_x, fence_gpu, lane_id, load_acquire_u32, load_relaxed_f64, nanosleep,
+    shfl_idx_u32, store_relaxed_f64, sync_threads, thread_idx_x, warp_id,
 };
 use crate::reduce::{block_broadcast_u32, block_sum2};
 use crate::smem::{DEAL_SLOT_OFFSET, reduce_smem};
-use octile_types::TeamSync;
 use octile_types::mgk::names::{SOLVER_BLOCK_THREADS, SOLVER_WARPS};
 pub use octile_types::pcg::Team;
+use octile_types::{TeamSync, team_sync_records};
 
 /// A GPU team of the tile solver (one block, or a team of blocks): the PCG's [`Team`] that also
 /// draws jobs and deals the XMV's output blocks over its warps.
@@ -171,6 +172,7 @@ pub struct GridTeam {
     blocks: u32,
     rank: u32,
     sync: *mut TeamSync,
+    partials: *mut f64,
     reductions: u32,
     deal: Deal,
 }
@@ -179,13 +181,15 @@ impl GridTeam {
     /// The team of the calling block.
     ///
     /// # Safety
-    /// `team_blocks ≥ 1` divides the grid; `sync` holds one zeroed [`TeamSync`] per team; all
-    /// blocks of the grid are resident together (cooperative launch).
+    /// `team_blocks ≥ 1` divides the grid; `sync` holds `team_sync_records(team_blocks)` zeroed
+    /// records per team; all blocks of the grid are resident together (cooperative launch).
     #[inline(always)]
     pub unsafe fn of_block(team_blocks: u32, sync: *mut TeamSync) -> Self {
         let b = block_idx_x();
-        // SAFETY: team index < grid / team_blocks = number of TeamSync records.
-        GridTeam { blocks: team_blocks, rank: b % team_blocks, sync: unsafe { sync.add((b / team_blocks) as usize) }, reductions: 0, deal: Deal::default() }
+        // SAFETY: team index < grid / team_blocks; each team owns team_sync_records(team_blocks)
+        // records, its partials in the records after its TeamSync.
+        let sync = unsafe { sync.add((b / team_blocks) as usize * team_sync_records(team_blocks)) };
+        GridTeam { blocks: team_blocks, rank: b % team_blocks, sync, partials: unsafe { sync.add(1) } as *mut f64, reductions: 0, deal: Deal::default() }
     }
 }
 
@@ -202,23 +206,27 @@ impl Team for GridTeam {
     unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
         let slot = (self.reductions % 3) as usize;
         self.reductions = self.reductions.wrapping_add(1);
-        // SAFETY: every thread of the team calls it (caller's contract); the slots lie in this
-        // team's TeamSync; slot discipline documented on TeamSync.
+        let blocks = self.blocks as usize;
+        // SAFETY: every thread of the team calls it (caller's contract); the slot's 2·blocks f64
+        // lie in this team's records (team_sync_records); slot discipline documented on TeamSync.
         unsafe {
             let (sa, sb) = block_sum2(a, b);
-            let sums = (*self.sync).sums.as_mut_ptr();
+            let part = self.partials.add(slot * 2 * blocks);
             if thread_idx_x() == 0 {
-                atomic_add_f64(sums.add(2 * slot), sa);
-                atomic_add_f64(sums.add(2 * slot + 1), sb);
+                store_relaxed_f64(part.add(2 * self.rank as usize), sa);
+                store_relaxed_f64(part.add(2 * self.rank as usize + 1), sb);
             }
             self.barrier();
-            let r = (load_relaxed_f64(sums.add(2 * slot)), load_relaxed_f64(sums.add(2 * slot + 1)));
-            if self.leader() {
-                let next = (slot + 2) % 3;
-                store_relaxed_f64(sums.add(2 * next), 0.0);
-                store_relaxed_f64(sums.add(2 * next + 1), 0.0);
+            // every block sums the team's partials the same way: thread t takes ranks t, t + 128, …,
+            // then the block reduction (a fixed order too)
+            let (mut ta, mut tb) = (0.0, 0.0);
+            let mut k = thread_idx_x() as usize;
+            while k < blocks {
+                ta += load_relaxed_f64(part.add(2 * k));
+                tb += load_relaxed_f64(part.add(2 * k + 1));
+                k += SOLVER_BLOCK_THREADS as usize;
             }
-            r
+            block_sum2(ta, tb)
         }
     }
     #[inline(always)]

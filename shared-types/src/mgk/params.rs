@@ -63,19 +63,24 @@ pub struct MgkParams {
 }
 
 /// Synchronization state of one team of blocks that solves one pair together (team entries only),
-/// in global memory, zeroed by the host before the launch.
+/// in global memory, zeroed by the host before the launch; each team owns
+/// [`team_sync_records`]`(team_blocks)` consecutive records: its `TeamSync`, then its blocks'
+/// partial sums in the records after it (read as f64).
 ///
 /// ```text
 ///  arrive      u32   blocks arrived at the current barrier (reset by the last one)
 ///  generation  u32   barriers completed (the waiting blocks spin until it changes)
 ///  job         u32   the job the team's leader drew, read by the other blocks after a barrier
 ///  deal        u32   output blocks of the XMVs dealt so far (each warp draws its next block here)
-///  sums        [f64; 6]   three slots of two sums: reduction i adds into slot i mod 3 and, after
-///                          its barrier, the leader zeroes slot (i + 2) mod 3 — last read before
-///                          that barrier, next written after the following one
+///  sums        [f64; 6]   unused (the partials below replaced them)
+///  partials    f64 [3 slots][team_blocks][2], in the records after: reduction i stores each
+///              block's two sums in slot i mod 3 at the block's rank; after its barrier every
+///              block sums the slot in rank order — the same order in every run
 /// ```
-/// Why three slots: one barrier per reduction suffices (a slot is never reset while a block may
-/// still read it, nor read before its reset is ordered by a barrier).
+/// Why partials and not atomic adds: f64 atomics add in the order the blocks arrive, so a team's
+/// sums (and the pair's value) changed in the last bits from run to run. Why three slots: one
+/// barrier per reduction suffices (slot i mod 3 is next written at reduction i + 3, after every
+/// block has passed two more barriers, so after every read of reduction i).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TeamSync {
@@ -115,3 +120,9 @@ const _: () = assert!(core::mem::size_of::<MgkParams>() == 2 * 264 + 8 + 16 + 29
 const _: () = assert!(core::mem::size_of::<TileBenchParams>() == 264 + 16 + 280 && core::mem::align_of::<TileBenchParams>() == 8);
 const _: () = assert!(core::mem::align_of::<MgkParams>() == 8);
 const _: () = assert!(core::mem::size_of::<TeamSync>() == 64 && core::mem::align_of::<TeamSync>() == 8);
+
+/// Records of [`TeamSync`] one team of `team_blocks` blocks owns: its own, then room for
+/// 3 · team_blocks · 2 f64 partial sums (8 f64 to a record).
+pub const fn team_sync_records(team_blocks: u32) -> usize {
+    1 + (6 * team_blocks as usize).div_ceil(8)
+}

@@ -14,7 +14,7 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::mgk::layout::TILE_STORAGE_COMPACT;
 use octile_types::mgk::primitives::nnz_bin;
 use octile_types::mgk::tiling::{padded_len, scratch_len};
-use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync};
+use octile_types::{MgkParams, PairJob, PairStatus, Real, TeamSync, team_sync_records};
 
 /// One pair's solution x (f64, tiled layout `octile_types::mgk::tiling`).
 pub type PairVector = Vec<f64>;
@@ -185,7 +185,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
         sizes.sort_unstable();
         let team_blocks = sizes[sizes.len() / 2];
         let max_teams = (resident_team / team_blocks).max(1);
-        let mut sync = dev.stream.alloc_zeros::<TeamSync>(max_teams as usize)?;
+        let mut sync = dev.stream.alloc_zeros::<TeamSync>(max_teams as usize * team_sync_records(team_blocks))?;
         let (st, x) = run_batches(dev, set, pairs, &team_pairs, budget, want_x, ctl, |jobs, buf| {
             let mut params = *base_params;
             params.n_jobs = jobs.len() as u32;

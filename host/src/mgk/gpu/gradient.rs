@@ -11,7 +11,7 @@ use crate::mgk::pack::PackedGraphs;
 use crate::mgk::report::GpuEntry;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use octile_types::mgk::gradient::gradient_scratch_len;
-use octile_types::{GradientParams, MgkParams, PairJob, PairStatus, Real, TeamSync};
+use octile_types::{GradientParams, MgkParams, PairJob, PairStatus, Real, TeamSync, team_sync_records};
 
 /// What [`solve_pairs`] returns: statuses and gradients (pair-major, θ fastest) in pair order, and
 /// the entry that ran.
@@ -66,7 +66,7 @@ pub fn solve_pairs<T: Real + DeviceRepr + ValidAsZeroBits>(
             1
         };
         let max_teams = (resident_team / team_blocks).max(1);
-        let mut sync = dev.stream.alloc_zeros::<TeamSync>(if team { max_teams as usize } else { 1 })?;
+        let mut sync = dev.stream.alloc_zeros::<TeamSync>(if team { max_teams as usize * team_sync_records(team_blocks) } else { 1 })?;
         params.team_blocks = team_blocks;
         let batches = plan_batches_with(nodes, &sub, budget, gradient_scratch_len)?;
         let scratch_max =

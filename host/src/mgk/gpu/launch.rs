@@ -8,7 +8,7 @@ use octile_types::Kernel;
 use octile_types::mgk::layout::{MAX_NZ_STRIDE, TILE_STORAGE_COMPACT, TILE_STORAGE_DENSE};
 use octile_types::mgk::names::SOLVER_BLOCK_THREADS;
 use octile_types::mgk::tiling::{TILE_AREA, scratch_len};
-use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync};
+use octile_types::{GraphDesc, MgkParams, Octile, PairJob, PairStatus, Real, TeamSync, team_sync_records};
 
 /// A packed graph set resident on the device (plus the host copy of its descriptors, for checks).
 pub struct DeviceGraphs<T> {
@@ -137,7 +137,8 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
 
 /// Solve `jobs` with the team entry for T: `teams` teams of `params.team_blocks` blocks, each team
 /// one pair at a time, launched cooperatively (the driver refuses a grid that cannot be resident
-/// at once, instead of letting a team barrier wait forever). `sync` holds at least `teams` records.
+/// at once, instead of letting a team barrier wait forever). `sync` holds at least
+/// `teams · team_sync_records(team_blocks)` records (each team's TeamSync and its blocks' partial sums).
 ///
 /// Checks: everything [`mgk_solve`] checks, plus `team_blocks ≥ 2`, `teams ≥ 1`, the grid within
 /// [`team_resident_blocks`], and `sync` long enough (it is zeroed here). `blocked`: the
@@ -164,8 +165,9 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
             params.team_blocks
         ));
     }
-    if sync.len() < teams as usize {
-        return fail(format!("{} team records for {teams} teams", sync.len()));
+    let records = teams as usize * team_sync_records(params.team_blocks);
+    if sync.len() < records {
+        return fail(format!("{} team records for {teams} teams of {} blocks ({records} needed)", sync.len(), params.team_blocks));
     }
     if jobs.is_empty() {
         return Ok(());
@@ -179,7 +181,7 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     b.arg(sync);
     // SAFETY: solve_all's contract is checked in check_solve (as for mgk_solve); the team
     // contract: the grid is exactly `teams` whole teams of team_blocks ≥ 2 blocks, `sync` holds
-    // ≥ teams zeroed TeamSync records, and the launch is cooperative, so every block is resident
+    // ≥ teams · team_sync_records(team_blocks) zeroed records (checked above), and the launch is cooperative, so every block is resident
     // together (the driver fails the launch otherwise) and no team barrier can wait forever.
     unsafe { b.launch_cooperative(cfg) }?;
     Ok(())
@@ -309,7 +311,7 @@ pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
         GradientGrid::Teams(teams, sync) => {
             let grid = *teams as u64 * params.team_blocks as u64;
             let resident = gradient_team_resident_blocks::<T>(dev) as u64;
-            if params.team_blocks < 2 || *teams == 0 || grid > resident || sync.len() < *teams as usize {
+            if params.team_blocks < 2 || *teams == 0 || grid > resident || sync.len() < *teams as usize * team_sync_records(params.team_blocks) {
                 return fail(format!("{teams} teams of {} blocks ({} records); at most {resident} resident blocks", params.team_blocks, sync.len()));
             }
             grid
@@ -343,7 +345,7 @@ pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
             dev.stream.memset_zeros(&mut *sync)?;
             b.arg(&mut *sync).arg(gparams).arg(grad);
             // SAFETY: as the one-block launch, plus the team contract of mgk_solve_team: whole
-            // teams of team_blocks ≥ 2 blocks, ≥ teams zeroed TeamSync records, a cooperative
+            // teams of team_blocks ≥ 2 blocks, ≥ teams · team_sync_records(team_blocks) zeroed records, a cooperative
             // launch within the resident blocks (checked above).
             unsafe { b.launch_cooperative(cfg) }?;
         }
