@@ -3,28 +3,6 @@
 //! error naming the need, not an abort ("memory allocation of … bytes failed") minutes later.
 use crate::error::{OctileError, Result};
 
-/// `n` copies of `value` in memory asked to be backed by 2 MiB pages (Linux's transparent huge
-/// pages, "madvise" mode) before the first write: a fresh output of tens of MB is then faulted in
-/// 2 MiB at a time instead of 4 KiB — FreeSolv's gradient call writes 19 MB (~4,700 faults, ~15 of
-/// its ~65 ms). Below 4 MiB, where the system refuses, or off Linux, an ordinary vector.
-pub fn huge_vec<T: Clone>(n: usize, value: T) -> Vec<T> {
-    let mut v: Vec<T> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = n.saturating_mul(std::mem::size_of::<T>());
-        let start = v.as_mut_ptr() as usize;
-        let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
-        if bytes >= 2 * HUGE && hi > lo {
-            // SAFETY: [lo, hi) lies inside v's allocation (capacity n); MADV_HUGEPAGE changes how
-            // its pages are backed, never their contents; its result (refused or not) changes nothing.
-            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
-        }
-    }
-    v.resize(n, value);
-    v
-}
-
 /// Bytes this process may still allocate, and which limit says so: the least of the memory the
 /// kernel reports as available (`MemAvailable` of `/proc/meminfo`), what is left under the
 /// address-space limit (`ulimit -v`, RLIMIT_AS, less the process's present size) and what is left

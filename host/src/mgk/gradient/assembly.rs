@@ -13,7 +13,6 @@
 //! once, and the convergence check a `NoConvergence` error needs is made as the entries are written
 //! instead of by a second scan.
 use crate::matrix::PairInfo;
-use crate::memory::huge_vec;
 use octile_types::{MAX_HYPERPARAMETERS, PairStatus};
 use rayon::prelude::*;
 
@@ -139,10 +138,7 @@ pub(super) struct Assembled {
     pub pairs: usize,
 }
 
-/// Rows of the matrices one task of [`assemble`] writes.
-const ROWS_PER_TASK: usize = 32;
-
-/// The block of rows one task writes: its index, and its values, gradients and infos.
+/// The row one task of [`assemble`] writes: its index, and its values, gradients and infos.
 type RowOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [PairInfo]));
 
 /// K and the `picked` columns (hyperparameter, factor) of ∂K/∂θ from the layout's pairs
@@ -153,11 +149,11 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
     let (rows, cols, nc) = (lay.rows, lay.cols, picked.len());
     let value = |k: usize| status[k].value;
     let grad = |k: usize| &grads[k * np..(k + 1) * np];
-    let mut values = huge_vec(rows * cols, 0.0);
+    let mut values = vec![0.0; rows * cols];
     // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
     let ncw = nc.max(1);
-    let mut gv = huge_vec(rows * cols * ncw, 0.0);
-    let mut info = huge_vec(rows * cols, PairInfo::default());
+    let mut gv = vec![0.0; rows * cols * ncw];
+    let mut info = vec![PairInfo::default(); rows * cols];
     // self pairs (normalized) and their gradients, as each graph's SelfFactor
     let n_self = match (normalized, lay.symmetric) {
         (false, _) => 0,
@@ -166,14 +162,9 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
     };
     let factors: Vec<Option<SelfFactor>> = (0..n_self).map(|g| SelfFactor::of(value(lay.self_pair(g)), grad(lay.self_pair(g)))).collect();
     let self_converged: Vec<bool> = (0..n_self).map(|g| info_of(&status[lay.self_pair(g)]).converged).collect();
-    let identity = nc == np && picked.iter().enumerate().all(|(c, &(h, f))| c == h && f == 1.0);
     let pick = |out: &mut [f64], full: &[f64]| {
-        if identity {
-            out.copy_from_slice(full);
-        } else {
-            for (o, &(h, f)) in out.iter_mut().zip(picked) {
-                *o = full[h] * f;
-            }
+        for (o, &(h, f)) in out.iter_mut().zip(picked) {
+            *o = full[h] * f;
         }
     };
     let buffers = t0.elapsed().as_secs_f64() * 1e3;
@@ -193,41 +184,20 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
         *i = inf;
         inf.converged
     };
-    // ROWS_PER_TASK rows per task (their values, gradients and infos are its own); true where
-    // all converged (every block is written: the count below consumes them all). K(X)'s entries
-    // below the diagonal read the pair (c, r): walked column by column within tiles of
-    // ROWS_PER_TASK columns, so that consecutive reads are consecutive pairs (a walk along the
-    // row would read one pair every `rows` pairs: a cache miss per entry, ~20 ms of FreeSolv's
-    // 263 k entries)
-    let block = |(b, ((vb, gb), ib)): RowOut<'_>| -> bool {
+    // one row per task (its values, gradients and infos are its own); true where all converged
+    // (every row is written: the count below consumes them all)
+    let row = |(r, ((vrow, grow), irow)): RowOut<'_>| -> bool {
         let mut all = true;
-        let r0 = b * ROWS_PER_TASK;
-        let n_rows = vb.len() / cols.max(1);
-        let at = |r: usize, c: usize| (r - r0) * cols + c;
-        // along each row: every entry of K(X, Y), the diagonal and above of K(X)
-        for r in r0..r0 + n_rows {
-            for c in if lay.symmetric { r } else { 0 }..cols {
-                let e = at(r, c);
-                all &= entry(r, c, &mut vb[e], &mut gb[e * ncw..e * ncw + nc], &mut ib[e]);
-            }
-        }
-        if lay.symmetric {
-            for c0 in (0..r0 + n_rows).step_by(ROWS_PER_TASK) {
-                for c in c0..(c0 + ROWS_PER_TASK).min(r0 + n_rows) {
-                    for r in (c + 1).max(r0)..r0 + n_rows {
-                        let e = at(r, c);
-                        all &= entry(r, c, &mut vb[e], &mut gb[e * ncw..e * ncw + nc], &mut ib[e]);
-                    }
-                }
-            }
+        for c in 0..cols {
+            all &= entry(r, c, &mut vrow[c], &mut grow[c * ncw..c * ncw + nc], &mut irow[c]);
         }
         all
     };
-    let width = cols.max(1) * ROWS_PER_TASK;
+    let width = cols.max(1);
     let converged = if crate::parallel::pooled(rows * cols) {
-        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().map(block).filter(|&ok| !ok).count() == 0
+        values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
     } else {
-        values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().map(block).filter(|&ok| !ok).count() == 0
+        values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
     };
     log::debug!("gradient: assembly: buffers and factors in {buffers:.1} ms, {} entries at {:.1} ms", rows * cols, t0.elapsed().as_secs_f64() * 1e3);
     if nc == 0 {
