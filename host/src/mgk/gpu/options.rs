@@ -14,6 +14,7 @@
 //! rows_per_thread = 4          # product rows per thread a team aims for
 //! product_warps_per_sm = 16    # warps per SM the product-form teams aim to keep busy
 //! fill = 2112                  # fewest pairs of a launch shape before it joins the next (default 16 per SM)
+//! fused_in_slice = true        # gradients: the fused solve's vectors in shared memory where they fit
 //! ```
 use serde::{Deserialize, Serialize};
 
@@ -36,11 +37,15 @@ pub struct ResidentOptions {
     /// joins the next larger slice of the same team kind. `None` (default): 16 per SM
     /// (`OCTILE_RESIDENT_FILL`).
     pub fill: Option<usize>,
+    /// Gradients: keep all of the fused primal and adjoint solve's vectors in the team's slice where
+    /// they fit (default `true`); `false` keeps only p there and the others in global scratch
+    /// (`OCTILE_FUSED_IN_SLICE=0`), smaller slices and more pairs per SM.
+    pub fused_in_slice: bool,
 }
 
 impl Default for ResidentOptions {
     fn default() -> Self {
-        ResidentOptions { product: true, split: true, rows_per_thread: 4, product_warps_per_sm: 16, fill: None }
+        ResidentOptions { product: true, split: true, rows_per_thread: 4, product_warps_per_sm: 16, fill: None, fused_in_slice: true }
     }
 }
 

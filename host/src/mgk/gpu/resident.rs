@@ -24,6 +24,7 @@ use octile_types::mgk::resident::{
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// The smallest rtol the resident solver is asked to meet: its f32 true residual settles at
@@ -457,9 +458,11 @@ pub struct PlannedBlock {
 pub struct ResidentPlan {
     /// κe's shape (which specialized entries run).
     pub shape: EdgeShape,
-    /// Per pair, in the caller's order: its launch shape, `None` when its slice does not fit
-    /// shared memory (the tile solver's pair).
-    pub shapes: Vec<Option<Launch>>,
+    /// The launch shapes of the pairs, by ascending sort key.
+    pub distinct: Vec<Launch>,
+    /// Per pair, in the caller's order: its shape's index in `distinct`, `u32::MAX` when its
+    /// slice does not fit shared memory (the tile solver's pair).
+    pub bucket: Vec<u32>,
     /// The pairs that fit (indices into the pair list), sorted by launch shape.
     pub order: Vec<usize>,
     /// The stream blocks, in order.
@@ -468,6 +471,17 @@ pub struct ResidentPlan {
     pub launches: Vec<PlannedLaunch>,
     /// The gradient entries ([`plan_with`]).
     pub gradient: bool,
+}
+
+impl ResidentPlan {
+    /// Pairs planned (fitting or not).
+    pub fn n_pairs(&self) -> usize {
+        self.bucket.len()
+    }
+    /// Pair k's launch shape, `None` when its slice does not fit shared memory.
+    pub fn shape_of(&self, k: usize) -> Option<Launch> {
+        self.distinct.get(self.bucket[k] as usize).copied()
+    }
 }
 
 /// Plan the resident solve of `pairs` of `set` for a κe of `shape` on a device with `dev`'s
@@ -519,7 +533,7 @@ pub fn plan_with(
         // (words, fused vectors beside the slice)
         let fused = |w: usize| {
             let all = w + fused_extra_words(n);
-            if gradient && bucket_words(all) <= max_smem / 4 { (all, false) } else { (w, gradient) }
+            if gradient && opts.fused_in_slice && bucket_words(all) <= max_smem / 4 { (all, false) } else { (w, gradient) }
         };
         if let Some((words, beside)) = set.product_words(a, b).map(fused).filter(|&(w, _)| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
@@ -543,51 +557,109 @@ pub fn plan_with(
     };
     // in parallel only where it pays (waking the pool costs more than planning a small set)
     let parallel = crate::parallel::pooled(pairs.len());
-    let shapes: Vec<Option<Launch>> = crate::parallel::collect(pairs.len(), parallel, |k| shape_of(&pairs[k]));
     // pairs sorted by shape, so that each block of the stream splits into few launches
-    let mut order: Vec<usize> = (0..pairs.len()).filter(|&k| shapes[k].is_some()).collect();
-    let key = |&k: &usize| {
-        shapes[k]
-            .map_or(0, |l| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.fused_beside as u64) << 61 | (l.team as u64) << 32 | l.slice_words as u64)
-    };
-    if parallel {
-        order.par_sort_unstable_by_key(key);
-    } else {
-        order.sort_unstable_by_key(key);
-    }
+    let key = |l: Launch| (l.product as u64) << 63 | (l.split as u64) << 62 | (l.fused_beside as u64) << 61 | (l.team as u64) << 32 | l.slice_words as u64;
+    let (distinct, bucket) = shapes_of_pairs(set, pairs, |a, b| shape_of(&(a, b)), key, parallel);
+    let (order, runs) = order_by_bucket(&distinct, &bucket);
     let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
     let (mut blocks, mut launches) = (Vec::new(), Vec::new());
     for range in blocks_of(order.len(), RESIDENT_STREAM_BLOCK) {
         let first_launch = launches.len();
-        let ks = &order[range.clone()];
-        let mut start = 0;
-        while start < ks.len() {
+        // the runs of one shape within this block, in key order
+        let parts: Vec<(Launch, Range<usize>)> =
+            runs.iter().map(|(l, r)| (*l, r.start.max(range.start)..r.end.min(range.end))).filter(|(_, r)| !r.is_empty()).collect();
+        let mut i = 0;
+        while i < parts.len() {
             // one launch per shape; a shape with fewer pairs than `fill` teams joins the next
             // larger slice of the same team kind (its slice then serves both), so that small
             // sets do not pay a launch and a tail per bucket
-            let first = shapes[ks[start]].expect("ordered pairs fit");
-            let same_kind = |x: Launch| x.same_kind(first);
-            let mut end = start;
-            while end < ks.len() && shapes[ks[end]] == Some(first) {
-                end += 1;
+            let (first, start) = (parts[i].0, parts[i].1.start);
+            let mut end = parts[i].1.end;
+            i += 1;
+            while i < parts.len() && end - start < fill && parts[i].0.same_kind(first) {
+                end = parts[i].1.end;
+                i += 1;
             }
-            while end < ks.len() && end - start < fill && shapes[ks[end]].is_some_and(same_kind) {
-                let next = shapes[ks[end]];
-                while end < ks.len() && shapes[ks[end]] == next {
-                    end += 1;
-                }
-            }
-            let l = shapes[ks[end - 1]].expect("ordered pairs fit");
+            let l = parts[i - 1].0;
             let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
-            launches.push(PlannedLaunch { pairs: range.start + start..range.start + end, launch: l, entry, grid });
-            start = end;
+            launches.push(PlannedLaunch { pairs: start..end, launch: l, entry, grid });
         }
         blocks.push(PlannedBlock { pairs: range, launches: first_launch..launches.len() });
     }
-    ResidentPlan { shape, shapes, order, blocks, launches, gradient }
+    ResidentPlan { shape, distinct, bucket, order, blocks, launches, gradient }
+}
+
+/// Every pair's launch shape, as the distinct shapes (ascending `key`) and each pair's index
+/// among them (`u32::MAX`: its slice does not fit). A pair's shape depends only on its two graphs'
+/// sizes (nodes, nonzeros, pieces) and whether their weights are all 1, so where the set has few
+/// such classes it is computed once per pair of classes and looked up per pair.
+fn shapes_of_pairs(
+    set: &ResidentSet,
+    pairs: &[(u32, u32)],
+    shape_of: impl Fn(u32, u32) -> Option<Launch> + Sync,
+    key: impl Fn(Launch) -> u64 + Sync,
+    parallel: bool,
+) -> (Vec<Launch>, Vec<u32>) {
+    let mut classes = std::collections::HashMap::new();
+    let mut reps: Vec<u32> = Vec::new();
+    let class: Vec<u32> = (0..set.graphs.len() as u32)
+        .map(|g| {
+            let (n, nnz, pieces) = set.size(g);
+            *classes.entry((n, nnz, pieces, set.unit_weights[g as usize])).or_insert_with(|| {
+                reps.push(g);
+                reps.len() as u32 - 1
+            })
+        })
+        .collect();
+    let c = reps.len();
+    let distinct_of = |shapes: &mut dyn Iterator<Item = Launch>| {
+        let mut d: Vec<Launch> = Vec::new();
+        for l in shapes {
+            if let Err(at) = d.binary_search_by_key(&key(l), |&x| key(x)) {
+                d.insert(at, l);
+            }
+        }
+        d
+    };
+    let index = |d: &[Launch], s: Option<Launch>| s.map_or(u32::MAX, |l| d.partition_point(|&x| key(x) < key(l)) as u32);
+    if c * c <= pairs.len() {
+        // a table over pairs of classes
+        let table: Vec<Option<Launch>> = crate::parallel::collect(c * c, parallel, |t| shape_of(reps[t / c], reps[t % c]));
+        let distinct = distinct_of(&mut table.iter().flatten().copied());
+        let by_class: Vec<u32> = table.iter().map(|&s| index(&distinct, s)).collect();
+        let bucket =
+            crate::parallel::collect(pairs.len(), parallel, |k| by_class[class[pairs[k].0 as usize] as usize * c + class[pairs[k].1 as usize] as usize]);
+        (distinct, bucket)
+    } else {
+        let shapes: Vec<Option<Launch>> = crate::parallel::collect(pairs.len(), parallel, |k| shape_of(pairs[k].0, pairs[k].1));
+        let distinct = distinct_of(&mut shapes.iter().flatten().copied());
+        let bucket = crate::parallel::collect(pairs.len(), parallel, |k| index(&distinct, shapes[k]));
+        (distinct, bucket)
+    }
+}
+
+/// The indices of the pairs that fit, ordered by their shape's index `bucket` (ties in index
+/// order), and the runs of one shape in that order: a counting sort. (A comparison sort of the
+/// indices with each key looked up through a per-pair shape took most of the planning time:
+/// `benches/benches/plan.rs`.)
+fn order_by_bucket(distinct: &[Launch], bucket: &[u32]) -> (Vec<usize>, Vec<(Launch, Range<usize>)>) {
+    let mut start = vec![0usize; distinct.len() + 1];
+    for &b in bucket.iter().filter(|&&b| b != u32::MAX) {
+        start[b as usize + 1] += 1;
+    }
+    for b in 0..distinct.len() {
+        start[b + 1] += start[b];
+    }
+    let runs = distinct.iter().enumerate().map(|(b, &l)| (l, start[b]..start[b + 1])).collect();
+    let mut order = vec![0usize; start[distinct.len()]];
+    for (k, &b) in bucket.iter().enumerate().filter(|&(_, &b)| b != u32::MAX) {
+        order[start[b as usize]] = k;
+        start[b as usize] += 1;
+    }
+    (order, runs)
 }
 
 /// Blocks of `launch` (entry `entry`) one SM can hold at once, from the driver's occupancy
@@ -664,7 +736,7 @@ pub fn execute(
         dev.stream.synchronize()?;
         log::debug!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    if plan.shape != EdgeShape::of(edge) || plan.shapes.len() != pairs.len() || plan.gradient != gradient.is_some() {
+    if plan.shape != EdgeShape::of(edge) || plan.n_pairs() != pairs.len() || plan.gradient != gradient.is_some() {
         return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
@@ -933,19 +1005,19 @@ mod tests {
             let ks = &plan.order[range];
             let mut start = 0;
             while start < ks.len() {
-                let first = plan.shapes[ks[start]].unwrap();
+                let first = plan.shape_of(ks[start]).unwrap();
                 let same_kind = |x: Launch| x.same_kind(first);
                 let mut end = start;
-                while end < ks.len() && plan.shapes[ks[end]] == Some(first) {
+                while end < ks.len() && plan.shape_of(ks[end]) == Some(first) {
                     end += 1;
                 }
-                while end < ks.len() && end - start < fill && plan.shapes[ks[end]].is_some_and(same_kind) {
-                    let next = plan.shapes[ks[end]];
-                    while end < ks.len() && plan.shapes[ks[end]] == next {
+                while end < ks.len() && end - start < fill && plan.shape_of(ks[end]).is_some_and(same_kind) {
+                    let next = plan.shape_of(ks[end]);
+                    while end < ks.len() && plan.shape_of(ks[end]) == next {
                         end += 1;
                     }
                 }
-                let l = plan.shapes[ks[end - 1]].unwrap();
+                let l = plan.shape_of(ks[end - 1]).unwrap();
                 let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
                 let resident = occupancy(entry_name(l, plan.shape), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
                 out.push((ks[start..end].to_vec(), l, resident.min((end - start).div_ceil(teams_per_block) as u32)));
@@ -967,12 +1039,12 @@ mod tests {
         dev: PlanDevice,
         occupancy: impl Fn(Kernel, Launch) -> Option<u32>,
     ) {
-        assert_eq!(plan.shapes.len(), pairs.len());
-        let fitting: Vec<usize> = (0..pairs.len()).filter(|&k| plan.shapes[k].is_some()).collect();
+        assert_eq!(plan.n_pairs(), pairs.len());
+        let fitting: Vec<usize> = (0..pairs.len()).filter(|&k| plan.shape_of(k).is_some()).collect();
         let mut sorted = plan.order.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, fitting, "order: the fitting pairs, once each");
-        let key = |k: usize| plan.shapes[k].map(|l| (l.product, l.split, l.team, l.slice_words));
+        let key = |k: usize| plan.shape_of(k).map(|l| (l.product, l.split, l.team, l.slice_words));
         assert!(plan.order.windows(2).all(|w| key(w[0]) <= key(w[1])), "order sorted by shape");
         assert!(plan.blocks.windows(2).all(|w| w[0].pairs.end == w[1].pairs.start && w[0].launches.end == w[1].launches.start));
         assert!(plan.blocks.iter().all(|b| b.pairs.len() <= RESIDENT_STREAM_BLOCK
@@ -985,7 +1057,7 @@ mod tests {
             assert!(l.smem_bytes() <= dev.max_smem_bytes && pl.grid >= 1);
             for &k in &plan.order[pl.pairs.clone()] {
                 let (a, b) = pairs[k];
-                let p = plan.shapes[k].unwrap();
+                let p = plan.shape_of(k).unwrap();
                 assert_eq!((p.product, p.split, p.team), (l.product, l.split, l.team), "one team kind per launch");
                 let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
                 assert!(need <= l.slice_words as usize, "pair ({a}, {b}) needs {need} words, the launch gives {}", l.slice_words);
@@ -1019,7 +1091,8 @@ mod tests {
                 assert!(plan.order.len() < pairs.len(), "pairs of the 240-node graph do not fit");
                 if opts.fill == Some(1) {
                     // no joining: one launch per distinct shape
-                    let shapes: std::collections::BTreeSet<_> = plan.shapes.iter().flatten().map(|l| (l.product, l.split, l.team, l.slice_words)).collect();
+                    let shapes: std::collections::BTreeSet<_> =
+                        (0..plan.n_pairs()).filter_map(|k| plan.shape_of(k)).map(|l| (l.product, l.split, l.team, l.slice_words)).collect();
                     assert_eq!(plan.launches.len(), shapes.len());
                 }
                 seen.extend(kinds.iter().map(|t| t.threads == 32));
@@ -1040,7 +1113,7 @@ mod tests {
             assert!(p.order.len() <= plain.order.len(), "a longer slice never fits more pairs");
             for &k in &p.order {
                 let (a, b) = pairs[k];
-                let l = p.shapes[k].unwrap();
+                let l = p.shape_of(k).unwrap();
                 let n = set.size(a).0 * set.size(b).0;
                 let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
                 assert!(need <= l.slice_words as usize && !l.split, "pair ({a}, {b}): {l:?} for {need} words");
@@ -1054,7 +1127,7 @@ mod tests {
             }
             // a launch never mixes jobs whose vectors stay in the slice with jobs whose do not
             for pl in &p.launches {
-                let kinds: std::collections::BTreeSet<bool> = p.order[pl.pairs.clone()].iter().map(|&k| p.shapes[k].unwrap().fused_beside).collect();
+                let kinds: std::collections::BTreeSet<bool> = p.order[pl.pairs.clone()].iter().map(|&k| p.shape_of(k).unwrap().fused_beside).collect();
                 assert_eq!(kinds.len(), 1, "{pl:?}");
                 assert_eq!(kinds.first().copied(), Some(pl.launch.fused_beside), "{pl:?}");
             }
@@ -1073,13 +1146,13 @@ mod tests {
         let pairs: Vec<(u32, u32)> = (0..8).flat_map(|a| (0..8).map(move |b| (a, b))).collect();
         let small = PlanDevice { max_smem_bytes: 512, sm_count: 4 };
         let none = plan(&set, &pairs, shape, small, &ResidentOptions::default(), |_, _| None);
-        assert!(none.order.is_empty() && none.launches.is_empty() && none.blocks.is_empty() && none.shapes.iter().all(Option::is_none));
+        assert!(none.order.is_empty() && none.launches.is_empty() && none.blocks.is_empty() && (0..none.n_pairs()).all(|k| none.shape_of(k).is_none()));
         let some = PlanDevice { max_smem_bytes: 48 << 10, sm_count: 4 };
         let p = plan(&set, &pairs, shape, some, &ResidentOptions::default(), |_, _| None);
         check_plan(&p, &set, &pairs, &ResidentOptions::default(), some, |_, _| None);
         for (k, &(a, b)) in pairs.iter().enumerate() {
             let fits = bucket_words(set.slice_words(a, b)) * 4 <= some.max_smem_bytes;
-            assert_eq!(p.shapes[k].is_some(), fits, "pair ({a}, {b})");
+            assert_eq!(p.shape_of(k).is_some(), fits, "pair ({a}, {b})");
         }
         assert!(!p.order.is_empty() && p.order.len() < pairs.len());
         // no occupancy known: one block per SM
