@@ -772,8 +772,17 @@ fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
         let (_, v, _) = run("BN.npy", true, &["--tile-size", size, "--normalize"]);
         same(&format!("K(X, Y) normalized tile size {size}"), &v, &between_norm.values);
     }
-    let (_, v, _) = run("K.csv", false, &["--tile-size", "5"]);
+    // several tiles at once (threads taking the next tile as each finishes): the same matrix
+    for flight in ["1", "3"] {
+        let (_, v, s) = run("F.npy", false, &["--tile-size", "4", "--tiles-in-flight", flight, "--normalize"]);
+        same(&format!("K(X) normalized, {flight} tiles in flight"), &v, &norm.values);
+        assert_eq!(s["tiles_in_flight"].as_u64(), Some(flight.parse().unwrap()), "{s}");
+        let (_, v, _) = run("FB.npy", true, &["--tile-size", "3", "--tiles-in-flight", flight]);
+        same(&format!("K(X, Y), {flight} tiles in flight"), &v, &between.values);
+    }
+    let (_, v, s) = run("K.csv", false, &["--tile-size", "5"]);
     same("K(X) as CSV", &v, &whole.values);
+    assert_eq!(s["tiles_in_flight"].as_u64(), Some(1), "the CPU's default: {s}");
     // blocks: slices of the whole matrix (normalized with the whole diagonal)
     let slice = |m: &octile::Gram, r: std::ops::Range<usize>, c: std::ops::Range<usize>| -> Vec<f64> {
         r.flat_map(|i| c.clone().map(move |j| (i, j))).map(|(i, j)| m.get(i, j)).collect()

@@ -91,6 +91,12 @@ pub struct GramArgs {
     /// with several GPUs (--devices) smaller, down to 512, until each GPU has six tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
+    /// Tiles computed at once on each GPU: with 2 (the default on a GPU) one tile's host work —
+    /// packing, planning, gathering and writing — runs while the other's launches keep the GPU
+    /// busy (memory holds that many tiles per GPU). Default 1 on the CPU, whose solver takes every
+    /// core for one tile.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=8))]
+    tiles_in_flight: Option<u64>,
     /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy
     /// beside the output, float64 (rows, cols, P), C order; the summary lists θ's names and values.
     #[arg(long)]
@@ -332,9 +338,11 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
-    // with several GPUs, one tile computing on each at once
+    // with several GPUs, `in_flight` tiles computing on each at once
+    let gpu = k.backend_name() == "cuda";
+    let in_flight = a.tiles_in_flight.map_or(if gpu { 2 } else { 1 }, |n| n as usize);
     octile::memory::check_with(
-        tr as u128 * tc as u128 * per_entry * per_device.len().max(1) as u128,
+        tr as u128 * tc as u128 * per_entry * (per_device.len().max(1) * in_flight) as u128,
         a.max_memory,
         || format!("a {tr} × {tc} tile of the {out_rows} × {out_cols} matrix"),
         "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",
@@ -390,8 +398,10 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computes = if per_device.len() > 1 { &per_device[..] } else { std::slice::from_ref(&compute) };
-            let computed = tiled::compute_on_devices(job, computes, diag.as_ref(), &todo, &tx);
+            // each device's kernel `in_flight` times: one thread per tile in flight
+            let one: Vec<tiled::Compute> = if per_device.len() > 1 { per_device.clone() } else { vec![compute] };
+            let computes: Vec<tiled::Compute> = (0..in_flight).flat_map(|_| one.iter().copied()).collect();
+            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's
@@ -453,6 +463,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         "pairs_per_second": tally.pairs as f64 / secs,
         "tiles": tiles.len(),
         "tile_size": tile_size,
+        "tiles_in_flight": in_flight,
         "backend": k.backend_name(),
         "device": k.device_name(),
         "device_info": k.device_report(),

@@ -17,6 +17,7 @@ use octile::{Gram, Graph, GraphKernel, MarginalizedGraphKernel, OctileError, Pai
 use std::ops::Range;
 
 /// The kernel a run computes with: any method's, or the marginalized kernel with ∂K/∂θ.
+#[derive(Clone, Copy)]
 pub enum Compute<'a> {
     Values(&'a (dyn GraphKernel + Sync)),
     Gradient(&'a MarginalizedGraphKernel),
