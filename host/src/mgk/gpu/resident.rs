@@ -1102,6 +1102,35 @@ mod tests {
     }
 
     #[test]
+    fn shapes_looked_up_by_graph_class_equal_those_of_the_pairs_alone() {
+        // the set three times over: few classes of graphs for many pairs, so the plan takes its
+        // table over pairs of classes; 8 distinct graphs alone (36 pairs < 8²): each pair's own shape
+        let graphs = mixed_set(5);
+        let n = graphs.len();
+        let many: Vec<crate::graph::Graph> = graphs.iter().cycle().take(3 * n).cloned().collect();
+        let all = |m: usize| -> Vec<(u32, u32)> { (0..m as u32).flat_map(|a| (a..m as u32).map(move |b| (a, b))).collect() };
+        let (pairs, few) = (all(3 * n), all(n));
+        for delta in [false, true] {
+            let ((set, shape), (small, _)) = (resident_set(&many, delta), resident_set(&graphs, delta));
+            for gradient in [false, true] {
+                let opts = ResidentOptions::default();
+                let table = plan_with(&set, &pairs, shape, H100, &opts, occupancy, gradient);
+                let alone = plan_with(&small, &few, shape, H100, &opts, occupancy, gradient);
+                if !gradient {
+                    check_plan(&table, &set, &pairs, &opts, H100, occupancy);
+                }
+                for (k, &(a, b)) in pairs.iter().enumerate() {
+                    let (a0, b0) = (a as usize % n, b as usize % n);
+                    if a0 <= b0 {
+                        let j = few.iter().position(|&p| p == (a0 as u32, b0 as u32)).unwrap();
+                        assert_eq!(table.shape_of(k), alone.shape_of(j), "pair ({a}, {b}) = ({a0}, {b0}), delta {delta}, gradient {gradient}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn gradient_plans_leave_room_for_the_fused_solve_and_run_gradient_entries() {
         let graphs = mixed_set(5);
         let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).flat_map(|a| (a..graphs.len() as u32).map(move |b| (a, b))).collect();
