@@ -286,9 +286,9 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         Built::Gradient(k, ..) => (Vec::new(), k.per_gpu()),
     };
     let devices = any_per_gpu.len() + mgk_per_gpu.len();
+    let gpu = k.backend_name() == "cuda";
     let mirrored = y.is_empty() && rows == cols;
-    let tile_size =
-        a.tile_size.map_or_else(|| octile::gram::default_tile_size(k.backend_name() == "cuda", devices, rows.len(), cols.len(), mirrored), |t| t as usize);
+    let tile_size = a.tile_size.map_or_else(|| octile::gram::default_tile_size(gpu, devices, rows.len(), cols.len(), mirrored), |t| t as usize);
     let y_opt = (!y.is_empty()).then_some(&y[..]);
     let job = tiled::Job { x: &x, y: y_opt, rows: rows.clone(), cols: cols.clone(), normalized: a.normalize, tile_size };
     let (out_rows, out_cols) = job.shape();
@@ -339,7 +339,6 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // with several GPUs, `in_flight` tiles computing on each at once
-    let gpu = k.backend_name() == "cuda";
     let in_flight = a.tiles_in_flight.map_or(if gpu { 2 } else { 1 }, |n| n as usize);
     octile::memory::check_with(
         tr as u128 * tc as u128 * per_entry * (per_device.len().max(1) * in_flight) as u128,

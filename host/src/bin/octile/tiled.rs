@@ -173,26 +173,27 @@ pub struct Outputs {
     pub gradient: Option<(NpyWriter, usize)>,
 }
 
-/// Every tile of `todo`, computed by one thread per device (`per_device`: the kernel once per GPU,
-/// or the one kernel), each taking the next tile when it finishes one and sending it to the writer
-/// (`tx`). With several devices the largest tiles go first, so that the last ones are small; with
-/// one, in `todo`'s order. The first error stops the others after their current tile; a writer
-/// that stopped stops them too (its error comes back from its join).
+/// Every tile of `todo`, computed by one thread per entry of `computes` (the kernel once per GPU,
+/// or the one kernel, each as many times as the tiles it keeps in flight), each taking the next
+/// tile when it finishes one and sending it to the writer (`tx`). With several threads the largest
+/// tiles go first, so that the last ones are small; with one, in `todo`'s order. The first error
+/// stops the others after their current tile; a writer that stopped stops them too (its error
+/// comes back from its join).
 pub fn compute_on_devices<'t>(
     job: &Job,
-    per_device: &[Compute],
+    computes: &[Compute],
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
     tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram)>,
 ) -> octile::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut order: Vec<&'t Tile> = todo.to_vec();
-    if per_device.len() > 1 {
+    if computes.len() > 1 {
         order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
     }
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        let workers: Vec<_> = per_device
+        let workers: Vec<_> = computes
             .iter()
             .map(|compute| {
                 let (order, next, tx) = (&order, &next, tx.clone());
