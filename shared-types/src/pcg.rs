@@ -17,7 +17,7 @@
 //! ```
 //! Sums are f64 whatever the vectors' precision T (f32 vectors keep f64 dot products), and every
 //! sum is a team reduction, bit-identical in all threads, so all threads take the same branches.
-//! A vector's [`Entry`] is one real, or two solved as one system (`[f32; 2]`: the gradients' fused
+//! A vector's [`Entry`] is one real, or two solved as one system (`real::Pair`: the gradients' fused
 //! primal and adjoint solve, interleaved, so that each thread moves both halves of its entry with
 //! one 8-byte access and applies the preconditioner's one diagonal value to both).
 //!

@@ -103,7 +103,7 @@ impl Real for f64 {
     }
 }
 
-/// One entry of the PCG's vectors (`crate::pcg`): a real (`f32`, `f64`), or `[f32; 2]` — entry k of two systems
+/// One entry of the PCG's vectors (`crate::pcg`): a real (`f32`, `f64`), or a [`Pair`] — entry k of two systems
 /// with the same matrix solved as one (diag(M, M), the halves interleaved). α, β and the
 /// preconditioner's diagonal are [`Entry::Scalar`]s; dot products are f64.
 pub trait Entry: Copy + Default {
@@ -162,26 +162,40 @@ fn fma32(a: f32, b: f32, c: f32) -> f32 {
     }
 }
 
-/// Two systems' entry k, solved as one (the fused primal and adjoint solve of the gradients).
+/// Entry k of two systems solved as one (the fused primal and adjoint solve of the gradients),
+/// 8-byte aligned.
+///
+/// ```text
+/// a vector of pairs:  [ x₀ y₀ | x₁ y₁ | … ]   entry k at byte 8·k
+/// ```
+/// Why aligned: a `[f32; 2]` is 4-byte aligned, so the GPU compiler reads one with two 32-bit
+/// loads; aligned to 8 it is one 64-bit load (`LDS.64`, `LD.64`) — half the load instructions of
+/// the fused solve, whose shared-memory pipe is its busiest unit.
+#[repr(C, align(8))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pair(pub [f32; 2]);
+
+const _: () = assert!(core::mem::size_of::<Pair>() == 8 && core::mem::align_of::<Pair>() == 8);
+
 /// The dot product sums the two halves' products in f32 and converts once: every dot the solver
 /// takes of an entry pair (r·z = r²/diag, r·r) has two non-negative terms, so the f32 sum loses
 /// nothing a residual test could see, and the f64 sum over the vector stays.
-impl Entry for [f32; 2] {
+impl Entry for Pair {
     type Scalar = f32;
     #[inline(always)]
-    fn axpy(self, a: f32, x: [f32; 2]) -> [f32; 2] {
-        [fma32(a, x[0], self[0]), fma32(a, x[1], self[1])]
+    fn axpy(self, a: f32, x: Pair) -> Pair {
+        Pair([fma32(a, x.0[0], self.0[0]), fma32(a, x.0[1], self.0[1])])
     }
     #[inline(always)]
-    fn scale(self, s: f32) -> [f32; 2] {
-        [self[0] * s, self[1] * s]
+    fn scale(self, s: f32) -> Pair {
+        Pair([self.0[0] * s, self.0[1] * s])
     }
     #[inline(always)]
-    fn div(self, d: f32) -> [f32; 2] {
-        [self[0] / d, self[1] / d]
+    fn div(self, d: f32) -> Pair {
+        Pair([self.0[0] / d, self.0[1] / d])
     }
     #[inline(always)]
-    fn dot(self, o: [f32; 2]) -> f64 {
-        fma32(self[0], o[0], self[1] * o[1]) as f64
+    fn dot(self, o: Pair) -> f64 {
+        fma32(self.0[0], o.0[0], self.0[1] * o.0[1]) as f64
     }
 }

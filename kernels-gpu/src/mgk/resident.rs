@@ -25,7 +25,7 @@ use octile_types::mgk::resident::{
     graph_words, product_slice_words,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
-use octile_types::real::Entry;
+use octile_types::real::{Entry, Pair};
 use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -335,6 +335,43 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     }
 }
 
+impl<E: EdgeEval> OnTheFly<'_, E, false> {
+    /// [`Xmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
+    /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
+    /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe).
+    ///
+    /// # Safety
+    /// As [`Xmv::row2`].
+    #[inline(always)]
+    unsafe fn row2_d<D: EdgeEval>(&self, de: &D, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        let n2 = g2.n;
+        let v = v as *const Pair;
+        // SAFETY: as in `row2`.
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
+            let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
+            let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
+            for a in a0..a1 {
+                let a = a as usize;
+                let base = *g1.col.add(a) as usize * n2;
+                let ea = self.e.prep(g1.edge.add(a * nzs));
+                let da = de.prep(g1.edge.add(a * nzs));
+                for b in b0..b1 {
+                    let b = b as usize;
+                    let w = self.e.eval(ea, g2.edge.add(b * nzs));
+                    let dw = de.eval(da, g2.edge.add(b * nzs));
+                    let Pair([a, c]) = *v.add(base + *g2.col.add(b) as usize);
+                    s1 += w * a;
+                    s2 += w * c;
+                    sd += dw * a;
+                }
+            }
+            (s1, s2, sd)
+        }
+    }
+}
+
 impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     #[inline(always)]
     unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
@@ -345,7 +382,7 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
-        let v = v as *const [f32; 2];
+        let v = v as *const Pair;
         // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
@@ -359,7 +396,7 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
                 for b in b0..b1 {
                     let b = b as usize;
                     let w = self.e.eval(ea, g2.edge.add(b * nzs));
-                    let [a, c] = *v.add(base + *g2.col.add(b) as usize);
+                    let Pair([a, c]) = *v.add(base + *g2.col.add(b) as usize);
                     s1 += w * a;
                     s2 += w * c;
                 }
@@ -432,7 +469,7 @@ impl Xmv for Product {
     }
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
-        let v = v as *const [f32; 2];
+        let v = v as *const Pair;
         // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (start, len) = self.span(i, i2);
@@ -440,7 +477,7 @@ impl Xmv for Product {
             let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
             for t in 0..len {
                 let c = *e.add(t as usize) as u32;
-                let [a, b] = *v.add((c & COLUMN_MASK) as usize);
+                let Pair([a, b]) = *v.add((c & COLUMN_MASK) as usize);
                 if c >> PRODUCT_COLUMN_BITS != 0 {
                     diff1 += a;
                     diff2 += b;
@@ -455,6 +492,34 @@ impl Xmv for Product {
 }
 
 impl Product {
+    /// [`Xmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe/∂h = 1 − δ against `v`'s
+    /// first half (the sum of its entries whose labels differ): the fused solve's last residual
+    /// pass and κe's contraction in one walk of the row.
+    ///
+    /// # Safety
+    /// As [`Xmv::row2`].
+    #[inline(always)]
+    unsafe fn row2_d(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+        let v = v as *const Pair;
+        // SAFETY: as in `row2`.
+        unsafe {
+            let (start, len) = self.span(i, i2);
+            let e = self.ent.add(start);
+            let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+            for t in 0..len {
+                let c = *e.add(t as usize) as u32;
+                let Pair([a, b]) = *v.add((c & COLUMN_MASK) as usize);
+                if c >> PRODUCT_COLUMN_BITS != 0 {
+                    diff1 += a;
+                    diff2 += b;
+                } else {
+                    same1 += a;
+                    same2 += b;
+                }
+            }
+            (same1 + self.h * diff1, same2 + self.h * diff2, diff1)
+        }
+    }
     /// Row (i, i′) of the XMV with ∂κe/∂h = 1 − δ: the sum over the entries whose labels differ.
     ///
     /// # Safety
@@ -655,45 +720,50 @@ struct FusedOperator<'a, X> {
     n2: usize,
 }
 
-impl<C: ResidentTeam, X: Xmv> Operator<[f32; 2], C> for FusedOperator<'_, X> {
+impl<C: ResidentTeam, X: Xmv> Operator<Pair, C> for FusedOperator<'_, X> {
     #[inline(always)]
-    unsafe fn apply(&mut self, crew: &mut C, p: *const [f32; 2], ap: *mut [f32; 2]) -> f64 {
+    unsafe fn apply(&mut self, crew: &mut C, p: *const Pair, ap: *mut Pair) -> f64 {
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
         let n = self.n1 * n2;
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
             rows!(crew, n2, n, |k, i, i2| {
-                let [p1, p2] = *p.add(k);
+                let Pair([p1, p2]) = *p.add(k);
                 let (s1, s2) = xmv.row2(i, i2, p as *const f32);
                 let d = *dg.add(k);
                 let (a1, a2) = (d * p1 - s1, d * p2 - s2);
-                *ap.add(k) = [a1, a2];
+                *ap.add(k) = Pair([a1, a2]);
                 pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
             });
         }
         pap
     }
     #[inline(always)]
-    unsafe fn precondition(&self, r: [f32; 2], idx: usize, diag: *const f32) -> [f32; 2] {
+    unsafe fn precondition(&self, r: Pair, idx: usize, diag: *const f32) -> Pair {
         // SAFETY: idx < N (the PCG's contract). Both halves: one reciprocal.
         r.scale(rcp_approx(unsafe { *diag.add(idx) }))
     }
 }
 
 /// Where the fused solve keeps its vectors (`solve_pair_fused`): all five in the team's slice
-/// where they fit ([`FusedVectors::in_slice`]), else p alone in the slice — the one vector the XMV
-/// reads at other threads' rows — and dg, x, r, ap in the team's global scratch
-/// ([`FusedVectors::beside`]: each thread reads and writes only its own entries there, through L1).
+/// where they fit ([`FusedVectors::in_slice`]), else p, r and dg in the slice — the solver's room
+/// of five N-vectors — and x and ap in the team's global scratch ([`FusedVectors::beside`]: each
+/// thread reads and writes only its own entries there).
 ///
 /// ```text
 /// in the slice:   v: [ pad | dg (N, even) | x (2N) | r (2N) | p (2N) | ap (2N) ]   ≤ 10·N f32
-/// beside it:      v: [ pad | p (2N) ]     scratch: [ dg (N, even) | x (2N) | r (2N) | ap (2N) ]
+/// beside it:      v: [ pad | p (2N) | r (2N) | dg (N) ]   ≤ 5·N + 1    scratch: [ x (2N) | ap (2N) ]
 ///                 x, r, p, ap interleaved: [x₀ y₀ x₁ y₁ …], so one 8-byte load gives both halves
 /// ```
 /// Why interleaved: the XMV reads each product nonzero's column once for both solves (one `LD.64`
 /// instead of two loads and two address computations). Why beside: pairs of two 96-node graphs
-/// (NWS, BA) have room in shared memory for the plain solve's five N-vectors, not for 10·N.
+/// (NWS, BA) have room in shared memory for the plain solve's five N-vectors, not for 10·N. Why
+/// those three stay: p is the one vector the XMV reads at other threads' rows; of the rest a
+/// PCG iteration moves 24 bytes per entry of r (read twice, written once) and 12 of dg (read
+/// three times), 16 each of x and ap — with x and ap beside, the scratch traffic, which misses L1
+/// (the slice leaves it little room) and streams from L2, is 32 bytes per entry and iteration
+/// instead of 68 with r and dg there too.
 #[derive(Clone, Copy)]
 struct FusedVectors {
     dg: *mut f32,
@@ -715,10 +785,11 @@ impl FusedVectors {
     fn slice_words(v: *const f32, n: usize) -> usize {
         Self::pad(v) + (n + (n & 1)) + 8 * n
     }
-    /// Words of the slice [`beside`](Self::beside) takes at `v`: p and its padding (≤ 2·N + 1).
+    /// Words of the slice [`beside`](Self::beside) takes at `v`: p, r, dg and p's padding (≤ 5·N +
+    /// 1: the solver's room and `FUSED_BESIDE_EXTRA_WORDS`).
     #[inline(always)]
-    fn p_words(v: *const f32, n: usize) -> usize {
-        Self::pad(v) + 2 * n
+    fn beside_words(v: *const f32, n: usize) -> usize {
+        Self::pad(v) + 5 * n
     }
     /// Every vector at `v` in the slice.
     ///
@@ -733,23 +804,25 @@ impl FusedVectors {
             FusedVectors { dg, x, r: x.add(2 * n), p: x.add(4 * n), ap: x.add(6 * n) }
         }
     }
-    /// p at `v` in the slice, the rest in `scratch`.
+    /// p, r and dg at `v` in the slice, x and ap in `scratch`.
     ///
     /// # Safety
-    /// `v` holds [`p_words`](Self::p_words) f32; `scratch` (8-byte aligned) 7·N + 1 f32 of this team.
+    /// `v` holds [`beside_words`](Self::beside_words) f32; `scratch` (8-byte aligned) 4·N f32 of
+    /// this team.
     #[inline(always)]
     unsafe fn beside(v: *mut f32, scratch: *mut f32, n: usize) -> Self {
-        // SAFETY: within the caller's room.
+        // SAFETY: within the caller's room; p and r start on 8-byte boundaries.
         unsafe {
-            let x = scratch.add(n + (n & 1));
-            FusedVectors { dg: scratch, x, r: x.add(2 * n), p: v.add(Self::pad(v)), ap: x.add(4 * n) }
+            let p = v.add(Self::pad(v));
+            let r = p.add(2 * n);
+            FusedVectors { dg: r.add(2 * n), x: scratch, r, p, ap: scratch.add(2 * n) }
         }
     }
 }
 
 /// This team's part of the gradient launch's global scratch: `GRADIENT_SCRATCH_SLICES ·
-/// slice_words` f32 per team (≥ 10·N ≥ 7·N + 1, what [`FusedVectors::beside`] takes), 8-byte
-/// aligned (slice sizes are even).
+/// slice_words` f32 per team (≥ 5·N ≥ 4·N, what [`FusedVectors::beside`] takes), 8-byte aligned
+/// (slice sizes are even).
 ///
 /// # Safety
 /// The launch gives `scratch` `GRADIENT_SCRATCH_SLICES · slice_words` f32 per team of the grid.
@@ -759,34 +832,80 @@ unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParams, scratch:
     unsafe { scratch.add(crew.index() * GRADIENT_SCRATCH_SLICES * prm.slice_words as usize) }
 }
 
+/// κe's hyperparameter the fused solve's last residual pass contracts as it walks the rows
+/// ([`solve_pair_fused`]): the one whose derivative row the entry's XMV gives beside the
+/// residual's (`row2_d`), each product nonzero read once for both. Every other hyperparameter
+/// takes a pass of its own after the solve ([`gradient_pair`]); `apart`: some κe one does, reading
+/// x at other threads' rows, so the solve leaves x and s·y apart for it.
+///
+/// Measured (H100, `results/gradient-h100-fold.md`): the node-side shares (q, κv's) folded into the
+/// same pass as well gave no faster call on any set and pushed the entries' spills from 4–100
+/// to 68–400 bytes: they keep their pass, which reads each thread's own rows only.
+#[derive(Clone, Copy)]
+struct Fold {
+    /// The folded κe hyperparameter's index, [`Fold::NONE`] if none.
+    edge: usize,
+    apart: bool,
+}
+
+impl Fold {
+    const NONE: usize = usize::MAX;
+    /// The fold of `hy`: `folds_edge(h)` tells whether κe's hyperparameter `h` is the one the
+    /// entry's derivative row computes (the first such is folded).
+    #[inline(always)]
+    fn of(hy: &[Hyper], folds_edge: impl Fn(&Hyper) -> bool) -> Fold {
+        let mut f = Fold { edge: Self::NONE, apart: false };
+        for (hi, h) in hy.iter().enumerate() {
+            if h.is_edge() {
+                if f.edge == Self::NONE && folds_edge(h) {
+                    f.edge = hi;
+                } else {
+                    f.apart = true;
+                }
+            }
+        }
+        f
+    }
+}
+
 /// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
 /// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
 /// the shared residual): the shared PCG, one [`Xmv::row2`] per product row and iteration, one set of
 /// reductions; then the true residual of each half (f32 products, f64 sums), restarting both
-/// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times. Returns the
-/// two statuses (both with the fused iterations) and s; x and s·y are left apart in p's room (in
-/// the slice, where the contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`.
+/// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times.
+///
+/// The residual pass also contracts `fold`'s κe hyperparameter (`row3(i, i′, v)`: [`Xmv::row2`] and
+/// its derivative row against v's first half): the last pass's sum, finished, goes to `out[h]`
+/// (first thread). Returns the two statuses (both with the fused iterations) and s; where
+/// `fold.apart`, x and s·y are left apart in p's room (in the slice, where
+/// the other contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`.
 ///
 /// # Safety
 /// Called by every thread of the team; the views lie in the team's slice, the vectors where
-/// [`FusedVectors`] puts them.
+/// [`FusedVectors`] puts them; `out` holds `gp.n_hyper` f64.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
     crew: &mut C,
     prm: &ResidentParams,
+    gp: &GradientParams,
     xmv: &X,
     g1: &View,
     g2: &View,
     fv: FusedVectors,
+    fold: Fold,
+    row3: impl Fn(usize, usize, *const f32) -> (f32, f32, f32),
+    out: *mut f64,
 ) -> (PairStatus, PairStatus, f64) {
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
+    let hy = gp.hypers();
     // SAFETY: the vectors' room (caller's contract); every index below is < 2n (< n for dg); the
     // pair arrays start on an 8-byte boundary.
     unsafe {
         let FusedVectors { dg, x, r, p, ap } = fv;
-        let pair = |a: *mut f32, k: usize| (a as *mut [f32; 2]).add(k);
+        let pair = |a: *mut f32, k: usize| (a as *mut Pair).add(k);
         let (mut bb1, mut bb2) = (0.0f64, 0.0f64);
         rows!(crew, n2, n, |k, i, i2| {
             let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
@@ -804,10 +923,10 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let (b1, b2) = (dd, sf * (a1[NODE_P] * a2[NODE_P]));
             *dg.add(k) = d;
-            *pair(x, k) = [0.0, 0.0];
-            *pair(r, k) = [b1, b2];
+            *pair(x, k) = Pair([0.0, 0.0]);
+            *pair(r, k) = Pair([b1, b2]);
             let (z1, z2) = (jacobi(b1, d), jacobi(b2, d));
-            *pair(p, k) = [z1, z2];
+            *pair(p, k) = Pair([z1, z2]);
             rho += b1 as f64 * z1 as f64 + b2 as f64 * z2 as f64;
         });
         let bb2s = scale * scale * bb2;
@@ -824,14 +943,17 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
             it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
             crew.barrier(); // the residual reads x entries of other threads
             let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            // the folded contraction's share (kept if this pass is the last)
+            let mut de = 0.0f64;
             rows!(crew, n2, n, |k, i, i2| {
                 let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                 let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
-                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let [x1, x2] = *pair(x, k);
+                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                let Pair([x1, x2]) = *pair(x, k);
                 let (x1, x2) = (x1 as f64, x2 as f64);
-                let (s1, s2) = xmv.row2(i, i2, x);
+                let (s1, s2, sd) = row3(i, i2, x);
                 let res1 = dd - (dd / kv * x1 - s1 as f64);
                 let res2 = scale * pp - (dd / kv * x2 - s2 as f64);
                 e1 += res1 * res1;
@@ -840,9 +962,10 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
                 k2 += dd * x2;
                 let d = *dg.add(k);
                 let (z1, z2) = (jacobi(res1 as f32, d), jacobi(res2 as f32, d));
-                *pair(r, k) = [res1 as f32, res2 as f32];
-                *pair(p, k) = [z1, z2];
+                *pair(r, k) = Pair([res1 as f32, res2 as f32]);
+                *pair(p, k) = Pair([z1, z2]);
                 rz += res1 * z1 as f64 + res2 * z2 as f64;
+                de += x2 * sd as f64;
             });
             let (e1, e2) = crew.sum2(e1, e2);
             let (k1, k2) = crew.sum2(k1, k2);
@@ -851,14 +974,23 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
             if (rel1 <= prm.rtol && rel2 <= prm.rtol) || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
                 let primal = PairStatus { value: k1, residual: rel1, iterations: it, converged: (rel1 <= prm.rtol) as u32 };
                 let adjoint = PairStatus { value: k2 / scale, residual: rel2, iterations: 0, converged: (rel2 <= prm.rtol) as u32 };
-                // x and s·y apart in p's room, for the contractions: each thread moves the rows
-                // it owns (p is read by others only in the XMV, whose last use ended with the
-                // reductions above)
-                rows!(crew, n2, n, |k, _i, _i2| {
-                    let [x1, x2] = *pair(x, k);
-                    *p.add(k) = x1;
-                    *p.add(n + k) = x2;
-                });
+                // the folded contraction (the shares are linear in y: scaled by 1/s per thread)
+                if fold.edge != Fold::NONE {
+                    let sum = crew.sum2(de * (1.0 / scale), 0.0).0;
+                    if crew.rank() == 0 {
+                        *out.add(fold.edge) = finish(&hy[fold.edge], gp, k1, sum);
+                    }
+                }
+                if fold.apart {
+                    // x and s·y apart in p's room, for the other contractions: each thread moves
+                    // the rows it owns (p is read by others only in the XMV, whose last use ended
+                    // with the reductions above)
+                    rows!(crew, n2, n, |k, _i, _i2| {
+                        let Pair([x1, x2]) = *pair(x, k);
+                        *p.add(k) = x1;
+                        *p.add(n + k) = x2;
+                    });
+                }
                 return (primal, adjoint, scale);
             }
             // residual replacement for both halves
@@ -958,9 +1090,11 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
 }
 
 /// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): x and the adjoint y by the
-/// fused solve ([`solve_pair_fused`], its vectors where `fv` puts them), then per hyperparameter one
-/// team sum over the product vector — `edge_row(h, i, i′, x)` giving row (i, i′) of the XMV with
-/// ∂κe for κe's hyperparameters — written by the first thread to `out[h]`.
+/// fused solve ([`solve_pair_fused`], its vectors where `fv` puts them), whose last residual pass
+/// also contracts κe's hyperparameter of [`Fold::of`] (`folds_edge`, `row3`: the one whose derivative
+/// row the entry computes beside the residual's); then, for every other hyperparameter,
+/// one team sum over the product vector — `edge_row(h, i, i′, x)` giving row (i, i′) of the XMV
+/// with ∂κe for κe's — written by the first thread to `out[h]`.
 ///
 /// # Safety
 /// Called by every thread of the team; the views and the vectors lie where [`FusedVectors`] says;
@@ -976,18 +1110,21 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     g2: &View,
     fv: FusedVectors,
     out: *mut f64,
+    folds_edge: impl Fn(&Hyper) -> bool,
+    row3: impl Fn(usize, usize, *const f32) -> (f32, f32, f32),
     edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
 ) -> PairStatus {
     let ns = prm.node_stride as usize;
     let (n2, n) = (g2.n, g1.n * g2.n);
+    let hy = gp.hypers();
+    let fold = Fold::of(hy, folds_edge);
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
-        // x and s·y, apart in p's room (the shares are linear in y: scaled once at the end)
-        let (primal, adjoint, scale) = solve_pair_fused(crew, prm, xmv, g1, g2, fv);
-        let (x, y, y_scale) = (fv.p as *const f32, fv.p.add(n) as *const f32, 1.0 / scale);
-        crew.barrier(); // the contractions read x and y entries of other threads
-        let hy = gp.hypers();
-        // q and κv's: NODE_PASS at a time, κv evaluated once per entry for all of them
+        let (primal, adjoint, scale) = solve_pair_fused(crew, prm, gp, xmv, g1, g2, fv, fold, row3, out);
+        let y_scale = 1.0 / scale;
+        // q and κv's: NODE_PASS at a time, κv evaluated once per entry, x and s·y read where the
+        // solve left them (each thread its own rows: no barrier)
+        let xy = fv.x as *const Pair;
         let mut next = 0;
         loop {
             let (mut pick, mut cnt) = ([0usize; NODE_PASS], 0);
@@ -1007,7 +1144,8 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                 let inv_kv = 1.0 / prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-                let base = *y.add(k) as f64 * *x.add(k) as f64 * dd * inv_kv;
+                let Pair([x1, x2]) = *xy.add(k);
+                let base = x2 as f64 * x1 as f64 * dd * inv_kv;
                 for c in 0..cnt {
                     acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, base, inv_kv);
                 }
@@ -1024,20 +1162,29 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
                 c += 2;
             }
         }
-        // κe's: one XMV-shaped pass each; p: no pass (∂K/∂p = 2K/p)
-        for (hi, h) in hy.iter().enumerate() {
-            if h.is_node_side() {
-                continue;
+        if fold.apart {
+            // κe's past the fold: one XMV-shaped pass each over x and s·y, apart in p's room
+            let (x, y) = (fv.p as *const f32, fv.p.add(n) as *const f32);
+            crew.barrier(); // the contractions read x entries of other threads
+            for (hi, h) in hy.iter().enumerate() {
+                if h.is_edge() && hi != fold.edge {
+                    let mut sum = 0.0f64;
+                    rows!(crew, n2, n, |k, i, i2| {
+                        sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
+                    });
+                    sum = crew.sum2(sum * y_scale, 0.0).0;
+                    if crew.rank() == 0 {
+                        *out.add(hi) = finish(h, gp, primal.value, sum);
+                    }
+                }
             }
-            let mut sum = 0.0f64;
-            if h.is_edge() {
-                rows!(crew, n2, n, |k, i, i2| {
-                    sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
-                });
-                sum = crew.sum2(sum * y_scale, 0.0).0;
-            }
-            if crew.rank() == 0 {
-                *out.add(hi) = finish(h, gp, primal.value, sum);
+        }
+        // p: no pass (∂K/∂p = 2K/p)
+        if crew.rank() == 0 {
+            for (hi, h) in hy.iter().enumerate() {
+                if !h.is_node_side() && !h.is_edge() {
+                    *out.add(hi) = finish(h, gp, primal.value, 0.0);
+                }
             }
         }
         combined(primal, adjoint)
@@ -1092,11 +1239,24 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         };
         let (v, n) = (s.add(staged) as *mut f32, g1.n * g2.n);
         let fv = match room {
-            Room::FusedBeside => FusedVectors::beside(v, team_scratch(crew, prm, scratch), n),
+            Room::FusedBeside if staged + FusedVectors::beside_words(v, n) <= prm.slice_words as usize => {
+                FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
+            }
             Room::FusedInSlice if staged + FusedVectors::slice_words(v, n) <= prm.slice_words as usize => FusedVectors::in_slice(v, n),
             _ => return NOT_PLANNED,
         };
-        gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), edge_row)
+        // κe's first parameter folded into the solve's last residual pass where the entry has a
+        // specialized derivative for it
+        let folds_edge = |h: &Hyper| de.is_some() && h.kind == HyperKind::EdgeParam as u32 && h.term == 0;
+        let row3 = #[inline(always)]
+        |i: usize, i2: usize, v: *const f32| match de {
+            Some(de) => fly.row2_d(de, i, i2, v),
+            None => {
+                let (a, b) = fly.row2(i, i2, v);
+                (a, b, 0.0)
+            }
+        };
+        gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), folds_edge, row3, edge_row)
     };
     // SAFETY: forwarded contract.
     unsafe {
@@ -1155,7 +1315,11 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
                 Room::FusedBeside => FusedVectors::beside(v, team_scratch(crew, prm, scratch), n),
                 Room::Solver => return NOT_PLANNED,
             };
-            gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), edge_row)
+            // κe's one hyperparameter (1 − δ: the differing entries) folded into the solve's last
+            // residual pass
+            let row3 = #[inline(always)]
+            |i: usize, i2: usize, v: *const f32| prod.row2_d(i, i2, v);
+            gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), |h: &Hyper| h.is_edge(), row3, edge_row)
         };
         fused_room(
             prm,
@@ -1192,8 +1356,8 @@ unsafe fn solve_all_product<C: ResidentTeam>(
 }
 
 /// What a launch's slices hold for each job's vectors (the launch's `fused_beside` chooses between
-/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`]) — all of them, or p
-/// alone.
+/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`]) — all of them, or p,
+/// r and dg.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Room {
     Solver,
@@ -1216,7 +1380,7 @@ fn fused_room<R>(prm: &ResidentParams, mut run: impl FnMut(Room) -> R) -> R {
 const NOT_PLANNED: PairStatus = PairStatus { value: 0.0, residual: f64::INFINITY, iterations: 0, converged: 0 };
 
 /// Every job staged in product form — row pointers, the vectors (`room`: the solver's five, or
-/// the fused solve's, all of them or p alone: [`FusedVectors`]), then the entries — and handed to
+/// the fused solve's, all of them or p, r and dg: [`FusedVectors`]), then the entries — and handed to
 /// `solve(crew, job, product, g1, g2, vectors, room)` ([`NOT_PLANNED`] where a job's slice lacks
 /// that room).
 ///
@@ -1257,11 +1421,11 @@ unsafe fn product_pairs<C: ResidentTeam>(
                 let v = s.add(n1 + n2 + 2) as *mut f32;
                 let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
                 // the vectors' room: the plain solve's five, or the fused solve's — all of them, or
-                // p alone (the rest beside the slice, FusedVectors::beside)
+                // p, r and dg (x and ap beside the slice, FusedVectors::beside)
                 let words = match room {
                     Room::Solver => RESIDENT_VECTORS * n,
                     Room::FusedInSlice => FusedVectors::slice_words(v, n),
-                    Room::FusedBeside => FusedVectors::p_words(v, n),
+                    Room::FusedBeside => FusedVectors::beside_words(v, n),
                 };
                 if plain - RESIDENT_VECTORS * n + words > prm.slice_words as usize {
                     // a planning error (the host sizes every slice for its launch's room): reported,

@@ -58,10 +58,10 @@ pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stri
 /// f32 vectors of the product system a team keeps: dg, x, r, p, ap.
 pub const RESIDENT_VECTORS: usize = 5;
 
-/// Global scratch of a resident gradient launch per team, in slices (`slice_words` f32 each): two
-/// slices (≥ 10·N words) hold the fused solve's dg, x, r, ap (7·N + 1) of any pair whose vectors do
-/// not fit the team's shared memory (`octile_kernels::mgk::resident::FusedVectors::beside`).
-pub const GRADIENT_SCRATCH_SLICES: usize = 2;
+/// Global scratch of a resident gradient launch per team, in slices (`slice_words` f32 each): one
+/// slice (≥ 5·N words) holds the fused solve's x and ap (4·N) of any pair whose vectors do not all
+/// fit the team's shared memory (`octile_kernels::mgk::resident::FusedVectors::beside`).
+pub const GRADIENT_SCRATCH_SLICES: usize = 1;
 
 /// Words of a team slice for a pair: both graphs and the five vectors; a graph is (nodes, nonzeros,
 /// pieces).
@@ -153,8 +153,8 @@ pub struct ResidentParams {
     /// Words of each team's shared-memory slice (≥ [`slice_words`] of every job).
     pub slice_words: u32,
     /// Gradient entries: 0 where every job's fused vectors fit its slice (the slice holds
-    /// [`FUSED_EXTRA_WORDS`] beyond the solver's needs), 1 where each job keeps p alone there and
-    /// the rest in the launch's scratch. The entries compile each case apart, so that the first
+    /// [`fused_extra_words`] beyond the solver's needs), 1 where each job keeps p, r and dg there
+    /// (the solver's room and [`FUSED_BESIDE_EXTRA_WORDS`]) and x and ap in the launch's scratch. The entries compile each case apart, so that the first
     /// reaches its vectors with shared-memory instructions. 0 for the solver entries.
     pub fused_beside: u32,
 }
@@ -166,6 +166,11 @@ pub struct ResidentParams {
 pub const fn fused_extra_words(n_unknowns: usize) -> usize {
     5 * n_unknowns + 2
 }
+
+/// Words a gradient launch's slices hold beyond the solver's where the fused vectors do not all fit
+/// (`fused_beside`): p and r of both halves and dg (5·N, the solver's five vectors' room) stay in
+/// the slice, after one word of alignment.
+pub const FUSED_BESIDE_EXTRA_WORDS: usize = 1;
 
 /// CG stops at a recurrence residual of this share of rtol, so that the true residual, which f32
 /// rounding keeps a little above the recurrence, still meets rtol.

@@ -19,8 +19,8 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig,
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
-    fused_extra_words, graph_words, product_slice_words, slice_words,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
+    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_words, product_slice_words, slice_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -199,8 +199,8 @@ fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
 /// Product vectors the fused primal and adjoint solve of the gradient entries needs beyond the
 /// solver's five where all of them stay in shared memory (`octile_kernels::mgk::resident::
 /// FusedVectors`: dg once, x, r, p, ap for both halves, interleaved, with alignment padding); where
-/// that does not fit, p alone stays and the rest goes to the launch's global scratch
-/// (`octile_types::mgk::resident::GRADIENT_SCRATCH_SLICES`).
+/// that does not fit, p, r and dg stay in the solver's room (`FUSED_BESIDE_EXTRA_WORDS` more) and x
+/// and ap go to the launch's global scratch (`octile_types::mgk::resident::GRADIENT_SCRATCH_SLICES`).
 pub const FUSED_EXTRA_VECTORS: usize = 5;
 
 /// The gradient entry of a launch for a κe shape (no split rows).
@@ -411,7 +411,7 @@ pub fn mgk_resident(
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
     // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, its scratch
-    // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 10·n1·n2 of any job) for each team of the grid, and its
+    // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -508,8 +508,7 @@ pub fn plan(
 
 /// [`plan`], or for the gradient entries (`gradient`): no split rows; slices with room for the fused
 /// primal and adjoint solve (`FUSED_EXTRA_VECTORS` more product vectors) where that fits shared
-/// memory, else the solver's (the entry then solves the two in turn, keeping the primal x in
-/// global scratch).
+/// memory, else the solver's and one word (p, r and dg stay there, x and ap go to global scratch).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_with(
     set: &ResidentSet,
@@ -533,7 +532,13 @@ pub fn plan_with(
         // (words, fused vectors beside the slice)
         let fused = |w: usize| {
             let all = w + fused_extra_words(n);
-            if gradient && opts.fused_in_slice && bucket_words(all) <= max_smem / 4 { (all, false) } else { (w, gradient) }
+            if gradient && opts.fused_in_slice && bucket_words(all) <= max_smem / 4 {
+                (all, false)
+            } else if gradient {
+                (w + FUSED_BESIDE_EXTRA_WORDS, true)
+            } else {
+                (w, false)
+            }
         };
         if let Some((words, beside)) = set.product_words(a, b).map(fused).filter(|&(w, _)| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
@@ -1152,6 +1157,8 @@ mod tests {
                 let fits = bucket_words(fused) <= H100.max_smem_bytes / 4;
                 assert!(fused >= need + FUSED_EXTRA_VECTORS * n);
                 assert_eq!(l.slice_words as usize >= fused, fits, "pair ({a}, {b}): {l:?}, fused {fused} words");
+                // beside: p, r and dg in the solver's room, with one word of alignment
+                assert!(l.slice_words as usize >= need + FUSED_BESIDE_EXTRA_WORDS, "pair ({a}, {b}): {l:?}");
                 assert_eq!(l.fused_beside, !fits, "pair ({a}, {b}): {l:?}, fused {fused} words");
             }
             // a launch never mixes jobs whose vectors stay in the slice with jobs whose do not

@@ -153,7 +153,15 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
     // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
     let ncw = nc.max(1);
     let mut gv = vec![0.0; rows * cols * ncw];
-    let mut info = vec![PairInfo::default(); rows * cols];
+    // (PairInfo is no zero-bit type: a vec! of it is a fill, 90 MB for ChEMBL — spread over the
+    // pool where the pass below is)
+    let pooled = crate::parallel::pooled(rows * cols);
+    let mut info = Vec::with_capacity(rows * cols);
+    if pooled {
+        info.par_extend(rayon::iter::repeat_n(PairInfo::default(), rows * cols));
+    } else {
+        info.resize(rows * cols, PairInfo::default());
+    }
     // self pairs (normalized) and their gradients, as each graph's SelfFactor
     let n_self = match (normalized, lay.symmetric) {
         (false, _) => 0,
@@ -194,7 +202,7 @@ pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: u
         all
     };
     let width = cols.max(1);
-    let converged = if crate::parallel::pooled(rows * cols) {
+    let converged = if pooled {
         values.par_chunks_mut(width).zip(gv.par_chunks_mut(width * ncw)).zip(info.par_chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
     } else {
         values.chunks_mut(width).zip(gv.chunks_mut(width * ncw)).zip(info.chunks_mut(width)).enumerate().map(row).filter(|&ok| !ok).count() == 0
