@@ -257,12 +257,16 @@ impl super::MarginalizedGraphKernel {
         let picked = columns.unwrap_or(&every);
         self.check_gradient_memory(lay.rows * lay.cols, lay.pairs.len(), np, || format!("a {} × {} Gram matrix", lay.rows, lay.cols))?;
         let t = std::time::Instant::now();
+        // the output matrices allocated, their pages mapped, beside the solve
+        let buffers = assembly::Buffers::ahead(lay.rows * lay.cols, picked.len());
         let (status, grads, seconds, details) = self.solve_gradient(graphs, &lay.pairs)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
         log::debug!("gradient: {} pairs solved in {:.1} ms", lay.pairs.len(), t.elapsed().as_secs_f64() * 1e3);
-        let out = assembly::assemble(&lay, &status, &grads, np, picked, normalized);
+        let buffers = buffers.join().unwrap_or_else(|_| assembly::Buffers::new(lay.rows * lay.cols, picked.len()));
+        log::debug!("gradient: output buffers ready at {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        let out = assembly::assemble(&lay, &status, &grads, np, picked, normalized, buffers);
         // the inputs go: freeing them is no part of the answer
         let bytes = std::mem::size_of_val(&status[..]) + std::mem::size_of_val(&grads[..]) + std::mem::size_of_val(&lay.pairs[..]);
         crate::parallel::drop_aside((status, grads, lay.pairs), bytes);

@@ -141,27 +141,62 @@ pub(super) struct Assembled {
 /// The row one task of [`assemble`] writes: its index, and its values, gradients and infos.
 type RowOut<'a> = (usize, ((&'a mut [f64], &'a mut [f64]), &'a mut [PairInfo]));
 
+/// The matrices [`assemble`] writes, allocated with every page touched: values and infos of
+/// `entries` entries, `columns` gradient values each (at least one, so that every row has its
+/// chunk).
+///
+/// Why ahead: fresh memory is mapped page by page as it is first written, and a ChEMBL gradient's
+/// 300 MB (K, six columns of ∂K/∂θ, the infos) took 40–50 ms of its assembly that way; allocated on
+/// a thread of its own while the GPU solves ([`Buffers::ahead`]), the assembly only fills them.
+pub(super) struct Buffers {
+    values: Vec<f64>,
+    gradient: Vec<f64>,
+    info: Vec<PairInfo>,
+}
+
+impl Buffers {
+    /// Allocated and touched here.
+    pub fn new(entries: usize, columns: usize) -> Buffers {
+        // f64 zeros come from calloc, whose pages are mapped when first written: one write per
+        // page maps them now (volatile, so that it is not dropped as a store of what is there)
+        let touched = |n: usize| {
+            let mut v = vec![0.0f64; n];
+            for i in (0..n).step_by(4096 / std::mem::size_of::<f64>()) {
+                // SAFETY: i < n = v.len().
+                unsafe { std::ptr::write_volatile(v.as_mut_ptr().add(i), 0.0) };
+            }
+            v
+        };
+        Buffers { values: touched(entries), gradient: touched(entries * columns.max(1)), info: vec![PairInfo::default(); entries] }
+    }
+    /// [`Buffers::new`] on a thread of its own, for the caller to join when it assembles.
+    pub fn ahead(entries: usize, columns: usize) -> std::thread::JoinHandle<Buffers> {
+        std::thread::spawn(move || Buffers::new(entries, columns))
+    }
+}
+
 /// K and the `picked` columns (hyperparameter, factor) of ∂K/∂θ from the layout's pairs
 /// (`status`, and `grads` with `np` values per pair), normalized by the quotient rule through the
-/// self pairs' gradients where `normalized`; rows in parallel.
-pub(super) fn assemble(lay: &Layout, status: &[PairStatus], grads: &[f64], np: usize, picked: &[(usize, f64)], normalized: bool) -> Assembled {
+/// self pairs' gradients where `normalized`; rows in parallel, into `buffers` (rows × cols entries,
+/// `picked.len()` columns: [`Buffers::new`]).
+pub(super) fn assemble(
+    lay: &Layout,
+    status: &[PairStatus],
+    grads: &[f64],
+    np: usize,
+    picked: &[(usize, f64)],
+    normalized: bool,
+    buffers: Buffers,
+) -> Assembled {
     let t0 = std::time::Instant::now();
     let (rows, cols, nc) = (lay.rows, lay.cols, picked.len());
     let value = |k: usize| status[k].value;
     let grad = |k: usize| &grads[k * np..(k + 1) * np];
-    let mut values = vec![0.0; rows * cols];
     // (no column: one per entry while assembling, so that every row has its chunk; dropped after)
     let ncw = nc.max(1);
-    let mut gv = vec![0.0; rows * cols * ncw];
-    // (PairInfo is no zero-bit type: a vec! of it is a fill, 90 MB for ChEMBL — spread over the
-    // pool where the pass below is)
+    let Buffers { mut values, gradient: mut gv, mut info } = buffers;
+    assert!(values.len() == rows * cols && gv.len() == rows * cols * ncw && info.len() == rows * cols, "assembly buffers of another shape");
     let pooled = crate::parallel::pooled(rows * cols);
-    let mut info = Vec::with_capacity(rows * cols);
-    if pooled {
-        info.par_extend(rayon::iter::repeat_n(PairInfo::default(), rows * cols));
-    } else {
-        info.resize(rows * cols, PairInfo::default());
-    }
     // self pairs (normalized) and their gradients, as each graph's SelfFactor
     let n_self = match (normalized, lay.symmetric) {
         (false, _) => 0,
