@@ -838,9 +838,9 @@ unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParams, scratch:
 /// takes a pass of its own after the solve ([`gradient_pair`]); `apart`: some κe one does, reading
 /// x at other threads' rows, so the solve leaves x and s·y apart for it.
 ///
-/// Measured (H100, `results/gradient-h100-fold.md`): the node-side shares (q, κv's) folded into the
-/// same pass as well gave no faster call on any set and pushed the entries' spills from 4–100
-/// to 68–400 bytes: they keep their pass, which reads each thread's own rows only.
+/// Measured (H100, `results/gradient-h200-5.md`): the node-side shares (q, κv's) folded into the
+/// same pass as well gave no faster call on any set and raised the warp entries' spill stores from
+/// 32–100 to 260–404 bytes: they keep their pass, which reads each thread's own rows only.
 #[derive(Clone, Copy)]
 struct Fold {
     /// The folded κe hyperparameter's index, [`Fold::NONE`] if none.
