@@ -469,25 +469,10 @@ impl Xmv for Product {
     }
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
-        let v = v as *const Pair;
-        // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract).
-        unsafe {
-            let (start, len) = self.span(i, i2);
-            let e = self.ent.add(start);
-            let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-            for t in 0..len {
-                let c = *e.add(t as usize) as u32;
-                let Pair([a, b]) = *v.add((c & COLUMN_MASK) as usize);
-                if c >> PRODUCT_COLUMN_BITS != 0 {
-                    diff1 += a;
-                    diff2 += b;
-                } else {
-                    same1 += a;
-                    same2 += b;
-                }
-            }
-            (same1 + self.h * diff1, same2 + self.h * diff2)
-        }
+        // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract); the
+        // walk sums the differing entries anyway, so the derivative row costs nothing here.
+        let (a, b, _) = unsafe { self.row2_d(i, i2, v) };
+        (a, b)
     }
 }
 
@@ -501,7 +486,8 @@ impl Product {
     #[inline(always)]
     unsafe fn row2_d(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
         let v = v as *const Pair;
-        // SAFETY: as in `row2`.
+        // SAFETY: as in `row` (the entries lie in the slice, their columns are < n1·n2), for both
+        // vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (start, len) = self.span(i, i2);
             let e = self.ent.add(start);
