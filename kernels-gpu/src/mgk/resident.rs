@@ -240,6 +240,18 @@ impl<K: Fn(f32, f32) -> f32> EdgeEval for OneTerm<K> {
     }
 }
 
+/// ∂κe ≡ 0: [`OnTheFly::row2_d`] without a derivative row (its sum is dead code, removed).
+struct NoDerivative;
+impl EdgeEval for NoDerivative {
+    type A = ();
+    #[inline(always)]
+    unsafe fn prep(&self, _a: *const f32) {}
+    #[inline(always)]
+    unsafe fn eval(&self, _a: (), _b: *const f32) -> f32 {
+        0.0
+    }
+}
+
 /// A graph staged in the team's slice.
 #[derive(Clone, Copy)]
 struct View {
@@ -335,7 +347,7 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     }
 }
 
-impl<E: EdgeEval> OnTheFly<'_, E, false> {
+impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     /// [`Xmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
     /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe).
@@ -347,11 +359,12 @@ impl<E: EdgeEval> OnTheFly<'_, E, false> {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
         let v = v as *const Pair;
-        // SAFETY: as in `row2`.
+        // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
+            // u32 counters: 32-bit loop arithmetic
             for a in a0..a1 {
                 let a = a as usize;
                 let base = *g1.col.add(a) as usize * n2;
@@ -380,29 +393,9 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     }
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
-        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n;
-        let v = v as *const Pair;
-        // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
-        unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
-            let (mut s1, mut s2) = (0.0f32, 0.0f32);
-            // u32 counters: 32-bit loop arithmetic
-            for a in a0..a1 {
-                let a = a as usize;
-                let base = *g1.col.add(a) as usize * n2;
-                let ea = self.e.prep(g1.edge.add(a * nzs));
-                for b in b0..b1 {
-                    let b = b as usize;
-                    let w = self.e.eval(ea, g2.edge.add(b * nzs));
-                    let Pair([a, c]) = *v.add(base + *g2.col.add(b) as usize);
-                    s1 += w * a;
-                    s2 += w * c;
-                }
-            }
-            (s1, s2)
-        }
+        // SAFETY: the caller's contract; the unused derivative row is dead code.
+        let (s1, s2, _) = unsafe { self.row2_d(&NoDerivative, i, i2, v) };
+        (s1, s2)
     }
     #[inline(always)]
     fn pieces(&self) -> usize {
