@@ -14,6 +14,7 @@ mkdir -p .peers
 [ -d .peers/wheels ] || bash $kit/fetch-wheels.sh .peers/wheels
 if [ -d ../shared/peers/graphdot/prebuilt ]; then mkdir -p .peers/prebuilt && cp ../shared/peers/graphdot/prebuilt/*.whl .peers/prebuilt/; fi
 .venv/bin/python -c "import rdkit" 2>/dev/null || .venv/bin/pip install -q rdkit
+[ -d data/proteins ] && [ -f data/chembl_drugs.csv ] || scripts/fetch-datasets chembl proteins
 .venv/bin/python $kit/make_sets.py .peers/sets --mutag data/MUTAG --chembl data/chembl_drugs.csv --proteins data/proteins
 [ -f data/freesolv.csv ] || scripts/fetch-datasets freesolv
 mkdir -p .peers/sets/freesolv && .venv/bin/python $kit/freesolv_set.py data/freesolv.csv .peers/sets/freesolv

@@ -12,6 +12,7 @@ use crate::graph::Graph;
 use crate::matrix::{Gradient, Gram, PairInfo};
 use octile_types::mgk::gradient::{combined, finish as finish_hyper, node_share};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
+use octile_types::mgk::node_table::NodeTable;
 use octile_types::mgk::tiling::{TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{Combine, GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS, PairStatus, Real};
 use rayon::prelude::*;
@@ -93,8 +94,14 @@ impl MgkConfig {
 
     /// The launch form of [`hyperparameters`](Self::hyperparameters).
     pub fn gradient_params(&self) -> GradientParams {
-        let mut gp =
-            GradientParams { n_hyper: 0, _pad: 0, q: self.q, p: self.p, hyper: [Hyper::new(HyperKind::StartingProbability, 0, 0.0); MAX_HYPERPARAMETERS] };
+        let mut gp = GradientParams {
+            n_hyper: 0,
+            _pad: 0,
+            q: self.q,
+            p: self.p,
+            hyper: [Hyper::new(HyperKind::StartingProbability, 0, 0.0); MAX_HYPERPARAMETERS],
+            node_table: NodeTable::NONE,
+        };
         let mut push = |h: Hyper| {
             gp.hyper[gp.n_hyper as usize] = h;
             gp.n_hyper += 1;

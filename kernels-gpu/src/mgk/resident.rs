@@ -20,6 +20,7 @@ use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
 use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, Rhs, combined, finish, node_share_kv};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
+use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::mgk::resident::{
     GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
     graph_words, product_slice_words,
@@ -880,6 +881,8 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
     let hy = gp.hypers();
+    let table = &gp.node_table;
+    let tabled = table.used != 0;
     // SAFETY: the vectors' room (caller's contract); every index below is < 2n (< n for dg); the
     // pair arrays start on an 8-byte boundary.
     unsafe {
@@ -929,7 +932,8 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
                 let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                 let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                // κv from the table where the launch has one (the same value)
+                let kv: f64 = if tabled { table.kv[table.mask(f1, f2)] } else { prm.node_kernel.eval_as::<f64, f32>(f1, f2) };
                 let Pair([x1, x2]) = *pair(x, k);
                 let (x1, x2) = (x1 as f64, x2 as f64);
                 let (s1, s2, sd) = row3(i, i2, x);
@@ -1104,7 +1108,11 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
         // q and κv's: NODE_PASS at a time, κv evaluated once per entry, x and s·y read where the
         // solve left them (each thread its own rows: no barrier)
         let xy = fv.x as *const Pair;
+        let table = &gp.node_table;
+        let tabled = table.used != 0;
         let mut next = 0;
+        // node-side hyperparameters before this pass: the table's slot of pick[c] is slot0 + c
+        let mut slot0 = 0;
         loop {
             let (mut pick, mut cnt) = ([0usize; NODE_PASS], 0);
             while next < hy.len() && cnt < NODE_PASS {
@@ -1118,17 +1126,33 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
                 break;
             }
             let mut acc = [0.0f64; NODE_PASS];
-            rows!(crew, n2, n, |k, i, i2| {
-                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                let inv_kv = 1.0 / prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-                let Pair([x1, x2]) = *xy.add(k);
-                let base = x2 as f64 * x1 as f64 * dd * inv_kv;
-                for c in 0..cnt {
-                    acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, base, inv_kv);
-                }
-            });
+            if tabled {
+                // one mask per entry, one table entry per hyperparameter (NodeTable)
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                    let coef = &table.coef[table.mask(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..])];
+                    let Pair([x1, x2]) = *xy.add(k);
+                    let w = x2 as f64 * x1 as f64 * (a1[NODE_D] as f64 * a2[NODE_D] as f64);
+                    for c in 0..NODE_PASS {
+                        if c < cnt {
+                            acc[c] += w * coef[(slot0 + c) % TABLE_SLOTS];
+                        }
+                    }
+                });
+            } else {
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                    let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                    let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                    let inv_kv = 1.0 / prm.node_kernel.eval_as::<f64, f32>(f1, f2);
+                    let Pair([x1, x2]) = *xy.add(k);
+                    let base = x2 as f64 * x1 as f64 * dd * inv_kv;
+                    for c in 0..cnt {
+                        acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, base, inv_kv);
+                    }
+                });
+            }
+            slot0 += cnt;
             let mut c = 0;
             while c < cnt {
                 let (a, b) = crew.sum2(acc[c] * y_scale, if c + 1 < cnt { acc[c + 1] * y_scale } else { 0.0 });

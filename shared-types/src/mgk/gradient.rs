@@ -21,6 +21,7 @@
 //! The order of the hyperparameters is GraphDot's: p, q, then κv's terms, then κe's terms (each
 //! term's parameter, then — additive combinations — its weight).
 use crate::kernel_spec::{KernelSpec, MAX_TERMS, PairKernel, SpecDerivative};
+use crate::mgk::node_table::NodeTable;
 use crate::mgk::params::PairStatus;
 use crate::real::Real;
 
@@ -126,6 +127,7 @@ pub const MAX_HYPERPARAMETERS: usize = 2 + 4 * MAX_TERMS;
 /// offset  8: q        f64
 /// offset 16: p        f64
 /// offset 24: hyper    [Hyper; MAX_HYPERPARAMETERS]   16 bytes each
+/// offset 568: node_table  NodeTable                   1,304 bytes
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,6 +142,9 @@ pub struct GradientParams {
     pub p: f64,
     /// The hyperparameters.
     pub hyper: [Hyper; MAX_HYPERPARAMETERS],
+    /// κv and the node-side coefficients per mask where κv allows ([`NodeTable::of`]; the host
+    /// fills it for the GPU's resident solver), else [`NodeTable::NONE`].
+    pub node_table: NodeTable,
 }
 
 impl GradientParams {
@@ -214,5 +219,5 @@ pub fn finish(h: &Hyper, gp: &GradientParams, k: f64, shares: f64) -> f64 {
 }
 
 const _: () = assert!(core::mem::size_of::<Hyper>() == 16 && core::mem::align_of::<Hyper>() == 8);
-const _: () = assert!(core::mem::size_of::<GradientParams>() == 24 + 16 * MAX_HYPERPARAMETERS);
+const _: () = assert!(core::mem::size_of::<GradientParams>() == 24 + 16 * MAX_HYPERPARAMETERS + core::mem::size_of::<NodeTable>());
 const _: () = assert!(core::mem::align_of::<GradientParams>() == 8);

@@ -18,6 +18,7 @@ use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
+use octile_types::mgk::node_table::NodeTable;
 use octile_types::mgk::resident::{
     FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
     RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_words, product_slice_words, slice_words,
@@ -752,7 +753,11 @@ pub fn execute(
     let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
     let np = gradient.map_or(0, |g| g.n_hyper as usize);
     let gparams = match gradient {
-        Some(g) => Some(dev.stream.clone_htod(std::slice::from_ref(g))?),
+        Some(g) => {
+            // κv's table for the node-side passes (where κv allows one)
+            let g = GradientParams { node_table: NodeTable::of(node, g), ..*g };
+            Some(dev.stream.clone_htod(std::slice::from_ref(&g))?)
+        }
         None => None,
     };
     // results in pair order, written as each block comes back (a block never submitted after a
