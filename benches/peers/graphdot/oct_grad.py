@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """octile's side of gd_grad.py: on the same node-link sets and the same kernel (unnormalized K(X), the
 spec's base kernels, q_bounds=(1e-4, 0.5), p with GraphDot's default bounds (1e-3, 1e3) when octile
-lets p vary), 3 plain calls and 3 eval_gradient=True calls (warm = median of calls 2-3, as gd_grad.py);
+lets p vary), CALLS (environment, default 5) plain calls and as many eval_gradient=True calls (warm =
+the median of calls 2..CALLS, as gd_grad.py);
 the K of the gradient call against the plain K; on mutag, dK against central differences of K in
 log-hyperparameter space, and dK saved in GraphDot's convention (d/d raw hyperparameter = octile's
 d/d log / value) as OUTDIR/oct_grad_mutag.npy, its columns in GraphDot's order (p, q, node features,
@@ -13,6 +14,8 @@ import argparse, json, os, re, sys, time
 import numpy as np
 import octile
 from octile.basekernels import TensorProduct, KroneckerDelta, SquareExponential, Constant
+
+CALLS = max(2, int(os.environ.get("CALLS", "5")))
 
 ap = argparse.ArgumentParser()
 ap.add_argument("setdir"); ap.add_argument("out"); ap.add_argument("names", nargs="+")
@@ -102,7 +105,7 @@ for name in a.names:
     t = {}
     for label, kw in (("plain", {}), ("gradient", {"eval_gradient": True})):
         ts = []
-        for c in range(3):
+        for c in range(CALLS):
             t0 = time.perf_counter()
             r = k(X, **kw)
             ts.append(time.perf_counter() - t0)
