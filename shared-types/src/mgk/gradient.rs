@@ -21,7 +21,7 @@
 //! The order of the hyperparameters is GraphDot's: p, q, then κv's terms, then κe's terms (each
 //! term's parameter, then — additive combinations — its weight).
 use crate::kernel_spec::{KernelSpec, MAX_TERMS, PairKernel, SpecDerivative};
-use crate::mgk::node_table::NodeTable;
+use crate::mgk::node_table::{NodeSlot, NodeTable, TABLE_SLOTS};
 use crate::mgk::params::PairStatus;
 use crate::real::Real;
 
@@ -142,12 +142,32 @@ pub struct GradientParams {
     pub p: f64,
     /// The hyperparameters.
     pub hyper: [Hyper; MAX_HYPERPARAMETERS],
-    /// κv and the node-side coefficients per mask where κv allows ([`NodeTable::of`]; the host
+    /// κv and the node-side coefficients per mask where κv allows ([`GradientParams::with_node_table`]; the host
     /// fills it for the GPU's resident solver), else [`NodeTable::NONE`].
     pub node_table: NodeTable,
 }
 
 impl GradientParams {
+    /// These parameters with κv's table for the node-side passes ([`NodeTable::build`]; `node`
+    /// is κv) where κv allows one, else with [`NodeTable::NONE`].
+    pub fn with_node_table(&self, node: &KernelSpec) -> GradientParams {
+        let mut slots = [NodeSlot { stopping: false, term: 0, weight: false, inv_total_weight: 0.0 }; TABLE_SLOTS];
+        let mut n = 0;
+        for h in self.hypers().iter().filter(|h| h.is_node_side()) {
+            if n == TABLE_SLOTS {
+                return GradientParams { node_table: NodeTable::NONE, ..*self };
+            }
+            slots[n] = NodeSlot {
+                stopping: h.kind == HyperKind::StoppingProbability as u32,
+                term: h.term,
+                weight: h.kind == HyperKind::NodeWeight as u32,
+                inv_total_weight: h.inv_total_weight,
+            };
+            n += 1;
+        }
+        GradientParams { node_table: NodeTable::build(node, self.q, &slots[..n]), ..*self }
+    }
+
     /// The used hyperparameters.
     #[inline(always)]
     pub fn hypers(&self) -> &[Hyper] {
@@ -221,3 +241,112 @@ pub fn finish(h: &Hyper, gp: &GradientParams, k: f64, shares: f64) -> f64 {
 const _: () = assert!(core::mem::size_of::<Hyper>() == 16 && core::mem::align_of::<Hyper>() == 8);
 const _: () = assert!(core::mem::size_of::<GradientParams>() == 24 + 16 * MAX_HYPERPARAMETERS + core::mem::size_of::<NodeTable>());
 const _: () = assert!(core::mem::align_of::<GradientParams>() == 8);
+
+/// Tests of [`NodeTable`] against [`node_share`], here because the table's module is below this one.
+#[cfg(test)]
+mod node_table_tests {
+    use super::*;
+    use crate::kernel_spec::{BaseKernel, Combine};
+    use crate::mgk::node_table::TABLE_TERMS;
+
+    /// xorshift64, seeded: the test's only randomness.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// GradientParams with p, q, each κv term's parameter (and weight where additive), one κe
+    /// parameter — the host's order.
+    fn params(node: &KernelSpec, q: f64) -> GradientParams {
+        let mut gp = GradientParams {
+            n_hyper: 0,
+            _pad: 0,
+            q,
+            p: 1.0,
+            hyper: [Hyper::new(HyperKind::StartingProbability, 0, 0.0); MAX_HYPERPARAMETERS],
+            node_table: NodeTable::NONE,
+        };
+        let total: f64 = node.terms().iter().map(|t| t.weight).sum();
+        let mut push = |h: Hyper| {
+            gp.hyper[gp.n_hyper as usize] = h;
+            gp.n_hyper += 1;
+        };
+        push(Hyper::new(HyperKind::StartingProbability, 0, 0.0));
+        push(Hyper::new(HyperKind::StoppingProbability, 0, 0.0));
+        for k in 0..node.n_terms {
+            push(Hyper::new(HyperKind::NodeParam, k, 0.0));
+            if node.combine == Combine::Additive as u32 {
+                push(Hyper::new(HyperKind::NodeWeight, k, 1.0 / total));
+            }
+        }
+        push(Hyper::new(HyperKind::EdgeParam, 0, 0.0));
+        gp
+    }
+
+    #[test]
+    fn table_gives_node_share_and_kv_at_every_entry() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for case in 0..500 {
+            let mut node = KernelSpec::unit();
+            node.combine = if rng.below(3) == 0 { Combine::Additive as u32 } else { Combine::Product as u32 };
+            // (an additive κv has at least one term: the host's validation)
+            let additive = node.combine == Combine::Additive as u32;
+            let n = if additive { 1 + rng.below(TABLE_TERMS) } else { rng.below(TABLE_TERMS + 1) };
+            node.n_terms = n as u32;
+            for k in 0..n {
+                // features 0..3 (two terms may share one), now and then a constant
+                node.terms[k] = if rng.below(5) == 0 {
+                    BaseKernel::constant(0.1 + 0.9 * rng.unit())
+                } else {
+                    BaseKernel::kronecker_delta(rng.below(3) as u32, 0.05 + 0.95 * rng.unit())
+                };
+                node.terms[k].weight = 0.2 + rng.unit();
+            }
+            let gp = params(&node, 0.01 + 0.6 * rng.unit());
+            let table = gp.with_node_table(&node).node_table;
+            assert_eq!(table.used, 1, "case {case}: {node:?}");
+            for _ in 0..20 {
+                let f1: [f32; 3] = core::array::from_fn(|_| rng.below(2) as f32);
+                let f2: [f32; 3] = core::array::from_fn(|_| rng.below(2) as f32);
+                let (x, y, dd) = (rng.unit() + 0.1, rng.unit() - 0.5, 0.5 + 3.0 * rng.unit());
+                let m = table.mask(&f1, &f2);
+                let kv: f64 = node.eval_as::<f64, f32>(&f1, &f2);
+                assert!(table.kv[m].to_bits() == kv.to_bits(), "case {case}, mask {m}: table κv {:e}, κv {kv:e}", table.kv[m]);
+                for (s, h) in gp.hypers().iter().filter(|h| h.is_node_side()).enumerate() {
+                    let got = y * x * dd * table.coef[m][s];
+                    let want = node_share(h, &gp, &node, &f1, &f2, dd, x, y);
+                    let err = (got - want).abs();
+                    assert!(err <= 1e-14 * want.abs().max(1e-300) || err == 0.0, "case {case}, mask {m}, slot {s} ({h:?}): table {got:e}, node_share {want:e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_past_the_table_get_none() {
+        let mut sq = KernelSpec::unit();
+        sq.n_terms = 1;
+        sq.terms[0] = BaseKernel::square_exponential(0, 1.0);
+        assert_eq!(params(&sq, 0.1).with_node_table(&sq).node_table.used, 0);
+        let mut many = KernelSpec::unit();
+        many.n_terms = TABLE_TERMS as u32 + 1;
+        for k in 0..TABLE_TERMS + 1 {
+            many.terms[k] = BaseKernel::kronecker_delta(k as u32, 0.5);
+        }
+        assert_eq!(params(&many, 0.1).with_node_table(&many).node_table.used, 0);
+        let unit = KernelSpec::unit();
+        let t = params(&unit, 0.1).with_node_table(&unit).node_table;
+        assert_eq!((t.used, t.kv[0]), (1, 1.0));
+    }
+}

@@ -18,7 +18,6 @@ use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
-use octile_types::mgk::node_table::NodeTable;
 use octile_types::mgk::resident::{
     FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
     RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_words, product_slice_words, slice_words,
@@ -755,7 +754,7 @@ pub fn execute(
     let gparams = match gradient {
         Some(g) => {
             // κv's table for the node-side passes (where κv allows one)
-            let g = GradientParams { node_table: NodeTable::of(node, g), ..*g };
+            let g = g.with_node_table(node);
             Some(dev.stream.clone_htod(std::slice::from_ref(&g))?)
         }
         None => None,
