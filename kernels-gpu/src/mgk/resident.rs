@@ -1105,8 +1105,10 @@ unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
     unsafe {
         let (primal, adjoint, scale) = solve_pair_fused(crew, prm, gp, xmv, g1, g2, fv, fold, row3, out);
         let y_scale = 1.0 / scale;
-        // q and κv's: NODE_PASS at a time, κv evaluated once per entry, x and s·y read where the
-        // solve left them (each thread its own rows: no barrier)
+        // q and κv's: NODE_PASS at a time, from κv's table where the launch has one (one mask and
+        // one coefficient per entry and hyperparameter), else κv interpreted once per entry and
+        // each derivative per hyperparameter; x and s·y read where the solve left them (each
+        // thread its own rows: no barrier)
         let xy = fv.x as *const Pair;
         let table = &gp.node_table;
         let tabled = table.used != 0;
