@@ -12,7 +12,7 @@ use crate::graph::Graph;
 use crate::matrix::{Gradient, Gram, PairInfo};
 use octile_types::mgk::gradient::{combined, finish as finish_hyper, node_share};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
-use octile_types::mgk::node_table::NodeTable;
+use octile_types::mgk::node_table::{NodeTable, TABLE_SLOTS};
 use octile_types::mgk::tiling::{TILE_AREA, n_tiles, tiled_coords};
 use octile_types::{Combine, GradientParams, Hyper, HyperKind, MAX_HYPERPARAMETERS, PairStatus, Real};
 use rayon::prelude::*;
@@ -204,6 +204,25 @@ fn contract(
     let len = n_tiles(n) * mt * TILE_AREA;
     let mut plain = prm.dense;
     plain.usable = 0;
+    // q and κv's hyperparameters in one pass where κv has a table (`GradientParams::with_node_table`):
+    // one mask and one coefficient per entry and hyperparameter
+    let table = &gp.node_table;
+    let mut tabled = [0.0f64; TABLE_SLOTS];
+    if table.used != 0 {
+        let slots = gp.hypers().iter().filter(|h| h.is_node_side()).count().min(TABLE_SLOTS);
+        for idx in 0..len {
+            let (i, ip) = tiled_coords(idx, mt);
+            if i < n && ip < m {
+                let (a1, a2) = (set64.node_row(g1, i), set64.node_row(g2, ip));
+                let coef = &table.coef[table.mask(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..])];
+                let w = y[idx] * x[idx] * (a1[NODE_D] * a2[NODE_D]);
+                for (t, c) in tabled.iter_mut().zip(&coef[..slots]) {
+                    *t += w * c;
+                }
+            }
+        }
+    }
+    let mut slot = 0;
     for (h, o) in gp.hypers().iter().zip(out.iter_mut()) {
         let shares = if h.is_edge() {
             z.clear();
@@ -212,6 +231,11 @@ fn contract(
             // z = −(A×⊙∂E×)·x
             xmv_with(set64, g1, g2, prm, &d, &plain, tiles, x, None, z);
             -y.iter().zip(z.iter()).take(len).map(|(a, b)| a * b).sum::<f64>()
+        } else if !h.is_node_side() {
+            0.0 // p: ∂K/∂p = 2K/p, no sum
+        } else if table.used != 0 {
+            slot += 1;
+            tabled[(slot - 1) % TABLE_SLOTS]
         } else {
             let mut s = 0.0;
             for idx in 0..len {
@@ -450,6 +474,8 @@ impl super::MarginalizedGraphKernel {
         gp: &GradientParams,
     ) -> Result<GradientPairs> {
         let prm = self.cpu_params(primitives, pairs.len());
+        // κv's table for the contractions, where κv allows one
+        let gp = &gp.with_node_table(prm.node);
         // the solver's workspace plus x, y, z and the f64 tiles
         self.check_cpu_workspace(set, pairs, |s, a, b| 2 * super::cpu::workspace_bytes(s, a, b, &prm))?;
         let np = gp.n_hyper as usize;
