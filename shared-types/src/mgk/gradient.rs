@@ -322,12 +322,15 @@ mod node_table_tests {
                 let (x, y, dd) = (rng.unit() + 0.1, rng.unit() - 0.5, 0.5 + 3.0 * rng.unit());
                 let m = table.mask(&f1, &f2);
                 let kv: f64 = node.eval_as::<f64, f32>(&f1, &f2);
-                assert!(table.kv[m].to_bits() == kv.to_bits(), "case {case}, mask {m}: table κv {:e}, κv {kv:e}", table.kv[m]);
+                assert!(table.kv[m].to_bits() == kv.to_bits(), "case {case}, mask {m}, f1 {f1:?}, f2 {f2:?}, {node:?}: table κv {:e}, κv {kv:e}", table.kv[m]);
                 for (s, h) in gp.hypers().iter().filter(|h| h.is_node_side()).enumerate() {
                     let got = y * x * dd * table.coef[m][s];
                     let want = node_share(h, &gp, &node, &f1, &f2, dd, x, y);
                     let err = (got - want).abs();
-                    assert!(err <= 1e-14 * want.abs().max(1e-300) || err == 0.0, "case {case}, mask {m}, slot {s} ({h:?}): table {got:e}, node_share {want:e}");
+                    assert!(
+                        err <= 1e-14 * want.abs().max(1e-300) || err == 0.0,
+                        "case {case}, mask {m}, slot {s} ({h:?}), f1 {f1:?}, f2 {f2:?}, {node:?}: table {got:e}, node_share {want:e}"
+                    );
                 }
             }
         }
@@ -345,8 +348,15 @@ mod node_table_tests {
             many.terms[k] = BaseKernel::kronecker_delta(k as u32, 0.5);
         }
         assert_eq!(params(&many, 0.1).with_node_table(&many).node_table.used, 0);
+        // κv a Kronecker delta times a square exponential: interpreted, no table
+        let mut mixed = KernelSpec::unit();
+        mixed.n_terms = 2;
+        mixed.terms[0] = BaseKernel::kronecker_delta(0, 0.5);
+        mixed.terms[1] = BaseKernel::square_exponential(1, 1.0);
+        assert_eq!(params(&mixed, 0.1).with_node_table(&mixed).node_table.used, 0);
+        // κv ≡ 1: one mask, κv 1 and q's coefficient −2/(1 − q)
         let unit = KernelSpec::unit();
         let t = params(&unit, 0.1).with_node_table(&unit).node_table;
-        assert_eq!((t.used, t.kv[0]), (1, 1.0));
+        assert_eq!((t.used, t.kv[0], t.coef[0][0]), (1, 1.0, -2.0 / 0.9), "unit κv: {t:?}");
     }
 }

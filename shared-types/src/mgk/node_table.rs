@@ -4,10 +4,11 @@
 //! sets), its value at a product entry (i, i′) and every node-side share of ∂K/∂θ
 //! ([`node_share`](super::gradient::node_share)) depend on the two nodes only through the *mask*:
 //! bit t set where term t's feature is equal on both nodes. So the host evaluates them once per
-//! mask, with the same functions and in the same order as at an entry (bit for bit the same
-//! values), and a pass over the product vector reads one table entry instead of interpreting
-//! every term of κv and of each derivative — a chain of dependent loads per term that made the
-//! GPU gradient's node pass a fifth of its time on ChEMBL (`results/gradient-h200-6.md`).
+//! mask, with the same functions and in the same order as at an entry (κv bit for bit; the
+//! coefficients within about an ulp of [`node_share`](super::gradient::node_share)'s, its
+//! products regrouped), and a pass over the product vector reads one table entry instead of
+//! interpreting every term of κv and of each derivative — a chain of dependent loads per term that
+//! made the GPU gradient's node pass a quarter of its time on ChEMBL (`results/gradient-h100-6.md`).
 //!
 //! ```text
 //! mask m = Σ_t [f_i[feature_t] == f′_i′[feature_t]] · 2^t          (constant terms: bit 0)
