@@ -234,8 +234,9 @@ fn contract(
         } else if !h.is_node_side() {
             0.0 // p: ∂K/∂p = 2K/p, no sum
         } else if table.used != 0 {
+            // a table holds at most TABLE_SLOTS node-side hyperparameters (with_node_table)
             slot += 1;
-            tabled[(slot - 1) % TABLE_SLOTS]
+            tabled[slot - 1]
         } else {
             let mut s = 0.0;
             for idx in 0..len {
