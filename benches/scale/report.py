@@ -34,6 +34,19 @@ def main(path):
             print(f"- {name}: two GPUs (two processes, wall {wall['gpus2']:.2f} s) vs one GPU streamed (process wall {wall['streamed']:.2f} s): "
                   f"{wall['streamed'] / wall['gpus2']:.2f}×")
     for c in r["cli"]:
+        if len(c.get("seconds_all", [])) > 1:
+            print(f"- {c['set']} {c['mode']}: median of {len(c['seconds_all'])} runs, seconds {c['seconds_all']}")
+        tl = c.get("timeline") or {}
+        if tl.get("tiles"):
+            # columns: r0, r1, c0, c1, device, start, computed, handed, written
+            tiles = tl["tiles"]
+            per = {}
+            for t in tiles:
+                per.setdefault(t[4], []).append(t)
+            busy = ", ".join(f"GPU {d}: {len(ts)} tiles, last computed at {max(t[6] for t in ts):.2f} s" for d, ts in sorted(per.items()))
+            print(f"- {c['set']} {c['mode']} timeline: {busy}; writer busy {sum(t[8] - t[7] for t in tiles):.2f} s, "
+                  f"tiles waiting for it {sum(t[7] - t[6] for t in tiles):.2f} s in all, last written at {max(t[8] for t in tiles):.2f} s")
+    for c in r["cli"]:
         if c.get("mode") == "gpus2" and "gpu_wall_s" in c:
             print(f"- {c['set']} gpus2: split at row {c['split_row']}, wall per GPU {c['gpu_wall_s']}, devices {c['devices']}")
     for k, v in r.get("cli_equal", {}).items():
@@ -57,7 +70,8 @@ def main(path):
             if p.get("task_seconds"):
                 sent = f", graphs sent in {p['graphs_sent_s']:.2f} s" if "graphs_sent_s" in p else ""
                 sent += f" (the cluster's first call, 50 graphs, before the timing: {p['first_call_on_the_cluster_s']:.2f} s)" if "first_call_on_the_cluster_s" in p else ""
-                print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{sent}")
+                runs = f" (median of {len(p['seconds_all'])} runs: {p['seconds_all']})" if len(p.get("seconds_all", [])) > 1 else ""
+                print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{runs}{sent}")
         secs = {(p["set"], p["scenario"]): p["seconds"] for p in r["python"] if "seconds" in p}
         for (name, sc), t in sorted(secs.items()):
             if sc == "inproc2" and (name, "inproc") in secs:

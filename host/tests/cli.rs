@@ -348,6 +348,16 @@ fn edited_partials_are_refused_naming_file_and_tile(resume: &[String], partial: 
     std::fs::write(&list, stripped.to_string()).unwrap();
     let err = run();
     assert!(err.contains("no checksum") && err.contains(list.to_str().unwrap()) && err.contains(&tile), "{err}");
+    // a checksum as an older octile wrote it (FNV-1a over the bytes, no "v2:" mark)
+    let mut older = summary.clone();
+    for c in older["tile_checksums"].as_array_mut().unwrap() {
+        let s = c.as_str().unwrap().to_string();
+        assert!(s.starts_with("v2:"), "this octile marks its checksums: {s}");
+        *c = serde_json::json!(s.trim_start_matches("v2:"));
+    }
+    std::fs::write(&list, older.to_string()).unwrap();
+    let err = run();
+    assert!(err.contains("older octile") && err.contains(list.to_str().unwrap()) && err.contains(&tile), "{err}");
     std::fs::write(&list, &text).unwrap();
 }
 

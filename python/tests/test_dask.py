@@ -118,11 +118,20 @@ def test_gather_fills_the_matrix_tile_by_tile(graphs, cluster, tmp_path):
     got = octile.dask.gather(K, progress=lambda done, total: seen.append((done, total)))
     assert_matrix(got, k(x), what="K(X) gathered from 2 workers")
     n_tiles = K.numblocks[0] * K.numblocks[1]
+    # K(X): each tile above the diagonal fills its mirror too (2 at a time), the diagonal's one
+    steps = [b - a for (a, _), (b, _) in zip([(0, 0)] + seen, seen)]
+    assert seen[-1] == (n_tiles, n_tiles) and all(t == n_tiles for _, t in seen) and sorted(set(steps)) == [1, 2], seen
+    assert steps.count(1) == K.numblocks[0], f"one step of 1 per diagonal tile: {seen}"
+    # an array derived from K (another name) is gathered block by block
+    seen.clear()
+    assert_matrix(octile.dask.gather(K + 0, progress=lambda done, total: seen.append((done, total))), k(x), what="K(X) + 0 gathered")
     assert seen == [(i + 1, n_tiles) for i in range(n_tiles)], seen
     assert_matrix(octile.dask.gather(octile.dask.gram(k, x, y, tile_size=3, normalized=True)), k(x, y, normalized=True),
                   what="K(X, Y) normalized gathered")
     K, dK = octile.dask.gram(k, x, tile_size=5, eval_gradient=True)
-    assert_matrix(octile.dask.gather(dK), k(x, eval_gradient=True)[1], what="dK gathered")
+    Kw, dKw = k(x, eval_gradient=True)
+    assert_matrix(octile.dask.gather(dK), dKw, what="dK gathered")
+    assert_matrix(octile.dask.gather(K), Kw, what="K of the gradient call gathered")
     # into a .npy on disk (a memory map: the matrix need not fit in memory)
     path = str(tmp_path / "K.npy")
     out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(len(x), len(x)))

@@ -406,7 +406,10 @@ impl NpyWriter {
         if first.checked_add(values.len()).is_none_or(|end| end > self.len) {
             return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {first}.. past the {} of the file", self.len) });
         }
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut bytes = Vec::with_capacity(values.len() * 8);
+        for v in values {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
         self.file.write_all_at(&bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
     }
 

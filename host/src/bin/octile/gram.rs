@@ -247,6 +247,19 @@ fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize
 }
 
 /// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
+/// The summary's `timeline`: the seconds the diagonals took (normalized runs), then per tile (in the
+/// order written) its rows, columns, device and the seconds since the start when it was started,
+/// computed, handed to the writer and written: [r0, r1, c0, c1, device, start, computed, handed,
+/// written] (the milliseconds' precision).
+fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::TileTimes)], devices: usize) -> serde_json::Value {
+    let ms = |s: f64| (s * 1e3).round() / 1e3;
+    let tiles: Vec<serde_json::Value> = timeline
+        .iter()
+        .map(|(t, w)| json!([t.rows.start, t.rows.end, t.cols.start, t.cols.end, w.worker % devices, ms(w.start), ms(w.computed), ms(w.handed), ms(w.written)]))
+        .collect();
+    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written"], "tiles": tiles})
+}
+
 fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
 }
@@ -360,6 +373,8 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     }
     let t = std::time::Instant::now();
     let mut tally = tiled::Tally::default();
+    // where the seconds went: the diagonals (normalized), then each tile's times
+    let (mut diagonal_secs, mut timeline) = (0.0, Vec::<(octile::gram::Tile, tiled::TileTimes)>::new());
     // the tiles finished, each with the checksum of what was written for it (those resumed: as listed)
     let mut finished: Vec<(octile::gram::Tile, String)> = resumed.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
     let mut pairs_done = pairs_resumed;
@@ -378,14 +393,18 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
         let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram)>(1);
+        diagonal_secs = t.elapsed().as_secs_f64();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram, tiled::TileTimes)>(1);
         std::thread::scope(|s| {
-            let (tally, finished, pairs_done) = (&mut tally, &mut finished, &mut pairs_done);
+            let (tally, finished, pairs_done, timeline) = (&mut tally, &mut finished, &mut pairs_done, &mut timeline);
             let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());
             let writer = s.spawn(move || -> octile::Result<()> {
                 let mut last_kept = std::time::Instant::now();
-                for (tile, g) in rx {
+                for (tile, g, mut times) in rx {
+                    times.handed = t.elapsed().as_secs_f64();
                     let sum = tiled::write_outputs(job, tile, &g, outputs)?;
+                    times.written = t.elapsed().as_secs_f64();
+                    timeline.push((tile.clone(), times));
                     tally.add(&g, tile, job.mirrored());
                     finished.push((tile.clone(), sum));
                     *pairs_done += job.pairs_of(tile);
@@ -400,7 +419,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
             // each device's kernel `in_flight` times: one thread per tile in flight
             let one: Vec<tiled::Compute> = if per_device.len() > 1 { per_device.clone() } else { vec![compute] };
             let computes: Vec<tiled::Compute> = (0..in_flight).flat_map(|_| one.iter().copied()).collect();
-            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, &tx);
+            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's
@@ -463,6 +482,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         "tiles": tiles.len(),
         "tile_size": tile_size,
         "tiles_in_flight": in_flight,
+        "timeline": timeline_json(diagonal_secs, &timeline, per_device.len().max(1)),
         "backend": k.backend_name(),
         "device": k.device_name(),
         "device_info": k.device_report(),

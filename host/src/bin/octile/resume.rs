@@ -123,10 +123,14 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<(Tile, String)>, Pa
     let sums = summary["tile_checksums"].as_array().map(|a| a.iter().map(|c| c.as_str().map(str::to_string)).collect::<Vec<_>>()).unwrap_or_default();
     let mut out = Vec::with_capacity(tiles.len());
     for (k, t) in tiles.into_iter().enumerate() {
-        let Some(Some(sum)) = sums.get(k).cloned() else {
+        let Some(Some(sum)) = sums.get(k).cloned().filter(|s| s.as_deref().is_some_and(|s| s.starts_with(tiled::CHECKSUM_SCHEME))) else {
             return Err(OctileError::CorruptPartial {
                 path: f.summary.clone(),
-                what: format!("--resume: {} lists no checksum for it (\"tile_checksums\"); the list was edited or written by an older octile: remove the partial files and run afresh", tile_name(&t)),
+                what: format!(
+                    "--resume: {} lists no checksum of this octile's kind for it (\"tile_checksums\", \"{}…\"); the list was edited or written by an older octile: remove the partial files and run afresh",
+                    tile_name(&t),
+                    tiled::CHECKSUM_SCHEME
+                ),
             }
             .into());
         };

@@ -8,7 +8,7 @@
 //!                                                  and, K(X) over a square region, (c, r)ᵀ
 //! finished: NAME.partial.npy → NAME.npy (or → NAME.csv, row by row)
 //! ```
-use octile::checksum::Fnv64;
+use octile::checksum::{Fnv64, values_checksum};
 use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
 use octile::io::npy::NpyWriter;
 use octile::mgk::gradient::normalize_gradient_tile;
@@ -173,18 +173,32 @@ pub struct Outputs {
     pub gradient: Option<(NpyWriter, usize)>,
 }
 
+/// When a tile was computed and written, in seconds since the run's start (the summary's
+/// `timeline`: a GPU idle while another finishes its last tile, a writer behind the GPUs).
+#[derive(Clone, Debug, Default)]
+pub struct TileTimes {
+    /// Which of `compute_on_devices`'s threads computed it.
+    pub worker: usize,
+    pub start: f64,
+    pub computed: f64,
+    /// Handed to the writer (later than `computed` while the writer is behind).
+    pub handed: f64,
+    pub written: f64,
+}
+
 /// Every tile of `todo`, computed by one thread per entry of `computes` (the kernel once per GPU,
 /// or the one kernel, each as many times as the tiles it keeps in flight), each taking the next
-/// tile when it finishes one and sending it to the writer (`tx`). With several threads the largest
-/// tiles go first, so that the last ones are small; with one, in `todo`'s order. The first error
-/// stops the others after their current tile; a writer that stopped stops them too (its error
-/// comes back from its join).
+/// tile when it finishes one and sending it to the writer (`tx`) with its times since `t0`. With
+/// several threads the largest tiles go first, so that the last ones are small; with one, in
+/// `todo`'s order. The first error stops the others after their current tile; a writer that
+/// stopped stops them too (its error comes back from its join).
 pub fn compute_on_devices<'t>(
     job: &Job,
     computes: &[Compute],
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
-    tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram)>,
+    t0: std::time::Instant,
+    tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram, TileTimes)>,
 ) -> octile::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut order: Vec<&'t Tile> = todo.to_vec();
@@ -195,14 +209,17 @@ pub fn compute_on_devices<'t>(
     std::thread::scope(|s| {
         let workers: Vec<_> = computes
             .iter()
-            .map(|compute| {
+            .enumerate()
+            .map(|(worker, compute)| {
                 let (order, next, tx) = (&order, &next, tx.clone());
                 s.spawn(move || -> octile::Result<()> {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&tile) = order.get(k) else { return Ok(()) };
+                        let start = t0.elapsed().as_secs_f64();
                         let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
-                        if tx.send((tile, g)).is_err() {
+                        let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), ..TileTimes::default() };
+                        if tx.send((tile, g, times)).is_err() {
                             next.store(order.len(), Ordering::Relaxed);
                             return Ok(());
                         }
@@ -248,33 +265,41 @@ pub fn compute_tile(job: &Job, compute: &Compute, diag: Option<&Diagonals>, tile
 /// Write a computed tile (and its gradient) into the job's output files; returns the checksum of
 /// what was written (see [`tile_checksum`]), which an interruption lists with the tile.
 pub fn write_outputs(job: &Job, tile: &Tile, g: &Gram, out: &Outputs) -> octile::Result<String> {
-    let mut h = checksum_start(tile);
-    write_tile(job, tile, &out.values, 1, &g.values, &mut h)?;
+    let mut sums = write_tile(job, tile, &out.values, 1, &g.values)?;
     if let (Some((w, np)), Some(grad)) = (&out.gradient, &g.gradient) {
-        write_tile(job, tile, w, *np, &grad.values, &mut h)?;
+        sums.extend(write_tile(job, tile, w, *np, &grad.values)?);
     }
-    Ok(h.hex())
+    Ok(tile_sum(tile, &sums))
 }
 
 /// The checksum of `tile` as the output files hold it now: the same as [`write_outputs`] returned
 /// when it wrote the tile, unless the files were edited or damaged since.
 pub fn tile_checksum(job: &Job, tile: &Tile, out: &Outputs) -> octile::Result<String> {
-    let mut h = checksum_start(tile);
+    use rayon::prelude::*;
     let files = std::iter::once((&out.values, 1)).chain(out.gradient.as_ref().map(|(w, np)| (w, *np)));
+    let mut sums = Vec::new();
     for (w, width) in files {
-        for (first, n) in spans(job, tile, width) {
-            h.f64s(&w.read_at(first, n)?);
-        }
+        let spans = spans(job, tile, width);
+        let part: Vec<u64> = spans.par_iter().map(|&(first, n)| w.read_at(first, n).map(|v| values_checksum(&v))).collect::<octile::Result<_>>()?;
+        sums.extend(part);
     }
-    Ok(h.hex())
+    Ok(tile_sum(tile, &sums))
 }
 
-/// A tile's checksum starts with its place, so that values moved to another tile do not match.
-fn checksum_start(tile: &Tile) -> Fnv64 {
+/// A tile's checksum: FNV-1a of its place (so that values moved to another tile do not match) and
+/// of each span's [`values_checksum`] in [`spans`]' order, marked "v2:" (the byte-wise FNV-1a over
+/// the values before it was not; an interrupted run of that octile cannot be resumed).
+fn tile_sum(tile: &Tile, span_sums: &[u64]) -> String {
     let mut h = Fnv64::default();
     h.bytes(format!("{}:{},{}:{};", tile.rows.start, tile.rows.end, tile.cols.start, tile.cols.end).as_bytes());
-    h
+    for s in span_sums {
+        h.bytes(&s.to_le_bytes());
+    }
+    format!("{CHECKSUM_SCHEME}{}", h.hex())
 }
+
+/// The mark of [`tile_sum`]'s checksums.
+pub const CHECKSUM_SCHEME: &str = "v2:";
 
 /// Where a tile's values go in the job's output (`width` per entry): (first element, count) of
 /// each row of the tile, then, below the diagonal of a mirrored job, each row of its transpose.
@@ -290,28 +315,50 @@ fn spans(job: &Job, tile: &Tile, width: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// Columns of a tile gathered together into rows of its transpose: the tile is read row by row,
+/// a few cache lines at a time, instead of once per column.
+const TRANSPOSE_GROUP: usize = 16;
+
 /// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output (see
-/// [`spans`]), feeding what is written to `h`.
-fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64], h: &mut Fnv64) -> octile::Result<()> {
+/// [`spans`]), the spans on every core (each is its own place in the file); returns each span's
+/// [`values_checksum`], in order.
+///
+/// ```text
+/// values (nr × nc, row-major)            file
+/// row a ─────────────────────────────►   row ra + a, columns ca.. (one write)
+/// columns b..b+16, read row by row ──►   rows ca + b.. of the transpose (16 writes)
+/// ```
+fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64]) -> octile::Result<Vec<u64>> {
+    use rayon::prelude::*;
     let (nr, nc) = (tile.rows.len(), tile.cols.len());
-    let mut column = Vec::new();
-    for (k, (first, n)) in spans(job, tile, width).into_iter().enumerate() {
-        let piece = if k < nr {
-            &values[k * nc * width..(k + 1) * nc * width]
-        } else {
-            // row b of the transpose: column b of the tile
-            let b = k - nr;
-            column.clear();
+    let spans = spans(job, tile, width);
+    let (rows, transposed) = spans.split_at(nr.min(spans.len()));
+    let mut sums: Vec<u64> = rows
+        .par_iter()
+        .enumerate()
+        .map(|(a, &(first, n))| {
+            let piece = &values[a * nc * width..(a + 1) * nc * width];
+            debug_assert_eq!(piece.len(), n);
+            w.write_at(first, piece).map(|()| values_checksum(piece))
+        })
+        .collect::<octile::Result<_>>()?;
+    let columns: Vec<Vec<u64>> = transposed
+        .par_chunks(TRANSPOSE_GROUP)
+        .enumerate()
+        .map(|(g, group)| {
+            let b0 = g * TRANSPOSE_GROUP;
+            let mut bufs: Vec<Vec<f64>> = group.iter().map(|_| Vec::with_capacity(nr * width)).collect();
             for a in 0..nr {
-                column.extend_from_slice(&values[(a * nc + b) * width..(a * nc + b + 1) * width]);
+                let row = &values[(a * nc + b0) * width..(a * nc + b0 + group.len()) * width];
+                for (j, buf) in bufs.iter_mut().enumerate() {
+                    buf.extend_from_slice(&row[j * width..(j + 1) * width]);
+                }
             }
-            &column[..]
-        };
-        debug_assert_eq!(piece.len(), n);
-        w.write_at(first, piece)?;
-        h.f64s(piece);
-    }
-    Ok(())
+            group.iter().zip(&bufs).map(|(&(first, _), buf)| w.write_at(first, buf).map(|()| values_checksum(buf))).collect()
+        })
+        .collect::<octile::Result<_>>()?;
+    sums.extend(columns.into_iter().flatten());
+    Ok(sums)
 }
 
 /// `A:B` (half-open, 0-based) within `0..n`.
