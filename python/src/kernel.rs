@@ -409,6 +409,13 @@ fn gpu_available() -> (bool, String) {
     }
 }
 
+/// Threads for this process's host-side work (rayon's global pool: packing, planning, the CPU
+/// backend), set before its first use; false when the pool already runs (its size then stays).
+#[pyfunction]
+fn _set_threads(n: usize) -> bool {
+    n > 0 && rayon::ThreadPoolBuilder::new().num_threads(n).build_global().is_ok()
+}
+
 /// Pairs a Gram call evaluates (a progress bar's total).
 #[pyfunction]
 #[pyo3(signature = (n_x, n_y = None, normalized = false))]
@@ -459,6 +466,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyKernel>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(pairs_of, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_threads, m)?)?;
     m.add_function(wrap_pyfunction!(hyperparameters, m)?)?;
     Ok(())
 }
