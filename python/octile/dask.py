@@ -44,11 +44,11 @@ _MIRRORED_KEPT = 256
 
 
 def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = True, workers: Optional[int] = None) -> int:
-    """Graphs per tile side, as ``octile gram``'s: 2048 where the kernel runs on a GPU (tiles of
-    ~4 M pairs keep it full), 128 on CPUs (tiles of seconds, so workers share the work evenly).
-    With several GPU workers (``workers``; default: those of the current ``distributed`` client,
-    if any), smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the
-    tiles on and above the diagonal) has six tiles per worker, as ``octile gram --devices`` does.
+    """Graphs per tile side, as ``octile gram``'s: 128 on CPUs (tiles of seconds, so workers share
+    the work evenly); where the kernel runs on a GPU, 2048 (tiles of ~4 M pairs keep it full) or
+    smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the tiles on
+    and above the diagonal) has ten tiles per GPU worker (``workers``; default: those of the
+    current ``distributed`` client, if any), as ``octile gram`` does per GPU.
     With the same tiles, the matrix equals ``octile gram``'s bit for bit on every backend (on the
     CPU, whatever the tiles)."""
     gpu = kernel._native().backend == "cuda"

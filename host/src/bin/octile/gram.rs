@@ -87,8 +87,8 @@ pub struct GramArgs {
     #[arg(long, value_name = "C:D")]
     cols: Option<String>,
     /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
-    /// one tile; an interruption keeps the tiles finished). Default: 2048 on a GPU, 128 on the CPU;
-    /// with several GPUs (--devices) smaller, down to 512, until each GPU has six tiles.
+    /// one tile; an interruption keeps the tiles finished). Default: 128 on the CPU; on a GPU 2048,
+    /// or smaller, down to 512, until each GPU (--devices) has ten tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
     /// Tiles computed at once on each GPU: with 3 (the default on a GPU) the tiles' host work —
