@@ -119,7 +119,7 @@ def scenario(args):
             # dask_cuda: one worker process per GPU, each seeing its own GPU as device 0
             from dask_cuda import LocalCUDACluster
 
-            # SCALE_THREADS_PER_WORKER=2: two tiles in flight per GPU (one's host work beside the other's launches)
+            # SCALE_THREADS_PER_WORKER=N: N tiles in flight per GPU (their host work beside the others' launches)
             threads = int(os.environ.get("SCALE_THREADS_PER_WORKER", "1"))
             cluster = LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), threads_per_worker=threads,
                                        dashboard_address=None)

@@ -14,8 +14,8 @@ the diagonal and takes the others as their transposes. Each tile's values equal 
 tile size or a worker lost part way (Dask recomputes its tiles).
 
 Runs on whatever scheduler is active: a ``dask.distributed`` client (a ``LocalCluster`` of CPU
-processes, ``dask_cuda.LocalCUDACluster`` with one worker per GPU — ``threads_per_worker=2`` lets a
-GPU worker compute two tiles at once, one's host work beside the other's launches —, SSH, SLURM through
+processes, ``dask_cuda.LocalCUDACluster`` with one worker per GPU — ``threads_per_worker=3`` lets a
+GPU worker compute three tiles at once, one's host work beside the others' launches —, SSH, SLURM through
 dask-jobqueue, ...) — the graphs are then sent to every worker once, not per tile — or Dask's local
 threads.
 """
