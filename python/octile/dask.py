@@ -41,6 +41,7 @@ _counter = itertools.count()
 # that gather() fetches only the blocks on and above it (the most recent arrays; a name is unique)
 _MIRRORED = {}
 _MIRRORED_KEPT = 256
+_MIRRORED_LOCK = threading.Lock()
 
 
 def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = True, workers: Optional[int] = None) -> int:
@@ -62,9 +63,19 @@ def _client_workers() -> int:
     try:
         from distributed import get_client
 
-        return max(len(get_client().scheduler_info().get("workers", {})), 1)
+        return max(len(_workers_of(get_client())), 1)
     except (ImportError, ValueError):
         return 1
+
+
+def _workers_of(client) -> dict:
+    """Every worker the scheduler knows (address → its info): all of them, where a ``distributed``
+    lists only the first few by default."""
+    try:
+        info = client.scheduler_info(n_workers=-1)
+    except TypeError:  # a distributed without n_workers: it lists them all
+        info = client.scheduler_info()
+    return info.get("workers", {})
 
 
 class _Graphs:
@@ -74,7 +85,8 @@ class _Graphs:
     made once and kept, and a copy unpickled reads its graphs only when a tile first needs them:
     Dask's broadcast goes client → worker → worker, and each hop then forwards the bytes as they
     came instead of reading and writing the graphs again (two GPU workers got 20,008 graphs in
-    0.64 s against one's 0.41 s)."""
+    0.64 s against one's 0.41 s). A worker keeps both, the bytes and the graphs read from them
+    (about twice the graphs' memory), so that it can forward them."""
 
     __slots__ = ("_graphs", "_bytes")
 
@@ -129,36 +141,52 @@ _ALLOCATOR_SET = False
 
 
 _THREADS_SET = False
+_THREADS_LOCK = threading.Lock()
 
 
 def _share_of_the_host():
-    """A Dask worker's share of its host's cores for octile's host-side threads: cores ÷ the
-    cluster's workers on this host (dask-cuda's one worker per GPU, a LocalCluster's processes).
-    Each process's pool would otherwise take every core, and two GPU workers' packing and planning
-    contend: their tiles took 49.5 s in all against one worker's 46.4 s (20,008 graphs, two H200s).
-    Set on the process's first tile, before the pool starts; ``RAYON_NUM_THREADS`` wins, and a
-    pool already running (a kernel called on the worker before) keeps its size."""
+    """A Dask worker's share of its host's cores for octile's host-side threads: the host's cores
+    ÷ the cluster's workers on this host (dask-cuda's one worker per GPU, a LocalCluster's
+    processes), at most the cores the worker may run on (dask-cuda pins a GPU's worker to its
+    NUMA node's). Each process's pool would otherwise take every core, and two GPU workers'
+    packing and planning contend: their tiles took 49.5 s in all against one worker's 46.4 s
+    (20,008 graphs, two H200s). Set on the process's first tile, before the pool starts (the
+    worker's other threads wait for it); ``RAYON_NUM_THREADS`` wins, a pool already running (a
+    kernel called on the worker before) keeps its size, and nothing here fails a tile."""
     global _THREADS_SET
     if _THREADS_SET:
         return
-    _THREADS_SET = True
+    with _THREADS_LOCK:
+        if _THREADS_SET:
+            return
+        try:
+            threads = _threads_for_this_worker()
+            if threads is not None:
+                _octile._set_threads(threads)
+        except Exception:  # a scheduler that cannot say: the pool keeps its default size
+            pass
+        _THREADS_SET = True
+
+
+def _threads_for_this_worker() -> Optional[int]:
+    """[`_share_of_the_host`]'s count, or None where it does not apply (not on a Dask worker, one
+    worker on the host, ``RAYON_NUM_THREADS`` set)."""
     if os.environ.get("RAYON_NUM_THREADS"):
-        return
+        return None
     try:
         from distributed import get_client, get_worker
 
         me = get_worker()
-        try:
-            workers = get_client().scheduler_info(n_workers=-1).get("workers", {})
-        except TypeError:  # a distributed without n_workers
-            workers = get_client().scheduler_info().get("workers", {})
-    except (ImportError, ValueError, OSError):
-        return  # not on a worker (the local scheduler: this process's pool is the user's)
+    except (ImportError, ValueError):
+        return None  # not on a worker (the local scheduler: this process's pool is the user's)
+    workers = _workers_of(get_client())
     host = workers.get(me.address, {}).get("host")
     here = sum(1 for w in workers.values() if w.get("host") == host) if host else 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if here > 1:
-        _octile._set_threads(max(cores // here, 1))
+    if here < 2:
+        return None
+    cores = os.cpu_count() or 1
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    return max(min(allowed, cores // here), 1)
 
 
 def _native(kernel):
@@ -286,11 +314,12 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
     if eval_gradient:
         dK = da.Array(HighLevelGraph.from_collections(gname, dsk, dependencies=()), gname, chunks=chunks + ((P,),), dtype=np.float64)
     if y is None:
-        for a in (K, dK):
-            if a is not None:
-                _MIRRORED[a.name] = a.chunks
-        while len(_MIRRORED) > _MIRRORED_KEPT:
-            del _MIRRORED[next(iter(_MIRRORED))]
+        with _MIRRORED_LOCK:  # gram() may be called from several threads
+            for a in (K, dK):
+                if a is not None:
+                    _MIRRORED[a.name] = a.chunks
+            while len(_MIRRORED) > _MIRRORED_KEPT:
+                del _MIRRORED[next(iter(_MIRRORED))]
     return (K, dK) if eval_gradient else K
 
 

@@ -188,3 +188,40 @@ def _nws(n):
             g.edges[a, b]["length"] = float(rng.uniform(0.5, 2.0))
         out.append(g)
     return out
+
+
+def test_graphs_travel_as_bytes_made_once_and_read_when_needed(graphs):
+    import pickle
+
+    from octile.dask import _Graphs
+
+    side = _Graphs(graphs)
+    data = pickle.dumps(side)
+    assert pickle.dumps(side) == data, "the bytes are made once and kept"
+    copy = pickle.loads(data)
+    assert copy._graphs is None, "an unpickled copy reads its graphs only when a tile needs them"
+    assert pickle.dumps(copy) == data and copy._graphs is None, "forwarded as it came, without reading the graphs"
+    assert [g.n_nodes for g in copy.graphs] == [g.n_nodes for g in graphs]
+    k = mgk()
+    assert_matrix(k(copy.graphs), k(graphs), what="K of the graphs read back from the bytes")
+
+
+def test_each_worker_takes_its_share_of_the_host_cores(graphs, cluster):
+    # two workers on this host: each one's host-side pool is half the cores (at most those it may
+    # run on), set on its first tile; the CPU kernel's device line says the pool's size
+    k = mgk()
+    octile.dask.gather(octile.dask.gram(k, graphs, tile_size=4))
+
+    def threads_here():
+        import octile.dask as od
+
+        cores = os.cpu_count() or 1
+        allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+        return od._THREADS_SET, str(k.device_), max(min(allowed, cores // 2), 1)
+
+    for worker, (done, device, want) in cluster.run(threads_here).items():
+        assert done, f"{worker}: the share was not set on the first tile"
+        assert f"({want} threads)" in device, f"{worker}: {device}, expected {want} threads"
+    # outside a worker nothing is set (the local scheduler's pool is the user's)
+    from octile.dask import _threads_for_this_worker
+    assert _threads_for_this_worker() is None

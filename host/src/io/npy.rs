@@ -381,7 +381,8 @@ impl NpyWriter {
         let len = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).filter(|n| n.checked_mul(8).is_some());
         let len = len.ok_or_else(|| OctileError::Output { path: path.into(), what: format!("shape {shape:?} is too large for a file") })?;
         let header = npy_header_nd("<f8", shape, 0);
-        let mut file = std::fs::File::create(path).map_err(|e| io_err(path, e))?;
+        // read too: a tile's checksum can be taken from what the file holds (`read_at`)
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
         file.write_all(&header).map_err(|e| io_err(path, e))?;
         file.set_len(header.len() as u64 + len as u64 * 8).map_err(|e| io_err(path, e))?;
         Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len })

@@ -247,20 +247,25 @@ fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize
     done.map(|_| summary_path)
 }
 
-/// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
 /// The summary's `timeline`: the seconds the diagonals took (normalized runs), then per tile (in the
-/// order written) its rows, columns, device and the seconds since the start when it was started,
-/// computed, handed to the writer and written: [r0, r1, c0, c1, device, start, computed, handed,
-/// written] (the milliseconds' precision).
+/// order written; the first [`TIMELINE_TILES`], the count of the others beside) its rows, columns,
+/// device — its place among the GPUs used (`--devices` order; 0 on the CPU) — and the seconds
+/// since the start when it was started, computed, taken by the writer and written: [r0, r1, c0,
+/// c1, device, start, computed, handed, written] (the milliseconds' precision).
 fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::TileTimes)], devices: usize) -> serde_json::Value {
     let ms = |s: f64| (s * 1e3).round() / 1e3;
     let tiles: Vec<serde_json::Value> = timeline
         .iter()
+        .take(TIMELINE_TILES)
         .map(|(t, w)| json!([t.rows.start, t.rows.end, t.cols.start, t.cols.end, w.worker % devices, ms(w.start), ms(w.computed), ms(w.handed), ms(w.written)]))
         .collect();
-    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written"], "tiles": tiles})
+    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
 }
 
+/// Tiles the summary's timeline lists at most (~70 bytes each): a CPU run of 10⁵ graphs has 3·10⁵.
+const TIMELINE_TILES: usize = 10_000;
+
+/// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
 fn gradient_path(out: &Path) -> PathBuf {
     PathBuf::from(format!("{}.grad.npy", out.with_extension("").display()))
 }
@@ -354,8 +359,10 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // with several GPUs, `in_flight` tiles computing on each at once
     let in_flight = a.tiles_in_flight.map_or(if gpu { 3 } else { 1 }, |n| n as usize);
+    // and the writer's transposes: each thread gathers a group of a tile's columns (× P with ∂K/∂θ)
+    let transposing = (rayon::current_num_threads() * tiled::TRANSPOSE_GROUP * tr.max(tc) * np.max(1) * 8) as u128;
     octile::memory::check_with(
-        tr as u128 * tc as u128 * per_entry * (per_device.len().max(1) * in_flight) as u128,
+        tr as u128 * tc as u128 * per_entry * (per_device.len().max(1) * in_flight) as u128 + transposing,
         a.max_memory,
         || format!("a {tr} × {tc} tile of the {out_rows} × {out_cols} matrix"),
         "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",

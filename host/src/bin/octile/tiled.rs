@@ -177,12 +177,16 @@ pub struct Outputs {
 /// `timeline`: a GPU idle while another finishes its last tile, a writer behind the GPUs).
 #[derive(Clone, Debug, Default)]
 pub struct TileTimes {
-    /// Which of `compute_on_devices`'s threads computed it.
+    /// Which of `compute_on_devices`'s threads computed it (thread k computes on device k mod the
+    /// devices' count).
     pub worker: usize,
+    /// Seconds since the run's start when its thread took it.
     pub start: f64,
+    /// … when its values were computed (normalized, if the job is).
     pub computed: f64,
-    /// Handed to the writer (later than `computed` while the writer is behind).
+    /// … when the writer took it (later than `computed` while the writer is behind).
     pub handed: f64,
+    /// … when its values (and ∂K/∂θ) were in the output files.
     pub written: f64,
 }
 
@@ -317,7 +321,7 @@ fn spans(job: &Job, tile: &Tile, width: usize) -> Vec<(usize, usize)> {
 
 /// Columns of a tile gathered together into rows of its transpose: the tile is read row by row,
 /// a few cache lines at a time, instead of once per column.
-const TRANSPOSE_GROUP: usize = 16;
+pub const TRANSPOSE_GROUP: usize = 16;
 
 /// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output (see
 /// [`spans`]), the spans on every core (each is its own place in the file); returns each span's
@@ -387,6 +391,52 @@ mod tests {
             let e = parse_range(bad, 10, "--cols").unwrap_err().to_string();
             assert!(e.contains("--cols") && e.contains("0:10"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn tiles_wider_than_a_transpose_group_are_written_in_place_and_checksummed_as_read_back() {
+        // K(X) of 60 graphs and its tile rows 0..27 × columns 27..60: 33 columns, so the transposed
+        // rows are written in groups of 16, 16 and 1; values and ∂K/∂θ of 3 hyperparameters
+        let dir = std::env::temp_dir().join(format!("octile-tiled-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (n, nr, nc, np) = (60, 27, 33, 3);
+        let job = Job { x: &[], y: None, rows: 0..n, cols: 0..n, normalized: false, tile_size: 30 };
+        let tile = Tile { rows: 0..nr, cols: nr..n };
+        let values: Vec<f64> = (0..nr * nc).map(|e| 1.0 + e as f64 * 1e-3).collect();
+        let grad: Vec<f64> = (0..nr * nc * np).map(|e| -(e as f64) * 0.5 - 0.25).collect();
+        let g = Gram {
+            rows: nr,
+            cols: nc,
+            values: values.clone(),
+            info: Vec::new(),
+            pairs_solved: nr * nc,
+            backend: "cpu".into(),
+            device: String::new(),
+            seconds: 0.0,
+            details: Details::default(),
+            gradient: Some(octile::Gradient { names: vec!["a".into(), "b".into(), "c".into()], values: grad.clone() }),
+        };
+        let out = Outputs {
+            values: NpyWriter::create(&dir.join("K.npy"), &[n, n]).unwrap(),
+            gradient: Some((NpyWriter::create(&dir.join("G.npy"), &[n, n, np]).unwrap(), np)),
+        };
+        let sum = write_outputs(&job, &tile, &g, &out).unwrap();
+        assert!(sum.starts_with(CHECKSUM_SCHEME), "{sum}");
+        assert_eq!(tile_checksum(&job, &tile, &out).unwrap(), sum, "the checksum of what the files hold");
+        let (k, d) = (out.values.read_at(0, n * n).unwrap(), out.gradient.as_ref().unwrap().0.read_at(0, n * n * np).unwrap());
+        for a in 0..nr {
+            for b in 0..nc {
+                let (i, j, e) = (a, nr + b, a * nc + b);
+                for (at, what) in [(i * n + j, "entry"), (j * n + i, "mirror")] {
+                    assert_eq!(k[at].to_bits(), values[e].to_bits(), "K {what} of ({i}, {j}): {} written, {} computed", k[at], values[e]);
+                    assert_eq!(&d[at * np..(at + 1) * np], &grad[e * np..(e + 1) * np], "∂K {what} of ({i}, {j})");
+                }
+            }
+        }
+        // one value of a mirror changed in the file: the checksum no longer matches
+        out.values.write_at((nr + 20) * n + 5, &[7.0]).unwrap();
+        assert_ne!(tile_checksum(&job, &tile, &out).unwrap(), sum, "an edited mirror entry");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
