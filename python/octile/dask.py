@@ -356,13 +356,14 @@ def gather(array, out=None, *, progress=None):
     # finish are small
     mirrored = _MIRRORED.get(array.name) == array.chunks
     if mirrored:
-        upper = [idx for idx in np.ndindex(*blocks.shape) if idx[0] <= idx[1]]
-        futures = client.compute([blocks[i] for i in upper if i[0] < i[1]], priority=1) + client.compute([blocks[i] for i in upper if i[0] == i[1]])
-        upper = [i for i in upper if i[0] < i[1]] + [i for i in upper if i[0] == i[1]]
+        off = [i for i in np.ndindex(*blocks.shape) if i[0] < i[1]]
+        diagonal = [i for i in np.ndindex(*blocks.shape) if i[0] == i[1]]
+        fetched = off + diagonal
+        futures = client.compute([blocks[i] for i in off], priority=1) + client.compute([blocks[i] for i in diagonal])
     else:
-        upper = list(np.ndindex(*blocks.shape))
-        futures = client.compute([blocks[i] for i in upper])
-    where = {f.key: i for f, i in zip(futures, upper)}
+        fetched = list(np.ndindex(*blocks.shape))
+        futures = client.compute([blocks[i] for i in fetched])
+    where = {f.key: i for f, i in zip(futures, fetched)}
     done, total = 0, blocks.size
     try:
         for f in as_completed(futures):

@@ -10,12 +10,18 @@ fn io_err(path: &Path, source: std::io::Error) -> OctileError {
     OctileError::Io { path: path.into(), cause: source }
 }
 
-/// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).
-pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
-    let mut out = npy_header("<f8", rows, cols, values.len() * 8);
+/// Append `values` as the little-endian float64 bytes an `.npy` file holds.
+fn extend_f64_bytes(out: &mut Vec<u8>, values: &[f64]) {
+    out.reserve(values.len() * 8);
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
+}
+
+/// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).
+pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
+    let mut out = npy_header("<f8", rows, cols, values.len() * 8);
+    extend_f64_bytes(&mut out, values);
     out
 }
 
@@ -31,9 +37,7 @@ pub fn mask_bytes(mask: &[bool], rows: usize, cols: usize) -> Vec<u8> {
 pub fn npy_bytes_nd(values: &[f64], shape: &[usize]) -> Vec<u8> {
     debug_assert_eq!(shape.iter().product::<usize>(), values.len());
     let mut out = npy_header_nd("<f8", shape, values.len() * 8);
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    extend_f64_bytes(&mut out, values);
     out
 }
 
@@ -407,10 +411,8 @@ impl NpyWriter {
         if first.checked_add(values.len()).is_none_or(|end| end > self.len) {
             return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {first}.. past the {} of the file", self.len) });
         }
-        let mut bytes = Vec::with_capacity(values.len() * 8);
-        for v in values {
-            bytes.extend_from_slice(&v.to_le_bytes());
-        }
+        let mut bytes = Vec::new();
+        extend_f64_bytes(&mut bytes, values);
         self.file.write_all_at(&bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
     }
 
