@@ -124,11 +124,9 @@ def _allocator_of_a_plain_process():
     13 % of the tiles' time on an H200 (benches/scale/overhead.py). A worker computing tiles gets
     the values glibc settles on in a plain process instead (mmap threshold 32 MiB, trim 64 MiB); a
     threshold other than Dask's 65536 is the user's and stays."""
-    global _ALLOCATOR_SET
     # only Dask's own value: a threshold the user chose stays
-    if _ALLOCATOR_SET or os.environ.get("MALLOC_TRIM_THRESHOLD_") != "65536" or not sys.platform.startswith("linux"):
+    if os.environ.get("MALLOC_TRIM_THRESHOLD_") != "65536" or not sys.platform.startswith("linux"):
         return
-    _ALLOCATOR_SET = True
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
@@ -137,35 +135,38 @@ def _allocator_of_a_plain_process():
         pass
 
 
-_ALLOCATOR_SET = False
-
-
-_THREADS_SET = False
-_THREADS_LOCK = threading.Lock()
-
-
 def _share_of_the_host():
     """A Dask worker's share of its host's cores for octile's host-side threads: the host's cores
     ÷ the cluster's workers on this host (dask-cuda's one worker per GPU, a LocalCluster's
     processes), at most the cores the worker may run on (dask-cuda pins a GPU's worker to its
     NUMA node's). Each process's pool would otherwise take every core, and two GPU workers'
     packing and planning contend: their tiles took 49.5 s in all against one worker's 46.4 s
-    (20,008 graphs, two H200s). Set on the process's first tile, before the pool starts (the
-    worker's other threads wait for it); ``RAYON_NUM_THREADS`` wins, a pool already running (a
-    kernel called on the worker before) keeps its size, and nothing here fails a tile."""
-    global _THREADS_SET
-    if _THREADS_SET:
+    (20,008 graphs, two H200s). Set before the pool starts; ``RAYON_NUM_THREADS`` wins, a pool
+    already running (a kernel called on the worker before) keeps its size, and nothing here fails
+    a tile."""
+    try:
+        threads = _threads_for_this_worker()
+        if threads is not None:
+            _octile._set_threads(threads)
+    except Exception:  # a scheduler that cannot say: the pool keeps its default size
+        pass
+
+
+_PROCESS_SET = False
+_PROCESS_LOCK = threading.Lock()
+
+
+def _set_up_this_process():
+    """Once per process, on its first tile (the worker's other threads wait for it): the
+    allocator of a plain process and the worker's share of the host's cores."""
+    global _PROCESS_SET
+    if _PROCESS_SET:
         return
-    with _THREADS_LOCK:
-        if _THREADS_SET:
-            return
-        try:
-            threads = _threads_for_this_worker()
-            if threads is not None:
-                _octile._set_threads(threads)
-        except Exception:  # a scheduler that cannot say: the pool keeps its default size
-            pass
-        _THREADS_SET = True
+    with _PROCESS_LOCK:
+        if not _PROCESS_SET:
+            _allocator_of_a_plain_process()
+            _share_of_the_host()
+            _PROCESS_SET = True
 
 
 def _threads_for_this_worker() -> Optional[int]:
@@ -190,8 +191,7 @@ def _threads_for_this_worker() -> Optional[int]:
 
 
 def _native(kernel):
-    _allocator_of_a_plain_process()
-    _share_of_the_host()
+    _set_up_this_process()
     key = (kernel.to_toml(), kernel.backend, getattr(kernel, "precision", None))
     native = _NATIVE.get(key)
     if native is None:
@@ -332,8 +332,9 @@ def gather(array, out=None, *, progress=None):
     and twice its size in memory. The values are the same bit for bit. Of K(X) (and its dK) as
     :func:`gram` returned it, only the tiles on and above the diagonal are computed and sent; each
     one below is filled here with its mirror's transpose. ``progress``: a callable taking (tiles
-    filled, tiles in all; a tile off the diagonal of K(X) fills two). Returns ``out``. Without an active ``dask.distributed``
-    client, the array is computed by Dask's local scheduler into ``out``."""
+    filled, tiles in all; a tile off the diagonal of K(X) fills two). Returns ``out``. Without an
+    active ``dask.distributed`` client, the array is computed by Dask's local scheduler into
+    ``out``."""
     import dask.array as da
 
     if out is None:

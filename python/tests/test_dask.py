@@ -217,7 +217,7 @@ def test_each_worker_takes_its_share_of_the_host_cores(graphs, cluster):
 
         cores = os.cpu_count() or 1
         allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
-        return od._THREADS_SET, str(k.device_), max(min(allowed, cores // 2), 1)
+        return od._PROCESS_SET, str(k.device_), max(min(allowed, cores // 2), 1)
 
     for worker, (done, device, want) in cluster.run(threads_here).items():
         assert done, f"{worker}: the share was not set on the first tile"
