@@ -152,7 +152,9 @@ def scenario(args):
 
                 run = {}
                 with get_task_stream() as ts:
-                    lazy = octile.dask.gram(k, graphs)  # sends the graphs to the workers
+                    # SCALE_DASK_TILE_SIZE=N: tiles of N graphs (default: octile.dask.default_tile_size)
+                    size = int(os.environ["SCALE_DASK_TILE_SIZE"]) if os.environ.get("SCALE_DASK_TILE_SIZE") else None
+                    lazy = octile.dask.gram(k, graphs, tile_size=size)  # sends the graphs to the workers
                     run["graphs_sent_s"] = round(time.perf_counter() - t, 3)
                     if sc.endswith("compute"):
                         K = lazy.compute()  # joined on a worker, then sent whole

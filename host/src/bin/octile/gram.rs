@@ -359,10 +359,13 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // with several GPUs, `in_flight` tiles computing on each at once
     let in_flight = a.tiles_in_flight.map_or(if gpu { 3 } else { 1 }, |n| n as usize);
-    // and the writer's transposes: each thread gathers a group of a tile's columns (× P with ∂K/∂θ)
-    let transposing = (rayon::current_num_threads() * tiled::TRANSPOSE_GROUP * tr.max(tc) * np.max(1) * 8) as u128;
+    // and the writer's transpose of a tile (× P with ∂K/∂θ)
+    let transposing = tr as u128 * tc as u128 * np.max(1) as u128 * 8;
+    // each computing thread's tile, and as many computed tiles queued for the writer (a thread
+    // hands its tile over and goes on: a writer behind holds no GPU back)
+    let tiles_held = 2 * per_device.len().max(1) * in_flight;
     octile::memory::check_with(
-        tr as u128 * tc as u128 * per_entry * (per_device.len().max(1) * in_flight) as u128 + transposing,
+        tr as u128 * tc as u128 * per_entry * tiles_held as u128 + transposing,
         a.max_memory,
         || format!("a {tr} × {tc} tile of the {out_rows} × {out_cols} matrix"),
         "use a smaller --tile-size (the matrix itself is written to disk tile by tile)",
@@ -402,7 +405,11 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let outcome = (|| -> octile::Result<()> {
         let diag = if job.normalized { Some(tiled::diagonals(&job, &compute, &mut tally)?) } else { None };
         diagonal_secs = t.elapsed().as_secs_f64();
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram, tiled::TileTimes)>(1);
+        // each device's kernel `in_flight` times: one thread per tile in flight
+        let one: Vec<tiled::Compute> = if per_device.len() > 1 { per_device.clone() } else { vec![compute] };
+        let computes: Vec<tiled::Compute> = (0..in_flight).flat_map(|_| one.iter().copied()).collect();
+        // room for one computed tile per thread (the memory check counts them)
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram, tiled::TileTimes)>(computes.len());
         std::thread::scope(|s| {
             let (tally, finished, pairs_done, timeline) = (&mut tally, &mut finished, &mut pairs_done, &mut timeline);
             let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());
@@ -424,9 +431,6 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            // each device's kernel `in_flight` times: one thread per tile in flight
-            let one: Vec<tiled::Compute> = if per_device.len() > 1 { per_device.clone() } else { vec![compute] };
-            let computes: Vec<tiled::Compute> = (0..in_flight).flat_map(|_| one.iter().copied()).collect();
             let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));

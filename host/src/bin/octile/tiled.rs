@@ -324,8 +324,10 @@ fn spans(job: &Job, tile: &Tile, width: usize) -> Vec<(usize, usize)> {
 pub const TRANSPOSE_GROUP: usize = 16;
 
 /// Write a tile's `values` (`width` per entry, row-major) at its place in the job's output (see
-/// [`spans`]), the spans on every core (each is its own place in the file); returns each span's
-/// [`values_checksum`], in order.
+/// [`spans`]); returns each span's [`values_checksum`], in order. The transpose and the checksums
+/// are made on every core; the writes go out from this one thread, in file order: concurrent
+/// `pwrite`s into one file queue on its lock (measured on an ext4 disk of 32 cores: 19 ms a tile
+/// of 864 × 840 and its mirror from every core, 11 ms from one thread).
 ///
 /// ```text
 /// values (nr × nc, row-major)            file
@@ -337,31 +339,29 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     let (nr, nc) = (tile.rows.len(), tile.cols.len());
     let spans = spans(job, tile, width);
     let (rows, transposed) = spans.split_at(nr.min(spans.len()));
-    let mut sums: Vec<u64> = rows
-        .par_iter()
-        .enumerate()
-        .map(|(a, &(first, n))| {
-            let piece = &values[a * nc * width..(a + 1) * nc * width];
-            debug_assert_eq!(piece.len(), n);
-            w.write_at(first, piece).map(|()| values_checksum(piece))
-        })
-        .collect::<octile::Result<_>>()?;
-    let columns: Vec<Vec<u64>> = transposed
-        .par_chunks(TRANSPOSE_GROUP)
-        .enumerate()
-        .map(|(g, group)| {
-            let b0 = g * TRANSPOSE_GROUP;
-            let mut bufs: Vec<Vec<f64>> = group.iter().map(|_| Vec::with_capacity(nr * width)).collect();
-            for a in 0..nr {
-                let row = &values[(a * nc + b0) * width..(a * nc + b0 + group.len()) * width];
-                for (j, buf) in bufs.iter_mut().enumerate() {
-                    buf.extend_from_slice(&row[j * width..(j + 1) * width]);
-                }
+    // the transpose, row b = column b of the tile (empty for tiles that are not mirrored)
+    let mut mirror = vec![0.0f64; transposed.len() * nr * width];
+    mirror.par_chunks_mut(TRANSPOSE_GROUP * nr * width).enumerate().for_each(|(g, out)| {
+        let b0 = g * TRANSPOSE_GROUP;
+        let group = out.len() / (nr * width);
+        for a in 0..nr {
+            let row = &values[(a * nc + b0) * width..(a * nc + b0 + group) * width];
+            for j in 0..group {
+                out[(j * nr + a) * width..(j * nr + a + 1) * width].copy_from_slice(&row[j * width..(j + 1) * width]);
             }
-            group.iter().zip(&bufs).map(|(&(first, _), buf)| w.write_at(first, buf).map(|()| values_checksum(buf))).collect()
-        })
-        .collect::<octile::Result<_>>()?;
-    sums.extend(columns.into_iter().flatten());
+        }
+    });
+    let pieces: Vec<(usize, &[f64])> = rows
+        .iter()
+        .enumerate()
+        .map(|(a, &(first, _))| (first, &values[a * nc * width..(a + 1) * nc * width]))
+        .chain(transposed.iter().enumerate().map(|(b, &(first, _))| (first, &mirror[b * nr * width..(b + 1) * nr * width])))
+        .collect();
+    debug_assert!(pieces.iter().zip(&spans).all(|((_, p), &(_, n))| p.len() == n));
+    let sums: Vec<u64> = pieces.par_iter().map(|(_, p)| values_checksum(p)).collect();
+    for &(first, piece) in &pieces {
+        w.write_at(first, piece)?;
+    }
     Ok(sums)
 }
 
