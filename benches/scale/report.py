@@ -72,6 +72,8 @@ def main(path):
                 sent += f" (the cluster's first call, 50 graphs, before the timing: {p['first_call_on_the_cluster_s']:.2f} s)" if "first_call_on_the_cluster_s" in p else ""
                 runs = f" (median of {len(p['seconds_all'])} runs: {p['seconds_all']})" if len(p.get("seconds_all", [])) > 1 else ""
                 print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{runs}{sent}")
+                for w, v in sorted(p.get("tiles_by_worker", {}).items()):
+                    print(f"  - {w}: {v['tiles']} tiles, first started at {v['first_start_s']:.3f} s, last ended at {v['last_stop_s']:.3f} s (the call: {p['seconds']:.3f} s)")
         secs = {(p["set"], p["scenario"]): p["seconds"] for p in r["python"] if "seconds" in p}
         for (name, sc), t in sorted(secs.items()):
             if sc == "inproc2" and (name, "inproc") in secs:

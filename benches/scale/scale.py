@@ -151,6 +151,7 @@ def scenario(args):
                 from distributed import get_task_stream
 
                 run = {}
+                wall0 = time.time()  # the workers' task stream is in wall-clock seconds (one host)
                 with get_task_stream() as ts:
                     # SCALE_DASK_TILE_SIZE=N: tiles of N graphs (default: octile.dask.default_tile_size)
                     size = int(os.environ["SCALE_DASK_TILE_SIZE"]) if os.environ.get("SCALE_DASK_TILE_SIZE") else None
@@ -171,6 +172,17 @@ def scenario(args):
                         name = f"{kind}:{ss['action']}"
                         spent[name] = spent.get(name, 0.0) + ss["stop"] - ss["start"]
                 run["task_seconds"] = {k_: round(v, 3) for k_, v in sorted(spent.items())}
+                # per worker: tiles computed, the first one's start and the last one's end, seconds
+                # after the call began (what the GPUs did between the graphs' sending and the gather)
+                per = {}
+                for task in ts.data:
+                    for ss in task["startstops"]:
+                        if ss["action"] == "compute" and "tile" in str(task["key"]):
+                            w = per.setdefault(str(task.get("worker", "?")), [0, float("inf"), 0.0])
+                            w[0] += 1
+                            w[1] = min(w[1], ss["start"] - wall0)
+                            w[2] = max(w[2], ss["stop"] - wall0)
+                run["tiles_by_worker"] = {w: {"tiles": v[0], "first_start_s": round(v[1], 3), "last_stop_s": round(v[2], 3)} for w, v in per.items()}
                 runs.append((secs, run))
             secs, run = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
             extra.update(run)
