@@ -38,3 +38,31 @@ pub fn drop_aside<T: Send + 'static>(value: T, bytes: usize) {
     // (a failed spawn hands the closure back to be dropped, and `value` with it, here)
     let _ = std::thread::Builder::new().name("octile-free".into()).spawn(move || drop(value));
 }
+
+/// Work (in `weight` units: a graph's nodes plus nonzeros for the packers, ~60 ns each) from which
+/// a per-graph pass is split over the pool: below it the pass takes under ~2 ms on one thread, and
+/// a wake-up of a pool whose cores are held elsewhere can cost as much (module docs).
+pub const PARTS_MIN_WEIGHT: usize = 1 << 15;
+
+/// `0..n` cut into consecutive ranges of about equal total `weight(i)`, a few per pool thread so
+/// that uneven items even out, or one range when the total is below [`PARTS_MIN_WEIGHT`].
+pub fn parts_by_weight(n: usize, weight: impl Fn(usize) -> usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = (0..n).map(&weight).sum();
+    let want = if total < PARTS_MIN_WEIGHT { 1 } else { (4 * rayon::current_num_threads()).min(n) };
+    if want <= 1 {
+        return vec![0..n];
+    }
+    let share = total.div_ceil(want);
+    let (mut parts, mut start, mut acc) = (Vec::with_capacity(want), 0, 0);
+    for i in 0..n {
+        acc += weight(i);
+        if acc >= share {
+            parts.push(start..i + 1);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < n {
+        parts.push(start..n);
+    }
+    parts
+}

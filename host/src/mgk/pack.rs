@@ -116,8 +116,80 @@ impl<'a> PackOptions<'a> {
 /// Pack `graphs` (all of them, in order, each in its own node order: reordering is done before, by
 /// the solver) into one set. With `compact = false` every octile's `nz_offset` indexes a block of
 /// 64 entries (`TILE_STORAGE_DENSE`); with `skip_empty = false` every tile of each graph's grid is
-/// stored, empty ones with `nz_mask = 0`.
+/// stored, empty ones with `nz_mask = 0`. A large set is packed in parts on the pool and joined:
+/// the same set bit for bit, and the same error (the first graph's in order).
 pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs<T>> {
+    let parts = crate::parallel::parts_by_weight(graphs.len(), |i| graphs[i].n_nodes() + 2 * graphs[i].n_edges());
+    pack_in_parts(graphs, opt, &parts)
+}
+
+/// [`pack`] of each range of `parts` (consecutive, covering `graphs`) on the pool, joined in order.
+fn pack_in_parts<T: Real>(graphs: &[Graph], opt: &PackOptions, parts: &[std::ops::Range<usize>]) -> Result<PackedGraphs<T>> {
+    use rayon::prelude::*;
+    if parts.len() <= 1 {
+        return pack_part(graphs, 0, opt);
+    }
+    let results: Vec<Result<PackedGraphs<T>>> = parts.par_iter().map(|r| pack_part(&graphs[r.clone()], r.start, opt)).collect();
+    let mut packed = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(p) => packed.push(p),
+            // the first error in graph order, as one pass meets it (unless the offsets ran out
+            // before it: then the one pass below says where)
+            Err(e) if offsets_fit(&packed) => return Err(e),
+            Err(_) => return pack_part(graphs, 0, opt),
+        }
+    }
+    // a set past the 32-bit offsets: one pass names the graph where they ran out
+    if !offsets_fit(&packed) {
+        return pack_part(graphs, 0, opt);
+    }
+    let mut packed = packed.into_iter();
+    match packed.next() {
+        Some(first) => Ok(join_packed(first, packed)),
+        None => pack_part(graphs, 0, opt),
+    }
+}
+
+/// Whether packed parts of consecutive graphs, joined, keep every offset within 32 bits.
+fn offsets_fit<T>(parts: &[PackedGraphs<T>]) -> bool {
+    let total = |f: fn(&PackedGraphs<T>) -> usize| parts.iter().map(f).sum::<usize>();
+    let Some(first) = parts.first() else { return true };
+    let fits = |n: usize| n < u32::MAX as usize;
+    fits(total(|p| p.node_data.len()) / first.node_stride)
+        && fits(total(|p| p.edge_data.len()) / first.nz_stride)
+        && fits(total(|p| p.octiles.len()))
+        && fits(total(|p| p.row_ptr.len()))
+}
+
+/// Packed parts of consecutive graphs ([`offsets_fit`]) as one set, each part's offsets moved past
+/// the ones before.
+fn join_packed<T>(mut out: PackedGraphs<T>, parts: impl Iterator<Item = PackedGraphs<T>>) -> PackedGraphs<T> {
+    let (ns, nzs) = (out.node_stride, out.nz_stride);
+    for mut p in parts {
+        let (rows, octiles, nonzeros, nodes) =
+            (out.row_ptr.len() as u32, out.octiles.len() as u32, (out.edge_data.len() / nzs) as u32, (out.node_data.len() / ns) as u32);
+        for d in &mut p.descs {
+            d.row_ptr_offset += rows;
+            d.node_offset += nodes;
+        }
+        for r in &mut p.row_ptr {
+            *r += octiles;
+        }
+        for o in &mut p.octiles {
+            o.nz_offset += nonzeros;
+        }
+        out.descs.append(&mut p.descs);
+        out.row_ptr.append(&mut p.row_ptr);
+        out.octiles.append(&mut p.octiles);
+        out.edge_data.append(&mut p.edge_data);
+        out.node_data.append(&mut p.node_data);
+    }
+    out
+}
+
+/// [`pack`] in one pass; `first`: the index of `graphs[0]` in the caller's set (errors name it).
+fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Result<PackedGraphs<T>> {
     let k = opt.kernel;
     let node_stride = NODE_FEATURES + k.node_features.len();
     let nz_stride = NZ_FEATURES + k.edge_features.len();
@@ -134,6 +206,7 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
     let mut n_nodes_total = 0usize;
     let mut nnz_total = 0usize;
     for (gi, g) in graphs.iter().enumerate() {
+        let gi = first + gi;
         g.validate().map_err(|e| at_graph(e, gi))?;
         let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
         // a graph without edges reads no edge feature: it need not name them (K is still defined)
@@ -255,4 +328,95 @@ fn check_categorical(v: f64, categorical: bool, graph: usize, what: impl Fn() ->
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mgk::config::synthetic_kernel;
+
+    /// NWS and BA graphs of 5 to 120 nodes with a label and an integer length.
+    fn graphs(seed: u64) -> Vec<Graph> {
+        use crate::generators::{barabasi_albert, newman_watts_strogatz};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..14)
+            .map(|k| {
+                let n = 5 + 9 * k;
+                let edges = if k % 2 == 0 { newman_watts_strogatz(n, 3, 0.1, &mut rng) } else { barabasi_albert(n, 2, &mut rng) };
+                let mut g = Graph::new(n, &["label"], &["length"]);
+                for i in 0..n {
+                    g.set_node_features(i, &[rng.gen_range(0..3) as f64]).unwrap();
+                }
+                for (u, v) in edges {
+                    g.add_edge(u, v, rng.gen_range(1..4) as f64, &[rng.gen_range(1..5) as f64]).unwrap();
+                }
+                g
+            })
+            .collect()
+    }
+
+    fn cuts(n: usize) -> Vec<Vec<std::ops::Range<usize>>> {
+        vec![vec![0..1, 1..6, 6..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]]
+    }
+
+    #[test]
+    fn packing_in_parts_gives_the_one_pass_set_in_every_layout_and_precision() {
+        let g = graphs(5);
+        let resolved = synthetic_kernel(0.05).resolve().unwrap();
+        for (compact, skip_empty) in [(true, true), (false, true), (true, false), (false, false)] {
+            let opt = PackOptions { compact, skip_empty, ..PackOptions::new(&resolved, 0.05, 1.0) };
+            let one64 = format!("{:?}", pack_part::<f64>(&g, 0, &opt).unwrap());
+            let one32 = format!("{:?}", pack_part::<f32>(&g, 0, &opt).unwrap());
+            for parts in cuts(g.len()) {
+                assert_eq!(
+                    format!("{:?}", pack_in_parts::<f64>(&g, &opt, &parts).unwrap()),
+                    one64,
+                    "f64, compact {compact}, skip_empty {skip_empty}, parts {parts:?}"
+                );
+                assert_eq!(
+                    format!("{:?}", pack_in_parts::<f32>(&g, &opt, &parts).unwrap()),
+                    one32,
+                    "f32, compact {compact}, skip_empty {skip_empty}, parts {parts:?}"
+                );
+            }
+            assert_eq!(format!("{:?}", pack::<f64>(&g, &opt).unwrap()), one64);
+        }
+    }
+
+    #[test]
+    fn packing_in_parts_meets_the_first_error_in_graph_order() {
+        let mut g = graphs(6);
+        let resolved = synthetic_kernel(0.05).resolve().unwrap();
+        let opt = PackOptions::new(&resolved, 0.05, 1.0);
+        // graph 8 lacks the edge feature, graph 11 the node feature: graph 8's error from any cut
+        g[8] = Graph::new(3, &["label"], &["weightless"]);
+        g[8].add_edge(0, 1, 1.0, &[1.0]).unwrap();
+        g[11] = Graph::new(2, &["colour"], &["length"]);
+        let one = pack_part::<f64>(&g, 0, &opt).unwrap_err();
+        assert!(matches!(&one, OctileError::MissingFeature { graph: 8, .. }), "{one}");
+        for parts in cuts(g.len()) {
+            assert_eq!(pack_in_parts::<f64>(&g, &opt, &parts).unwrap_err().to_string(), one.to_string(), "parts {parts:?}");
+        }
+    }
+
+    #[test]
+    fn large_sets_are_cut_into_parts_of_about_equal_work() {
+        use crate::parallel::{PARTS_MIN_WEIGHT, parts_by_weight};
+        assert_eq!(parts_by_weight(10, |_| 1), vec![0..10], "small: one part");
+        assert_eq!(parts_by_weight(0, |_| 1), vec![0..0]);
+        let w = |i: usize| if i % 7 == 0 { 5000 } else { 300 };
+        let parts = parts_by_weight(500, w);
+        assert!(parts.len() > 1 && parts.len() <= 4 * rayon::current_num_threads(), "{} parts", parts.len());
+        assert_eq!(parts.first().map(|r| r.start), Some(0));
+        assert_eq!(parts.last().map(|r| r.end), Some(500));
+        assert!(parts.windows(2).all(|p| p[0].end == p[1].start && p[0].start < p[0].end));
+        let total: usize = (0..500).map(w).sum();
+        assert!(total >= PARTS_MIN_WEIGHT);
+        let share = total.div_ceil(parts.len());
+        for r in &parts[..parts.len() - 1] {
+            let got: usize = r.clone().map(w).sum();
+            assert!(got >= share.min(total) / 2 && got < share + 5000, "part {r:?}: {got} of a share of {share}");
+        }
+    }
 }

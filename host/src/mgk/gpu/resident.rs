@@ -73,11 +73,65 @@ impl ResidentSet {
 /// graph's nodes sorted by decreasing number of nonzeros (ties by index): the kernel value does not
 /// depend on the node order, and rows of similar length side by side keep the lanes of a warp
 /// equally busy.
+///
+/// A large set is repacked in parts on the pool and joined (the same set bit for bit, the same
+/// error).
 pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
+    // a graph's work: its nodes and nonzeros (the popcounts of its octiles)
+    let parts = crate::parallel::parts_by_weight(set.len(), |g| {
+        let d = &set.descs[g];
+        let (first, last) = (set.row_ptr[d.row_ptr_offset as usize] as usize, set.row_ptr[(d.row_ptr_offset + d.n_tile_rows) as usize] as usize);
+        d.n_nodes as usize + set.octiles[first..last].iter().map(|o| o.nz_mask.count_ones() as usize).sum::<usize>()
+    });
+    resident_in_parts(set, &parts)
+}
+
+/// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined.
+fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<ResidentSet> {
+    if parts.len() <= 1 {
+        return resident_part(set, 0..set.len());
+    }
+    let results: Vec<Result<ResidentSet>> = parts.par_iter().map(|r| resident_part(set, r.clone())).collect();
+    let mut done: Vec<ResidentSet> = Vec::with_capacity(results.len());
+    let fits = |done: &[ResidentSet]| done.iter().map(|p| p.words.len()).sum::<usize>() < u32::MAX as usize;
+    for r in results {
+        match r {
+            Ok(p) => done.push(p),
+            // the first error in graph order (unless the offsets ran out before it: the one pass
+            // below says where)
+            Err(e) if fits(&done) => return Err(e),
+            Err(_) => return resident_part(set, 0..set.len()),
+        }
+    }
+    let mut done = done.into_iter();
+    let Some(mut out) = done.next() else { return resident_part(set, 0..set.len()) };
+    for mut p in done {
+        let base = out.words.len();
+        for d in &mut p.graphs {
+            let offset = base + d.offset as usize;
+            if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize) >= u32::MAX as usize {
+                return resident_part(set, 0..set.len());
+            }
+            d.offset = offset as u32;
+        }
+        out.graphs.append(&mut p.graphs);
+        out.words.append(&mut p.words);
+        out.unit_weights.append(&mut p.unit_weights);
+    }
+    Ok(out)
+}
+
+/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0).
+fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>) -> Result<ResidentSet> {
     let (ns, nzs) = (set.node_stride, set.nz_stride);
-    let mut out =
-        ResidentSet { graphs: Vec::with_capacity(set.len()), words: Vec::new(), node_stride: ns, nz_stride: nzs, unit_weights: Vec::with_capacity(set.len()) };
-    for g in 0..set.len() {
+    let mut out = ResidentSet {
+        graphs: Vec::with_capacity(graphs.len()),
+        words: Vec::new(),
+        node_stride: ns,
+        nz_stride: nzs,
+        unit_weights: Vec::with_capacity(graphs.len()),
+    };
+    for g in graphs {
         let n = set.n_nodes(g);
         // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
         let mut rows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
@@ -958,6 +1012,31 @@ mod tests {
             assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");
         }
         assert!(split_seen, "BA graphs have hubs: some graph must be split");
+    }
+
+    #[test]
+    fn repacking_in_parts_gives_the_one_pass_set_and_its_error() {
+        let graphs: Vec<crate::graph::Graph> = (1..4).flat_map(mixed_set).collect();
+        let resolved = synthetic_kernel(0.05).resolve().unwrap();
+        let set = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
+        let n = set.len();
+        let one = resident_part(&set, 0..n).unwrap();
+        for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]] {
+            assert_eq!(resident_in_parts(&set, &parts).unwrap(), one, "parts {parts:?}");
+        }
+        // through the pool's own cut too (a set this small is one part: the same set either way)
+        assert_eq!(pack_resident(&set).unwrap(), one);
+        // an edge feature past f32's range in graph 9: the same error, naming graph 9, from any cut
+        let mut bad = graphs.clone();
+        bad[9] = crate::graph::Graph::new(3, &["label"], &["length"]);
+        bad[9].add_edge(0, 1, 1.0, &[1e39]).unwrap();
+        let set = pack::<f64>(&bad, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
+        let err = resident_part(&set, 0..n).unwrap_err();
+        assert!(matches!(err, OctileError::InvalidGraph { graph: Some(9), .. }), "{err}");
+        let one = err.to_string();
+        for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect()] {
+            assert_eq!(resident_in_parts(&set, &parts).unwrap_err().to_string(), one, "parts {parts:?}");
+        }
     }
 
     /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
