@@ -50,7 +50,7 @@ pub fn parts_by_weight(n: usize, weight: impl Fn(usize) -> usize) -> Vec<std::op
     let total: usize = (0..n).map(&weight).sum();
     let want = if total < PARTS_MIN_WEIGHT { 1 } else { (4 * rayon::current_num_threads()).min(n) };
     if want <= 1 {
-        return vec![0..n];
+        return std::iter::once(0..n).collect();
     }
     let share = total.div_ceil(want);
     let (mut parts, mut start, mut acc) = (Vec::with_capacity(want), 0, 0);
