@@ -177,7 +177,8 @@ def scenario(args):
                 per = {}
                 for task in ts.data:
                     for ss in task["startstops"]:
-                        if ss["action"] == "compute" and "tile" in str(task["key"]):
+                        # (every key starts "octile-": the kind is in what follows)
+                        if ss["action"] == "compute" and str(task["key"]).replace("octile-", "").startswith(("('tile", "tile")):
                             w = per.setdefault(str(task.get("worker", "?")), [0, float("inf"), 0.0])
                             w[0] += 1
                             w[1] = min(w[1], ss["start"] - wall0)
