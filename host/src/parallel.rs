@@ -47,15 +47,16 @@ pub const PARTS_MIN_WEIGHT: usize = 1 << 15;
 /// `0..n` cut into consecutive ranges of about equal total `weight(i)`, a few per pool thread so
 /// that uneven items even out, or one range when the total is below [`PARTS_MIN_WEIGHT`].
 pub fn parts_by_weight(n: usize, weight: impl Fn(usize) -> usize) -> Vec<std::ops::Range<usize>> {
-    let total: usize = (0..n).map(&weight).sum();
+    let weights: Vec<usize> = (0..n).map(weight).collect();
+    let total: usize = weights.iter().sum();
     let want = if total < PARTS_MIN_WEIGHT { 1 } else { (4 * rayon::current_num_threads()).min(n) };
     if want <= 1 {
         return std::iter::once(0..n).collect();
     }
     let share = total.div_ceil(want);
     let (mut parts, mut start, mut acc) = (Vec::with_capacity(want), 0, 0);
-    for i in 0..n {
-        acc += weight(i);
+    for (i, w) in weights.iter().enumerate() {
+        acc += w;
         if acc >= share {
             parts.push(start..i + 1);
             (start, acc) = (i + 1, 0);

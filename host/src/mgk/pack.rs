@@ -131,13 +131,13 @@ fn pack_in_parts<T: Real>(graphs: &[Graph], opt: &PackOptions, parts: &[std::ops
     }
     let results: Vec<Result<PackedGraphs<T>>> = parts.par_iter().map(|r| pack_part(&graphs[r.clone()], r.start, opt)).collect();
     let mut packed = Vec::with_capacity(results.len());
-    for r in results {
+    for (r, range) in results.into_iter().zip(parts) {
         match r {
             Ok(p) => packed.push(p),
-            // the first error in graph order, as one pass meets it (unless the offsets ran out
-            // before it: then the one pass below says where)
-            Err(e) if offsets_fit(&packed) => return Err(e),
-            Err(_) => return pack_part(graphs, 0, opt),
+            // the first failing part: one pass up to its end meets the error one pass over the set
+            // meets (a part counts its offsets from 0, so only such a pass sees them run out)
+            Err(e) if packed.is_empty() => return Err(e),
+            Err(e) => return Err(pack_part::<T>(&graphs[..range.end], 0, opt).err().unwrap_or(e)),
         }
     }
     // a set past the 32-bit offsets: one pass names the graph where they ran out
@@ -166,6 +166,13 @@ fn offsets_fit<T>(parts: &[PackedGraphs<T>]) -> bool {
 /// the ones before.
 fn join_packed<T>(mut out: PackedGraphs<T>, parts: impl Iterator<Item = PackedGraphs<T>>) -> PackedGraphs<T> {
     let (ns, nzs) = (out.node_stride, out.nz_stride);
+    // the whole set's room at once (no regrowth while the parts are still held)
+    let parts: Vec<PackedGraphs<T>> = parts.collect();
+    out.descs.reserve(parts.iter().map(|p| p.descs.len()).sum());
+    out.row_ptr.reserve(parts.iter().map(|p| p.row_ptr.len()).sum());
+    out.octiles.reserve(parts.iter().map(|p| p.octiles.len()).sum());
+    out.edge_data.reserve(parts.iter().map(|p| p.edge_data.len()).sum());
+    out.node_data.reserve(parts.iter().map(|p| p.node_data.len()).sum());
     for mut p in parts {
         let (rows, octiles, nonzeros, nodes) =
             (out.row_ptr.len() as u32, out.octiles.len() as u32, (out.edge_data.len() / nzs) as u32, (out.node_data.len() / ns) as u32);

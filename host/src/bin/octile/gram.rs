@@ -361,9 +361,9 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let in_flight = a.tiles_in_flight.map_or(if gpu { 3 } else { 1 }, |n| n as usize);
     // and the writer's transpose of a tile (× P with ∂K/∂θ)
     let transposing = tr as u128 * tc as u128 * np.max(1) as u128 * 8;
-    // each computing thread's tile, and as many computed tiles queued for the writer (a thread
-    // hands its tile over and goes on: a writer behind holds no GPU back)
-    let tiles_held = 2 * per_device.len().max(1) * in_flight;
+    // each computing thread's tile, as many computed tiles queued for the writer (a thread hands
+    // its tile over and goes on: a writer behind holds no GPU back) and the one being written
+    let tiles_held = 2 * per_device.len().max(1) * in_flight + 1;
     octile::memory::check_with(
         tr as u128 * tc as u128 * per_entry * tiles_held as u128 + transposing,
         a.max_memory,

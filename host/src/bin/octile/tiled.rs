@@ -341,7 +341,7 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     let (rows, transposed) = spans.split_at(nr.min(spans.len()));
     // the transpose, row b = column b of the tile (empty for tiles that are not mirrored)
     let mut mirror = vec![0.0f64; transposed.len() * nr * width];
-    mirror.par_chunks_mut(TRANSPOSE_GROUP * nr * width).enumerate().for_each(|(g, out)| {
+    mirror.par_chunks_mut((TRANSPOSE_GROUP * nr * width).max(1)).enumerate().for_each(|(g, out)| {
         let b0 = g * TRANSPOSE_GROUP;
         let group = out.len() / (nr * width);
         for a in 0..nr {
@@ -394,9 +394,10 @@ mod tests {
     }
 
     #[test]
-    fn tiles_wider_than_a_transpose_group_are_written_in_place_and_checksummed_as_read_back() {
+    fn tiles_are_written_in_place_and_checksummed_as_read_back() {
         // K(X) of 60 graphs and its tile rows 0..27 × columns 27..60: 33 columns, so the transposed
-        // rows are written in groups of 16, 16 and 1; values and ∂K/∂θ of 3 hyperparameters
+        // rows are written in groups of 16, 16 and 1; values and ∂K/∂θ of 3 hyperparameters (then
+        // a tile on the diagonal and a tile of K(X, Y), neither mirrored)
         let dir = std::env::temp_dir().join(format!("octile-tiled-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (n, nr, nc, np) = (60, 27, 33, 3);
@@ -436,6 +437,30 @@ mod tests {
         // one value of a mirror changed in the file: the checksum no longer matches
         out.values.write_at((nr + 20) * n + 5, &[7.0]).unwrap();
         assert_ne!(tile_checksum(&job, &tile, &out).unwrap(), sum, "an edited mirror entry");
+        // a tile on the diagonal (rows only, no mirror) and a tile of K(X, Y) (no mirror either)
+        let plain = |rows: usize, cols: usize| Gram { rows, cols, values: (0..rows * cols).map(|e| 2.0 + e as f64).collect(), gradient: None, ..g.clone() };
+        let diag = Tile { rows: 30..47, cols: 30..47 };
+        let gd = plain(17, 17);
+        let out1 = Outputs { values: NpyWriter::create(&dir.join("D.npy"), &[n, n]).unwrap(), gradient: None };
+        let sum = write_outputs(&job, &diag, &gd, &out1).unwrap();
+        assert_eq!(tile_checksum(&job, &diag, &out1).unwrap(), sum);
+        let against = Job { y: Some(&[]), rows: 0..n, cols: 0..40, ..job };
+        let ty = Tile { rows: 10..29, cols: 3..40 };
+        let gy = plain(19, 37);
+        let out2 = Outputs { values: NpyWriter::create(&dir.join("Y.npy"), &[n, 40]).unwrap(), gradient: None };
+        let sum2 = write_outputs(&against, &ty, &gy, &out2).unwrap();
+        assert_eq!(tile_checksum(&against, &ty, &out2).unwrap(), sum2);
+        let (kd, ky) = (out1.values.read_at(0, n * n).unwrap(), out2.values.read_at(0, n * 40).unwrap());
+        for i in 0..n {
+            for j in 0..n {
+                let want = if diag.rows.contains(&i) && diag.cols.contains(&j) { gd.values[(i - 30) * 17 + j - 30] } else { 0.0 };
+                assert_eq!(kd[i * n + j].to_bits(), want.to_bits(), "diagonal tile's file at ({i}, {j})");
+            }
+            for j in 0..40 {
+                let want = if ty.rows.contains(&i) && ty.cols.contains(&j) { gy.values[(i - 10) * 37 + j - 3] } else { 0.0 };
+                assert_eq!(ky[i * 40 + j].to_bits(), want.to_bits(), "K(X, Y) tile's file at ({i}, {j})");
+            }
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 

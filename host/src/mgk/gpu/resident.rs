@@ -93,18 +93,21 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<
     }
     let results: Vec<Result<ResidentSet>> = parts.par_iter().map(|r| resident_part(set, r.clone())).collect();
     let mut done: Vec<ResidentSet> = Vec::with_capacity(results.len());
-    let fits = |done: &[ResidentSet]| done.iter().map(|p| p.words.len()).sum::<usize>() < u32::MAX as usize;
-    for r in results {
+    for (r, range) in results.into_iter().zip(parts) {
         match r {
             Ok(p) => done.push(p),
-            // the first error in graph order (unless the offsets ran out before it: the one pass
-            // below says where)
-            Err(e) if fits(&done) => return Err(e),
-            Err(_) => return resident_part(set, 0..set.len()),
+            // the first failing part: one pass up to its end meets the error one pass over the set
+            // meets (a part counts its offsets from 0, so only such a pass sees them run out)
+            Err(e) if done.is_empty() => return Err(e),
+            Err(e) => return Err(resident_part(set, 0..range.end).err().unwrap_or(e)),
         }
     }
     let mut done = done.into_iter();
     let Some(mut out) = done.next() else { return resident_part(set, 0..set.len()) };
+    let done: Vec<ResidentSet> = done.collect();
+    out.graphs.reserve(done.iter().map(|p| p.graphs.len()).sum());
+    out.words.reserve(done.iter().map(|p| p.words.len()).sum());
+    out.unit_weights.reserve(done.iter().map(|p| p.unit_weights.len()).sum());
     for mut p in done {
         let base = out.words.len();
         for d in &mut p.graphs {
