@@ -164,25 +164,22 @@ def scenario(args):
                 secs = time.perf_counter() - t
                 # where the time went: the workers' task time by kind (the tiles, the transposes of
                 # .compute(), the diagonals, ...; "octile-" is every key's prefix)
-                spent = {}
+                # and per worker: tiles computed, the first one's start and the last one's end,
+                # seconds after the call began (what the GPUs did between the graphs' sending and
+                # the gather)
+                spent, per = {}, {}
                 for task in ts.data:
-                    key = str(task["key"]).replace("octile-", "")
+                    key = str(task["key"]).replace("octile-", "")  # every key starts "octile-"
                     kind = next((w for w in ("tile", "diag", "gram", "gradient") if w in key), "other")
                     for ss in task["startstops"]:
                         name = f"{kind}:{ss['action']}"
                         spent[name] = spent.get(name, 0.0) + ss["stop"] - ss["start"]
-                run["task_seconds"] = {k_: round(v, 3) for k_, v in sorted(spent.items())}
-                # per worker: tiles computed, the first one's start and the last one's end, seconds
-                # after the call began (what the GPUs did between the graphs' sending and the gather)
-                per = {}
-                for task in ts.data:
-                    for ss in task["startstops"]:
-                        # (every key starts "octile-": the kind is in what follows)
-                        if ss["action"] == "compute" and str(task["key"]).replace("octile-", "").startswith(("('tile", "tile")):
+                        if name == "tile:compute":
                             w = per.setdefault(str(task.get("worker", "?")), [0, float("inf"), 0.0])
                             w[0] += 1
                             w[1] = min(w[1], ss["start"] - wall0)
                             w[2] = max(w[2], ss["stop"] - wall0)
+                run["task_seconds"] = {k_: round(v, 3) for k_, v in sorted(spent.items())}
                 run["tiles_by_worker"] = {w: {"tiles": v[0], "first_start_s": round(v[1], 3), "last_stop_s": round(v[2], 3)} for w, v in per.items()}
                 runs.append((secs, run))
             secs, run = sorted(runs, key=lambda r: r[0])[len(runs) // 2]

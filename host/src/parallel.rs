@@ -67,3 +67,21 @@ pub fn parts_by_weight(n: usize, weight: impl Fn(usize) -> usize) -> Vec<std::op
     }
     parts
 }
+
+/// `part(r)` of each range of `parts` (consecutive, from 0) on the pool, in order; with an error,
+/// the one a single pass meets: a failing part's error is `part(0..end)`'s, `end` that part's end
+/// (a part counts offsets and totals from its own start, so only a pass from 0 sees them run out
+/// first), and an earlier part's error comes before a later one's.
+pub fn try_parts<P: Send, E: Send>(parts: &[std::ops::Range<usize>], part: impl Fn(std::ops::Range<usize>) -> Result<P, E> + Sync) -> Result<Vec<P>, E> {
+    use rayon::prelude::*;
+    let results: Vec<Result<P, E>> = parts.par_iter().map(|r| part(r.clone())).collect();
+    let mut done = Vec::with_capacity(results.len());
+    for (r, range) in results.into_iter().zip(parts) {
+        match r {
+            Ok(p) => done.push(p),
+            Err(e) if done.is_empty() => return Err(e),
+            Err(e) => return Err(part(0..range.end).err().unwrap_or(e)),
+        }
+    }
+    Ok(done)
+}

@@ -123,30 +123,20 @@ pub fn pack<T: Real>(graphs: &[Graph], opt: &PackOptions) -> Result<PackedGraphs
     pack_in_parts(graphs, opt, &parts)
 }
 
-/// [`pack`] of each range of `parts` (consecutive, covering `graphs`) on the pool, joined in order.
+/// [`pack`] of each range of `parts` (consecutive, covering `graphs`) on the pool, joined in order
+/// (errors: [`crate::parallel::try_parts`]).
 fn pack_in_parts<T: Real>(graphs: &[Graph], opt: &PackOptions, parts: &[std::ops::Range<usize>]) -> Result<PackedGraphs<T>> {
-    use rayon::prelude::*;
     if parts.len() <= 1 {
         return pack_part(graphs, 0, opt);
     }
-    let results: Vec<Result<PackedGraphs<T>>> = parts.par_iter().map(|r| pack_part(&graphs[r.clone()], r.start, opt)).collect();
-    let mut packed = Vec::with_capacity(results.len());
-    for (r, range) in results.into_iter().zip(parts) {
-        match r {
-            Ok(p) => packed.push(p),
-            // the first failing part: one pass up to its end meets the error one pass over the set
-            // meets (a part counts its offsets from 0, so only such a pass sees them run out)
-            Err(e) if packed.is_empty() => return Err(e),
-            Err(e) => return Err(pack_part::<T>(&graphs[..range.end], 0, opt).err().unwrap_or(e)),
-        }
-    }
+    let mut packed = crate::parallel::try_parts(parts, |r| pack_part::<T>(&graphs[r.clone()], r.start, opt))?;
     // a set past the 32-bit offsets: one pass names the graph where they ran out
     if !offsets_fit(&packed) {
         return pack_part(graphs, 0, opt);
     }
-    let mut packed = packed.into_iter();
-    match packed.next() {
-        Some(first) => Ok(join_packed(first, packed)),
+    let rest = packed.split_off(1.min(packed.len()));
+    match packed.pop() {
+        Some(first) => Ok(join_packed(first, rest)),
         None => pack_part(graphs, 0, opt),
     }
 }
@@ -164,10 +154,9 @@ fn offsets_fit<T>(parts: &[PackedGraphs<T>]) -> bool {
 
 /// Packed parts of consecutive graphs ([`offsets_fit`]) as one set, each part's offsets moved past
 /// the ones before.
-fn join_packed<T>(mut out: PackedGraphs<T>, parts: impl Iterator<Item = PackedGraphs<T>>) -> PackedGraphs<T> {
+fn join_packed<T>(mut out: PackedGraphs<T>, parts: Vec<PackedGraphs<T>>) -> PackedGraphs<T> {
     let (ns, nzs) = (out.node_stride, out.nz_stride);
     // the whole set's room at once (no regrowth while the parts are still held)
-    let parts: Vec<PackedGraphs<T>> = parts.collect();
     out.descs.reserve(parts.iter().map(|p| p.descs.len()).sum());
     out.row_ptr.reserve(parts.iter().map(|p| p.row_ptr.len()).sum());
     out.octiles.reserve(parts.iter().map(|p| p.octiles.len()).sum());

@@ -86,29 +86,19 @@ pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
     resident_in_parts(set, &parts)
 }
 
-/// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined.
+/// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined
+/// (errors: [`crate::parallel::try_parts`]).
 fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<ResidentSet> {
     if parts.len() <= 1 {
         return resident_part(set, 0..set.len());
     }
-    let results: Vec<Result<ResidentSet>> = parts.par_iter().map(|r| resident_part(set, r.clone())).collect();
-    let mut done: Vec<ResidentSet> = Vec::with_capacity(results.len());
-    for (r, range) in results.into_iter().zip(parts) {
-        match r {
-            Ok(p) => done.push(p),
-            // the first failing part: one pass up to its end meets the error one pass over the set
-            // meets (a part counts its offsets from 0, so only such a pass sees them run out)
-            Err(e) if done.is_empty() => return Err(e),
-            Err(e) => return Err(resident_part(set, 0..range.end).err().unwrap_or(e)),
-        }
-    }
-    let mut done = done.into_iter();
-    let Some(mut out) = done.next() else { return resident_part(set, 0..set.len()) };
-    let done: Vec<ResidentSet> = done.collect();
-    out.graphs.reserve(done.iter().map(|p| p.graphs.len()).sum());
-    out.words.reserve(done.iter().map(|p| p.words.len()).sum());
-    out.unit_weights.reserve(done.iter().map(|p| p.unit_weights.len()).sum());
-    for mut p in done {
+    let mut done = crate::parallel::try_parts(parts, |r| resident_part(set, r))?;
+    let rest = done.split_off(1.min(done.len()));
+    let Some(mut out) = done.pop() else { return resident_part(set, 0..set.len()) };
+    out.graphs.reserve(rest.iter().map(|p| p.graphs.len()).sum());
+    out.words.reserve(rest.iter().map(|p| p.words.len()).sum());
+    out.unit_weights.reserve(rest.iter().map(|p| p.unit_weights.len()).sum());
+    for mut p in rest {
         let base = out.words.len();
         for d in &mut p.graphs {
             let offset = base + d.offset as usize;
