@@ -74,6 +74,8 @@ def main(path):
                 print(f"- {p['set']} {p['scenario']}: worker task seconds {p['task_seconds']} of {p['seconds']:.2f} s{runs}{sent}")
                 for w, v in sorted(p.get("tiles_by_worker", {}).items()):
                     print(f"  - {w}: {v['tiles']} tiles, first started at {v['first_start_s']:.3f} s, last ended at {v['last_stop_s']:.3f} s (the call: {p['seconds']:.3f} s)")
+                if p.get("filled_s"):
+                    print(f"  - client: first tile in the matrix at {p['filled_s']['first']:.3f} s, last at {p['filled_s']['last']:.3f} s")
         secs = {(p["set"], p["scenario"]): p["seconds"] for p in r["python"] if "seconds" in p}
         for (name, sc), t in sorted(secs.items()):
             if sc == "inproc2" and (name, "inproc") in secs:

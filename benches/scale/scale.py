@@ -160,7 +160,10 @@ def scenario(args):
                     if sc.endswith("compute"):
                         K = lazy.compute()  # joined on a worker, then sent whole
                     else:
-                        K = octile.dask.gather(lazy)  # tile by tile as they finish
+                        # tile by tile as they finish; when each was in K (the client's side)
+                        filled = []
+                        K = octile.dask.gather(lazy, progress=lambda done, total: filled.append(time.perf_counter() - t))
+                        run["filled_s"] = {"first": round(filled[0], 3), "last": round(filled[-1], 3)} if filled else {}
                 secs = time.perf_counter() - t
                 # where the time went: the workers' task time by kind (the tiles, the transposes of
                 # .compute(), the diagonals, ...; "octile-" is every key's prefix)

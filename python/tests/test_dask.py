@@ -145,6 +145,25 @@ def test_gather_fills_the_matrix_tile_by_tile(graphs, cluster, tmp_path):
         octile.dask.gather(octile.dask.gram(k, x, tile_size=3), out=np.empty((2, 2)))
 
 
+def test_gather_deals_the_tiles_to_every_worker(graphs, cluster):
+    # K(X) of 6 tiles on or above the diagonal and normalized (each tile waits for diagonals that
+    # one worker computed): every worker computes tiles, not the one beside the diagonals
+    from distributed import get_task_stream
+
+    k = mgk()
+    K = octile.dask.gram(k, graphs, tile_size=4, normalized=True)
+    with get_task_stream(cluster) as ts:
+        got = octile.dask.gather(K)
+    assert_matrix(got, k(graphs, normalized=True), what="K(X) normalized, tiles dealt over 2 workers")
+    by_worker = {}
+    for t in ts.data:
+        if "octile-tile-" in t["key"] if isinstance(t["key"], str) else "octile-tile-" in str(t["key"]):
+            by_worker[t["worker"]] = by_worker.get(t["worker"], 0) + 1
+    tiles = K.numblocks[0] * (K.numblocks[0] + 1) // 2
+    assert sum(by_worker.values()) == tiles, f"{by_worker}: {tiles} tiles expected"
+    assert len(by_worker) == 2 and min(by_worker.values()) >= tiles // 2 - 1, f"tiles per worker {by_worker}"
+
+
 def test_a_killed_worker_costs_only_its_tiles(cluster):
     # NWS-like graphs take milliseconds a pair on the CPU: tiles of 3 graphs last long enough to
     # kill a worker while some are done and others not

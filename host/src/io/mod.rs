@@ -5,6 +5,7 @@
 pub mod edgelist;
 pub mod hydrogens;
 pub mod json;
+pub mod mapped;
 pub mod mtx;
 pub mod npy;
 pub mod pdb;

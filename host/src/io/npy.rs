@@ -370,13 +370,32 @@ pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
 /// [ magic, version, header (shape) ][ element 0 | element 1 | … ]   C order, 8 bytes each
 ///                                    ↑ data_offset: element k at data_offset + 8·k
 /// ```
-/// The file is created at its full size (sparse where the file system allows: unwritten entries
-/// read as 0.0), so pieces can be written in any order and a run can be resumed in place.
+/// The file is created at its full size, so pieces can be written in any order and a run can be
+/// resumed in place; unwritten entries read as 0.0. Its blocks are reserved up front where the
+/// file system can (`fallocate`): a disk without room for the whole output is an error before
+/// the first tile, and pieces can then be written through [`window`](Self::window)s mapped into
+/// memory (see `io::mapped` for why), else with [`write_at`](Self::write_at).
 pub struct NpyWriter {
     file: std::fs::File,
     path: std::path::PathBuf,
     data_offset: u64,
     len: usize,
+    reserved: bool,
+}
+
+/// Elements of an [`NpyWriter`]'s file mapped into memory (from [`NpyWriter::window`]); what is
+/// written to [`elements_mut`](Self::elements_mut) is the file's content. Unmapped on drop.
+pub struct MappedElements(super::mapped::MappedWindow);
+
+impl MappedElements {
+    /// The window's elements (native little-endian f64, as the `.npy` header says).
+    pub fn elements_mut(&mut self) -> &mut [f64] {
+        // SAFETY: any bit pattern is an f64; `window` checked the alignment (the prefix and
+        // suffix below are empty).
+        let (head, mid, tail) = unsafe { self.0.bytes_mut().align_to_mut::<f64>() };
+        debug_assert!(head.is_empty() && tail.is_empty());
+        mid
+    }
 }
 
 impl NpyWriter {
@@ -388,8 +407,10 @@ impl NpyWriter {
         // read too: a tile's checksum can be taken from what the file holds (`read_at`)
         let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
         file.write_all(&header).map_err(|e| io_err(path, e))?;
-        file.set_len(header.len() as u64 + len as u64 * 8).map_err(|e| io_err(path, e))?;
-        Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len })
+        let size = header.len() as u64 + len as u64 * 8;
+        file.set_len(size).map_err(|e| io_err(path, e))?;
+        let reserved = reserve_blocks(&file, path, size)?;
+        Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len, reserved })
     }
 
     /// An existing file of `shape` written by [`create`](Self::create), to go on filling (a resumed
@@ -402,7 +423,23 @@ impl NpyWriter {
         if size != data_offset + len as u64 * 8 {
             return Err(not_ours(path, shape));
         }
-        Ok(NpyWriter { file, path: path.into(), data_offset, len })
+        let reserved = reserve_blocks(&file, path, size)?;
+        Ok(NpyWriter { file, path: path.into(), data_offset, len, reserved })
+    }
+
+    /// Elements `elements` (C order) mapped into memory to be written in place, where the file's
+    /// blocks are reserved; `None` where they are not (or the platform is big-endian): write
+    /// with [`write_at`](Self::write_at) then.
+    pub fn window(&self, elements: std::ops::Range<usize>) -> Result<Option<MappedElements>> {
+        if elements.start > elements.end || elements.end > self.len {
+            return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {elements:?} past the {} of the file", self.len) });
+        }
+        if !self.reserved || cfg!(target_endian = "big") || !self.data_offset.is_multiple_of(8) {
+            return Ok(None);
+        }
+        let w = super::mapped::MappedWindow::map(&self.file, self.data_offset + elements.start as u64 * 8, elements.len() * 8)
+            .map_err(|e| io_err(&self.path, e))?;
+        Ok(Some(MappedElements(w)))
     }
 
     /// Write `values` as elements `first..first + values.len()` (C order).
@@ -437,6 +474,13 @@ impl NpyWriter {
     pub fn sync(&self) -> Result<()> {
         self.file.sync_all().map_err(|e| io_err(&self.path, e))
     }
+}
+
+/// Reserve the blocks of `file` (`size` bytes): true if reserved, false where the file system
+/// cannot; a disk without room is an error naming the size.
+fn reserve_blocks(file: &std::fs::File, path: &Path, size: u64) -> Result<bool> {
+    super::mapped::reserve(file, size)
+        .map_err(|e| OctileError::Output { path: path.into(), what: format!("no room on its disk for the output's {:.2} GB ({e})", size as f64 / 1e9) })
 }
 
 /// The error of a file that is not the float64 `.npy` of `shape` octile writes.
