@@ -14,13 +14,14 @@ the diagonal and takes the others as their transposes. Each tile's values equal 
 tile size or a worker lost part way (Dask recomputes its tiles).
 
 Runs on whatever scheduler is active: a ``dask.distributed`` client (a ``LocalCluster`` of CPU
-processes, ``dask_cuda.LocalCUDACluster`` with one worker per GPU — ``threads_per_worker=3`` lets a
-GPU worker compute three tiles at once, one's host work beside the others' launches —, SSH, SLURM through
-dask-jobqueue, ...) — the graphs are then sent to every worker once, not per tile — or Dask's local
-threads.
+processes, ``dask_cuda.LocalCUDACluster`` with one worker per GPU — ``threads_per_worker=4`` lets a
+GPU worker compute four tiles at once, one's host work beside the others' launches —, SSH, SLURM through
+dask-jobqueue, ...) — the graphs are then sent to every worker once, not per tile, and not again by a
+later call with the same graph objects — or Dask's local threads.
 """
 from __future__ import annotations
 
+import collections
 import ctypes
 import itertools
 import os
@@ -48,7 +49,7 @@ def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = Tru
     """Graphs per tile side, as ``octile gram``'s: 128 on CPUs (tiles of seconds, so workers share
     the work evenly); where the kernel runs on a GPU, 2048 (tiles of ~4 M pairs keep it full) or
     smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the tiles on
-    and above the diagonal) has ten tiles per GPU worker (``workers``; default: those of the
+    and above the diagonal) has sixteen tiles per GPU worker (``workers``; default: those of the
     current ``distributed`` client, if any), as ``octile gram`` does per GPU.
     With the same tiles, the matrix equals ``octile gram``'s bit for bit on every backend (on the
     CPU, whatever the tiles)."""
@@ -241,6 +242,31 @@ def _active_client():
         return None
 
 
+# the graphs of recent calls on each client's workers: (client id, the graphs' ids) → (the graphs,
+# their future); the graphs are kept so that their ids stay theirs
+_SCATTERED = collections.OrderedDict()
+_SCATTERED_KEPT = 4
+_SCATTERED_LOCK = threading.Lock()
+
+
+def _scattered(client, graphs):
+    """``graphs`` on every worker of ``client``: sent once (a broadcast), then reused by later calls
+    with the same graph objects (octile Graphs are immutable) while the cluster holds them — a GP
+    fit's many calls on one X send it once. The last few sets are kept (the oldest released)."""
+    key = (client.id, tuple(map(id, graphs)))
+    with _SCATTERED_LOCK:
+        hit = _SCATTERED.get(key)
+        if hit is not None and hit[1].status == "finished":
+            _SCATTERED.move_to_end(key)
+            return hit[1]
+    future = client.scatter(_Graphs(graphs), broadcast=True, hash=False)
+    with _SCATTERED_LOCK:
+        _SCATTERED[key] = (graphs, future)
+        while len(_SCATTERED) > _SCATTERED_KEPT:
+            _SCATTERED.popitem(last=False)
+    return future
+
+
 def _bounds(graphs, tile_size: int):
     return _octile.tile_bands([g.n_nodes for g in graphs], tile_size)
 
@@ -277,7 +303,7 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
     xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
     for key, side in ((xkey, x), (ykey, y)):
         if key is not None:
-            dsk[key] = _Graphs(side) if client is None else client.scatter(_Graphs(side), broadcast=True, hash=False)
+            dsk[key] = _Graphs(side) if client is None else _scattered(client, side)
     # diagonals of the bands (normalized)
     dname = f"octile-diag-{token}"
     if norm:

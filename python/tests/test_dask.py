@@ -39,15 +39,16 @@ def cluster():
 
 
 def test_default_tiles_shrink_until_each_gpu_worker_has_its_share():
-    # ten tiles a GPU worker (each computes several at once, one's host work beside the others')
+    # sixteen tiles a GPU worker (each computes several at once, one's host work beside the others')
     from octile import _octile
-    assert _octile.default_tile_size(True, 1, 5000, 5000, True) == 1536
+    assert _octile.default_tile_size(True, 1, 5000, 5000, True) == 864
+    assert _octile.default_tile_size(True, 2, 5000, 5000, True) == 648
     assert _octile.default_tile_size(True, 1, 20008, 20008, True) == 2048
     assert _octile.default_tile_size(False, 4, 5000, 5000, True) == 128
     for workers in (1, 2, 3, 8):
         size = _octile.default_tile_size(True, workers, 5000, 5000, True)
         bands = -(-5000 // size)
-        assert 512 <= size < 2048 and (bands * (bands + 1) // 2 >= 10 * workers or size == 512), (workers, size)
+        assert 512 <= size < 2048 and (bands * (bands + 1) // 2 >= 16 * workers or size == 512), (workers, size)
     # the CPU kernel's tiles stay 128 whatever the workers; the explicit count wins over a client's
     k = octile.MarginalizedGraphKernel(backend="cpu")
     assert octile.dask.default_tile_size(k, 5000, 5000, True, workers=4) == 128
@@ -162,6 +163,27 @@ def test_gather_deals_the_tiles_to_every_worker(graphs, cluster):
     tiles = K.numblocks[0] * (K.numblocks[0] + 1) // 2
     assert sum(by_worker.values()) == tiles, f"{by_worker}: {tiles} tiles expected"
     assert len(by_worker) == 2 and min(by_worker.values()) >= tiles // 2 - 1, f"tiles per worker {by_worker}"
+
+
+def test_graphs_are_sent_once_for_repeated_calls(graphs, cluster, monkeypatch):
+    # a GP fit calls gram() many times on one X: the graphs go to the workers once (the same graph
+    # objects, in another list too); other graphs are sent anew; the matrices stay right
+    import octile.dask as od
+
+    sent = []
+    scatter = cluster.scatter
+    monkeypatch.setattr(cluster, "scatter", lambda data, **kw: sent.append(len(data.graphs)) or scatter(data, **kw))
+    od._SCATTERED.clear()
+    k = mgk()
+    want = k(graphs)
+    for x in (graphs, list(graphs), graphs):
+        assert_matrix(od.gather(od.gram(k, x, tile_size=4)), want, what="K(X), graphs sent once")
+    assert sent == [len(graphs)], f"graphs sent {sent}"
+    assert_matrix(od.gather(od.gram(k, graphs[:5], tile_size=4)), k(graphs[:5]), what="K of another set")
+    assert sent == [len(graphs), 5], f"graphs sent {sent}"
+    # K(X, Y): X found, Y sent
+    assert_matrix(od.gather(od.gram(k, graphs, graphs[2:6], tile_size=3)), k(graphs, graphs[2:6]), what="K(X, Y)")
+    assert sent == [len(graphs), 5, 4], f"graphs sent {sent}"
 
 
 def test_a_killed_worker_costs_only_its_tiles(cluster):

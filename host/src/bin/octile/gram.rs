@@ -88,14 +88,14 @@ pub struct GramArgs {
     cols: Option<String>,
     /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
     /// one tile; an interruption keeps the tiles finished). Default: 128 on the CPU; on a GPU 2048,
-    /// or smaller, down to 512, until each GPU (--devices) has ten tiles.
+    /// or smaller, down to 512, until each GPU (--devices) has sixteen tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
-    /// Tiles computed at once on each GPU: with 3 (the default on a GPU) the tiles' host work —
+    /// Tiles computed at once on each GPU: with 4 (the default on a GPU) the tiles' host work —
     /// packing, planning, gathering and writing — runs while the others' launches keep the GPU
     /// busy (memory holds that many tiles per GPU; two H200s: 3 in flight took NCI 5K from 0.95 to
-    /// 0.84-0.90 s on one GPU, 20,008 graphs from 22.6 to 20.8 s). Default 1 on the CPU, whose
-    /// solver takes every core for one tile.
+    /// 0.84-0.90 s on one GPU, 20,008 graphs from 22.6 to 20.8 s; 4: 20.7 s). Default 1 on the
+    /// CPU, whose solver takes every core for one tile.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=8))]
     tiles_in_flight: Option<u64>,
     /// Also write ∂K/∂θ for every hyperparameter θ of the (marginalized) kernel: NAME.grad.npy
@@ -358,7 +358,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
     let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // with several GPUs, `in_flight` tiles computing on each at once
-    let in_flight = a.tiles_in_flight.map_or(if gpu { 3 } else { 1 }, |n| n as usize);
+    let in_flight = a.tiles_in_flight.map_or(if gpu { 4 } else { 1 }, |n| n as usize);
     // and the writer's transpose of a tile (× P with ∂K/∂θ)
     let transposing = tr as u128 * tc as u128 * np.max(1) as u128 * 8;
     // each computing thread's tile, as many computed tiles queued for the writer (a thread hands
@@ -409,18 +409,18 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         let one: Vec<tiled::Compute> = if per_device.len() > 1 { per_device.clone() } else { vec![compute] };
         let computes: Vec<tiled::Compute> = (0..in_flight).flat_map(|_| one.iter().copied()).collect();
         // room for one computed tile per thread (the memory check counts them)
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram, tiled::TileTimes)>(computes.len());
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(&octile::gram::Tile, octile::Gram, tiled::TileTimes, tiled::Tally)>(computes.len());
         std::thread::scope(|s| {
             let (tally, finished, pairs_done, timeline) = (&mut tally, &mut finished, &mut pairs_done, &mut timeline);
             let (job, outputs, keep, n_tiles) = (&job, &outputs, &keep, tiles.len());
             let writer = s.spawn(move || -> octile::Result<()> {
                 let mut last_kept = std::time::Instant::now();
-                for (tile, g, mut times) in rx {
+                for (tile, g, mut times, part) in rx {
                     times.handed = t.elapsed().as_secs_f64();
                     let sum = tiled::write_outputs(job, tile, &g, outputs)?;
                     times.written = t.elapsed().as_secs_f64();
                     timeline.push((tile.clone(), times));
-                    tally.add(&g, tile, job.mirrored());
+                    tally.merge(part);
                     finished.push((tile.clone(), sum));
                     *pairs_done += job.pairs_of(tile);
                     // a run killed outright (SIGKILL, power) loses at most a minute of tiles
@@ -431,7 +431,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, t, &tx);
+            let computed = tiled::compute_on_devices(job, &computes, one.len(), diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

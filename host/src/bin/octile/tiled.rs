@@ -119,6 +119,23 @@ impl Tally {
         }
     }
 
+    /// Add what another tally saw (a tile's, made by the thread that computed it: the writer
+    /// then merges a histogram instead of walking every entry of the tile).
+    pub fn merge(&mut self, other: Tally) {
+        self.pairs += other.pairs;
+        if self.iterations.len() < other.iterations.len() {
+            self.iterations.resize(other.iterations.len(), 0);
+        }
+        for (a, b) in self.iterations.iter_mut().zip(&other.iterations) {
+            *a += b;
+        }
+        self.failures.extend(other.failures);
+        self.failed_pairs += other.failed_pairs;
+        if self.details.is_none() {
+            self.details = other.details;
+        }
+    }
+
     /// (min, median, max) iterations over the entries counted.
     pub fn iteration_stats(&self) -> (u32, u32, u32) {
         let total: u64 = self.iterations.iter().sum();
@@ -191,18 +208,21 @@ pub struct TileTimes {
 }
 
 /// Every tile of `todo`, computed by one thread per entry of `computes` (the kernel once per GPU,
-/// or the one kernel, each as many times as the tiles it keeps in flight), each taking the next
-/// tile when it finishes one and sending it to the writer (`tx`) with its times since `t0`. With
-/// several threads the largest tiles go first, so that the last ones are small; with one, in
-/// `todo`'s order. The first error stops the others after their current tile; a writer that
-/// stopped stops them too (its error comes back from its join).
+/// or the one kernel, each as many times as the tiles it keeps in flight; entry k computes on
+/// device k mod `devices`), each taking the next tile when it finishes one and sending it to the
+/// writer (`tx`) with its times since `t0`. With several threads the largest tiles go first, so
+/// that the last ones are small; with one, in `todo`'s order. With several devices, each device's
+/// threads do their host work (packing, planning) on a pool of their own, an equal share of the
+/// cores (see [`device_pools`]). The first error stops the others after their current tile; a
+/// writer that stopped stops them too (its error comes back from its join).
 pub fn compute_on_devices<'t>(
     job: &Job,
     computes: &[Compute],
+    devices: usize,
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
     t0: std::time::Instant,
-    tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram, TileTimes)>,
+    tx: &std::sync::mpsc::SyncSender<(&'t Tile, Gram, TileTimes, Tally)>,
 ) -> octile::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut order: Vec<&'t Tile> = todo.to_vec();
@@ -210,20 +230,29 @@ pub fn compute_on_devices<'t>(
         order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
     }
     let next = AtomicUsize::new(0);
+    let pools = device_pools(devices);
     std::thread::scope(|s| {
         let workers: Vec<_> = computes
             .iter()
             .enumerate()
             .map(|(worker, compute)| {
                 let (order, next, tx) = (&order, &next, tx.clone());
+                let pool = pools.get(worker % devices.max(1));
                 s.spawn(move || -> octile::Result<()> {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&tile) = order.get(k) else { return Ok(()) };
                         let start = t0.elapsed().as_secs_f64();
-                        let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
+                        let g = match pool {
+                            Some(p) => p.install(|| compute_tile(job, compute, diag, tile)),
+                            None => compute_tile(job, compute, diag, tile),
+                        };
+                        let g = g.inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
                         let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), ..TileTimes::default() };
-                        if tx.send((tile, g, times)).is_err() {
+                        // the tile's tally here, beside the GPU's next tile, not on the writer's thread
+                        let mut part = Tally::default();
+                        part.add(&g, tile, job.mirrored());
+                        if tx.send((tile, g, times, part)).is_err() {
                             next.store(order.len(), Ordering::Relaxed);
                             return Ok(());
                         }
@@ -236,6 +265,23 @@ pub fn compute_on_devices<'t>(
             workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("a GPU's tile thread panicked".into())))).collect();
         results.into_iter().collect()
     })
+}
+
+/// With several devices, one thread pool per device for its tiles' host work (packing,
+/// planning), each of an equal share of the threads (none with one device, or where a pool cannot
+/// be made: the global pool then). Why: with one pool for two GPUs, NCI 5K's tiles took longer on
+/// each GPU (two H200s, `--tile-size 648 --tiles-in-flight 4`: 0.447 s against 0.418 s with a pool
+/// per GPU, median of 4; results/scale/scale-h200x2-run26.md). Keeping each pool and the GPU's
+/// threads to half the cores (`sched_setaffinity`) helped NCI 5K further (0.478 → 0.436 s) but
+/// slowed 20,008 graphs (10.55–10.65 → 10.98–11.37 s): not done.
+fn device_pools(devices: usize) -> Vec<rayon::ThreadPool> {
+    if devices < 2 {
+        return Vec::new();
+    }
+    let share = (rayon::current_num_threads() / devices).max(1);
+    let pools: Result<Vec<_>, _> =
+        (0..devices).map(|d| rayon::ThreadPoolBuilder::new().num_threads(share).thread_name(move |i| format!("octile-gpu{d}-{i}")).build()).collect();
+    pools.unwrap_or_default()
 }
 
 /// Compute `tile` (normalized with `diag` when the job is): its entries (local), with the gradient
@@ -557,6 +603,43 @@ mod tests {
         assert!(write_mapped(&mut window, 0, &[(0, 10), (5, 10)], (1, 10, 1), &[1.0; 10]).is_none());
         assert!(window.iter().all(|v| *v == 0.0));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn tiles_tallied_apart_and_merged_equal_one_tally() {
+        // K(X) mirrored: a tile off the diagonal (failures listed both ways) and one on it (the
+        // entries below its diagonal not counted), each with a pair that did not converge
+        let info = |n: usize, bad: usize| -> Vec<PairInfo> {
+            (0..n).map(|e| PairInfo { iterations: (e % 7) as u32 + 1, residual: 1e-9, converged: e != bad }).collect()
+        };
+        let gram = |rows: usize, cols: usize, bad: usize| Gram {
+            rows,
+            cols,
+            values: vec![1.0; rows * cols],
+            info: info(rows * cols, bad),
+            pairs_solved: rows * cols,
+            backend: "cpu".into(),
+            device: String::new(),
+            seconds: 0.0,
+            details: Details::default(),
+            gradient: None,
+        };
+        let (ta, ga) = (Tile { rows: 0..4, cols: 4..9 }, gram(4, 5, 3));
+        let (tb, gb) = (Tile { rows: 4..9, cols: 4..9 }, gram(5, 5, 12));
+        let mut one = Tally::default();
+        one.add(&ga, &ta, true);
+        one.add(&gb, &tb, true);
+        let mut merged = Tally::default();
+        for (g, t) in [(&ga, &ta), (&gb, &tb)] {
+            let mut part = Tally::default();
+            part.add(g, t, true);
+            merged.merge(part);
+        }
+        assert_eq!((merged.pairs, merged.failed_pairs, &merged.iterations), (one.pairs, one.failed_pairs, &one.iterations));
+        let key = |t: &Tally| t.failures.iter().map(|(i, j, f)| (*i, *j, f.iterations)).collect::<Vec<_>>();
+        assert_eq!(key(&merged), key(&one));
+        assert_eq!(key(&one), vec![(0, 7, 4), (7, 0, 4), (6, 6, 6)], "failures listed as they were met");
+        assert_eq!(merged.iteration_stats(), one.iteration_stats());
     }
 
     #[test]
