@@ -34,7 +34,7 @@ import numpy as np
 from . import _octile
 from .graphs import as_graphs
 
-__all__ = ["gram", "gather", "default_tile_size"]
+__all__ = ["gram", "gather", "default_tile_size", "forget"]
 
 _counter = itertools.count()
 
@@ -249,10 +249,27 @@ _SCATTERED_KEPT = 4
 _SCATTERED_LOCK = threading.Lock()
 
 
-def _scattered(client, graphs):
+def _same_objects(given, graphs) -> bool:
+    """Whether ``graphs`` are the very objects the caller gave (octile Graphs in a list or tuple),
+    not ones converted for this call (networkx, RDKit, a path: new objects every call)."""
+    return isinstance(given, (list, tuple)) and len(given) == len(graphs) and all(a is b for a, b in zip(given, graphs))
+
+
+def forget():
+    """Release the graphs :func:`gram` keeps on the workers for later calls (the last four sets per
+    client): their memory there, and the client's references."""
+    with _SCATTERED_LOCK:
+        _SCATTERED.clear()
+
+
+def _scattered(client, graphs, keep: bool = True):
     """``graphs`` on every worker of ``client``: sent once (a broadcast), then reused by later calls
     with the same graph objects (octile Graphs are immutable) while the cluster holds them — a GP
-    fit's many calls on one X send it once. The last few sets are kept (the oldest released)."""
+    fit's many calls on one X send it once. The last few sets are kept (the oldest released;
+    :func:`forget` releases them all); graphs converted for this call (``keep`` False) are sent
+    and not kept."""
+    if not keep:
+        return client.scatter(_Graphs(graphs), broadcast=True, hash=False)
     key = (client.id, tuple(map(id, graphs)))
     with _SCATTERED_LOCK:
         hit = _SCATTERED.get(key)
@@ -301,9 +318,9 @@ def gram(kernel, X, Y=None, *, tile_size: Optional[int] = None, normalized: Opti
     client = _active_client()
     dsk = {}
     xkey, ykey = ("octile-x-" + token,), None if y is None else ("octile-y-" + token,)
-    for key, side in ((xkey, x), (ykey, y)):
+    for key, side, given in ((xkey, x, X), (ykey, y, Y)):
         if key is not None:
-            dsk[key] = _Graphs(side) if client is None else _scattered(client, side)
+            dsk[key] = _Graphs(side) if client is None else _scattered(client, side, keep=_same_objects(given, side))
     # diagonals of the bands (normalized)
     dname = f"octile-diag-{token}"
     if norm:
@@ -357,14 +374,18 @@ def _deal(client, blocks, groups):
     sub-second tiles one of two GPU workers took every tile (NCI 5K, run 24: 1.02× one GPU).
     Returns (block indices, futures) in the same order."""
     workers = sorted(_workers_of(client))
-    fetched, futures = [], []
+    fetched, futures, dealt = [], [], 0
     for indices, priority in groups:
         if len(workers) < 2:
             fetched += indices
             futures += client.compute([blocks[i] for i in indices], priority=priority)
             continue
-        for w, worker in enumerate(workers):
-            mine = indices[w::len(workers)]
+        # the deal goes on from group to group (the diagonal's first tile to the next worker)
+        by_worker = [[] for _ in workers]
+        for i in indices:
+            by_worker[dealt % len(workers)].append(i)
+            dealt += 1
+        for worker, mine in zip(workers, by_worker):
             if mine:
                 fetched += mine
                 futures += client.compute([blocks[i] for i in mine], priority=priority, workers=[worker], allow_other_workers=True)

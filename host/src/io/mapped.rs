@@ -10,17 +10,23 @@
 //! `results/scale/scale-h200x2-run25.md`).
 //!
 //! A mapped page written where the file has no block raises SIGBUS when the disk is full; so a
-//! window is only made of a file whose blocks were reserved first ([`reserve`]).
+//! window is only made of a file whose blocks were reserved first ([`reserve`]), on a file system
+//! that writes in place into reserved blocks (ext4, XFS, tmpfs; not copy-on-write or network
+//! ones, where a write may still find no room).
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 
 /// Reserve `len` bytes of `file`'s blocks (from its start) so that writes through a mapping
-/// cannot meet a full disk. `Ok(true)`: reserved; `Ok(false)`: the file system cannot reserve
-/// (write through positioned writes instead); `Err`: the disk has no room (ENOSPC, EFBIG).
+/// cannot meet a full disk. `Ok(true)`: reserved, on a file system that writes in place;
+/// `Ok(false)`: not reserved, or not such a file system (write through positioned writes then);
+/// `Err`: no room (ENOSPC, EFBIG, EDQUOT).
 pub fn reserve(file: &File, len: u64) -> io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
+        if !writes_in_place(file) {
+            return Ok(false);
+        }
         let Ok(len) = i64::try_from(len) else { return Ok(false) };
         if len == 0 {
             return Ok(true);
@@ -33,7 +39,7 @@ pub fn reserve(file: &File, len: u64) -> io::Result<bool> {
         }
         let e = io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::EFBIG) => Err(e),
+            Some(libc::ENOSPC) | Some(libc::EFBIG) | Some(libc::EDQUOT) => Err(e),
             _ => Ok(false),
         }
     }
@@ -41,6 +47,20 @@ pub fn reserve(file: &File, len: u64) -> io::Result<bool> {
     {
         let _ = (file, len);
         Ok(false)
+    }
+}
+
+/// Whether `file` lies on a file system that writes into a reserved block in place (ext4, XFS,
+/// tmpfs): a write through a mapping then cannot fail for room.
+#[cfg(target_os = "linux")]
+fn writes_in_place(file: &File) -> bool {
+    const EXT4: i64 = 0xef53;
+    const XFS: i64 = 0x5846_5342;
+    const TMPFS: i64 = 0x0102_1994;
+    // SAFETY: a zeroed statfs is valid to fill; fstatfs writes within it for an open descriptor.
+    unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        libc::fstatfs(file.as_raw_fd(), &mut st) == 0 && [EXT4, XFS, TMPFS].contains(&(st.f_type as i64))
     }
 }
 
@@ -60,7 +80,12 @@ unsafe impl Send for MappedWindow {}
 impl MappedWindow {
     /// Map bytes `offset..offset + len` of `file` (opened for reading and writing; its size
     /// must cover them, its blocks reserved by [`reserve`]).
-    pub fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
+    ///
+    /// # Safety
+    /// While the window lives, nothing else writes those bytes — no other window over them, no
+    /// positioned write into them, no other process — and the file is not truncated (a page past
+    /// its end raises SIGBUS).
+    pub unsafe fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         let page = u64::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096);
@@ -89,9 +114,8 @@ impl MappedWindow {
         if self.len == 0 {
             return &mut [];
         }
-        // SAFETY: `base + lead .. + len` lies in the live mapping, which this window alone refers
-        // to (borrowed mutably here). Another process writing the same file at once would race;
-        // octile's output files are its own until the run ends.
+        // SAFETY: `base + lead .. + len` lies in the live mapping (borrowed mutably here); `map`'s
+        // contract keeps every other writer of these bytes away while the window lives.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(self.lead), self.len) }
     }
 }
@@ -118,12 +142,14 @@ mod tests {
         let reserved = reserve(&f, 10_000).unwrap();
         // offsets inside a page and across pages; an empty window; one past the end refused
         for (offset, len) in [(5u64, 3usize), (4090, 20), (8191, 1809), (0, 0)] {
-            let mut w = MappedWindow::map(&f, offset, len).unwrap();
+            // SAFETY: one window at a time, nothing else writes the file
+            let mut w = unsafe { MappedWindow::map(&f, offset, len) }.unwrap();
             for (k, b) in w.bytes_mut().iter_mut().enumerate() {
                 *b = (k % 251) as u8;
             }
         }
-        assert!(MappedWindow::map(&f, 9_990, 11).is_err(), "past the end");
+        // SAFETY: refused before mapping
+        assert!(unsafe { MappedWindow::map(&f, 9_990, 11) }.is_err(), "past the end");
         let mut back = Vec::new();
         f.rewind().unwrap();
         f.read_to_end(&mut back).unwrap();

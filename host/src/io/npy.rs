@@ -363,7 +363,8 @@ pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
     buf.extend_from_slice(&digits[at..]);
 }
 
-/// A float64 `.npy` file of a fixed shape filled in place, piece by piece, with positioned writes:
+/// A float64 `.npy` file of a fixed shape filled in place, piece by piece (through mapped windows
+/// or positioned writes):
 /// what streams a Gram matrix (or its gradient) larger than memory to disk, tile by tile.
 ///
 /// ```text
@@ -409,7 +410,10 @@ impl NpyWriter {
         file.write_all(&header).map_err(|e| io_err(path, e))?;
         let size = header.len() as u64 + len as u64 * 8;
         file.set_len(size).map_err(|e| io_err(path, e))?;
-        let reserved = reserve_blocks(&file, path, size)?;
+        // a disk without room: nothing left behind
+        let reserved = reserve_blocks(&file, path, size).inspect_err(|_| {
+            let _ = std::fs::remove_file(path);
+        })?;
         Ok(NpyWriter { file, path: path.into(), data_offset: header.len() as u64, len, reserved })
     }
 
@@ -430,14 +434,19 @@ impl NpyWriter {
     /// Elements `elements` (C order) mapped into memory to be written in place, where the file's
     /// blocks are reserved; `None` where they are not (or the platform is big-endian): write
     /// with [`write_at`](Self::write_at) then.
-    pub fn window(&self, elements: std::ops::Range<usize>) -> Result<Option<MappedElements>> {
+    ///
+    /// # Safety
+    /// While the window lives, nothing else writes those elements: no other window over them and
+    /// no [`write_at`](Self::write_at) into them (`io::mapped::MappedWindow::map`'s contract).
+    pub unsafe fn window(&self, elements: std::ops::Range<usize>) -> Result<Option<MappedElements>> {
         if elements.start > elements.end || elements.end > self.len {
             return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {elements:?} past the {} of the file", self.len) });
         }
         if !self.reserved || cfg!(target_endian = "big") || !self.data_offset.is_multiple_of(8) {
             return Ok(None);
         }
-        let w = super::mapped::MappedWindow::map(&self.file, self.data_offset + elements.start as u64 * 8, elements.len() * 8)
+        // SAFETY: forwarded contract.
+        let w = unsafe { super::mapped::MappedWindow::map(&self.file, self.data_offset + elements.start as u64 * 8, elements.len() * 8) }
             .map_err(|e| io_err(&self.path, e))?;
         Ok(Some(MappedElements(w)))
     }

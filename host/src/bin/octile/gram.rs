@@ -431,7 +431,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = tiled::compute_on_devices(job, &computes, one.len(), diag.as_ref(), &todo, t, &tx);
+            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

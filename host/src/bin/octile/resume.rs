@@ -103,7 +103,7 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<(Tile, String)>, Pa
     match summary["fingerprint"].as_str() {
         Some(fp) if fp == fingerprint => {}
         Some(fp) => bail!(
-            "--resume {}: it was computed for other inputs or another kernel (fingerprint {fp}, this run's {fingerprint}); use the same inputs, kernel file and options",
+            "--resume {}: it was computed for other inputs or another kernel (fingerprint {fp}, this run's {fingerprint}); use the same inputs, kernel file and options (and the same --tile-size: its default depends on --devices and on octile's version)",
             values.display()
         ),
         None => bail!("--resume: {} has no fingerprint", f.summary.display()),

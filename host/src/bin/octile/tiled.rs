@@ -208,17 +208,14 @@ pub struct TileTimes {
 }
 
 /// Every tile of `todo`, computed by one thread per entry of `computes` (the kernel once per GPU,
-/// or the one kernel, each as many times as the tiles it keeps in flight; entry k computes on
-/// device k mod `devices`), each taking the next tile when it finishes one and sending it to the
-/// writer (`tx`) with its times since `t0`. With several threads the largest tiles go first, so
-/// that the last ones are small; with one, in `todo`'s order. With several devices, each device's
-/// threads do their host work (packing, planning) on a pool of their own, an equal share of the
-/// cores (see [`device_pools`]). The first error stops the others after their current tile; a
+/// or the one kernel, each as many times as the tiles it keeps in flight), each taking the next
+/// tile when it finishes one and sending it to the writer (`tx`) with its times and its tally
+/// since `t0`. With several threads the largest tiles go first, so that the last ones are small;
+/// with one, in `todo`'s order. The first error stops the others after their current tile; a
 /// writer that stopped stops them too (its error comes back from its join).
 pub fn compute_on_devices<'t>(
     job: &Job,
     computes: &[Compute],
-    devices: usize,
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
     t0: std::time::Instant,
@@ -230,24 +227,18 @@ pub fn compute_on_devices<'t>(
         order.sort_by_key(|t| std::cmp::Reverse(job.pairs_of(t)));
     }
     let next = AtomicUsize::new(0);
-    let pools = device_pools(devices);
     std::thread::scope(|s| {
         let workers: Vec<_> = computes
             .iter()
             .enumerate()
             .map(|(worker, compute)| {
                 let (order, next, tx) = (&order, &next, tx.clone());
-                let pool = pools.get(worker % devices.max(1));
                 s.spawn(move || -> octile::Result<()> {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&tile) = order.get(k) else { return Ok(()) };
                         let start = t0.elapsed().as_secs_f64();
-                        let g = match pool {
-                            Some(p) => p.install(|| compute_tile(job, compute, diag, tile)),
-                            None => compute_tile(job, compute, diag, tile),
-                        };
-                        let g = g.inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
+                        let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
                         let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), ..TileTimes::default() };
                         // the tile's tally here, beside the GPU's next tile, not on the writer's thread
                         let mut part = Tally::default();
@@ -265,23 +256,6 @@ pub fn compute_on_devices<'t>(
             workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("a GPU's tile thread panicked".into())))).collect();
         results.into_iter().collect()
     })
-}
-
-/// With several devices, one thread pool per device for its tiles' host work (packing,
-/// planning), each of an equal share of the threads (none with one device, or where a pool cannot
-/// be made: the global pool then). Why: with one pool for two GPUs, NCI 5K's tiles took longer on
-/// each GPU (two H200s, `--tile-size 648 --tiles-in-flight 4`: 0.447 s against 0.418 s with a pool
-/// per GPU, median of 4; results/scale/scale-h200x2-run26.md). Keeping each pool and the GPU's
-/// threads to half the cores (`sched_setaffinity`) helped NCI 5K further (0.478 → 0.436 s) but
-/// slowed 20,008 graphs (10.55–10.65 → 10.98–11.37 s): not done.
-fn device_pools(devices: usize) -> Vec<rayon::ThreadPool> {
-    if devices < 2 {
-        return Vec::new();
-    }
-    let share = (rayon::current_num_threads() / devices).max(1);
-    let pools: Result<Vec<_>, _> =
-        (0..devices).map(|d| rayon::ThreadPoolBuilder::new().num_threads(share).thread_name(move |i| format!("octile-gpu{d}-{i}")).build()).collect();
-    pools.unwrap_or_default()
 }
 
 /// Compute `tile` (normalized with `diag` when the job is): its entries (local), with the gradient
@@ -383,50 +357,60 @@ pub const TRANSPOSE_GROUP: usize = 16;
 /// ```
 fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64]) -> octile::Result<Vec<u64>> {
     let spans = spans(job, tile, width);
-    let lo = spans.iter().map(|s| s.0).min().unwrap_or(0);
-    let hi = spans.iter().map(|s| s.0 + s.1).max().unwrap_or(0);
     let shape = (tile.rows.len(), tile.cols.len(), width);
-    if let Some(mut window) = w.window(lo..hi)?
-        && let Some(sums) = write_mapped(window.elements_mut(), lo, &spans, shape, values)
+    let (rows, transposed) = spans.split_at(tile.rows.len().min(spans.len()));
+    // the elements from a group's first span to its last (rows, then the transpose's rows: two
+    // bands apart, mapped apart)
+    let band = |group: &[(usize, usize)]| group.first().map_or(0..0, |f| f.0..group.last().map_or(f.0, |l| l.0 + l.1));
+    // SAFETY: the output files are written by this thread alone (the writer's, one tile at a
+    // time), and both windows — over disjoint elements — are dropped before this call returns.
+    let windows = unsafe { (w.window(band(rows)), w.window(band(transposed))) };
+    // a window that cannot be made (no reserved blocks, no address space): positioned writes
+    if let (Ok(Some(mut a)), Ok(Some(mut b))) = windows
+        && let Some(sums) = write_mapped((a.elements_mut(), band(rows).start), (b.elements_mut(), band(transposed).start), rows, transposed, shape, values)
     {
         return Ok(sums);
     }
     write_positioned(w, &spans, shape, values)
 }
 
-/// [`write_tile`] into `window` (elements `lo..` of the file): the window cut into one slice per
-/// span (spans never overlap), the tile's rows copied and its columns transposed in place, each
-/// span's checksum taken as it is written. `None` (nothing written) if spans overlap.
-fn write_mapped(window: &mut [f64], lo: usize, spans: &[(usize, usize)], (nr, nc, width): (usize, usize, usize), values: &[f64]) -> Option<Vec<u64>> {
-    use rayon::prelude::*;
-    let mut order: Vec<usize> = (0..spans.len()).collect();
-    order.sort_by_key(|&k| spans[k].0);
-    let mut dest: Vec<&mut [f64]> = Vec::with_capacity(spans.len());
+/// `window` (elements `lo..` of the file) cut into one slice per span of `spans` (in increasing
+/// file order, not overlapping; else `None`).
+fn carve<'a>((window, lo): (&'a mut [f64], usize), spans: &[(usize, usize)]) -> Option<Vec<&'a mut [f64]>> {
+    let mut out = Vec::with_capacity(spans.len());
     let (mut rest, mut at) = (window, lo);
-    for &k in &order {
-        let (first, n) = spans[k];
+    for &(first, n) in spans {
         let (_, tail) = std::mem::take(&mut rest).split_at_mut_checked(first.checked_sub(at)?)?;
         let (d, tail) = tail.split_at_mut_checked(n)?;
-        dest.push(d);
+        out.push(d);
         (rest, at) = (tail, first + n);
     }
-    // back to span order
-    let mut by_span: Vec<Option<&mut [f64]>> = (0..spans.len()).map(|_| None).collect();
-    for (d, &k) in dest.into_iter().zip(&order) {
-        by_span[k] = Some(d);
-    }
-    let mut dest: Vec<&mut [f64]> = by_span.into_iter().flatten().collect();
-    debug_assert_eq!(dest.len(), spans.len());
-    let mut sums = vec![0u64; spans.len()];
-    let n_rows = nr.min(spans.len());
-    let (rows, transposed) = dest.split_at_mut(n_rows);
-    let (row_sums, transposed_sums) = sums.split_at_mut(n_rows);
-    rows.par_iter_mut().zip(row_sums.par_iter_mut()).enumerate().with_min_len(8).for_each(|(a, (d, s))| {
+    Some(out)
+}
+
+/// [`write_tile`] into two windows (the tile's rows' band and its transpose's): the tile's rows
+/// copied and its columns transposed in place on every core, each span's checksum taken as it is
+/// written, in [`spans`]' order. `None` (nothing written) if a group's spans are out of order or
+/// overlap.
+fn write_mapped(
+    rows_window: (&mut [f64], usize),
+    transposed_window: (&mut [f64], usize),
+    rows: &[(usize, usize)],
+    transposed: &[(usize, usize)],
+    (nr, nc, width): (usize, usize, usize),
+    values: &[f64],
+) -> Option<Vec<u64>> {
+    use rayon::prelude::*;
+    let mut row_dest = carve(rows_window, rows)?;
+    let mut transposed_dest = carve(transposed_window, transposed)?;
+    let mut sums = vec![0u64; rows.len() + transposed.len()];
+    let (row_sums, transposed_sums) = sums.split_at_mut(rows.len());
+    row_dest.par_iter_mut().zip(row_sums.par_iter_mut()).enumerate().with_min_len(8).for_each(|(a, (d, s))| {
         let src = &values[a * nc * width..(a + 1) * nc * width];
         d.copy_from_slice(src);
         *s = values_checksum(src);
     });
-    transposed.par_chunks_mut(TRANSPOSE_GROUP).zip(transposed_sums.par_chunks_mut(TRANSPOSE_GROUP)).enumerate().for_each(|(g, (ds, ss))| {
+    transposed_dest.par_chunks_mut(TRANSPOSE_GROUP).zip(transposed_sums.par_chunks_mut(TRANSPOSE_GROUP)).enumerate().for_each(|(g, (ds, ss))| {
         transpose_group(values, (nr, nc, width), g * TRANSPOSE_GROUP, ds);
         for (d, s) in ds.iter().zip(ss) {
             *s = values_checksum(d);
@@ -582,12 +566,17 @@ mod tests {
         let tile = Tile { rows: 5..5 + nr, cols: 33..33 + nc };
         let values: Vec<f64> = (0..nr * nc * width).map(|e| (e as f64 * 0.37).sin() + 2.0).collect();
         let sp = spans(&job, &tile, width);
-        let (lo, hi) = (sp.iter().map(|s| s.0).min().unwrap(), sp.iter().map(|s| s.0 + s.1).max().unwrap());
+        let (rows, transposed) = sp.split_at(nr);
+        let band = |g: &[(usize, usize)]| g[0].0..g[g.len() - 1].0 + g[g.len() - 1].1;
         let (a, b) = (NpyWriter::create(&dir.join("A.npy"), &[n, n, width]).unwrap(), NpyWriter::create(&dir.join("B.npy"), &[n, n, width]).unwrap());
         let positioned = write_positioned(&a, &sp, (nr, nc, width), &values).unwrap();
-        let mapped = match b.window(lo..hi).unwrap() {
-            Some(mut w) => write_mapped(w.elements_mut(), lo, &sp, (nr, nc, width), &values).expect("disjoint spans"),
-            None => {
+        // SAFETY: this test alone writes B.npy, through these two windows over disjoint elements
+        let mapped = match unsafe { (b.window(band(rows)).unwrap(), b.window(band(transposed)).unwrap()) } {
+            (Some(mut wr), Some(mut wt)) => {
+                write_mapped((wr.elements_mut(), band(rows).start), (wt.elements_mut(), band(transposed).start), rows, transposed, (nr, nc, width), &values)
+                    .expect("spans in order")
+            }
+            _ => {
                 println!("SKIP mapped writes: this file system cannot reserve blocks (positioned writes only)");
                 return;
             }
@@ -598,10 +587,13 @@ mod tests {
             assert_eq!(x.to_bits(), y.to_bits(), "element {k}: {y} mapped, {x} positioned");
         }
         assert!(fa.iter().filter(|v| **v != 0.0).count() == 2 * nr * nc * width, "both the tile and its mirror written");
-        // overlapping spans are refused before anything is written
+        // overlapping or unordered spans are refused before anything is written
         let mut window = vec![0.0; 40];
-        assert!(write_mapped(&mut window, 0, &[(0, 10), (5, 10)], (1, 10, 1), &[1.0; 10]).is_none());
+        assert!(carve((&mut window, 0), &[(0, 10), (5, 10)]).is_none());
+        assert!(carve((&mut window, 0), &[(20, 10), (0, 10)]).is_none());
+        assert!(write_mapped((&mut window, 0), (&mut [], 0), &[(0, 10), (5, 10)], &[], (2, 10, 1), &[1.0; 20]).is_none());
         assert!(window.iter().all(|v| *v == 0.0));
+        assert_eq!(carve((&mut window, 3), &[(5, 2), (10, 4)]).map(|d| d.iter().map(|s| s.len()).collect::<Vec<_>>()), Some(vec![2, 4]));
         std::fs::remove_dir_all(&dir).ok();
     }
 
