@@ -363,15 +363,19 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     // bands apart, mapped apart)
     let band = |group: &[(usize, usize)]| group.first().map_or(0..0, |f| f.0..group.last().map_or(f.0, |l| l.0 + l.1));
     // SAFETY: the output files are written by this thread alone (the writer's, one tile at a
-    // time), and both windows — over disjoint elements — are dropped before this call returns.
-    let windows = unsafe { (w.window(band(rows)), w.window(band(transposed))) };
-    // a window that cannot be made (no reserved blocks, no address space): positioned writes
-    if let (Ok(Some(mut a)), Ok(Some(mut b))) = windows
-        && let Some(sums) = write_mapped((a.elements_mut(), band(rows).start), (b.elements_mut(), band(transposed).start), rows, transposed, shape, values)
-    {
-        return Ok(sums);
+    // time), and both windows — over disjoint elements — are dropped at the end of this match,
+    // before any positioned write.
+    let mapped = match unsafe { (w.window(band(rows)), w.window(band(transposed))) } {
+        (Ok(Some(mut a)), Ok(Some(mut b))) => {
+            write_mapped((a.elements_mut(), band(rows).start), (b.elements_mut(), band(transposed).start), rows, transposed, shape, values)
+        }
+        // a window that cannot be made (no reserved blocks, no address space): positioned writes
+        _ => None,
+    };
+    match mapped {
+        Some(sums) => Ok(sums),
+        None => write_positioned(w, &spans, shape, values),
     }
-    write_positioned(w, &spans, shape, values)
 }
 
 /// `window` (elements `lo..` of the file) cut into one slice per span of `spans` (in increasing
