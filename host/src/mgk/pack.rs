@@ -134,11 +134,11 @@ fn pack_in_parts<T: Real>(graphs: &[Graph], opt: &PackOptions, parts: &[std::ops
     if !offsets_fit(&packed) {
         return pack_part(graphs, 0, opt);
     }
-    let rest = packed.split_off(1.min(packed.len()));
-    match packed.pop() {
-        Some(first) => Ok(join_packed(first, rest)),
-        None => pack_part(graphs, 0, opt),
+    if packed.is_empty() {
+        return pack_part(graphs, 0, opt);
     }
+    let first = packed.remove(0);
+    Ok(join_packed(first, packed))
 }
 
 /// Whether packed parts of consecutive graphs, joined, keep every offset within 32 bits.

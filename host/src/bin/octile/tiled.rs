@@ -359,15 +359,14 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     let spans = spans(job, tile, width);
     let shape = (tile.rows.len(), tile.cols.len(), width);
     let (rows, transposed) = spans.split_at(tile.rows.len().min(spans.len()));
-    // the elements from a group's first span to its last (rows, then the transpose's rows: two
-    // bands apart, mapped apart)
-    let band = |group: &[(usize, usize)]| group.first().map_or(0..0, |f| f.0..group.last().map_or(f.0, |l| l.0 + l.1));
+    // the rows, then the transpose's rows: two bands apart, mapped apart
+    let (row_band, transposed_band) = (band(rows), band(transposed));
     // SAFETY: the output files are written by this thread alone (the writer's, one tile at a
     // time), and both windows — over disjoint elements — are dropped at the end of this match,
     // before any positioned write.
-    let mapped = match unsafe { (w.window(band(rows)), w.window(band(transposed))) } {
+    let mapped = match unsafe { (w.window(row_band.clone()), w.window(transposed_band.clone())) } {
         (Ok(Some(mut a)), Ok(Some(mut b))) => {
-            write_mapped((a.elements_mut(), band(rows).start), (b.elements_mut(), band(transposed).start), rows, transposed, shape, values)
+            write_mapped((a.elements_mut(), row_band.start), (b.elements_mut(), transposed_band.start), rows, transposed, shape, values)
         }
         // a window that cannot be made (no reserved blocks, no address space): positioned writes
         _ => None,
@@ -375,6 +374,14 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     match mapped {
         Some(sums) => Ok(sums),
         None => write_positioned(w, &spans, shape, values),
+    }
+}
+
+/// The elements from the first of `spans` (in file order) to the end of the last; empty for none.
+fn band(spans: &[(usize, usize)]) -> std::ops::Range<usize> {
+    match (spans.first(), spans.last()) {
+        (Some(f), Some(l)) => f.0..l.0 + l.1,
+        _ => 0..0,
     }
 }
 
@@ -571,7 +578,6 @@ mod tests {
         let values: Vec<f64> = (0..nr * nc * width).map(|e| (e as f64 * 0.37).sin() + 2.0).collect();
         let sp = spans(&job, &tile, width);
         let (rows, transposed) = sp.split_at(nr);
-        let band = |g: &[(usize, usize)]| g[0].0..g[g.len() - 1].0 + g[g.len() - 1].1;
         let (a, b) = (NpyWriter::create(&dir.join("A.npy"), &[n, n, width]).unwrap(), NpyWriter::create(&dir.join("B.npy"), &[n, n, width]).unwrap());
         let positioned = write_positioned(&a, &sp, (nr, nc, width), &values).unwrap();
         // SAFETY: this test alone writes B.npy, through these two windows over disjoint elements

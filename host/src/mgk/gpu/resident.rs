@@ -92,9 +92,11 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<
     if parts.len() <= 1 {
         return resident_part(set, 0..set.len());
     }
-    let mut done = crate::parallel::try_parts(parts, |r| resident_part(set, r))?;
-    let rest = done.split_off(1.min(done.len()));
-    let Some(mut out) = done.pop() else { return resident_part(set, 0..set.len()) };
+    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r))?;
+    if rest.is_empty() {
+        return resident_part(set, 0..set.len());
+    }
+    let mut out = rest.remove(0);
     out.graphs.reserve(rest.iter().map(|p| p.graphs.len()).sum());
     out.words.reserve(rest.iter().map(|p| p.words.len()).sum());
     out.unit_weights.reserve(rest.iter().map(|p| p.unit_weights.len()).sum());
