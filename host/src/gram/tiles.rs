@@ -245,7 +245,9 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
         return super::kernel::from_matrix(kernel, nr, nc, nr * nc, e);
     }
     let tp = TilePairs::of(x, y, tile)?;
+    crate::phases::mark("paired");
     let e = finite(kernel.evaluate(&tp.graphs, &tp.pairs)?);
+    crate::phases::mark("evaluated");
     if e.values.len() != tp.pairs.len() {
         return Err(OctileError::Internal(format!("{} values for the tile's {} pairs", e.values.len(), tp.pairs.len())));
     }

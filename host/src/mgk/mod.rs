@@ -229,6 +229,7 @@ impl MarginalizedGraphKernel {
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let set64 = pack::<f64>(graphs, &opt)?;
+            crate::phases::mark("packed");
             log::debug!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let res = gpu::resident::solve_resident(
                 dev,
@@ -243,6 +244,7 @@ impl MarginalizedGraphKernel {
                 None,
             )?;
             log::debug!("solve: resident solver done at {:.1} ms: {}", t.elapsed().as_secs_f64() * 1e3, res.report);
+            crate::phases::mark("resident done");
             let (mut status, rest) = (res.status, res.rest);
             let mut report = MgkReport { resident: Some(res.report), tiles: None };
             if !rest.is_empty() {

@@ -250,16 +250,40 @@ fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize
 /// The summary's `timeline`: the seconds the diagonals took (normalized runs), then per tile (in the
 /// order written; the first [`TIMELINE_TILES`], the count of the others beside) its rows, columns,
 /// device — its place among the GPUs used (`--devices` order; 0 on the CPU) — and the seconds
-/// since the start when it was started, computed, taken by the writer and written: [r0, r1, c0,
-/// c1, device, start, computed, handed, written] (the milliseconds' precision).
+/// since the start when it was started, computed, taken by the writer and written, and the
+/// solvers' phase marks while it was computed ([name, seconds] in order: packed, planned,
+/// submitted, back, …; `octile::phases`): [r0, r1, c0, c1, device, start, computed, handed,
+/// written, phases] (the milliseconds' precision).
 fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::TileTimes)], devices: usize) -> serde_json::Value {
     let ms = |s: f64| (s * 1e3).round() / 1e3;
     let tiles: Vec<serde_json::Value> = timeline
         .iter()
         .take(TIMELINE_TILES)
-        .map(|(t, w)| json!([t.rows.start, t.rows.end, t.cols.start, t.cols.end, w.worker % devices, ms(w.start), ms(w.computed), ms(w.handed), ms(w.written)]))
+        .map(|(t, w)| {
+            json!([
+                t.rows.start,
+                t.rows.end,
+                t.cols.start,
+                t.cols.end,
+                w.worker % devices,
+                ms(w.start),
+                ms(w.computed),
+                ms(w.handed),
+                ms(w.written),
+                w.phases.iter().map(|&(what, at)| json!([what, ms(at)])).collect::<Vec<_>>()
+            ])
+        })
         .collect();
-    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
+    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written", "phases"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
+}
+
+/// `OCTILE_SLOT_THREADS`: the threads of each GPU tile thread's own pool (0: the global pool), if
+/// set (`tiled::compute_on_devices`).
+fn slot_threads_from_env() -> Result<Option<usize>> {
+    std::env::var("OCTILE_SLOT_THREADS")
+        .ok()
+        .map(|v| v.trim().parse::<usize>().with_context(|| format!("OCTILE_SLOT_THREADS={v}: expected a number of threads (0: the global pool)")))
+        .transpose()
 }
 
 /// Tiles the summary's timeline lists at most (~70 bytes each): a CPU run of 10⁵ graphs has 3·10⁵.
@@ -400,6 +424,14 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         }
         resume::save(&a.out, finished, pairs_done, pairs_total, &fp, base_summary(secs))
     };
+    // GPU tiles in flight: each tile thread's host work on a pool of its own, the cores shared
+    // out (`OCTILE_SLOT_THREADS` sets the size; 0: all on the global pool, as on the CPU backend)
+    let tile_threads = in_flight * per_device.len().max(1);
+    let slot_threads = match slot_threads_from_env()? {
+        Some(n) => n,
+        None if gpu && tile_threads > 1 => (rayon::current_num_threads() / tile_threads).max(1),
+        None => 0,
+    };
     // tiles are computed here and written (with the tally) by a writer thread, so writing tile k
     // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
@@ -431,7 +463,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = tiled::compute_on_devices(job, &computes, diag.as_ref(), &todo, t, &tx);
+            let computed = tiled::compute_on_devices(job, &computes, slot_threads, diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

@@ -205,6 +205,9 @@ pub struct TileTimes {
     pub handed: f64,
     /// … when its values (and ∂K/∂θ) were in the output files.
     pub written: f64,
+    /// The solvers' phase marks while it was computed (`octile::phases`), in seconds since the
+    /// run's start.
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// Every tile of `todo`, computed by one thread per entry of `computes` (the kernel once per GPU,
@@ -213,9 +216,17 @@ pub struct TileTimes {
 /// since `t0`. With several threads the largest tiles go first, so that the last ones are small;
 /// with one, in `todo`'s order. The first error stops the others after their current tile; a
 /// writer that stopped stops them too (its error comes back from its join).
+///
+/// `slot_threads` > 0: each thread's tiles do their host work (pairing, packing, planning,
+/// statuses) on a thread pool of their own of that many threads, rather than all on the global
+/// pool: eight tiles in flight on two GPUs queued their small parallel jobs behind each other's
+/// there (NCI 5K's tiles took 10–90 ms to plan 420 k pairs that one thread plans in ~5 ms;
+/// `results/scale/scale-h200x2-run27.md`). A pool serves its one thread's tiles only, so a
+/// thread waiting on its GPU holds nothing another tile needs.
 pub fn compute_on_devices<'t>(
     job: &Job,
     computes: &[Compute],
+    slot_threads: usize,
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
     t0: std::time::Instant,
@@ -234,12 +245,23 @@ pub fn compute_on_devices<'t>(
             .map(|(worker, compute)| {
                 let (order, next, tx) = (&order, &next, tx.clone());
                 s.spawn(move || -> octile::Result<()> {
+                    let pool = (slot_threads > 0)
+                        .then(|| rayon::ThreadPoolBuilder::new().num_threads(slot_threads).thread_name(move |k| format!("octile-slot{worker}-{k}")).build())
+                        .transpose()
+                        .map_err(|e| OctileError::InvalidConfig(format!("a tile thread's pool of {slot_threads} threads: {e}")));
+                    let pool = pool.inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&tile) = order.get(k) else { return Ok(()) };
                         let start = t0.elapsed().as_secs_f64();
-                        let g = compute_tile(job, compute, diag, tile).inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
-                        let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), ..TileTimes::default() };
+                        let run = || octile::phases::recorded(|| compute_tile(job, compute, diag, tile));
+                        let (g, marks) = match &pool {
+                            Some(p) => p.install(run),
+                            None => run(),
+                        };
+                        let g = g.inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
+                        let phases = marks.into_iter().map(|(what, at)| (what, at.duration_since(t0).as_secs_f64())).collect();
+                        let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), phases, ..TileTimes::default() };
                         // the tile's tally here, beside the GPU's next tile, not on the writer's thread
                         let mut part = Tally::default();
                         part.add(&g, tile, job.mirrored());

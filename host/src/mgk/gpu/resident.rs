@@ -760,8 +760,10 @@ pub fn solve_resident(
     log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
     let plan = plan_with(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
+    crate::phases::mark("planned");
     log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
+    crate::phases::mark("uploaded");
     let out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
     log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     Ok(out)
@@ -798,6 +800,7 @@ pub fn execute(
     // stream of their own, so that a block's download waits for that block's launches only
     let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
     let copy = dev.stream.fork()?;
+    crate::phases::mark("streams");
     let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
     let np = gradient.map_or(0, |g| g.n_hyper as usize);
     let gparams = match gradient {
@@ -822,6 +825,7 @@ pub fn execute(
         for s in &streams {
             s.join(&dev.stream)?;
         }
+        crate::phases::mark("jobs");
         let mut parts: Vec<Part> = Vec::new();
         if trace {
             dev.stream.synchronize()?;
@@ -880,6 +884,7 @@ pub fn execute(
         }
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
+        crate::phases::mark("submitted");
         Ok(InFlight { _jobs: dev_jobs, parts, done })
     };
     let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
@@ -907,12 +912,14 @@ pub fn execute(
             }
         }
         copy.synchronize()?;
+        crate::phases::mark("back");
         if trace {
             log::debug!("resident: block of {} pairs downloaded and stored in {:.3} ms", range.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
         Ok(())
     };
     ctl.pipeline(plan.blocks.iter().map(|b| b.pairs.clone()), submit, collect)?;
+    crate::phases::mark("all back");
     if trace {
         log::debug!("resident: all blocks back at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }

@@ -1,0 +1,50 @@
+//! Phase marks of the calling thread: while a caller records ([`recorded`]), the solvers note
+//! when each phase of a call ended ([`mark`]: packed, planned, launched, back, …) on the thread
+//! that runs the call. The CLI's tiled `gram` lists them per tile in its summary's timeline, which
+//! shows where a tile's time went without synchronizing anything. Without a recording, [`mark`]
+//! is one thread-local read. Imports nothing else of the crate.
+use std::cell::RefCell;
+use std::time::Instant;
+
+thread_local! {
+    static MARKS: RefCell<Option<Vec<(&'static str, Instant)>>> = const { RefCell::new(None) };
+}
+
+/// Note that phase `what` ended now, if this thread is recording.
+pub fn mark(what: &'static str) {
+    MARKS.with(|m| {
+        if let Some(v) = m.borrow_mut().as_mut() {
+            v.push((what, Instant::now()));
+        }
+    });
+}
+
+/// Run `f`, recording the marks this thread makes meanwhile (in order; a recording already under
+/// way is set aside and restored after).
+pub fn recorded<R>(f: impl FnOnce() -> R) -> (R, Vec<(&'static str, Instant)>) {
+    let outer = MARKS.with(|m| m.borrow_mut().replace(Vec::new()));
+    let r = f();
+    let marks = MARKS.with(|m| std::mem::replace(&mut *m.borrow_mut(), outer)).unwrap_or_default();
+    (r, marks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_recorded_in_order_only_while_recording_and_nest() {
+        mark("before");
+        let ((), outer) = recorded(|| {
+            mark("a");
+            let ((), inner) = recorded(|| mark("inner"));
+            assert_eq!(inner.iter().map(|m| m.0).collect::<Vec<_>>(), ["inner"]);
+            mark("b");
+        });
+        assert_eq!(outer.iter().map(|m| m.0).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(outer[0].1 <= outer[1].1);
+        // another thread's marks are its own
+        let ((), mine) = recorded(|| std::thread::spawn(|| mark("elsewhere")).join().unwrap());
+        assert!(mine.is_empty());
+    }
+}
