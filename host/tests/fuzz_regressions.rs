@@ -1,14 +1,13 @@
 //! Inputs the fuzz targets (fuzz/, docs/fuzzing.md) found to crash octile or to break what its API
 //! promises, each with the behaviour it has now. The reproducers are also in the fuzz corpus
 //! (fuzz/corpus/<target>/regress-*), replayed by `scripts/fuzz replay`.
-use octile::io::{Format, read};
-use std::path::PathBuf;
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("octile-fuzz-regress-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+use octile::io::{Format, read};
+
+/// A temporary folder for one test, removed after it (`common::scratch_dir`).
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch_dir(&format!("fuzz-regress-{name}"))
 }
 
 /// fuzz target `tu`, input `regress-graph-id-gap.tu`: the graph indicator 1, 1, 3 names no node of

@@ -2,12 +2,14 @@
 //! equal the library's transform of the same graph (all orbits or `--orbits`, net or `--raw`), the
 //! JSON summary is complete, a set of graphs is their disjoint union, and bad input exits with
 //! code 1 and a message naming file and line.
+mod common;
+
 use octile::graphlets::{Adjacency, Frequencies, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
 use octile::io::mtx;
 use octile::{Backend, graphlets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn octile(args: &[&str]) -> Output {
@@ -18,10 +20,9 @@ fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
-fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("octile-gcli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A temporary folder for one test, removed after it (`common::scratch_dir`).
+fn scratch_dir(tag: &str) -> common::Scratch {
+    common::scratch_dir(&format!("gcli-{tag}"))
 }
 
 fn s(p: &Path) -> &str {

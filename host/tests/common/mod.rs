@@ -12,12 +12,44 @@ pub fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
-/// A fresh per-process temporary folder for one test.
-pub fn scratch_dir(tag: &str) -> PathBuf {
+/// A fresh per-process temporary folder for one test, removed when it goes out of scope (kept
+/// when the test fails, for a look at what it left).
+pub fn scratch_dir(tag: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("octile-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A test's temporary folder ([`scratch_dir`]): a `Path`, removed on drop unless the thread is
+/// panicking.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// Parse our own .npy (float64, C order) back: its shape and values.
