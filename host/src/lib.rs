@@ -19,7 +19,8 @@
 //! - shared by every method: [`graph`] and the readers in [`io`], [`generators`], node orders in
 //!   [`reorder`], [`backend`] choices, memory checks in [`memory`], the GPU runtime [`gpu`], the Gram driver [`gram`]
 //!   ([`GraphKernel`], [`Gram`], [`RunControl`]), and the base modules [`error`], [`matrix`] (the
-//!   [`Gram`] type), [`report`] (typed run reports) and [`phases`] (per-thread phase marks), which import nothing else of the crate;
+//!   [`Gram`] type), [`report`] (typed run reports) and [`phases`] (per-thread phase marks),
+//!   which import nothing else of the crate;
 //! - one module tree per method: [`mgk`], [`sp`] (shortest paths), [`graphlets`] (the fast graphlet
 //!   transform); [`kernels`] builds any of them from a kernel TOML (the CLI and the Python package);
 //! - [`selftest`]: the GPU self-test of the device helpers (tests only).

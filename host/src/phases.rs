@@ -1,6 +1,6 @@
 //! Phase marks of the calling thread: while a caller records ([`recorded`]), the solvers note
-//! when each phase of a call ended ([`mark`]: packed, planned, launched, back, …) on the thread
-//! that runs the call. The CLI's tiled `gram` lists them per tile in its summary's timeline, which
+//! when each phase of a call ended ([`mark`]: paired, packed, planned, submitted, back, …) on the
+//! thread that runs the call. The CLI's tiled `gram` lists them per tile in its summary's timeline, which
 //! shows where a tile's time went without synchronizing anything. Without a recording, [`mark`]
 //! is one thread-local read. Imports nothing else of the crate.
 use std::cell::RefCell;
@@ -22,9 +22,21 @@ pub fn mark(what: &'static str) {
 /// Run `f`, recording the marks this thread makes meanwhile (in order; a recording already under
 /// way is set aside and restored after).
 pub fn recorded<R>(f: impl FnOnce() -> R) -> (R, Vec<(&'static str, Instant)>) {
-    let outer = MARKS.with(|m| m.borrow_mut().replace(Vec::new()));
+    /// Puts the outer recording back, also when `f` panics.
+    struct Restore(Option<Option<Vec<(&'static str, Instant)>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(outer) = self.0.take() {
+                MARKS.with(|m| *m.borrow_mut() = outer);
+            }
+        }
+    }
+    let mut restore = Restore(Some(MARKS.with(|m| m.borrow_mut().replace(Vec::new()))));
     let r = f();
-    let marks = MARKS.with(|m| std::mem::replace(&mut *m.borrow_mut(), outer)).unwrap_or_default();
+    let marks = MARKS.with(|m| m.borrow_mut().take()).unwrap_or_default();
+    if let Some(outer) = restore.0.take() {
+        MARKS.with(|m| *m.borrow_mut() = outer);
+    }
     (r, marks)
 }
 
@@ -46,5 +58,10 @@ mod tests {
         // another thread's marks are its own
         let ((), mine) = recorded(|| std::thread::spawn(|| mark("elsewhere")).join().unwrap());
         assert!(mine.is_empty());
+        // a panic inside a recording leaves the thread not recording (or the outer recording)
+        assert!(std::panic::catch_unwind(|| recorded(|| panic!("in f"))).is_err());
+        mark("after");
+        let ((), after) = recorded(|| ());
+        assert!(after.is_empty());
     }
 }

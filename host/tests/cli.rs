@@ -790,6 +790,35 @@ fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
         let (_, v, _) = run("FB.npy", true, &["--tile-size", "3", "--tiles-in-flight", flight]);
         same(&format!("K(X, Y), {flight} tiles in flight"), &v, &between.values);
     }
+    // the tile threads on pools of their own (OCTILE_SLOT_THREADS; by default on a GPU only): the
+    // same matrix, and each tile's phase marks in the timeline
+    let out = dir.join("P.npy");
+    let args = ["gram", x_in.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--backend", "cpu", "--precision", "f64", "--quiet"];
+    let o = exe()
+        .args(args)
+        .args(["--tile-size", "4", "--tiles-in-flight", "3", "--normalize", "--out", out.to_str().unwrap()])
+        .env("OCTILE_SLOT_THREADS", "2")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    same("K(X) normalized, 3 tiles in flight on pools of 2 threads", &load_npy(&out).1, &norm.values);
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
+    let tl = &s["timeline"];
+    assert_eq!(tl["columns"].as_array().map(Vec::len), Some(10), "{tl}");
+    let tiles = tl["tiles"].as_array().unwrap();
+    assert!(tiles.len() > 1 && Some(tiles.len() as u64) == s["tiles"].as_u64(), "every tile listed: {s}");
+    for t in tiles {
+        let names: Vec<&str> = t[9].as_array().unwrap().iter().map(|m| m[0].as_str().unwrap()).collect();
+        assert_eq!(names, ["paired", "evaluated"], "{t}");
+        let (start, computed) = (t[5].as_f64().unwrap(), t[6].as_f64().unwrap());
+        assert!(t[9].as_array().unwrap().iter().all(|m| (start..=computed).contains(&m[1].as_f64().unwrap())), "marks between start and computed: {t}");
+    }
+    // a bad value is refused before any file is made
+    let bad = dir.join("bad.npy");
+    let o = exe().args(args).args(["--tiles-in-flight", "2", "--out", bad.to_str().unwrap()]).env("OCTILE_SLOT_THREADS", "two").output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("OCTILE_SLOT_THREADS=two"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("bad")), "a file of the refused run was left");
     let (_, v, s) = run("K.csv", false, &["--tile-size", "5"]);
     same("K(X) as CSV", &v, &whole.values);
     assert_eq!(s["tiles_in_flight"].as_u64(), Some(1), "the CPU's default: {s}");

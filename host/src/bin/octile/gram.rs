@@ -277,8 +277,8 @@ fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::Til
     json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written", "phases"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
 }
 
-/// `OCTILE_SLOT_THREADS`: the threads of each GPU tile thread's own pool (0: the global pool), if
-/// set (`tiled::compute_on_devices`).
+/// `OCTILE_SLOT_THREADS`: the threads of each tile thread's own pool when several tiles are in
+/// flight (0: the global pool), if set (`tiled::compute_on_devices`).
 fn slot_threads_from_env() -> Result<Option<usize>> {
     std::env::var("OCTILE_SLOT_THREADS")
         .ok()
@@ -286,7 +286,9 @@ fn slot_threads_from_env() -> Result<Option<usize>> {
         .transpose()
 }
 
-/// Tiles the summary's timeline lists at most (~70 bytes each): a CPU run of 10⁵ graphs has 3·10⁵.
+/// Tiles the summary's timeline lists at most (~100 bytes each on the CPU, 1–3 KB with a GPU's
+/// phase marks as the summary prints them): a CPU run of 10⁵ graphs has 3·10⁵ tiles, a GPU run of
+/// 10⁵ ~1,300.
 const TIMELINE_TILES: usize = 10_000;
 
 /// The gradient file of the output `out`: its stem + `.grad.npy` (`K.npy` → `K.grad.npy`).
@@ -298,6 +300,8 @@ fn gradient_path(out: &Path) -> PathBuf {
 /// builds (given the progress hooks) tile by tile into the output, and write its JSON summary
 /// (`method`: the method's own fields, merged in).
 fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile::Result<Built>, method: serde_json::Value) -> Result<()> {
+    // read before anything is made (a bad value leaves no output behind)
+    let slot_threads_env = slot_threads_from_env()?;
     // a bad output name fails now, not after the computation
     npy::check_output(&a.out)?;
     npy::check_writable(&a.out.with_extension("json"))?;
@@ -375,14 +379,28 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         .map(|k| tiled::Compute::Values(k.as_ref() as &(dyn octile::GraphKernel + Sync)))
         .chain(mgk_per_gpu.iter().map(tiled::Compute::Gradient))
         .collect();
-    // the largest tile's memory, before any file is made (the matrix itself goes to disk); the
-    // worker threads are started first, so that their stacks and allocator arenas (which count
-    // against an address-space limit, ulimit -v) are in what the check sees as used
-    rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
-    let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
-    let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // with several GPUs, `in_flight` tiles computing on each at once
     let in_flight = a.tiles_in_flight.map_or(if gpu { 4 } else { 1 }, |n| n as usize);
+    // several tiles in flight: each tile thread's host work on a pool of its own, the cores
+    // shared out (by default on a GPU; `OCTILE_SLOT_THREADS` sets the size, 0: the global pool)
+    let tile_threads = in_flight * per_device.len().max(1);
+    let slot_threads = match slot_threads_env {
+        _ if tile_threads < 2 => 0,
+        Some(n) => n,
+        None if gpu => (rayon::current_num_threads() / tile_threads).max(1),
+        None => 0,
+    };
+    let pools = tiled::slot_pools(tile_threads, slot_threads)?;
+    // the largest tile's memory, before any file is made (the matrix itself goes to disk); the
+    // worker threads (the global pool's and the tile threads' pools') are started first, so that
+    // their stacks and allocator arenas (which count against an address-space limit, ulimit -v)
+    // are in what the check sees as used
+    rayon::broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
+    for p in &pools {
+        p.broadcast(|_| drop(std::hint::black_box(vec![0u8; 1])));
+    }
+    let (tr, tc) = tiles.iter().map(|t| (t.rows.len(), t.cols.len())).max_by_key(|(r, c)| r * c).unwrap_or((0, 0));
+    let per_entry = (8 * (np as u128 + 1) + 2 * std::mem::size_of::<octile::PairInfo>() as u128 + 16) * if np > 0 { 2 } else { 1 };
     // and the writer's transpose of a tile (× P with ∂K/∂θ)
     let transposing = tr as u128 * tc as u128 * np.max(1) as u128 * 8;
     // each computing thread's tile, as many computed tiles queued for the writer (a thread hands
@@ -424,14 +442,6 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         }
         resume::save(&a.out, finished, pairs_done, pairs_total, &fp, base_summary(secs))
     };
-    // GPU tiles in flight: each tile thread's host work on a pool of its own, the cores shared
-    // out (`OCTILE_SLOT_THREADS` sets the size; 0: all on the global pool, as on the CPU backend)
-    let tile_threads = in_flight * per_device.len().max(1);
-    let slot_threads = match slot_threads_from_env()? {
-        Some(n) => n,
-        None if gpu && tile_threads > 1 => (rayon::current_num_threads() / tile_threads).max(1),
-        None => 0,
-    };
     // tiles are computed here and written (with the tally) by a writer thread, so writing tile k
     // overlaps computing tile k + 1
     let outcome = (|| -> octile::Result<()> {
@@ -463,7 +473,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
                 }
                 Ok(())
             });
-            let computed = tiled::compute_on_devices(job, &computes, slot_threads, diag.as_ref(), &todo, t, &tx);
+            let computed = tiled::compute_on_devices(job, &computes, &pools, diag.as_ref(), &todo, t, &tx);
             drop(tx);
             let written = writer.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("the tile writer thread panicked".into())));
             // a write error first (it stopped the run), else the computation's

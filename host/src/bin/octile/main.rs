@@ -22,7 +22,8 @@ struct Cli {
     #[arg(short, long, global = true)]
     verbose: bool,
     /// Worker threads of the CPU backend and of the host-side work (reading, packing, writing).
-    /// Default: every core of the machine, or RAYON_NUM_THREADS where it is set.
+    /// Default: every core of the machine, or RAYON_NUM_THREADS where it is set. GPU tiles in
+    /// flight share these out among pools of their own, beside the pool that reads and writes.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// The GPUs to use: "all" or ordinals such as "0,1" (CUDA's numbering). `gram` with the

@@ -217,16 +217,13 @@ pub struct TileTimes {
 /// with one, in `todo`'s order. The first error stops the others after their current tile; a
 /// writer that stopped stops them too (its error comes back from its join).
 ///
-/// `slot_threads` > 0: each thread's tiles do their host work (pairing, packing, planning,
-/// statuses) on a thread pool of their own of that many threads, rather than all on the global
-/// pool: eight tiles in flight on two GPUs queued their small parallel jobs behind each other's
-/// there (NCI 5K's tiles took 10–90 ms to plan 420 k pairs that one thread plans in ~5 ms;
-/// `results/scale/scale-h200x2-run27.md`). A pool serves its one thread's tiles only, so a
-/// thread waiting on its GPU holds nothing another tile needs.
+/// `pools` (one per entry of `computes`, or none): each thread's tiles do their host work
+/// (pairing, packing, planning, statuses) on its own pool ([`slot_pools`]) rather than all on the
+/// global one.
 pub fn compute_on_devices<'t>(
     job: &Job,
     computes: &[Compute],
-    slot_threads: usize,
+    pools: &[rayon::ThreadPool],
     diag: Option<&Diagonals>,
     todo: &[&'t Tile],
     t0: std::time::Instant,
@@ -245,17 +242,13 @@ pub fn compute_on_devices<'t>(
             .map(|(worker, compute)| {
                 let (order, next, tx) = (&order, &next, tx.clone());
                 s.spawn(move || -> octile::Result<()> {
-                    let pool = (slot_threads > 0)
-                        .then(|| rayon::ThreadPoolBuilder::new().num_threads(slot_threads).thread_name(move |k| format!("octile-slot{worker}-{k}")).build())
-                        .transpose()
-                        .map_err(|e| OctileError::InvalidConfig(format!("a tile thread's pool of {slot_threads} threads: {e}")));
-                    let pool = pool.inspect_err(|_| next.store(order.len(), Ordering::Relaxed))?;
+                    let pool = pools.get(worker);
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&tile) = order.get(k) else { return Ok(()) };
                         let start = t0.elapsed().as_secs_f64();
                         let run = || octile::phases::recorded(|| compute_tile(job, compute, diag, tile));
-                        let (g, marks) = match &pool {
+                        let (g, marks) = match pool {
                             Some(p) => p.install(run),
                             None => run(),
                         };
@@ -278,6 +271,27 @@ pub fn compute_on_devices<'t>(
             workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(OctileError::InvalidConfig("a GPU's tile thread panicked".into())))).collect();
         results.into_iter().collect()
     })
+}
+
+/// `threads` thread pools of `size` threads each (none when `size` is 0), one per tile thread of
+/// [`compute_on_devices`]: eight GPU tiles in flight (two GPUs × four) put their many small
+/// parallel jobs on the one global pool, queued behind each other's (NCI 5K's tiles took 10–90 ms
+/// to plan 420 k pairs that one thread plans in ~5 ms; `results/scale/scale-h200x2-run27.md`). A
+/// pool serves its one thread's tiles only, so a thread waiting on its GPU holds nothing another
+/// tile needs.
+pub fn slot_pools(threads: usize, size: usize) -> octile::Result<Vec<rayon::ThreadPool>> {
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    (0..threads)
+        .map(|k| {
+            rayon::ThreadPoolBuilder::new().num_threads(size).thread_name(move |i| format!("octile-tile{k}-{i}")).build().map_err(|e| {
+                OctileError::Internal(format!(
+                    "starting tile thread {k}'s pool of {size} threads: {e} (OCTILE_SLOT_THREADS=0 puts every tile on the global pool)"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Compute `tile` (normalized with `diag` when the job is): its entries (local), with the gradient
