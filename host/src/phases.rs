@@ -1,8 +1,8 @@
 //! Phase marks of the calling thread: while a caller records ([`recorded`]), the solvers note
 //! when each phase of a call ended ([`mark`]: paired, packed, planned, submitted, back, …) on the
-//! thread that runs the call. The CLI's tiled `gram` lists them per tile in its summary's timeline, which
-//! shows where a tile's time went without synchronizing anything. Without a recording, [`mark`]
-//! is one thread-local read. Imports nothing else of the crate.
+//! thread that runs the call. The CLI's tiled `gram` lists them per tile in its summary's
+//! timeline, which shows where a tile's time went without synchronizing anything. Without a
+//! recording, [`mark`] is one thread-local read. Imports nothing else of the crate.
 use std::cell::RefCell;
 use std::time::Instant;
 
