@@ -22,21 +22,18 @@ pub fn mark(what: &'static str) {
 /// Run `f`, recording the marks this thread makes meanwhile (in order; a recording already under
 /// way is set aside and restored after).
 pub fn recorded<R>(f: impl FnOnce() -> R) -> (R, Vec<(&'static str, Instant)>) {
-    /// Puts the outer recording back, also when `f` panics.
-    struct Restore(Option<Option<Vec<(&'static str, Instant)>>>);
+    /// Puts the outer recording back when dropped: after `f`, or while `f` panics.
+    struct Restore(Option<Vec<(&'static str, Instant)>>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            if let Some(outer) = self.0.take() {
-                MARKS.with(|m| *m.borrow_mut() = outer);
-            }
+            let outer = self.0.take();
+            MARKS.with(|m| *m.borrow_mut() = outer);
         }
     }
-    let mut restore = Restore(Some(MARKS.with(|m| m.borrow_mut().replace(Vec::new()))));
+    let restore = Restore(MARKS.with(|m| m.borrow_mut().replace(Vec::new())));
     let r = f();
     let marks = MARKS.with(|m| m.borrow_mut().take()).unwrap_or_default();
-    if let Some(outer) = restore.0.take() {
-        MARKS.with(|m| *m.borrow_mut() = outer);
-    }
+    drop(restore);
     (r, marks)
 }
 
