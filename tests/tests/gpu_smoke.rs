@@ -71,3 +71,41 @@ fn gpu_intrinsics_smoke() {
     }
     println!("PASS gpu_intrinsics_smoke on {}", dev.describe());
 }
+
+/// The pinned pool: values survive a round trip through the GPU from a lent buffer into another
+/// (pinned and heap-backed sizes alike), a returned pinned buffer is lent again rather than
+/// pinned anew, and a view past a buffer's end is an error, not a panic.
+#[test]
+fn pinned_pool_round_trip_and_reuse() {
+    if !gpu_or_skip("pinned_pool_round_trip_and_reuse") {
+        return;
+    }
+    let dev = octile::gpu::device().unwrap();
+    for n in [3usize, 1000, (3 << 20) / 8 + 5] {
+        let mut up = dev.pinned.take(n * 8, &dev.stream).unwrap();
+        let src = up.view_mut::<u64>(n).unwrap();
+        for (i, v) in src.iter_mut().enumerate() {
+            *v = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        let on_gpu = dev.stream.clone_htod(&*src).unwrap();
+        up.record().unwrap();
+        let mut down = dev.pinned.take(n * 8, &dev.stream).unwrap();
+        dev.stream.memcpy_dtoh(&on_gpu, down.view_mut::<u64>(n).unwrap()).unwrap();
+        down.record().unwrap();
+        down.wait().unwrap();
+        let back = down.view_mut::<u64>(n).unwrap();
+        for (i, &v) in back.iter().enumerate() {
+            let want = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            assert_eq!(v, want, "n {n}, index {i}: actual {v:#x}, expected {want:#x}");
+        }
+        assert!(down.view_mut::<u64>(usize::MAX / 4).is_err(), "n {n}: a view past the end must be refused");
+    }
+    // a pinned buffer given back is lent again: the same memory (a size no earlier buffer has,
+    // so this is the one buffer of the pool that fits)
+    let first = {
+        let mut a = dev.pinned.take(9 << 20, &dev.stream).unwrap();
+        a.view_mut::<u8>(1).unwrap().as_ptr() as usize
+    };
+    let mut b = dev.pinned.take(9 << 20, &dev.stream).unwrap();
+    assert_eq!(b.view_mut::<u8>(1).unwrap().as_ptr() as usize, first, "a returned buffer of the right size was not reused");
+}

@@ -5,6 +5,7 @@
 //! here; each method's launches (e.g. `mgk::gpu::launch`) wrap its `unsafe` kernel launches behind
 //! safe functions that check the contract first, using [`GpuDevice::function`] and its stream.
 
+pub mod pinned;
 pub mod staging;
 
 use crate::error::OctileError;
@@ -45,6 +46,12 @@ pub struct GpuDevice {
     pub max_smem_optin_bytes: usize,
     /// Where the kernels came from: "cubin" (built for this architecture) or "PTX (JIT)".
     pub kernels_from: &'static str,
+    /// Page-locked host buffers for copies that must not stop the calling thread.
+    pub pinned: pinned::PinnedPool,
+    /// Held while one caller queues a batch of launches that should reach the GPU together (a
+    /// GPU tile's block of launches): batches of several threads then do not interleave, so the
+    /// GPU finishes them one after another instead of all at once at the end.
+    pub submission: Mutex<()>,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -360,6 +367,8 @@ fn init(opts: &GpuOptions, ordinal: usize) -> Result<Arc<GpuDevice>, String> {
     let total_mem_bytes = ctx.total_mem().map_err(|e| e.to_string())?;
     let name = ctx.name().map_err(|e| e.to_string())?;
     Ok(Arc::new(GpuDevice {
+        pinned: pinned::PinnedPool::new(ctx.clone()),
+        submission: Mutex::new(()),
         ctx,
         stream,
         module,

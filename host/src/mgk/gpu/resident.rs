@@ -815,13 +815,20 @@ pub fn execute(
     // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
     let mut out: Vec<PairStatus> = vec![PairStatus::default(); pairs.len()];
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
-    // download staging, reused by every block (no fresh pages per block)
-    let (mut stage_status, mut stage_grads): (Vec<PairStatus>, Vec<f64>) = (Vec::new(), Vec::new());
-    let submit = |range: std::ops::Range<usize>| -> Result<InFlight> {
+    let submit = |range: std::ops::Range<usize>| -> Result<InFlight<'_>> {
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
-        let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+        // the jobs are built in pinned memory: their upload does not stop this thread
+        // (`crate::gpu::pinned`), and the buffer goes back to the pool once the block is done
+        let mut host_jobs = dev.pinned.take(range.len() * std::mem::size_of::<PairJob>(), &dev.stream)?;
+        let jobs = host_jobs.view_mut::<PairJob>(range.len())?;
+        for (j, &k) in jobs.iter_mut().zip(&plan.order[range.clone()]) {
+            *j = PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 };
+        }
         let tb = std::time::Instant::now();
-        let dev_jobs = dev.stream.clone_htod(&jobs)?;
+        let dev_jobs = dev.stream.clone_htod(&*jobs)?;
+        host_jobs.record()?;
+        // (read below for the launches' checks while the upload reads it too)
+        let jobs = host_jobs.view_mut::<PairJob>(range.len())?;
         for s in &streams {
             s.join(&dev.stream)?;
         }
@@ -831,6 +838,11 @@ pub fn execute(
             dev.stream.synchronize()?;
             log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
+        // the block's launches reach the GPU together, not interleaved with another tile's: the
+        // GPU runs launches in about the order they come, so interleaved tiles all ended at
+        // once and all started their host work at once (the GPU idle meanwhile); in order,
+        // one tile ends while the others still run, and its next tile's host work overlaps them
+        let _in_order = dev.submission.lock().map_err(|_| OctileError::Internal("submission lock poisoned by a panic".into()))?;
         for pl in &plan.launches[block.launches.clone()] {
             let (l, grid) = (pl.launch, pl.grid);
             let (start, end) = (pl.pairs.start - range.start, pl.pairs.end - range.start);
@@ -885,33 +897,56 @@ pub fn execute(
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
         crate::phases::mark("submitted");
-        Ok(InFlight { _jobs: dev_jobs, parts, done })
+        Ok(InFlight { _jobs: dev_jobs, _host_jobs: host_jobs, parts, done })
     };
-    let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
+    let collect = |range: std::ops::Range<usize>, f: InFlight<'_>| -> Result<()> {
         let tb = std::time::Instant::now();
         for e in &f.done {
             copy.wait(e)?;
         }
+        // every part's statuses (and ∂K/∂θ) into pinned memory, asynchronously, then one wait on
+        // this thread's own event: a copy into pageable memory would hold the driver's staging
+        // until the block's launches end, and with it the other tiles' uploads
+        let total: usize = f.parts.iter().map(|p| p.status.len()).sum();
+        let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), &copy)?;
+        let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), &copy)?) } else { None };
+        {
+            let statuses = stage.view_mut::<PairStatus>(total)?;
+            let mut grads_view = match stage_grads.as_mut() {
+                Some(g) => Some(g.view_mut::<f64>(total * np)?),
+                None => None,
+            };
+            let mut at = 0;
+            for part in &f.parts {
+                let n = part.status.len();
+                copy.memcpy_dtoh(&part.status, &mut statuses[at..at + n])?;
+                if let (Some(g), Some(view)) = (&part.grad, grads_view.as_deref_mut()) {
+                    copy.memcpy_dtoh(&g.slice(..n * np), &mut view[at * np..(at + n) * np])?;
+                }
+                at += n;
+            }
+        }
+        stage.record()?;
+        stage.wait()?;
+        let statuses = stage.view_mut::<PairStatus>(total)?;
+        let grads_back: &[f64] = match stage_grads.as_mut() {
+            Some(g) => g.view_mut::<f64>(total * np)?,
+            None => &[],
+        };
+        let mut at = 0;
         for part in &f.parts {
             let n = part.status.len();
-            stage_status.resize(n, PairStatus::default());
-            // pageable destination: returns once the copy is done
-            copy.memcpy_dtoh(&part.status, &mut stage_status[..])?;
-            if let Some(g) = &part.grad {
-                stage_grads.resize(n * np, 0.0);
-                copy.memcpy_dtoh(&g.slice(..n * np), &mut stage_grads[..])?;
-            }
             let order = &plan.order[range.start + part.offset..range.start + part.offset + n];
-            for (i, (st, &k)) in stage_status.iter().zip(order).enumerate() {
+            for (i, (st, &k)) in statuses[at..at + n].iter().zip(order).enumerate() {
                 if st.converged == 1 {
                     out[k] = *st;
                     if np > 0 {
-                        grads[k * np..(k + 1) * np].copy_from_slice(&stage_grads[i * np..(i + 1) * np]);
+                        grads[k * np..(k + 1) * np].copy_from_slice(&grads_back[(at + i) * np..(at + i + 1) * np]);
                     }
                 }
             }
+            at += n;
         }
-        copy.synchronize()?;
         crate::phases::mark("back");
         if trace {
             log::debug!("resident: block of {} pairs downloaded and stored in {:.3} ms", range.len(), tb.elapsed().as_secs_f64() * 1e3);
@@ -950,10 +985,12 @@ struct Part {
     grad: Option<CudaSlice<f64>>,
 }
 
-/// A submitted stream block: its uploaded jobs (alive until its launches end), its launches'
-/// outputs, and an event per stream recorded after its last launch there.
-struct InFlight {
+/// A submitted stream block: its uploaded jobs and their pinned host copy (alive until its
+/// launches end), its launches' outputs, and an event per stream recorded after its last launch
+/// there.
+struct InFlight<'a> {
     _jobs: CudaSlice<PairJob>,
+    _host_jobs: crate::gpu::pinned::Lent<'a>,
     parts: Vec<Part>,
     done: Vec<cudarc::driver::CudaEvent>,
 }

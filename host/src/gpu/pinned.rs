@@ -1,0 +1,144 @@
+//! Page-locked host buffers, pinned once and lent out again and again: the host side of
+//! copies that must not stop the calling thread.
+//!
+//! Why: a copy between the GPU and ordinary (pageable) host memory goes through the driver's
+//! own staging, and a device → host copy into pageable memory returns only when the copy is
+//! done — that is, when every launch before it on its stream is done. With several GPU tiles
+//! in flight on one device, one tile's thread sat in such a copy while the others' uploads,
+//! launches and even planning waited for it (phase marks: 40–100 ms with nothing to do). From
+//! pinned memory the copies are asynchronous; the caller waits on an event of its own.
+//! Pinning is slow (the driver locks every page) and freeing pinned memory synchronizes the
+//! device, so buffers are kept for the process and lent out. Small requests (under
+//! [`PINNED_MIN_BYTES`]) get ordinary memory instead: their copies are short, and pinning a
+//! buffer for them cost a small call (MUTAG's 17,766 pairs) more than it saved.
+//!
+//! ```text
+//! pool:  [ 4 MiB ][ 8 MiB ][ 4 MiB ] …   free buffers, each at least 1 MiB, a power of two
+//! take(bytes, stream) → Lent: the smallest free buffer that holds `bytes`, else a new one
+//!                       (under PINNED_MIN_BYTES: a heap buffer, not pooled)
+//! Lent: typed views (&mut [T] of plain-number T) for copies on `stream`, an event recorded
+//!       after its last copy (record); dropped → waits for that event (none recorded: for all
+//!       of `stream`'s work so far), then goes back to the pool
+//! ```
+use crate::error::{OctileError, Result};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
+use std::sync::{Arc, Mutex};
+
+/// The smallest buffer the pool pins (smaller pinned requests share its size class).
+const MIN_BUFFER_BYTES: usize = 1 << 20;
+/// Requests smaller than this get heap memory, not pinned.
+pub const PINNED_MIN_BYTES: usize = 1 << 19;
+
+/// Pinned buffers of one context, free for the taking.
+pub struct PinnedPool {
+    ctx: Arc<CudaContext>,
+    free: Mutex<Vec<PinnedHostSlice<u8>>>,
+}
+
+impl PinnedPool {
+    /// An empty pool on `ctx`.
+    pub fn new(ctx: Arc<CudaContext>) -> Self {
+        PinnedPool { ctx, free: Mutex::new(Vec::new()) }
+    }
+
+    /// A buffer of at least `bytes` bytes for copies on `stream`, pinned now if no free one is
+    /// that large.
+    pub fn take(&self, bytes: usize, stream: &Arc<CudaStream>) -> Result<Lent<'_>> {
+        let stream = stream.clone();
+        if bytes < PINNED_MIN_BYTES {
+            return Ok(Lent { pool: self, buf: Some(Buffer::Heap(vec![0u64; bytes.div_ceil(8)])), stream, done: None });
+        }
+        let mut free = self.free.lock().map_err(|_| OctileError::Internal("pinned buffer pool poisoned by a panic".into()))?;
+        let fit = free.iter().enumerate().filter(|(_, b)| b.len() >= bytes).min_by_key(|(_, b)| b.len()).map(|(i, _)| i);
+        let buf = match fit {
+            Some(i) => free.swap_remove(i),
+            None => {
+                drop(free);
+                let size = bytes.max(MIN_BUFFER_BYTES).next_power_of_two();
+                // SAFETY: page-locked host memory of `size` bytes (u8: any bits are valid);
+                // flags 0: cached, so the host reads it at full speed (write-combined memory
+                // is not); typed views of it are only read after the copies into it are done
+                // (the caller's events) and `Lent` waits for its event before lending it again.
+                unsafe { self.ctx.alloc_pinned_with_flags::<u8>(size, 0) }?
+            }
+        };
+        Ok(Lent { pool: self, buf: Some(Buffer::Pinned(buf)), stream, done: None })
+    }
+}
+
+/// A buffer lent by a [`PinnedPool`] for copies on one stream; back to the pool when dropped (if
+/// pinned), once its copies are done: those before [`Lent::record`], or — nothing recorded, e.g.
+/// an error between queueing a copy and recording it — all of the stream's work queued so far.
+pub struct Lent<'a> {
+    pool: &'a PinnedPool,
+    buf: Option<Buffer>,
+    stream: Arc<CudaStream>,
+    done: Option<CudaEvent>,
+}
+
+/// What a [`Lent`] holds: pinned memory of the pool, or (small requests) 8-byte-aligned heap memory.
+enum Buffer {
+    Pinned(PinnedHostSlice<u8>),
+    Heap(Vec<u64>),
+}
+
+impl Lent<'_> {
+    /// The buffer's first `len` values as `T` (a plain number type: any bits are valid; pinned
+    /// buffers are page-aligned, heap ones 8-byte aligned: a `T` aligned to more is refused).
+    /// Read it only when no copy into those bytes is in flight, write it only when no copy out
+    /// of them is (after [`Lent::wait`]).
+    pub fn view_mut<T: DeviceRepr + ValidAsZeroBits + Copy>(&mut self, len: usize) -> Result<&mut [T]> {
+        let raw: &mut [u8] = match self.buf.as_mut() {
+            Some(Buffer::Pinned(p)) => p.as_mut_slice()?,
+            // SAFETY: the Vec's own bytes (u64 → u8: any bits are valid, alignment only shrinks)
+            Some(Buffer::Heap(v)) => unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) },
+            None => return Err(OctileError::Internal("pinned buffer already returned".into())),
+        };
+        if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > raw.len()) {
+            return Err(OctileError::Internal(format!("{len} values of {} bytes in a buffer of {}", std::mem::size_of::<T>(), raw.len())));
+        }
+        if raw.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
+            return Err(OctileError::Internal("pinned buffer not aligned for its values".into()));
+        }
+        // SAFETY: the bytes are ours (a unique borrow of the buffer), large enough (checked) and
+        // aligned for T (checked: pinned memory is page-aligned, the heap's 8-byte); T is a plain number type for which any bits are valid
+        // (ValidAsZeroBits + DeviceRepr: the repr(C) structs the kernels exchange).
+        Ok(unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr() as *mut T, len) })
+    }
+
+    /// Mark the end of the copies queued on its stream so far: [`Lent::wait`] and the return to
+    /// the pool wait for it.
+    pub fn record(&mut self) -> Result<()> {
+        self.done = Some(self.stream.record_event(None)?);
+        Ok(())
+    }
+
+    /// Wait until the copies recorded last have finished.
+    pub fn wait(&self) -> Result<()> {
+        if let Some(e) = &self.done {
+            e.synchronize()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        // a copy may still be reading or writing it: lend it again only once that is done; if
+        // that cannot be known (a failed wait), keep the buffer out of the pool for good
+        if self.done.is_none() && matches!(self.buf, Some(Buffer::Pinned(_))) {
+            self.done = self.stream.record_event(None).ok();
+            if self.done.is_none() {
+                std::mem::forget(self.buf.take());
+                return;
+            }
+        }
+        if self.wait().is_err() {
+            std::mem::forget(self.buf.take());
+            return;
+        }
+        if let (Some(Buffer::Pinned(buf)), Ok(mut free)) = (self.buf.take(), self.pool.free.lock()) {
+            free.push(buf);
+        }
+    }
+}
