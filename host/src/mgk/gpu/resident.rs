@@ -815,6 +815,8 @@ pub fn execute(
     // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
     let mut out: Vec<PairStatus> = vec![PairStatus::default(); pairs.len()];
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
+    // the submission lock kept from the first block's submission to the second's
+    let held: std::cell::RefCell<Option<std::sync::MutexGuard<'_, ()>>> = std::cell::RefCell::new(None);
     let submit = |range: std::ops::Range<usize>| -> Result<InFlight<'_>> {
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
         // the jobs are built in pinned memory: their upload does not stop this thread
@@ -841,8 +843,13 @@ pub fn execute(
         // the block's launches reach the GPU together, not interleaved with another tile's: the
         // GPU runs launches in about the order they come, so interleaved tiles all ended at
         // once and all started their host work at once (the GPU idle meanwhile); in order,
-        // one tile ends while the others still run, and its next tile's host work overlaps them
-        let _in_order = dev.submission.lock().map_err(|_| OctileError::Internal("submission lock poisoned by a panic".into()))?;
+        // one tile ends while the others still run, and its next tile's host work overlaps them.
+        // The first block keeps the lock until the second is queued too (the pipeline queues
+        // the second before it waits for the first), so a tile of two blocks is queued whole
+        let in_order = match held.borrow_mut().take() {
+            Some(g) => g,
+            None => dev.submission.lock().map_err(|_| OctileError::Internal("submission lock poisoned by a panic".into()))?,
+        };
         for pl in &plan.launches[block.launches.clone()] {
             let (l, grid) = (pl.launch, pl.grid);
             let (start, end) = (pl.pairs.start - range.start, pl.pairs.end - range.start);
@@ -894,12 +901,20 @@ pub fn execute(
             launches += 1;
             teams_seen.insert(TeamKind::of(l));
         }
+        if range.start == 0 && plan.blocks.len() > 1 {
+            *held.borrow_mut() = Some(in_order);
+        } else {
+            drop(in_order);
+        }
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
         crate::phases::mark("submitted");
         Ok(InFlight { _jobs: dev_jobs, _host_jobs: host_jobs, parts, done })
     };
     let collect = |range: std::ops::Range<usize>, f: InFlight<'_>| -> Result<()> {
+        // never wait for the GPU holding the submission lock (the second block was not queued:
+        // a cancellation)
+        held.borrow_mut().take();
         let tb = std::time::Instant::now();
         for e in &f.done {
             copy.wait(e)?;
