@@ -1,4 +1,5 @@
 //! The embedded PTX and the device intrinsics.
+use octile::gpu::pinned::Direction;
 use octile_tests::gpu_or_skip;
 use octile_types::Kernel;
 use octile_types::names::{SMOKE_BLOCK_THREADS, SMOKE_WORDS_PER_THREAD};
@@ -82,14 +83,14 @@ fn pinned_pool_round_trip_and_reuse() {
     }
     let dev = octile::gpu::device().unwrap();
     for n in [3usize, 1000, (3 << 20) / 8 + 5] {
-        let mut up = dev.pinned.take(n * 8, &dev.stream).unwrap();
+        let mut up = dev.pinned.take(n * 8, Direction::Up, &dev.stream).unwrap();
         let src = up.view_mut::<u64>(n).unwrap();
         for (i, v) in src.iter_mut().enumerate() {
             *v = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
         let on_gpu = dev.stream.clone_htod(&*src).unwrap();
         up.record().unwrap();
-        let mut down = dev.pinned.take(n * 8, &dev.stream).unwrap();
+        let mut down = dev.pinned.take(n * 8, Direction::Down, &dev.stream).unwrap();
         dev.stream.memcpy_dtoh(&on_gpu, down.view_mut::<u64>(n).unwrap()).unwrap();
         down.record().unwrap();
         down.wait().unwrap();
@@ -103,9 +104,9 @@ fn pinned_pool_round_trip_and_reuse() {
     // a pinned buffer given back is lent again: the same memory (a size no earlier buffer has,
     // so this is the one buffer of the pool that fits)
     let first = {
-        let mut a = dev.pinned.take(9 << 20, &dev.stream).unwrap();
+        let mut a = dev.pinned.take(9 << 20, Direction::Up, &dev.stream).unwrap();
         a.view_mut::<u8>(1).unwrap().as_ptr() as usize
     };
-    let mut b = dev.pinned.take(9 << 20, &dev.stream).unwrap();
+    let mut b = dev.pinned.take(9 << 20, Direction::Up, &dev.stream).unwrap();
     assert_eq!(b.view_mut::<u8>(1).unwrap().as_ptr() as usize, first, "a returned buffer of the right size was not reused");
 }

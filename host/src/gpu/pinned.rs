@@ -14,20 +14,57 @@
 //!
 //! ```text
 //! pool:  [ 4 MiB ][ 8 MiB ][ 4 MiB ] …   free buffers, each at least 1 MiB, a power of two
-//! take(bytes, stream) → Lent: the smallest free buffer that holds `bytes`, else a new one
-//!                       (under PINNED_MIN_BYTES: a heap buffer, not pooled)
-//! Lent: typed views (&mut [T] of plain-number T) for copies on `stream`, an event recorded
-//!       after its last copy (record); dropped → waits for that event (none recorded: for all
-//!       of `stream`'s work so far), then goes back to the pool
+//! take(bytes, direction, stream) → Lent: the smallest free buffer that holds `bytes`, else a
+//!                       new one (under PINNED_MIN_BYTES: a heap buffer, not pooled)
+//! Lent: typed views of plain values for copies on `stream` in one direction, an event recorded
+//!       after its last copy (record); a view waits for that event where a copy could race it
+//!       (writing: always; reading: after a download); dropped → waits for it (none recorded:
+//!       for all of `stream`'s work so far), then goes back to the pool
 //! ```
 use crate::error::{OctileError, Result};
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
-use std::sync::{Arc, Mutex};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
+use octile_types::{PairJob, PairStatus};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The smallest buffer the pool pins (smaller pinned requests share its size class).
 const MIN_BUFFER_BYTES: usize = 1 << 20;
 /// Requests smaller than this get heap memory, not pinned.
 pub const PINNED_MIN_BYTES: usize = 1 << 19;
+
+/// Which way a lent buffer's copies go: what a view of it may do while they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Host → device: the copies only read the buffer, so reading it never waits.
+    Up,
+    /// Device → host: the copies write it; every view waits for them.
+    Down,
+}
+
+/// Plain values a lent buffer may be viewed as: `Copy`, `repr(C)` or primitive, every bit
+/// pattern valid, alignment at most 8 (what the heap buffers give).
+///
+/// # Safety
+/// Implement it only for types of which any bytes are a valid value.
+pub unsafe trait Plain: Copy {}
+// SAFETY: primitive numbers: any bits are a value.
+unsafe impl Plain for u8 {}
+// SAFETY: as above.
+unsafe impl Plain for u32 {}
+// SAFETY: as above.
+unsafe impl Plain for u64 {}
+// SAFETY: as above.
+unsafe impl Plain for f32 {}
+// SAFETY: as above.
+unsafe impl Plain for f64 {}
+// SAFETY: repr(C) structs of u32/u64 fields without padding (shared-types asserts their sizes).
+unsafe impl Plain for PairJob {}
+// SAFETY: repr(C) of f64, f64, u32, u32: any bits are a value.
+unsafe impl Plain for PairStatus {}
+
+/// The pool's list, usable after a panic elsewhere (it guards no invariant a panic can break).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Pinned buffers of one context, free for the taking.
 pub struct PinnedPool {
@@ -41,14 +78,14 @@ impl PinnedPool {
         PinnedPool { ctx, free: Mutex::new(Vec::new()) }
     }
 
-    /// A buffer of at least `bytes` bytes for copies on `stream`, pinned now if no free one is
-    /// that large.
-    pub fn take(&self, bytes: usize, stream: &Arc<CudaStream>) -> Result<Lent<'_>> {
+    /// A buffer of at least `bytes` bytes for copies on `stream` in `direction`, pinned now if
+    /// no free one is that large.
+    pub fn take(&self, bytes: usize, direction: Direction, stream: &Arc<CudaStream>) -> Result<Lent<'_>> {
         let stream = stream.clone();
         if bytes < PINNED_MIN_BYTES {
-            return Ok(Lent { pool: self, buf: Some(Buffer::Heap(vec![0u64; bytes.div_ceil(8)])), stream, done: None });
+            return Ok(Lent { pool: self, buf: Some(Buffer::Heap(vec![0u64; bytes.div_ceil(8)])), direction, stream, done: None });
         }
-        let mut free = self.free.lock().map_err(|_| OctileError::Internal("pinned buffer pool poisoned by a panic".into()))?;
+        let mut free = lock(&self.free);
         let fit = free.iter().enumerate().filter(|(_, b)| b.len() >= bytes).min_by_key(|(_, b)| b.len()).map(|(i, _)| i);
         let buf = match fit {
             Some(i) => free.swap_remove(i),
@@ -62,7 +99,7 @@ impl PinnedPool {
                 unsafe { self.ctx.alloc_pinned_with_flags::<u8>(size, 0) }?
             }
         };
-        Ok(Lent { pool: self, buf: Some(Buffer::Pinned(buf)), stream, done: None })
+        Ok(Lent { pool: self, buf: Some(Buffer::Pinned(buf)), direction, stream, done: None })
     }
 }
 
@@ -72,6 +109,7 @@ impl PinnedPool {
 pub struct Lent<'a> {
     pool: &'a PinnedPool,
     buf: Option<Buffer>,
+    direction: Direction,
     stream: Arc<CudaStream>,
     done: Option<CudaEvent>,
 }
@@ -83,31 +121,44 @@ enum Buffer {
 }
 
 impl Lent<'_> {
-    /// The buffer's first `len` values as `T` (a plain number type: any bits are valid; pinned
-    /// buffers are page-aligned, heap ones 8-byte aligned: a `T` aligned to more is refused).
-    /// Read it only when no copy into those bytes is in flight, write it only when no copy out
-    /// of them is (after [`Lent::wait`]).
-    pub fn view_mut<T: DeviceRepr + ValidAsZeroBits + Copy>(&mut self, len: usize) -> Result<&mut [T]> {
-        let raw: &mut [u8] = match self.buf.as_mut() {
+    /// The buffer's first `len` values as `T`, to fill (an upload's source) or to read back (a
+    /// download's result): waits first for the copies recorded last, so no copy runs beside the
+    /// borrow. Pinned buffers are page-aligned, heap ones 8-byte aligned.
+    pub fn view_mut<T: Plain>(&mut self, len: usize) -> Result<&mut [T]> {
+        self.wait()?;
+        let raw = self.bytes()?;
+        let (ptr, n) = (raw.as_mut_ptr(), raw.len());
+        check::<T>(ptr, n, len)?;
+        // SAFETY: the bytes are ours (a unique borrow of the buffer, no copy in flight: waited
+        // above), large enough and aligned for T (checked); any bytes are a T (Plain).
+        Ok(unsafe { std::slice::from_raw_parts_mut(ptr as *mut T, len) })
+    }
+
+    /// The buffer's first `len` values as `T`, to read while an upload from it may still run
+    /// (it only reads them); a download's buffer waits for its copies first.
+    pub fn view<T: Plain>(&mut self, len: usize) -> Result<&[T]> {
+        if self.direction == Direction::Down {
+            self.wait()?;
+        }
+        let raw = self.bytes()?;
+        let (ptr, n) = (raw.as_mut_ptr(), raw.len());
+        check::<T>(ptr, n, len)?;
+        // SAFETY: as in view_mut; an upload running beside this shared borrow only reads the bytes.
+        Ok(unsafe { std::slice::from_raw_parts(ptr as *const T, len) })
+    }
+
+    /// The buffer's bytes.
+    fn bytes(&mut self) -> Result<&mut [u8]> {
+        Ok(match self.buf.as_mut() {
             Some(Buffer::Pinned(p)) => p.as_mut_slice()?,
             // SAFETY: the Vec's own bytes (u64 → u8: any bits are valid, alignment only shrinks)
             Some(Buffer::Heap(v)) => unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) },
             None => return Err(OctileError::Internal("pinned buffer already returned".into())),
-        };
-        if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > raw.len()) {
-            return Err(OctileError::Internal(format!("{len} values of {} bytes in a buffer of {}", std::mem::size_of::<T>(), raw.len())));
-        }
-        if raw.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
-            return Err(OctileError::Internal("pinned buffer not aligned for its values".into()));
-        }
-        // SAFETY: the bytes are ours (a unique borrow of the buffer), large enough (checked) and
-        // aligned for T (checked: pinned memory is page-aligned, the heap's 8-byte); T is a plain number type for which any bits are valid
-        // (ValidAsZeroBits + DeviceRepr: the repr(C) structs the kernels exchange).
-        Ok(unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr() as *mut T, len) })
+        })
     }
 
-    /// Mark the end of the copies queued on its stream so far: [`Lent::wait`] and the return to
-    /// the pool wait for it.
+    /// Mark the end of the copies queued on its stream so far: [`Lent::wait`], the views and the
+    /// return to the pool wait for it. Call it after the buffer's last copy.
     pub fn record(&mut self) -> Result<()> {
         self.done = Some(self.stream.record_event(None)?);
         Ok(())
@@ -137,8 +188,19 @@ impl Drop for Lent<'_> {
             std::mem::forget(self.buf.take());
             return;
         }
-        if let (Some(Buffer::Pinned(buf)), Ok(mut free)) = (self.buf.take(), self.pool.free.lock()) {
-            free.push(buf);
+        if let Some(Buffer::Pinned(buf)) = self.buf.take() {
+            lock(&self.pool.free).push(buf);
         }
     }
+}
+
+/// `len` values of `T` fit the `n` bytes at `ptr`, which are aligned for `T`.
+fn check<T>(ptr: *const u8, n: usize, len: usize) -> Result<()> {
+    if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > n) {
+        return Err(OctileError::Internal(format!("{len} values of {} bytes in a buffer of {n}", std::mem::size_of::<T>())));
+    }
+    if ptr.align_offset(std::mem::align_of::<T>()) != 0 {
+        return Err(OctileError::Internal("pinned buffer not aligned for its values".into()));
+    }
+    Ok(())
 }

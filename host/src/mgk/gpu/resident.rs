@@ -11,6 +11,7 @@
 //! tile solver (the caller's fallback).
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
+use crate::gpu::pinned::Direction;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::gpu::options::ResidentOptions;
 use crate::mgk::pack::PackedGraphs;
@@ -821,7 +822,7 @@ pub fn execute(
         let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
         // the jobs are built in pinned memory: their upload does not stop this thread
         // (`crate::gpu::pinned`), and the buffer goes back to the pool once the block is done
-        let mut host_jobs = dev.pinned.take(range.len() * std::mem::size_of::<PairJob>(), &dev.stream)?;
+        let mut host_jobs = dev.pinned.take(range.len() * std::mem::size_of::<PairJob>(), Direction::Up, &dev.stream)?;
         let jobs = host_jobs.view_mut::<PairJob>(range.len())?;
         for (j, &k) in jobs.iter_mut().zip(&plan.order[range.clone()]) {
             *j = PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 };
@@ -830,7 +831,7 @@ pub fn execute(
         let dev_jobs = dev.stream.clone_htod(&*jobs)?;
         host_jobs.record()?;
         // (read below for the launches' checks while the upload reads it too)
-        let jobs = host_jobs.view_mut::<PairJob>(range.len())?;
+        let jobs = host_jobs.view::<PairJob>(range.len())?;
         for s in &streams {
             s.join(&dev.stream)?;
         }
@@ -844,11 +845,14 @@ pub fn execute(
         // GPU runs launches in about the order they come, so interleaved tiles all ended at
         // once and all started their host work at once (the GPU idle meanwhile); in order,
         // one tile ends while the others still run, and its next tile's host work overlaps them.
-        // The first block keeps the lock until the second is queued too (the pipeline queues
-        // the second before it waits for the first), so a tile of two blocks is queued whole
+        // The first block keeps the lock until the second is queued too (the pipeline builds and
+        // queues the second before it waits for the first; the second's host work then runs
+        // under the lock), so a tile of two blocks is queued whole; tiles of more blocks
+        // interleave from their third. (With `-v` every launch is synchronized under it.)
         let in_order = match held.borrow_mut().take() {
             Some(g) => g,
-            None => dev.submission.lock().map_err(|_| OctileError::Internal("submission lock poisoned by a panic".into()))?,
+            // (it guards no data: usable after a panic elsewhere)
+            None => dev.submission.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
         };
         for pl in &plan.launches[block.launches.clone()] {
             let (l, grid) = (pl.launch, pl.grid);
@@ -923,8 +927,8 @@ pub fn execute(
         // this thread's own event: a copy into pageable memory would hold the driver's staging
         // until the block's launches end, and with it the other tiles' uploads
         let total: usize = f.parts.iter().map(|p| p.status.len()).sum();
-        let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), &copy)?;
-        let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), &copy)?) } else { None };
+        let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), Direction::Down, &copy)?;
+        let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), Direction::Down, &copy)?) } else { None };
         {
             let statuses = stage.view_mut::<PairStatus>(total)?;
             let mut grads_view = match stage_grads.as_mut() {
