@@ -204,3 +204,24 @@ fn check<T>(ptr: *const u8, n: usize, len: usize) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a view may cover: `len` values that fit the bytes, at an address aligned for them;
+    /// a length whose byte count overflows is refused, not wrapped.
+    #[test]
+    fn a_view_fits_its_bytes_and_alignment() {
+        let words = [0u64; 4];
+        let p = words.as_ptr() as *const u8;
+        assert!(check::<u64>(p, 32, 4).is_ok());
+        assert!(check::<PairStatus>(p, 32, 1).is_ok());
+        assert!(check::<u64>(p, 32, 5).is_err(), "5 u64 in 32 bytes");
+        assert!(check::<PairStatus>(p, 32, 2).is_err(), "2 statuses (48 bytes) in 32");
+        assert!(check::<u64>(p, 32, usize::MAX / 4).is_err(), "an overflowing byte count");
+        assert!(check::<u64>(p.wrapping_add(4), 28, 1).is_err(), "u64 at a 4-byte offset");
+        assert!(check::<u32>(p.wrapping_add(4), 28, 7).is_ok());
+        assert!(check::<u8>(p.wrapping_add(3), 29, 29).is_ok());
+    }
+}
