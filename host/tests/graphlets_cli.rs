@@ -4,20 +4,17 @@
 //! code 1 and a message naming file and line.
 mod common;
 
+use common::root;
 use octile::graphlets::{Adjacency, Frequencies, N_ORBITS, ORBIT_NAMES, TransformParams, transform};
 use octile::io::mtx;
 use octile::{Backend, graphlets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn octile(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_octile")).args(args).output().unwrap()
-}
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+    common::exe().args(args).output().unwrap()
 }
 
 /// A temporary folder for one test, removed after it (`common::scratch_dir`).

@@ -175,21 +175,18 @@ impl Lent<'_> {
 
 impl Drop for Lent<'_> {
     fn drop(&mut self) {
-        // a copy may still be reading or writing it: lend it again only once that is done; if
-        // that cannot be known (a failed wait), keep the buffer out of the pool for good
-        if self.done.is_none() && matches!(self.buf, Some(Buffer::Pinned(_))) {
+        // a copy may still be reading or writing it: lend it again only once that is done (a
+        // pinned buffer with nothing recorded: once its stream's work so far is); if that
+        // cannot be known (no event, a failed wait), keep the buffer out of use for good
+        let pinned = matches!(self.buf, Some(Buffer::Pinned(_)));
+        if pinned && self.done.is_none() {
             self.done = self.stream.record_event(None).ok();
-            if self.done.is_none() {
-                std::mem::forget(self.buf.take());
-                return;
-            }
         }
-        if self.wait().is_err() {
-            std::mem::forget(self.buf.take());
-            return;
-        }
-        if let Some(Buffer::Pinned(buf)) = self.buf.take() {
-            lock(&self.pool.free).push(buf);
+        let finished = (!pinned || self.done.is_some()) && self.wait().is_ok();
+        match self.buf.take() {
+            Some(buf) if !finished => std::mem::forget(buf),
+            Some(Buffer::Pinned(buf)) => lock(&self.pool.free).push(buf),
+            _ => {}
         }
     }
 }

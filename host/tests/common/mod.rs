@@ -1,4 +1,5 @@
-//! Helpers shared by the CLI's integration tests (`cli.rs`, `gradient_cli.rs`): the binary, the
+//! Helpers shared by the CLI's integration tests (`cli.rs`, `gradient_cli.rs`, `graphlets_cli.rs`,
+//! `fuzz_regressions.rs`): the binary, the
 //! repository root, scratch folders, our `.npy` read back, and random graph sets as JSON Lines.
 #![allow(dead_code)]
 use std::path::{Path, PathBuf};
