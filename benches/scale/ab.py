@@ -2,8 +2,9 @@
 """A/B of octile binaries on the device, alternating within one call (what run 28 of results/scale used).
 
 Usage, from the repository root on the GPU machine:
-  python3 benches/scale/ab.py OUT RUNS name=path.xz [name=path.xz ...]
-Each binary is an xz-compressed `octile` (carried in a git-ignored folder). Environment:
+  python3 benches/scale/ab.py OUT RUNS name=path.xz[+VAR=value...][+--flag=value...] [...]
+Each binary is an xz-compressed `octile` (carried in a git-ignored folder), run with the environment variables
+and `gram` flags after its path (e.g. `big=.carry/e7/octile.xz+--tile-size=864`). Environment:
   SETS  the GraphDot kit's node-link sets in .peers/sets (default "mutag nws nws_smallq chembl ba"), on GPU 0
   MOL   molecule sets: nci (data/first_5K.smi), ch (data/chembl_drugs.csv), mix (both + 13,074 generated)
   DEVS  the --devices values each MOL set runs with (default "0 0,1")
@@ -12,9 +13,11 @@ whether each binary's matrix equals the first binary's bit for bit; OUT/ab.txt g
 the last run's summary (with its timeline and phase marks: benches/scale/phases.py prints them)."""
 import json, os, subprocess, sys, statistics as st, numpy as np
 OUT, RUNS = sys.argv[1], int(sys.argv[2]); os.makedirs(OUT, exist_ok=True); os.makedirs("/tmp/ab", exist_ok=True)
-bins = {}
+bins, envs, flags = {}, {}, {}
 for nb in sys.argv[3:]:
-    n, p = nb.split("=", 1); bins[n] = f"/tmp/ab/{n}"
+    n, p = nb.split("=", 1); p, *kv = p.split("+"); bins[n] = f"/tmp/ab/{n}"
+    envs[n] = {**os.environ, **dict(x.split("=", 1) for x in kv if not x.startswith("--"))}
+    flags[n] = [a for x in kv if x.startswith("--") for a in x.split("=", 1)]
     os.system(f"xz -dc {p} > {bins[n]} && chmod +x {bins[n]}")
 D = ".peers/sets"
 jobs = [(s, "0", [f"{D}/{s}.jsonl", "--kernel", f"{D}/{s}.toml"]) for s in os.environ.get("SETS", "mutag nws nws_smallq chembl ba").split()]
@@ -28,7 +31,7 @@ for name, devs, args in jobs:
     for r in range(RUNS):
         for n, b in bins.items():
             o = f"/tmp/ab/{n}_{name}.npy"
-            p = subprocess.run([b, "--devices", devs, "gram", *args, "--out", o, "--quiet"], capture_output=True, text=True)
+            p = subprocess.run([b, "--devices", devs, "gram", *args, *flags[n], "--out", o, "--quiet"], capture_output=True, text=True, env=envs[n])
             if p.returncode != 0:
                 print(name, n, "rc", p.returncode, p.stderr[-400:], file=log); continue
             s = json.load(open(o[:-4] + ".json")); t[n].append(s["seconds"])

@@ -66,22 +66,37 @@ impl RunControl {
     pub fn pipeline<H>(
         &self,
         blocks: impl IntoIterator<Item = Range<usize>>,
+        submit: impl FnMut(Range<usize>) -> Result<H>,
+        collect: impl FnMut(Range<usize>, H) -> Result<()>,
+    ) -> Result<()> {
+        self.pipeline_deep(blocks, 2, submit, collect)
+    }
+
+    /// [`pipeline`](Self::pipeline) with up to `depth` (≥ 1) blocks submitted and not yet
+    /// collected: the first `depth` blocks are all submitted before block 0 is collected (a
+    /// device gets them together), then one is submitted per block collected.
+    pub fn pipeline_deep<H>(
+        &self,
+        blocks: impl IntoIterator<Item = Range<usize>>,
+        depth: usize,
         mut submit: impl FnMut(Range<usize>) -> Result<H>,
         mut collect: impl FnMut(Range<usize>, H) -> Result<()>,
     ) -> Result<()> {
-        let mut in_flight: Option<(Range<usize>, H)> = None;
+        let mut in_flight: std::collections::VecDeque<(Range<usize>, H)> = std::collections::VecDeque::new();
         for block in blocks {
             if self.cancelled() {
                 break;
             }
-            let next = (block.clone(), submit(block)?);
-            if let Some((range, h)) = in_flight.replace(next) {
+            in_flight.push_back((block.clone(), submit(block)?));
+            if in_flight.len() >= depth.max(1)
+                && let Some((range, h)) = in_flight.pop_front()
+            {
                 let n = range.len();
                 collect(range, h)?;
                 self.report(n);
             }
         }
-        if let Some((range, h)) = in_flight {
+        while let Some((range, h)) = in_flight.pop_front() {
             let n = range.len();
             collect(range, h)?;
             self.report(n);
@@ -196,6 +211,37 @@ mod tests {
             |_, s| if s == 1 { Err(crate::error::OctileError::InvalidConfig("block 1".into())) } else { Ok(()) },
         );
         assert!(err.is_err());
+        // deeper: three blocks submitted before the first is collected; one block: depth 1
+        events.borrow_mut().clear();
+        ctl.pipeline_deep(
+            blocks_of(10, 2),
+            3,
+            |r| {
+                events.borrow_mut().push(format!("s{}", r.start));
+                Ok(r.start)
+            },
+            |_, start| {
+                events.borrow_mut().push(format!("c{start}"));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(events.borrow().join(" "), "s0 s2 s4 c0 s6 c2 s8 c4 c6 c8");
+        events.borrow_mut().clear();
+        ctl.pipeline_deep(
+            blocks_of(4, 2),
+            1,
+            |r| {
+                events.borrow_mut().push(format!("s{}", r.start));
+                Ok(r.start)
+            },
+            |_, start| {
+                events.borrow_mut().push(format!("c{start}"));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(events.borrow().join(" "), "s0 c0 s2 c2");
     }
 
     #[test]

@@ -416,11 +416,7 @@ impl super::MarginalizedGraphKernel {
         let gp = self.config.gradient_params();
         let np = gp.n_hyper as usize;
         let rtol = self.config.solver.rtol_for(self.config.precision);
-        if let crate::gpu::Engine::Cuda(dev) = &self.engine
-            && self.config.precision == crate::Precision::F32
-            && self.config.solver.resident
-            && rtol >= super::gpu::resident::RESIDENT_MIN_RTOL
-        {
+        if let Some(dev) = self.resident_device() {
             let opt = super::pack::PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let t = std::time::Instant::now();
             let set64 = super::pack::pack::<f64>(graphs, &opt)?;

@@ -145,6 +145,21 @@ impl MarginalizedGraphKernel {
         if self.peers.is_empty() { Vec::new() } else { self.gpus().iter().map(|d| self.on_device(d)).collect() }
     }
 
+    /// The GPU whose resident solver takes this kernel's Gram entries first (f32 on a GPU, the
+    /// resident solver on, a tolerance it reaches); None: the tile solver or the CPU takes them.
+    fn resident_device(&self) -> Option<&Arc<crate::gpu::GpuDevice>> {
+        match &self.engine {
+            Engine::Cuda(dev)
+                if self.config.precision == Precision::F32
+                    && self.config.solver.resident
+                    && self.config.solver.rtol_for(self.config.precision) >= gpu::resident::RESIDENT_MIN_RTOL =>
+            {
+                Some(dev)
+            }
+            _ => None,
+        }
+    }
+
     /// The same kernel on GPU `dev` alone (one GPU's share of a spread call).
     fn on_device(&self, dev: &Arc<crate::gpu::GpuDevice>) -> Self {
         MarginalizedGraphKernel {
@@ -221,11 +236,8 @@ impl MarginalizedGraphKernel {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         // f32 Gram entries on the GPU: the resident solver first (it orders each graph's nodes
         // itself, so no reordering), the tile solver for the pairs it leaves
-        if let Engine::Cuda(dev) = &self.engine
-            && self.config.precision == Precision::F32
-            && self.config.solver.resident
+        if let Some(dev) = self.resident_device()
             && !nodal
-            && rtol >= gpu::resident::RESIDENT_MIN_RTOL
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let set64 = pack::<f64>(graphs, &opt)?;

@@ -478,6 +478,13 @@ pub struct PlanDevice {
 
 /// Pairs per block of the stream of launches (the unit of progress reports and cancellation).
 pub const RESIDENT_STREAM_BLOCK: usize = 1 << 18;
+/// Stream blocks queued before the first is collected (`RunControl::pipeline_deep`), their
+/// launches under the submission lock together: a GPU tile of up to 4 blocks (1,048,576 pairs)
+/// reaches the GPU whole, so that tiles in flight end one after another. With fewer (run 29: 2,
+/// NCI 5K's tiles of 864 graphs had 3 blocks), a tile's third block was built once its first came
+/// back and queued behind the other tiles' blocks: the four tiles in flight then ended together
+/// and started their host work together, the GPU idle for ~40 ms.
+pub const RESIDENT_BLOCKS_QUEUED: usize = 4;
 
 /// One launch of a [`ResidentPlan`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -816,22 +823,21 @@ pub fn execute(
     // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
     let mut out: Vec<PairStatus> = vec![PairStatus::default(); pairs.len()];
     let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
-    // the submission lock kept from the first block's submission to the second's
+    // the submission lock kept from the first block's submission to the last one queued before
+    // the first is collected
     let held: std::cell::RefCell<Option<std::sync::MutexGuard<'_, ()>>> = std::cell::RefCell::new(None);
-    let submit = |range: std::ops::Range<usize>| -> Result<InFlight<'_>> {
-        let block = &plan.blocks[plan.blocks.partition_point(|b| b.pairs.start < range.start)];
-        // the jobs are built in pinned memory: their upload does not stop this thread
-        // (`crate::gpu::pinned`), and the buffer goes back to the pool once the block is done
-        let mut host_jobs = dev.pinned.take(range.len() * std::mem::size_of::<PairJob>(), Direction::Up, &dev.stream)?;
-        let jobs = host_jobs.view_mut::<PairJob>(range.len())?;
-        for (j, &k) in jobs.iter_mut().zip(&plan.order[range.clone()]) {
-            *j = PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 };
-        }
+    let submit = |range: std::ops::Range<usize>| -> Result<InFlight> {
+        let at = plan.blocks.partition_point(|b| b.pairs.start < range.start);
+        let block = &plan.blocks[at];
+        // the jobs are built in ordinary memory and uploaded from there: a host → device copy from
+        // pageable memory returns once the driver has staged it (on `dev.stream`, which carries
+        // copies only, not launches), so a tile's first block reaches the GPU without pinning a
+        // buffer first (NCI 5K's first launch 33 instead of 44 ms, run 29); the statuses come
+        // down into pinned memory (`collect`: a download into pageable memory would wait for the
+        // block's launches, and the other tiles' copies with it)
         let tb = std::time::Instant::now();
-        let dev_jobs = dev.stream.clone_htod(&*jobs)?;
-        host_jobs.record()?;
-        // (read below for the launches' checks while the upload reads it too)
-        let jobs = host_jobs.view::<PairJob>(range.len())?;
+        let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+        let dev_jobs = dev.stream.clone_htod(&jobs)?;
         for s in &streams {
             s.join(&dev.stream)?;
         }
@@ -845,10 +851,10 @@ pub fn execute(
         // GPU runs launches in about the order they come, so interleaved tiles all ended at
         // once and all started their host work at once (the GPU idle meanwhile); in order,
         // one tile ends while the others still run, and its next tile's host work overlaps them.
-        // The first block keeps the lock until the second is queued too (the pipeline builds and
-        // queues the second before it waits for the first; the second's host work then runs
-        // under the lock), so a tile of two blocks is queued whole; tiles of more blocks
-        // interleave from their third. (With `-v` every launch is synchronized under it.)
+        // The lock is kept until the first RESIDENT_BLOCKS_QUEUED blocks are queued (the pipeline
+        // builds and queues them before it waits for the first; their host work then runs under
+        // the lock), so a tile of up to that many blocks is queued whole; longer calls interleave
+        // from the block after. (With `-v` every launch is synchronized under it.)
         let in_order = match held.borrow_mut().take() {
             Some(g) => g,
             // (it guards no data: usable after a panic elsewhere)
@@ -905,7 +911,7 @@ pub fn execute(
             launches += 1;
             teams_seen.insert(TeamKind::of(l));
         }
-        if range.start == 0 && plan.blocks.len() > 1 {
+        if at + 1 < plan.blocks.len().min(RESIDENT_BLOCKS_QUEUED) {
             *held.borrow_mut() = Some(in_order);
         } else {
             drop(in_order);
@@ -913,9 +919,9 @@ pub fn execute(
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
         crate::phases::mark("submitted");
-        Ok(InFlight { _jobs: dev_jobs, _host_jobs: host_jobs, parts, done })
+        Ok(InFlight { _jobs: dev_jobs, parts, done })
     };
-    let collect = |range: std::ops::Range<usize>, f: InFlight<'_>| -> Result<()> {
+    let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
         // never wait for the GPU holding the submission lock (the second block was not queued:
         // a cancellation)
         held.borrow_mut().take();
@@ -972,7 +978,7 @@ pub fn execute(
         }
         Ok(())
     };
-    ctl.pipeline(plan.blocks.iter().map(|b| b.pairs.clone()), submit, collect)?;
+    ctl.pipeline_deep(plan.blocks.iter().map(|b| b.pairs.clone()), RESIDENT_BLOCKS_QUEUED, submit, collect)?;
     crate::phases::mark("all back");
     if trace {
         log::debug!("resident: all blocks back at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
@@ -1004,12 +1010,10 @@ struct Part {
     grad: Option<CudaSlice<f64>>,
 }
 
-/// A submitted stream block: its uploaded jobs and their pinned host copy (alive until its
-/// launches end), its launches' outputs, and an event per stream recorded after its last launch
-/// there.
-struct InFlight<'a> {
+/// A submitted stream block: its uploaded jobs (alive until its launches end), its launches'
+/// outputs, and an event per stream recorded after its last launch there.
+struct InFlight {
     _jobs: CudaSlice<PairJob>,
-    _host_jobs: crate::gpu::pinned::Lent<'a>,
     parts: Vec<Part>,
     done: Vec<cudarc::driver::CudaEvent>,
 }
