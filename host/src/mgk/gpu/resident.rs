@@ -819,10 +819,17 @@ pub fn execute(
         }
         None => None,
     };
+    // the jobs go up on a stream of this call's own, after the set and the parameters: a copy
+    // from pageable memory first waits for its stream's earlier work, and on the device's stream
+    // that was every tile's uploads
+    let up = dev.stream.fork()?;
+    up.join(&dev.stream)?;
     // results in pair order, written as each block comes back (a block never submitted after a
     // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
-    let mut out: Vec<PairStatus> = vec![PairStatus::default(); pairs.len()];
-    let mut grads = vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }];
+    // (made at the first block's collection, not before its launches: zeroing a tile's tens of
+    // MB took ~10 ms of page faults before the first launch beside the other tiles' host work)
+    let whole = || (vec![PairStatus::default(); pairs.len()], vec![f64::NAN; if np > 0 { pairs.len() * np } else { 0 }]);
+    let (mut out, mut grads): (Vec<PairStatus>, Vec<f64>) = (Vec::new(), Vec::new());
     // the submission lock kept from the first block's submission to the last one queued before
     // the first is collected
     let held: std::cell::RefCell<Option<std::sync::MutexGuard<'_, ()>>> = std::cell::RefCell::new(None);
@@ -830,21 +837,21 @@ pub fn execute(
         let at = plan.blocks.partition_point(|b| b.pairs.start < range.start);
         let block = &plan.blocks[at];
         // the jobs are built in ordinary memory and uploaded from there: a host → device copy from
-        // pageable memory returns once the driver has staged it (on `dev.stream`, which carries
-        // copies only, not launches), so a tile's first block reaches the GPU without pinning a
+        // pageable memory returns once the driver has staged it (on `up`, which carries copies
+        // only, not launches), so a tile's first block reaches the GPU without pinning a
         // buffer first (NCI 5K's first launch 33 instead of 44 ms, run 29); the statuses come
         // down into pinned memory (`collect`: a download into pageable memory would wait for the
         // block's launches, and the other tiles' copies with it)
         let tb = std::time::Instant::now();
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
-        let dev_jobs = dev.stream.clone_htod(&jobs)?;
+        let dev_jobs = up.clone_htod(&jobs)?;
         for s in &streams {
-            s.join(&dev.stream)?;
+            s.join(&up)?;
         }
         crate::phases::mark("jobs");
         let mut parts: Vec<Part> = Vec::new();
         if trace {
-            dev.stream.synchronize()?;
+            up.synchronize()?;
             log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
         // the block's launches reach the GPU together, not interleaved with another tile's: the
@@ -952,6 +959,9 @@ pub fn execute(
             }
         }
         stage.record()?;
+        if out.len() != pairs.len() {
+            (out, grads) = whole();
+        }
         stage.wait()?;
         let statuses = stage.view_mut::<PairStatus>(total)?;
         let grads_back: &[f64] = match stage_grads.as_mut() {
@@ -979,6 +989,10 @@ pub fn execute(
         Ok(())
     };
     ctl.pipeline_deep(plan.blocks.iter().map(|b| b.pairs.clone()), RESIDENT_BLOCKS_QUEUED, submit, collect)?;
+    if out.len() != pairs.len() {
+        // no block collected (no pairs, or cancelled before the first)
+        (out, grads) = whole();
+    }
     crate::phases::mark("all back");
     if trace {
         log::debug!("resident: all blocks back at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
