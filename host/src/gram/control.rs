@@ -211,37 +211,16 @@ mod tests {
             |_, s| if s == 1 { Err(crate::error::OctileError::InvalidConfig("block 1".into())) } else { Ok(()) },
         );
         assert!(err.is_err());
-        // deeper: three blocks submitted before the first is collected; one block: depth 1
-        events.borrow_mut().clear();
-        ctl.pipeline_deep(
-            blocks_of(10, 2),
-            3,
-            |r| {
-                events.borrow_mut().push(format!("s{}", r.start));
-                Ok(r.start)
-            },
-            |_, start| {
-                events.borrow_mut().push(format!("c{start}"));
-                Ok(())
-            },
-        )
-        .unwrap();
-        assert_eq!(events.borrow().join(" "), "s0 s2 s4 c0 s6 c2 s8 c4 c6 c8");
-        events.borrow_mut().clear();
-        ctl.pipeline_deep(
-            blocks_of(4, 2),
-            1,
-            |r| {
-                events.borrow_mut().push(format!("s{}", r.start));
-                Ok(r.start)
-            },
-            |_, start| {
-                events.borrow_mut().push(format!("c{start}"));
-                Ok(())
-            },
-        )
-        .unwrap();
-        assert_eq!(events.borrow().join(" "), "s0 c0 s2 c2");
+        // deeper: three blocks submitted before the first is collected; depth 1: one at a time
+        let order = |len: usize, depth: usize| {
+            let events = std::cell::RefCell::new(Vec::new());
+            let note = |what: String| events.borrow_mut().push(what);
+            ctl.pipeline_deep(blocks_of(len, 2), depth, |r| Ok(note(format!("s{}", r.start))).map(|_| r.start), |_, start| Ok(note(format!("c{start}"))))
+                .unwrap();
+            events.into_inner().join(" ")
+        };
+        assert_eq!(order(10, 3), "s0 s2 s4 c0 s6 c2 s8 c4 c6 c8");
+        assert_eq!(order(4, 1), "s0 c0 s2 c2");
     }
 
     #[test]
