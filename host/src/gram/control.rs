@@ -215,8 +215,15 @@ mod tests {
         let order = |len: usize, depth: usize| {
             let events = std::cell::RefCell::new(Vec::new());
             let note = |what: String| events.borrow_mut().push(what);
-            ctl.pipeline_deep(blocks_of(len, 2), depth, |r| Ok(note(format!("s{}", r.start))).map(|_| r.start), |_, start| Ok(note(format!("c{start}"))))
-                .unwrap();
+            let submit = |r: Range<usize>| {
+                note(format!("s{}", r.start));
+                Ok(r.start)
+            };
+            let collect = |_: Range<usize>, start: usize| {
+                note(format!("c{start}"));
+                Ok(())
+            };
+            ctl.pipeline_deep(blocks_of(len, 2), depth, submit, collect).unwrap();
             events.into_inner().join(" ")
         };
         assert_eq!(order(10, 3), "s0 s2 s4 c0 s6 c2 s8 c4 c6 c8");
