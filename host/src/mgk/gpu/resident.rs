@@ -929,8 +929,8 @@ pub fn execute(
         Ok(InFlight { _jobs: dev_jobs, parts, done })
     };
     let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
-        // never wait for the GPU holding the submission lock (the second block was not queued:
-        // a cancellation)
+        // never wait for the GPU holding the submission lock (the blocks to be queued with the
+        // first were not all submitted: a cancellation)
         held.borrow_mut().take();
         let tb = std::time::Instant::now();
         for e in &f.done {
