@@ -23,7 +23,7 @@
 //! ```
 use crate::error::{OctileError, Result};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
-use octile_types::{PairJob, PairStatus};
+use octile_types::PairStatus;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The smallest buffer the pool pins (smaller pinned requests share its size class).
@@ -56,8 +56,6 @@ unsafe impl Plain for u64 {}
 unsafe impl Plain for f32 {}
 // SAFETY: as above.
 unsafe impl Plain for f64 {}
-// SAFETY: repr(C) structs of u32/u64 fields without padding (shared-types asserts their sizes).
-unsafe impl Plain for PairJob {}
 // SAFETY: repr(C) of f64, f64, u32, u32: any bits are a value.
 unsafe impl Plain for PairStatus {}
 
