@@ -4,7 +4,7 @@
 //! launches, on the host alone (no GPU: H100-like limits and occupancy stand in for the driver's).
 //! `OCTILE_BENCH_GRAPHS` sets the number of graphs.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use octile::MgkConfig;
+use octile::{MgkConfig, Precision};
 use octile::generators::molecule_set;
 use octile::mgk::gpu::options::ResidentOptions;
 use octile::mgk::gpu::resident::{PlanDevice, pack_resident, plan_with};
@@ -23,8 +23,8 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("plan");
     g.sample_size(10).throughput(Throughput::Elements(pairs.len() as u64));
     g.bench_function("pack", |b| b.iter(|| pack::<f64>(&graphs, &PackOptions::new(&resolved, cfg.q, cfg.p)).expect("packs")));
-    g.bench_function("repack", |b| b.iter(|| pack_resident(&set64).expect("repacks")));
-    let set = pack_resident(&set64).expect("repacks");
+    g.bench_function("repack", |b| b.iter(|| pack_resident(&set64, Precision::F32).expect("repacks")));
+    let set = pack_resident(&set64, Precision::F32).expect("repacks");
     for gradient in [false, true] {
         g.bench_function(if gradient { "plan-gradient" } else { "plan" }, |b| {
             b.iter(|| plan_with(&set, &pairs, EdgeShape::KroneckerDelta, dev, &opts, |_, _| Some(2), gradient))

@@ -197,6 +197,16 @@ pub fn rcp_approx(x: f32) -> f32 {
     r
 }
 
+/// `rcp.approx.ftz.f64`: 1/x to about 20 bits (one MUFU instruction on the upper word) — where a
+/// fixed approximation of 1/x serves (a preconditioner), not a value.
+#[inline(always)]
+pub fn rcp_approx_f64(x: f64) -> f64 {
+    let r: u64;
+    // SAFETY: a pure ALU instruction.
+    unsafe { asm!("rcp.approx.ftz.f64 {r}, {x};", r = out(reg64) r, x = in(reg64) x.to_bits(), options(nostack, preserves_flags, pure, nomem)) };
+    f64::from_bits(r)
+}
+
 /// `atom.global.add.u32`: adds `v` to `*p`, returns the old value.
 ///
 /// # Safety
@@ -265,6 +275,18 @@ pub unsafe fn atomic_add_shared_f32(p: *mut f32, v: f32) {
     unsafe {
         asm!("{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; red.shared.add.f32 [s], {v}; }}",
              p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+}
+/// `red.shared.add.f64`: `*p += v` (a generic address of shared memory), no return value (sm_60+).
+///
+/// # Safety
+/// `p` must be the generic address of a valid, 8-byte aligned `f64` in this block's shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add_shared_f64(p: *mut f64, v: f64) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; red.shared.add.f64 [s], {v}; }}",
+             p = in(reg64) p, v = in(reg64) v.to_bits(), options(nostack, preserves_flags));
     }
 }
 /// `red.global.add.f32`: `*p += v`, no return value.

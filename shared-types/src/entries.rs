@@ -229,6 +229,34 @@ declare_entries! {
     MgkResidentBlockSqexpSplit = mgk_resident_block_sqexp_split { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Resident solver, one block per pair, one Kronecker-delta term, rows split into pieces.
     MgkResidentBlockKdeltaSplit = mgk_resident_block_kdelta_split { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64 (`precision = "f64"`), one warp per pair, any κe.
+    MgkResidentWarpGeneralF64 = mgk_resident_warp_general_f64 { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident solver in f64, one warp per pair, one square-exponential term.
+    MgkResidentWarpSqexpF64 = mgk_resident_warp_sqexp_f64 { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident solver in f64, one warp per pair, one Kronecker-delta term.
+    MgkResidentWarpKdeltaF64 = mgk_resident_warp_kdelta_f64 { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident solver in f64, one block per pair, any κe.
+    MgkResidentBlockGeneralF64 = mgk_resident_block_general_f64 {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
+    /// Resident solver in f64, one block per pair, one square-exponential term.
+    MgkResidentBlockSqexpF64 = mgk_resident_block_sqexp_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64, one block per pair, one Kronecker-delta term.
+    MgkResidentBlockKdeltaF64 = mgk_resident_block_kdelta_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64, product form, one warp per pair.
+    MgkResidentWarpProductF64 = mgk_resident_warp_product_f64 { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
+    /// Resident solver in f64, product form, one block per pair.
+    MgkResidentBlockProductF64 = mgk_resident_block_product_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64, one block per pair, any κe, rows split into pieces.
+    MgkResidentBlockGeneralSplitF64 = mgk_resident_block_general_split_f64 {
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
+    },
+    /// Resident solver in f64, one block per pair, one square-exponential term, rows split into pieces.
+    MgkResidentBlockSqexpSplitF64 = mgk_resident_block_sqexp_split_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64, one block per pair, one Kronecker-delta term, rows split into pieces.
+    MgkResidentBlockKdeltaSplitF64 = mgk_resident_block_kdelta_split_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Shortest-path kernel, general form (continuous node/length kernels), f64.
     SpGeneralF64 = sp_general_f64 { threads: Threads::Exactly(SP_BLOCK_THREADS), bounds: LaunchBounds::NONE },
     /// Shortest-path kernel: dot products of histograms (pair lists).

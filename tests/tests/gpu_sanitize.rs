@@ -66,13 +66,15 @@ fn gpu_small_gram_matches_cpu() {
             }
         }
     }
-    // the resident solver's entries (warp and block teams, f32)
+    // the resident solver's entries (warp and block teams), f32 and f64
     cfg.solver.resident = true;
-    cfg.precision = Precision::F32;
-    let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
-    assert!(gpu.details.to_string().contains("resident solver"), "{}", gpu.details);
-    for k in 0..gpu.values.len() {
-        errors.extend(check_rel(&format!("resident entry {k}"), gpu.values[k], cpu.values[k], 1e-5).err());
+    for (p, tol) in [(Precision::F32, 1e-5), (Precision::F64, 1e-9)] {
+        cfg.precision = p;
+        let gpu = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram(&graphs).unwrap();
+        assert!(gpu.details.to_string().contains("resident solver"), "{p:?}: {}", gpu.details);
+        for k in 0..gpu.values.len() {
+            errors.extend(check_rel(&format!("resident {p:?} entry {k}"), gpu.values[k], cpu.values[k], tol).err());
+        }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }

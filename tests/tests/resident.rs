@@ -2,30 +2,35 @@
 //! teams (small systems), block teams (up to ~10⁴ unknowns), pairs too large for shared memory
 //! (handed to the tile solver), every κe entry (general, square exponential, Kronecker delta, and
 //! the product form for a Kronecker delta on unweighted graphs), and
-//! pairs it cannot converge — each value checked against the CPU f64 solver (itself checked against
-//! the dense reference in `reference.rs`).
+//! pairs it cannot converge, in f32 and in f64 — each value checked against the CPU f64 solver
+//! (itself checked against the dense reference in `reference.rs`).
 use octile::GraphKernel;
-use octile::generators::{ba_set, nws_set};
+use octile::generators::{ba_set, barabasi_albert, labeled, newman_watts_strogatz, nws_set};
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel, synthetic_kernel};
 use octile::{Backend, Graph, MarginalizedGraphKernel, MgkConfig, OctileError, Precision};
 use octile_tests::{Shape, check_rel, gpu_or_skip, random_config, random_graph, random_shape};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// K(X, X) on the GPU in f32 (resident solver on) against the CPU in f64; returns the GPU's details.
-fn check_set(label: &str, graphs: &[Graph], cfg: &MgkConfig) -> Result<String, String> {
+/// The precisions every resident test runs in, with the relative tolerance of its values against
+/// the CPU's f64 (f32: rtol 1e-6 on the residual; f64: rtol 1e-12, values to ~cond·1e-12).
+const PRECISIONS: [(Precision, f64); 2] = [(Precision::F32, 1e-5), (Precision::F64, 1e-9)];
+
+/// K(X, X) on the GPU in `precision` (resident solver on) against the CPU in f64 within `tol`;
+/// returns the GPU's details.
+fn check_set(label: &str, graphs: &[Graph], cfg: &MgkConfig, (precision, tol): (Precision, f64)) -> Result<String, String> {
+    let label = &format!("{label} [{precision:?}]");
     let mut cpu = cfg.clone();
     (cpu.backend, cpu.precision) = (Backend::Cpu, Precision::F64);
     let want = MarginalizedGraphKernel::new(cpu).unwrap().gram(graphs).map_err(|e| format!("{label}: cpu: {e}"))?;
     let mut gpu = cfg.clone();
-    (gpu.backend, gpu.precision, gpu.solver.resident) = (Backend::Cuda, Precision::F32, true);
+    (gpu.backend, gpu.precision, gpu.solver.resident) = (Backend::Cuda, precision, true);
     let got = MarginalizedGraphKernel::new(gpu).unwrap().gram(graphs).map_err(|e| format!("{label}: gpu: {e}"))?;
     let n = graphs.len();
     let mut errors = Vec::new();
     for i in 0..n {
         for j in 0..n {
-            if let Err(e) =
-                check_rel(&format!("{label} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want.get(i, j), 1e-5)
+            if let Err(e) = check_rel(&format!("{label} K[{i},{j}] (n={}, m={})", graphs[i].n_nodes(), graphs[j].n_nodes()), got.get(i, j), want.get(i, j), tol)
             {
                 errors.push(e);
             }
@@ -57,20 +62,22 @@ fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
             .collect();
         let mut cfg = random_config(&mut rng);
         cfg.q = [0.01, 0.05, 0.5][round];
-        match check_set(&format!("round {round} (general κe)"), &graphs, &cfg) {
-            Ok(d) => {
-                for want in ["resident solver (", "warp", "-thread block", "tile solver for"] {
-                    if !d.contains(want) {
-                        errors.push(format!("round {round}: details lack {want:?}: {d}"));
+        for prec in PRECISIONS {
+            match check_set(&format!("round {round} (general κe)"), &graphs, &cfg, prec) {
+                Ok(d) => {
+                    for want in ["resident solver (", "warp", "-thread block", "tile solver for"] {
+                        if !d.contains(want) {
+                            errors.push(format!("round {round} {:?}: details lack {want:?}: {d}", prec.0));
+                        }
                     }
                 }
+                Err(e) => errors.push(e),
             }
-            Err(e) => errors.push(e),
         }
     }
     // q = 0.0005 makes M ill-conditioned: f32's residual floor (RESIDENT_MIN_RTOL) bounds the value
     // only to ~cond·1e-7, so a user who needs more asks for a smaller rtol, and the pairs go to the
-    // tile solver's f64 refinement
+    // tile solver's f64 refinement (in f64 the resident solver meets that rtol itself)
     let graphs: Vec<Graph> = sizes[..9]
         .iter()
         .map(|&n| {
@@ -80,9 +87,14 @@ fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
         .collect();
     let mut cfg = random_config(&mut rng);
     (cfg.q, cfg.solver.rtol) = (0.0005, Some(1e-9));
-    match check_set("q = 0.0005, rtol 1e-9", &graphs, &cfg) {
+    match check_set("q = 0.0005, rtol 1e-9", &graphs, &cfg, PRECISIONS[0]) {
         Ok(d) if !d.contains("resident solver") => {}
-        Ok(d) => errors.push(format!("rtol 1e-9 ran the resident solver: {d}")),
+        Ok(d) => errors.push(format!("rtol 1e-9 ran the f32 resident solver: {d}")),
+        Err(e) => errors.push(e),
+    }
+    match check_set("q = 0.0005, rtol 1e-9", &graphs, &cfg, (Precision::F64, 1e-6)) {
+        Ok(d) if d.contains("resident solver") => {}
+        Ok(d) => errors.push(format!("rtol 1e-9 in f64 did not run the resident solver: {d}")),
         Err(e) => errors.push(e),
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
@@ -94,14 +106,26 @@ fn resident_specialized_edge_kernels_match_cpu() {
         return;
     }
     let mut errors = Vec::new();
-    // square exponential on length (the NWS / BA benchmark kernel): 96-node graphs, block teams
-    let mut graphs = nws_set(4, 11);
-    graphs.extend(ba_set(3, 12));
-    match check_set("nws+ba (square-exponential κe)", &graphs, &synthetic_kernel(0.05)) {
-        // BA's hubs make its rows long: those pairs walk them in pieces
-        Ok(d) if d.contains("square-exponential κe entry") && d.contains("with split rows") && !d.contains("tile solver") => {}
-        Ok(d) => errors.push(format!("nws+ba: unexpected entries: {d}")),
-        Err(e) => errors.push(e),
+    // square exponential on length (the NWS / BA benchmark kernel): 96-node graphs in f32, block
+    // teams; in f64 64-node ones (a pair of 96-node graphs needs 369 KB of f64 vectors, past shared
+    // memory: the tile solver's)
+    let mut sized = ChaCha8Rng::seed_from_u64(64);
+    let small: Vec<Graph> = (0..7)
+        .map(|k| {
+            let e = if k < 4 { newman_watts_strogatz(64, 3, 0.1, &mut sized) } else { barabasi_albert(64, 6, &mut sized) };
+            labeled(64, &e, &mut sized)
+        })
+        .collect();
+    let mut large = nws_set(4, 11);
+    large.extend(ba_set(3, 12));
+    for prec in PRECISIONS {
+        let graphs = if prec.0 == Precision::F32 { &large } else { &small };
+        match check_set("nws+ba (square-exponential κe)", graphs, &synthetic_kernel(0.05), prec) {
+            // BA's hubs make its rows long: those pairs walk them in pieces
+            Ok(d) if d.contains("square-exponential κe entry") && d.contains("with split rows") && !d.contains("tile solver") => {}
+            Ok(d) => errors.push(format!("nws+ba {:?}: unexpected entries: {d}", prec.0)),
+            Err(e) => errors.push(e),
+        }
     }
     // Kronecker delta on a categorical edge feature, weighted graphs with self-loops
     let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -114,11 +138,13 @@ fn resident_specialized_edge_kernels_match_cpu() {
         .collect();
     let mut cfg = synthetic_kernel(0.05);
     cfg.edge = vec![FeatureKernel { feature: "order".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.4 }, weight: 1.0 }];
-    match check_set("random (Kronecker-delta κe)", &graphs, &cfg) {
-        // unweighted pairs take the product form, weighted ones the on-the-fly entries
-        Ok(d) if d.contains("Kronecker-delta κe entry") && d.contains("in product form") && d.contains("-thread block") => {}
-        Ok(d) => errors.push(format!("kdelta: unexpected entries: {d}")),
-        Err(e) => errors.push(e),
+    for prec in PRECISIONS {
+        match check_set("random (Kronecker-delta κe)", &graphs, &cfg, prec) {
+            // unweighted pairs take the product form, weighted ones the on-the-fly entries
+            Ok(d) if d.contains("Kronecker-delta κe entry") && d.contains("in product form") && d.contains("-thread block") => {}
+            Ok(d) => errors.push(format!("kdelta {:?}: unexpected entries: {d}", prec.0)),
+            Err(e) => errors.push(e),
+        }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
@@ -131,10 +157,12 @@ fn pairs_the_resident_solver_cannot_converge_are_reported_not_lost() {
     // 3 iterations cannot reach rtol on 96-node NWS pairs: every pair goes on to the tile solver,
     // which cannot either, and the Gram call reports non-convergence with the partial matrix
     let graphs = nws_set(3, 4);
-    let mut cfg = synthetic_kernel(0.05);
-    (cfg.backend, cfg.precision, cfg.solver.max_iterations) = (Backend::Cuda, Precision::F32, 3);
-    match MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs) {
-        Err(OctileError::NoConvergence { n_failed, .. }) => assert_eq!(n_failed, 6, "all 6 pairs fail"),
-        other => panic!("expected NoConvergence, got {other:?}"),
+    for (precision, _) in PRECISIONS {
+        let mut cfg = synthetic_kernel(0.05);
+        (cfg.backend, cfg.precision, cfg.solver.max_iterations) = (Backend::Cuda, precision, 3);
+        match MarginalizedGraphKernel::new(cfg).unwrap().gram(&graphs) {
+            Err(OctileError::NoConvergence { n_failed, .. }) => assert_eq!(n_failed, 6, "{precision:?}: all 6 pairs fail"),
+            other => panic!("{precision:?}: expected NoConvergence, got {other:?}"),
+        }
     }
 }

@@ -145,14 +145,17 @@ impl MarginalizedGraphKernel {
         if self.peers.is_empty() { Vec::new() } else { self.gpus().iter().map(|d| self.on_device(d)).collect() }
     }
 
-    /// The GPU whose resident solver takes this kernel's Gram entries first (f32 on a GPU, the
-    /// resident solver on, a tolerance it reaches); None: the tile solver or the CPU takes them.
-    fn resident_device(&self) -> Option<&Arc<crate::gpu::GpuDevice>> {
+    /// The GPU whose resident solver takes this kernel's Gram entries (`gradient`: and their
+    /// gradients) first: on a GPU, the resident solver on, a tolerance it reaches in the
+    /// configured precision (f32 or f64; gradients f32 alone); None: the tile solver or the CPU
+    /// takes them.
+    fn resident_device(&self, gradient: bool) -> Option<&Arc<crate::gpu::GpuDevice>> {
+        let precision = self.config.precision;
         match &self.engine {
             Engine::Cuda(dev)
-                if self.config.precision == Precision::F32
+                if (precision == Precision::F32 || !gradient)
                     && self.config.solver.resident
-                    && self.config.solver.rtol_for(self.config.precision) >= gpu::resident::RESIDENT_MIN_RTOL =>
+                    && self.config.solver.rtol_for(precision) >= gpu::resident::resident_min_rtol(precision) =>
             {
                 Some(dev)
             }
@@ -236,7 +239,7 @@ impl MarginalizedGraphKernel {
         let rtol = self.config.solver.rtol_for(self.config.precision);
         // f32 Gram entries on the GPU: the resident solver first (it orders each graph's nodes
         // itself, so no reordering), the tile solver for the pairs it leaves
-        if let Some(dev) = self.resident_device()
+        if let Some(dev) = self.resident_device(false)
             && !nodal
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
@@ -245,6 +248,7 @@ impl MarginalizedGraphKernel {
             log::debug!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let res = gpu::resident::solve_resident(
                 dev,
+                self.config.precision,
                 &set64,
                 pairs,
                 &self.resolved.node_spec,

@@ -2,9 +2,10 @@
 //! and all five CG vectors in shared memory (layout and why: `octile_types::mgk::resident`).
 //!
 //! Teams are persistent and draw pairs from a global counter, like the tile solver. Per pair:
-//! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run the shared Jacobi-PCG (`octile_types::pcg`) in f32 with f64 reductions
+//! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run the shared Jacobi-PCG (`octile_types::pcg`) in the
+//! set's precision (f32, or f64 for `precision = "f64"`: [`ResidentReal`]) with f64 reductions
 //! until the recurrence residual reaches `RECURRENCE_SHARE`·rtol, then compute the true residual
-//! b − M·x (f32 products, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′; if the true residual misses
+//! b − M·x (products in that precision, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′; if the true residual misses
 //! rtol, restart CG from x with it (residual replacement, at most `MAX_REPLACEMENTS` times). The XMV
 //!
 //! ```text
@@ -13,8 +14,8 @@
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length.
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_shared_f32, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x,
-    warp_id,
+    FULL_MASK, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32,
+    sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -23,16 +24,67 @@ use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::mgk::resident::{
     GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_COLUMN_BITS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
-    graph_words, product_slice_words,
+    graph_value_offset, graph_words, product_slice_words, product_vector_offset,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::real::{Entry, Pair};
-use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, ResidentGraph, ResidentParams};
+use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
 /// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
 /// residual, at most this many times.
 const MAX_REPLACEMENTS: u32 = 2;
+
+/// The precision of a resident solve: f32 (the default, GraphDot's) or f64 (`precision = "f64"`:
+/// the same solver, every value and vector in f64, two words each in the layout).
+pub trait ResidentReal: Real {
+    /// Words of one value in the resident layout (`real_words` of `octile_types::mgk::resident`).
+    const WORDS: usize;
+    /// The Jacobi preconditioner's 1/d: `rcp.approx` (two instructions where division takes
+    /// about ten; the same function of d at every use, so still one fixed SPD preconditioner).
+    fn rcp(d: Self) -> Self;
+    /// 2^x: f32 `ex2.approx` (one MUFU instruction), f64 libm's.
+    fn exp2(x: Self) -> Self;
+    /// `*p += v` in shared memory.
+    ///
+    /// # Safety
+    /// `p` is the generic address of a valid, aligned value in this block's shared memory.
+    unsafe fn add_shared(p: *mut Self, v: Self);
+}
+
+impl ResidentReal for f32 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn rcp(d: f32) -> f32 {
+        rcp_approx(d)
+    }
+    #[inline(always)]
+    fn exp2(x: f32) -> f32 {
+        ex2(x)
+    }
+    #[inline(always)]
+    unsafe fn add_shared(p: *mut f32, v: f32) {
+        // SAFETY: forwarded.
+        unsafe { atomic_add_shared_f32(p, v) }
+    }
+}
+
+impl ResidentReal for f64 {
+    const WORDS: usize = 2;
+    #[inline(always)]
+    fn rcp(d: f64) -> f64 {
+        rcp_approx_f64(d)
+    }
+    #[inline(always)]
+    fn exp2(x: f64) -> f64 {
+        libm::exp2(x)
+    }
+    #[inline(always)]
+    unsafe fn add_shared(p: *mut f64, v: f64) {
+        // SAFETY: forwarded.
+        unsafe { atomic_add_shared_f64(p, v) }
+    }
+}
 
 /// A resident team (one warp, or one block): the PCG's [`Team`] with its shared-memory slice and
 /// job drawing.
@@ -171,12 +223,12 @@ impl ResidentTeam for BlockSliceTeam {
 
 /// κe times both weights, for two nonzero rows `[w, features…]`; `A` is what the outer loop
 /// keeps of its row.
-trait EdgeEval {
+trait EdgeEval<T = f32> {
     type A: Copy;
     /// What the outer loop keeps of nonzero row `a`.
-    unsafe fn prep(&self, a: *const f32) -> Self::A;
+    unsafe fn prep(&self, a: *const T) -> Self::A;
     /// w · w′ · κe(a, b).
-    unsafe fn eval(&self, a: Self::A, b: *const f32) -> f32;
+    unsafe fn eval(&self, a: Self::A, b: *const T) -> T;
 }
 
 /// `ex2.approx.ftz.f32` (one MUFU instruction).
@@ -193,19 +245,19 @@ struct General<'a, K = KernelSpec> {
     spec: &'a K,
     features: usize,
 }
-impl<K: PairKernel> EdgeEval for General<'_, K> {
-    type A = *const f32;
+impl<T: Real, K: PairKernel> EdgeEval<T> for General<'_, K> {
+    type A = *const T;
     #[inline(always)]
-    unsafe fn prep(&self, a: *const f32) -> *const f32 {
+    unsafe fn prep(&self, a: *const T) -> *const T {
         a
     }
     #[inline(always)]
-    unsafe fn eval(&self, a: *const f32, b: *const f32) -> f32 {
+    unsafe fn eval(&self, a: *const T, b: *const T) -> T {
         // SAFETY: both rows hold 1 + features values (caller's contract).
         unsafe {
             let fa = core::slice::from_raw_parts(a.add(NZ_FEATURES), self.features);
             let fb = core::slice::from_raw_parts(b.add(NZ_FEATURES), self.features);
-            *a * *b * self.spec.eval::<f32>(fa, fb)
+            *a * *b * self.spec.eval::<T>(fa, fb)
         }
     }
 }
@@ -215,7 +267,7 @@ impl<K: PairKernel> EdgeEval for General<'_, K> {
 /// # Safety
 /// The row holds the feature (host-checked).
 #[inline(always)]
-unsafe fn weight_and(row: *const f32, f: usize) -> (f32, f32) {
+unsafe fn weight_and<T: Copy>(row: *const T, f: usize) -> (T, T) {
     // SAFETY: caller's contract.
     unsafe { (*row, *row.add(NZ_FEATURES + f)) }
 }
@@ -226,15 +278,15 @@ struct OneTerm<K> {
     f: usize,
     k: K,
 }
-impl<K: Fn(f32, f32) -> f32> EdgeEval for OneTerm<K> {
-    type A = (f32, f32);
+impl<T: Real, K: Fn(T, T) -> T> EdgeEval<T> for OneTerm<K> {
+    type A = (T, T);
     #[inline(always)]
-    unsafe fn prep(&self, a: *const f32) -> (f32, f32) {
+    unsafe fn prep(&self, a: *const T) -> (T, T) {
         // SAFETY: forwarded.
         unsafe { weight_and(a, self.f) }
     }
     #[inline(always)]
-    unsafe fn eval(&self, (w, l): (f32, f32), b: *const f32) -> f32 {
+    unsafe fn eval(&self, (w, l): (T, T), b: *const T) -> T {
         // SAFETY: forwarded.
         let (wb, lb) = unsafe { weight_and(b, self.f) };
         w * wb * (self.k)(l, lb)
@@ -254,53 +306,55 @@ impl EdgeEval for NoDerivative {
 }
 
 /// A graph staged in the team's slice.
-#[derive(Clone, Copy)]
-struct View {
+struct View<T = f32> {
     n: usize,
     rp: *const u32,
     col: *const u32,
-    edge: *const f32,
-    node: *const f32,
+    edge: *const T,
+    node: *const T,
     /// `np` pieces (`octile_types::mgk::resident::PIECE_NONZEROS`).
     pieces: *const u32,
     np: usize,
 }
 
-impl View {
-    /// The views of graph `d`'s run of `graph_words` words at `s`.
+impl<T> Clone for View<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for View<T> {}
+
+impl<T: ResidentReal> View<T> {
+    /// The views of graph `d`'s run of `graph_words` words at `s` (8-byte aligned for f64).
     #[inline(always)]
-    unsafe fn at(s: *const u32, d: &ResidentGraph, nz_stride: usize, node_stride: usize) -> View {
+    unsafe fn at(s: *const u32, d: &ResidentGraph, nz_stride: usize, node_stride: usize) -> View<T> {
         let (n, nnz) = (d.n_nodes as usize, d.nnz as usize);
-        // SAFETY: the run is graph_words(n, nnz, .., n_pieces) words long (caller's contract).
+        // SAFETY: the run is graph_words(n, nnz, .., n_pieces, T::WORDS) words long (caller's contract).
         unsafe {
             let col = s.add(n + 1);
-            let edge = col.add(nnz) as *const f32;
+            let edge = s.add(graph_value_offset(n, nnz, T::WORDS)) as *const T;
             let node = edge.add(nnz * nz_stride);
             View { n, rp: s, col, edge, node, pieces: node.add(n * node_stride) as *const u32, np: d.n_pieces as usize }
         }
     }
+}
+
+impl<T> View<T> {
     /// Node row i: `[d, p, features…]`.
     #[inline(always)]
-    unsafe fn node<'a>(&self, i: usize, stride: usize) -> &'a [f32] {
+    unsafe fn node<'a>(&self, i: usize, stride: usize) -> &'a [T] {
         // SAFETY: i < n.
         unsafe { core::slice::from_raw_parts(self.node.add(i * stride), stride) }
     }
 }
 
 /// The off-diagonal part of one product row: Σ_{j,j′} w w′ κe(e_ij, e′_i′j′) v[(j, j′)].
-trait Xmv {
+trait Xmv<T: Real = f32> {
     /// Row (i, i′) against `v`.
     ///
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
-    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32;
-    /// Row (i, i′) against two interleaved vectors at once (the fused primal and adjoint solve:
-    /// `v[2c]`, `v[2c + 1]` are entry c of each, one 8-byte load): each product nonzero read, and
-    /// κe evaluated, once for both.
-    ///
-    /// # Safety
-    /// As [`Xmv::row`], `v` 8-byte aligned and holding 2·n1·n2 values.
-    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32);
+    unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T;
     /// Pieces of G′'s rows the XMV walks instead of whole rows (0: whole rows).
     fn pieces(&self) -> usize {
         0
@@ -309,30 +363,41 @@ trait Xmv {
     ///
     /// # Safety
     /// i < n1, pc < `pieces()`, `v` holds n1·n2 values.
-    unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const f32) -> (usize, f32) {
-        (0, 0.0)
+    unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, T) {
+        (0, T::ZERO)
     }
 }
 
+/// The fused primal and adjoint solve's XMV (the gradient entries, f32).
+trait FusedXmv: Xmv<f32> {
+    /// Row (i, i′) against two interleaved vectors at once (the fused primal and adjoint solve:
+    /// `v[2c]`, `v[2c + 1]` are entry c of each, one 8-byte load): each product nonzero read, and
+    /// κe evaluated, once for both.
+    ///
+    /// # Safety
+    /// As [`Xmv::row`], `v` 8-byte aligned and holding 2·n1·n2 values.
+    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32);
+}
+
 /// κe evaluated on the fly from the two graphs' CSR.
-struct OnTheFly<'a, E, const SPLIT: bool> {
+struct OnTheFly<'a, E, const SPLIT: bool, T = f32> {
     e: &'a E,
-    g1: &'a View,
-    g2: &'a View,
+    g1: &'a View<T>,
+    g2: &'a View<T>,
     nzs: usize,
 }
 
-impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
+impl<T: Real, E: EdgeEval<T>, const SPLIT: bool> OnTheFly<'_, E, SPLIT, T> {
     /// Σ over G's nonzeros of row i and G′'s nonzeros b0..b1.
     #[inline(always)]
-    unsafe fn sum(&self, i: usize, b0: usize, b1: usize, v: *const f32) -> f32 {
+    unsafe fn sum(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
         // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
         // (host-built).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let mut acc = 0.0f32;
+            let mut acc = T::ZERO;
             // u32 counters: 32-bit loop arithmetic
             for a in a0..a1 {
                 let a = a as usize;
@@ -349,12 +414,12 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
 }
 
 impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
-    /// [`Xmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
+    /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
     /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe).
     ///
     /// # Safety
-    /// As [`Xmv::row2`].
+    /// As [`FusedXmv::row2`].
     #[inline(always)]
     unsafe fn row2_d<D: EdgeEval>(&self, de: &D, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
@@ -386,24 +451,18 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     }
 }
 
-impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
+impl<T: Real, E: EdgeEval<T>, const SPLIT: bool> Xmv<T> for OnTheFly<'_, E, SPLIT, T> {
     #[inline(always)]
-    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+    unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
         // SAFETY: i2 < n2 (caller's contract).
         unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
-    }
-    #[inline(always)]
-    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
-        // SAFETY: the caller's contract; the unused derivative row is dead code.
-        let (s1, s2, _) = unsafe { self.row2_d(&NoDerivative, i, i2, v) };
-        (s1, s2)
     }
     #[inline(always)]
     fn pieces(&self) -> usize {
         if SPLIT { self.g2.np } else { 0 }
     }
     #[inline(always)]
-    unsafe fn piece(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32) {
+    unsafe fn piece(&self, i: usize, pc: usize, v: *const T) -> (usize, T) {
         let g2 = self.g2;
         // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end.
         unsafe {
@@ -415,18 +474,27 @@ impl<E: EdgeEval, const SPLIT: bool> Xmv for OnTheFly<'_, E, SPLIT> {
     }
 }
 
+impl<E: EdgeEval, const SPLIT: bool> FusedXmv for OnTheFly<'_, E, SPLIT> {
+    #[inline(always)]
+    unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
+        // SAFETY: the caller's contract; the unused derivative row is dead code.
+        let (s1, s2, _) = unsafe { self.row2_d(&NoDerivative, i, i2, v) };
+        (s1, s2)
+    }
+}
+
 /// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
 /// team's slice, κe = 1 or h.
 #[derive(Clone, Copy)]
-struct Product {
+struct Product<T = f32> {
     rp1: *const u32,
     rp2: *const u32,
     nnz2: usize,
     ent: *mut u16,
-    h: f32,
+    h: T,
 }
 
-impl Product {
+impl<T> Product<T> {
     /// First entry and entry count of row (i, i′), the count in u32 (a slice holds fewer than 2³²
     /// entries): 32-bit loop counters in the XMV.
     #[inline(always)]
@@ -440,15 +508,15 @@ impl Product {
     }
 }
 
-impl Xmv for Product {
+impl<T: Real> Xmv<T> for Product<T> {
     #[inline(always)]
-    unsafe fn row(&self, i: usize, i2: usize, v: *const f32) -> f32 {
+    unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
         // SAFETY: the row's entries lie in the slice and their columns are < n1·n2 (built by
         // `build_product` from host-checked CSR).
         unsafe {
             let (start, len) = self.span(i, i2);
             let e = self.ent.add(start);
-            let (mut same, mut diff) = (0.0f32, 0.0f32);
+            let (mut same, mut diff) = (T::ZERO, T::ZERO);
             for t in 0..len {
                 let c = *e.add(t as usize) as u32;
                 let val = *v.add((c & COLUMN_MASK) as usize);
@@ -461,6 +529,9 @@ impl Xmv for Product {
             same + self.h * diff
         }
     }
+}
+
+impl FusedXmv for Product {
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract); the
@@ -471,12 +542,12 @@ impl Xmv for Product {
 }
 
 impl Product {
-    /// [`Xmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe/∂h = 1 − δ against `v`'s
+    /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe/∂h = 1 − δ against `v`'s
     /// first half (the sum of its entries whose labels differ): the fused solve's last residual
     /// pass and κe's contraction in one walk of the row.
     ///
     /// # Safety
-    /// As [`Xmv::row2`].
+    /// As [`FusedXmv::row2`].
     #[inline(always)]
     unsafe fn row2_d(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
         let v = v as *const Pair;
@@ -550,25 +621,25 @@ macro_rules! rows {
 }
 
 /// The Jacobi preconditioner z = r / dg of every resident solve, with the reciprocal approximated
-/// ([`rcp_approx`]: two instructions where division takes about ten): the same function of dg at
-/// every use, so still one fixed SPD preconditioner for the PCG.
+/// ([`ResidentReal::rcp`]: two instructions where division takes about ten): the same function of
+/// dg at every use, so still one fixed SPD preconditioner for the PCG.
 #[inline(always)]
-fn jacobi(r: f32, d: f32) -> f32 {
-    r * rcp_approx(d)
+fn jacobi<T: ResidentReal>(r: T, d: T) -> T {
+    r * T::rcp(d)
 }
 
 /// M·p of one staged pair for the shared PCG: dg·p minus the XMV, by rows or, where G′ has long
 /// rows, by (row of G, piece of G′) with the shares added to ap.
-struct ResidentOperator<'a, X> {
+struct ResidentOperator<'a, X, T = f32> {
     xmv: &'a X,
-    dg: *const f32,
+    dg: *const T,
     n1: usize,
     n2: usize,
 }
 
-impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
+impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOperator<'_, X, T> {
     #[inline(always)]
-    unsafe fn apply(&mut self, crew: &mut C, p: *const f32, ap: *mut f32) -> f64 {
+    unsafe fn apply(&mut self, crew: &mut C, p: *const T, ap: *mut T) -> f64 {
         let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
         let n = n1 * n2;
         let mut pap = 0.0f64;
@@ -588,13 +659,13 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
                 while vk < n1 * np {
                     let i = vk / np;
                     let (i2, share) = xmv.piece(i, vk - i * np, p);
-                    atomic_add_shared_f32(ap.add(i * n2 + i2), -share);
+                    T::add_shared(ap.add(i * n2 + i2), -share);
                     vk += crew.size();
                 }
                 crew.barrier();
                 let mut k = crew.rank();
                 while k < n {
-                    pap += *p.add(k) as f64 * *ap.add(k) as f64;
+                    pap += (*p.add(k)).to_f64() * (*ap.add(k)).to_f64();
                     k += crew.size();
                 }
             } else {
@@ -602,14 +673,14 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
                     let pk = *p.add(k);
                     let val = *dg.add(k) * pk - xmv.row(i, i2, p);
                     *ap.add(k) = val;
-                    pap += pk as f64 * val as f64;
+                    pap += pk.to_f64() * val.to_f64();
                 });
             }
         }
         pap
     }
     #[inline(always)]
-    unsafe fn precondition(&self, r: f32, idx: usize, diag: *const f32) -> f32 {
+    unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T {
         // SAFETY: idx < n (the PCG's contract).
         jacobi(r, unsafe { *diag.add(idx) })
     }
@@ -617,15 +688,22 @@ impl<C: ResidentTeam, X: Xmv> Operator<f32, C> for ResidentOperator<'_, X> {
 
 /// Solve one staged pair; `v` holds room for the five vectors.
 ///
-/// The shared PCG runs in f32 (f64 sums) until the recurrence residual reaches
-/// `RECURRENCE_SHARE`·rtol; then the true residual b − M·x (f32 products, f64 sums) and the value;
+/// The shared PCG runs in T (f64 sums) until the recurrence residual reaches
+/// `RECURRENCE_SHARE`·rtol; then the true residual b − M·x (T products, f64 sums) and the value;
 /// if the true residual misses rtol, PCG restarts from x with it ([`Start::Prepared`]), at most
 /// `MAX_REPLACEMENTS` times.
 ///
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams, xmv: &X, g1: &View, g2: &View, v: *mut f32) -> PairStatus {
+unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
+    crew: &mut C,
+    prm: &ResidentParams,
+    xmv: &X,
+    g1: &View<T>,
+    g2: &View<T>,
+    v: *mut T,
+) -> PairStatus {
     // the primal system (the gradient entries solve the adjoint fused with it: solve_pair_fused)
     let (bs, vs) = (Rhs::Primal.node_slot(), Rhs::Primal.value_slot());
     let (n1, n2) = (g1.n, g2.n);
@@ -642,11 +720,11 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let z = jacobi(b, d);
             *dg.add(k) = d;
-            *x.add(k) = 0.0;
+            *x.add(k) = T::ZERO;
             *r.add(k) = b;
             *p.add(k) = z;
-            rho += b as f64 * z as f64;
-            bb += b as f64 * b as f64;
+            rho += b.to_f64() * z.to_f64();
+            bb += b.to_f64() * b.to_f64();
         });
         // also orders the p writes before the PCG's first XMV
         let (rho, bb) = crew.sum2(rho, bb);
@@ -659,30 +737,30 @@ unsafe fn solve_pair<C: ResidentTeam, X: Xmv>(crew: &mut C, prm: &ResidentParams
             let pcg_params = PcgParams { rtol: RECURRENCE_SHARE * prm.rtol, max_iterations: prm.max_iterations - it };
             it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
             crew.barrier(); // the residual reads x entries of other threads
-            // ---- true residual b − M·x (f32 products, f64 sums) and the value; the true residual
+            // ---- true residual b − M·x (T products, f64 sums) and the value; the true residual
             // also replaces r, and restarts p, for another round if it misses rtol
             let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
             rows!(crew, n2, n, |k, i, i2| {
                 let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                let b = a1[bs] as f64 * a2[bs] as f64;
+                let dd = a1[NODE_D].to_f64() * a2[NODE_D].to_f64();
+                let b = a1[bs].to_f64() * a2[bs].to_f64();
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let kv: f64 = prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-                let xk = *x.add(k) as f64;
-                let res = b - (dd / kv * xk - xmv.row(i, i2, x) as f64);
+                let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
+                let xk = (*x.add(k)).to_f64();
+                let res = b - (dd / kv * xk - xmv.row(i, i2, x).to_f64());
                 res2 += res * res;
-                value += a1[vs] as f64 * a2[vs] as f64 * xk;
-                let z = jacobi(res as f32, *dg.add(k));
-                *r.add(k) = res as f32;
+                value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
+                let z = jacobi(T::from_f64(res), *dg.add(k));
+                *r.add(k) = T::from_f64(res);
                 *p.add(k) = z;
-                rz += res * z as f64;
+                rz += res * z.to_f64();
             });
             let (res2, value) = crew.sum2(res2, value);
             let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
             if residual <= prm.rtol || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
                 return PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 };
             }
-            // residual replacement: f32 rounding let the recurrence drift from b − M·x
+            // residual replacement: rounding let the recurrence drift from b − M·x
             replaced += 1;
             start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr: res2, reference2: bb };
         }
@@ -700,7 +778,7 @@ struct FusedOperator<'a, X> {
     n2: usize,
 }
 
-impl<C: ResidentTeam, X: Xmv> Operator<Pair, C> for FusedOperator<'_, X> {
+impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
     #[inline(always)]
     unsafe fn apply(&mut self, crew: &mut C, p: *const Pair, ap: *mut Pair) -> f64 {
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
@@ -850,11 +928,11 @@ impl Fold {
 
 /// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
 /// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
-/// the shared residual): the shared PCG, one [`Xmv::row2`] per product row and iteration, one set of
+/// the shared residual): the shared PCG, one [`FusedXmv::row2`] per product row and iteration, one set of
 /// reductions; then the true residual of each half (f32 products, f64 sums), restarting both
 /// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times.
 ///
-/// The residual pass also contracts `fold`'s κe hyperparameter (`row3(i, i′, v)`: [`Xmv::row2`] and
+/// The residual pass also contracts `fold`'s κe hyperparameter (`row3(i, i′, v)`: [`FusedXmv::row2`] and
 /// its derivative row against v's first half): the last pass's sum, finished, goes to `out[h]`
 /// (first thread). Returns the two statuses (both with the fused iterations) and s; where
 /// `fold.apart`, x and s·y are left apart in p's room (in the slice, where
@@ -865,7 +943,7 @@ impl Fold {
 /// [`FusedVectors`] puts them; `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn solve_pair_fused<C: ResidentTeam, X: Xmv>(
+unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
@@ -1018,22 +1096,23 @@ unsafe fn deal<C: ResidentTeam>(
 }
 
 /// Both graphs of a job copied from `words` into the team's slice `s`, one after the other: their
-/// views and the words they take (the vectors' room starts there).
+/// views and the words they take (the vectors' room starts there; runs of f64 sets take an even
+/// number of words, so with `s` 8-byte aligned every value and vector is).
 ///
 /// # Safety
 /// Called by every thread of the team; both runs lie in `words` and fit the slice (host-checked).
 #[inline(always)]
-unsafe fn stage_pair<C: ResidentTeam>(
+unsafe fn stage_pair<T: ResidentReal, C: ResidentTeam>(
     crew: &mut C,
     prm: &ResidentParams,
     words: *const u32,
     s: *mut u32,
     d1: &ResidentGraph,
     d2: &ResidentGraph,
-) -> (View, View, usize) {
+) -> (View<T>, View<T>, usize) {
     let (ns, nzs) = (prm.node_stride as usize, prm.nz_stride as usize);
-    let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize);
-    let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize);
+    let w1 = graph_words(d1.n_nodes as usize, d1.nnz as usize, ns, nzs, d1.n_pieces as usize, T::WORDS);
+    let w2 = graph_words(d2.n_nodes as usize, d2.nnz as usize, ns, nzs, d2.n_pieces as usize, T::WORDS);
     // SAFETY: the caller's contract; the barrier orders the copies before any view is read.
     unsafe {
         let mut t = crew.rank();
@@ -1051,7 +1130,7 @@ unsafe fn stage_pair<C: ResidentTeam>(
 /// # Safety
 /// The launch contract of the entries (see [`MgkResidentWarpGeneral`]).
 #[inline(always)]
-unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
+unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLIT: bool>(
     crew: &mut C,
     prm: &ResidentParams,
     e: &E,
@@ -1066,8 +1145,8 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
         deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
-            let (g1, g2, staged) = stage_pair(crew, prm, words, s, &d1, &d2);
-            solve_pair(crew, prm, &OnTheFly::<E, SPLIT> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut f32)
+            let (g1, g2, staged) = stage_pair::<T, C>(crew, prm, words, s, &d1, &d2);
+            solve_pair(crew, prm, &OnTheFly::<E, SPLIT, T> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut T)
         })
     }
 }
@@ -1084,7 +1163,7 @@ unsafe fn solve_all<C: ResidentTeam, E: EdgeEval, const SPLIT: bool>(
 /// `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gradient_pair<C: ResidentTeam, X: Xmv>(
+unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
@@ -1228,7 +1307,7 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     let each = #[inline(always)]
     |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, room: Room| unsafe {
-        let (g1, g2, staged) = stage_pair(crew, prm, words, s, &d1, &d2);
+        let (g1, g2, staged) = stage_pair::<f32, C>(crew, prm, words, s, &d1, &d2);
         let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
@@ -1343,11 +1422,11 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
 /// The launch contract of [`MgkResidentWarpProduct`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn solve_all_product<C: ResidentTeam>(
+unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
     crew: &mut C,
     prm: &ResidentParams,
     f: usize,
-    h: f32,
+    h: T,
     graphs: *const ResidentGraph,
     words: *const u32,
     jobs: *const PairJob,
@@ -1356,7 +1435,9 @@ unsafe fn solve_all_product<C: ResidentTeam>(
 ) {
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::Solver, |crew, _, prod, g1, g2, v, _| solve_pair(crew, prm, prod, g1, g2, v))
+        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::Solver, |crew, _, prod: &Product<T>, g1, g2, v, _| {
+            solve_pair(crew, prm, prod, g1, g2, v)
+        })
     }
 }
 
@@ -1393,18 +1474,18 @@ const NOT_PLANNED: PairStatus = PairStatus { value: 0.0, residual: f64::INFINITY
 /// The launch contract of [`MgkResidentWarpProduct`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn product_pairs<C: ResidentTeam>(
+unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
     crew: &mut C,
     prm: &ResidentParams,
     f: usize,
-    h: f32,
+    h: T,
     graphs: *const ResidentGraph,
     words: *const u32,
     jobs: *const PairJob,
     status: *mut PairStatus,
     counter: *mut u32,
     room: Room,
-    mut solve: impl FnMut(&mut C, u32, &Product, &View, &View, *mut f32, Room) -> PairStatus,
+    mut solve: impl FnMut(&mut C, u32, &Product<T>, &View<T>, &View<T>, *mut T, Room) -> PairStatus,
 ) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
@@ -1420,24 +1501,25 @@ unsafe fn product_pairs<C: ResidentTeam>(
             #[inline(always)]
             |crew, j, d1, d2| {
                 let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
-                let g1 = View::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
-                let g2 = View::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
+                let g1 = View::<T>::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
+                let g2 = View::<T>::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
                 let n = n1 * n2;
-                let v = s.add(n1 + n2 + 2) as *mut f32;
-                let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2));
+                let v = s.add(product_vector_offset(n1, n2, T::WORDS)) as *mut T;
+                let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2), T::WORDS);
                 // the vectors' room: the plain solve's five, or the fused solve's — all of them, or
-                // p, r and dg (x and ap beside the slice, FusedVectors::beside)
+                // p, r and dg (x and ap beside the slice, FusedVectors::beside; the gradient
+                // entries, f32 alone)
                 let words = match room {
-                    Room::Solver => RESIDENT_VECTORS * n,
-                    Room::FusedInSlice => FusedVectors::slice_words(v, n),
-                    Room::FusedBeside => FusedVectors::beside_words(v, n),
+                    Room::Solver => RESIDENT_VECTORS * n * T::WORDS,
+                    Room::FusedInSlice => FusedVectors::slice_words(v.cast(), n),
+                    Room::FusedBeside => FusedVectors::beside_words(v.cast(), n),
                 };
-                if plain - RESIDENT_VECTORS * n + words > prm.slice_words as usize {
+                if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize {
                     // a planning error (the host sizes every slice for its launch's room): reported,
                     // not written past the slice
                     return NOT_PLANNED;
                 }
-                let ent = v.add(words) as *mut u16;
+                let ent = (v as *mut u32).add(words) as *mut u16;
                 let mut t = crew.rank();
                 while t < n1 + n2 + 2 {
                     *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
@@ -1492,52 +1574,73 @@ unsafe fn block_team() -> BlockSliceTeam {
     }
 }
 
-/// Resident solver in product form, one warp per pair: κe one Kronecker-delta term (host:
-/// `EdgeShape::of`) and every edge weight of both graphs 1.
-///
-/// # Safety
-/// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words` and
-/// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
-/// weights would be ignored).
-#[unsafe(export_name = octile_types::entry_name!(MgkResidentWarpProduct))]
-#[allow(non_snake_case)]
-pub unsafe extern "ptx-kernel" fn MgkResidentWarpProduct(
-    params: *const ResidentParams,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-) {
-    // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
-    let p: &ResidentParams = unsafe { &*params };
-    let term = &p.edge_kernel.terms[0];
-    // SAFETY: forwarded launch contract (slices, then the solve's).
-    unsafe { solve_all_product(&mut warp_team(p.slice_words), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
+/// Defines the product-form entries of one precision: one warp per pair and one block per pair.
+macro_rules! product_entries {
+    ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident) => {
+        $(#[$wdoc])*
+        ///
+        /// # Safety
+        /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words` and
+        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
+        /// weights would be ignored).
+        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        #[allow(non_snake_case)]
+        pub unsafe extern "ptx-kernel" fn $warp(
+            params: *const ResidentParams,
+            graphs: *const ResidentGraph,
+            words: *const u32,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            counter: *mut u32,
+        ) {
+            // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
+            let p: &ResidentParams = unsafe { &*params };
+            let term = &p.edge_kernel.terms[0];
+            let h = <$t as Real>::from_f64(term.param);
+            // SAFETY: forwarded launch contract (slices, then the solve's).
+            unsafe { solve_all_product::<$t, _>(&mut warp_team(p.slice_words), p, term.feature as usize, h, graphs, words, jobs, status, counter) }
+        }
+        $(#[$bdoc])*
+        ///
+        /// # Safety
+        /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
+        /// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
+        #[unsafe(export_name = octile_types::entry_name!($block))]
+        #[allow(non_snake_case)]
+        pub unsafe extern "ptx-kernel" fn $block(
+            params: *const ResidentParams,
+            graphs: *const ResidentGraph,
+            words: *const u32,
+            jobs: *const PairJob,
+            status: *mut PairStatus,
+            counter: *mut u32,
+        ) {
+            // SAFETY: as in the warp entry.
+            let p: &ResidentParams = unsafe { &*params };
+            let term = &p.edge_kernel.terms[0];
+            let h = <$t as Real>::from_f64(term.param);
+            // SAFETY: forwarded launch contract (header and slice, then the solve's).
+            unsafe { solve_all_product::<$t, _>(&mut block_team(), p, term.feature as usize, h, graphs, words, jobs, status, counter) }
+        }
+    };
 }
 
-/// Resident solver in product form, one block per pair (as [`MgkResidentWarpProduct`]; for
-/// pairs whose slice leaves room for few pairs per SM, so that more warps share the work).
-///
-/// # Safety
-/// As [`MgkResidentWarpProduct`], but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
-/// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
-#[unsafe(export_name = octile_types::entry_name!(MgkResidentBlockProduct))]
-#[allow(non_snake_case)]
-pub unsafe extern "ptx-kernel" fn MgkResidentBlockProduct(
-    params: *const ResidentParams,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-) {
-    // SAFETY: as in the warp entry.
-    let p: &ResidentParams = unsafe { &*params };
-    let term = &p.edge_kernel.terms[0];
-    // SAFETY: forwarded launch contract (header and slice, then the solve's).
-    unsafe { solve_all_product(&mut block_team(), p, term.feature as usize, term.param as f32, graphs, words, jobs, status, counter) }
-}
+product_entries!(
+    f32,
+    /// Resident solver in product form, one warp per pair: κe one Kronecker-delta term (host:
+    /// `EdgeShape::of`) and every edge weight of both graphs 1.
+    MgkResidentWarpProduct,
+    /// Resident solver in product form, one block per pair (as [`MgkResidentWarpProduct`]; for
+    /// pairs whose slice leaves room for few pairs per SM, so that more warps share the work).
+    MgkResidentBlockProduct
+);
+product_entries!(
+    f64,
+    /// [`MgkResidentWarpProduct`] in f64.
+    MgkResidentWarpProductF64,
+    /// [`MgkResidentBlockProduct`] in f64.
+    MgkResidentBlockProductF64
+);
 
 /// Defines a warp-team and a block-team gradient entry: `|p, gp, team, grad…| body` runs one team's jobs.
 macro_rules! gradient_entries {
@@ -1646,7 +1749,7 @@ gradient_entries!(
 
 /// Defines a warp-team and a block-team entry for one κe evaluator.
 macro_rules! resident_entries {
-    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, $(#[$sdoc:meta])* $split:ident, |$p:ident| $edge:expr) => {
+    ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, $(#[$sdoc:meta])* $split:ident, |$p:ident| $edge:expr) => {
         $(#[$wdoc])*
         ///
         /// # Safety
@@ -1661,7 +1764,7 @@ macro_rules! resident_entries {
             // pointer: a by-value struct parameter would be copied to each thread's stack).
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (slices, then the solve's).
-            unsafe { solve_all::<_, _, false>(&mut warp_team($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, false>(&mut warp_team($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$bdoc])*
         ///
@@ -1674,7 +1777,7 @@ macro_rules! resident_entries {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<_, _, false>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, false>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
         $(#[$sdoc])*
         ///
@@ -1686,12 +1789,13 @@ macro_rules! resident_entries {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<_, _, true>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, true>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
         }
     };
 }
 
 resident_entries!(
+    f32,
     /// Resident solver, one warp per pair, any κe.
     MgkResidentWarpGeneral,
     /// Resident solver, one block per pair, any κe.
@@ -1701,29 +1805,70 @@ resident_entries!(
     |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
 );
 resident_entries!(
+    f32,
     /// Resident solver, one warp per pair, κe one square exponential (host: `EdgeShape::of`).
     MgkResidentWarpSqexp,
     /// Resident solver, one block per pair, κe one square exponential.
     MgkResidentBlockSqexp,
     /// Resident solver, one block per pair, one square exponential, long rows of G′ split into pieces.
     MgkResidentBlockSqexpSplit,
-    // exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²)
-    |params| {
-        let c2 = (params.edge_kernel.terms[0].coef * core::f64::consts::LOG2_E) as f32;
-        OneTerm { f: params.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) }
-    }
+    |params| sqexp::<f32>(params)
 );
 resident_entries!(
+    f32,
     /// Resident solver, one warp per pair, κe one Kronecker delta (host: `EdgeShape::of`).
     MgkResidentWarpKdelta,
     /// Resident solver, one block per pair, κe one Kronecker delta.
     MgkResidentBlockKdelta,
     /// Resident solver, one block per pair, one Kronecker delta, long rows of G′ split into pieces.
     MgkResidentBlockKdeltaSplit,
-    |params| {
-        let h = params.edge_kernel.terms[0].param as f32;
-        OneTerm { f: params.edge_kernel.terms[0].feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } }
-    }
+    |params| kdelta::<f32>(params)
 );
+resident_entries!(
+    f64,
+    /// [`MgkResidentWarpGeneral`] in f64.
+    MgkResidentWarpGeneralF64,
+    /// [`MgkResidentBlockGeneral`] in f64.
+    MgkResidentBlockGeneralF64,
+    /// [`MgkResidentBlockGeneralSplit`] in f64.
+    MgkResidentBlockGeneralSplitF64,
+    |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
+);
+resident_entries!(
+    f64,
+    /// [`MgkResidentWarpSqexp`] in f64.
+    MgkResidentWarpSqexpF64,
+    /// [`MgkResidentBlockSqexp`] in f64.
+    MgkResidentBlockSqexpF64,
+    /// [`MgkResidentBlockSqexpSplit`] in f64.
+    MgkResidentBlockSqexpSplitF64,
+    |params| sqexp::<f64>(params)
+);
+resident_entries!(
+    f64,
+    /// [`MgkResidentWarpKdelta`] in f64.
+    MgkResidentWarpKdeltaF64,
+    /// [`MgkResidentBlockKdelta`] in f64.
+    MgkResidentBlockKdeltaF64,
+    /// [`MgkResidentBlockKdeltaSplit`] in f64.
+    MgkResidentBlockKdeltaSplitF64,
+    |params| kdelta::<f64>(params)
+);
+
+/// κe one square exponential in T: exp2(c2·(a − b)²), c2 = −log₂e / (2ℓ²).
+#[inline(always)]
+fn sqexp<T: ResidentReal>(params: &ResidentParams) -> OneTerm<impl Fn(T, T) -> T> {
+    let t = &params.edge_kernel.terms[0];
+    let c2 = T::from_f64(t.coef * core::f64::consts::LOG2_E);
+    OneTerm { f: t.feature as usize, k: move |a: T, b: T| T::exp2(c2 * (a - b) * (a - b)) }
+}
+
+/// κe one Kronecker delta in T: 1 where the labels agree, else h.
+#[inline(always)]
+fn kdelta<T: ResidentReal>(params: &ResidentParams) -> OneTerm<impl Fn(T, T) -> T> {
+    let t = &params.edge_kernel.terms[0];
+    let h = T::from_f64(t.param);
+    OneTerm { f: t.feature as usize, k: move |a: T, b: T| if a == b { T::ONE } else { h } }
+}
 
 const _: () = assert!(RESIDENT_VECTORS == 5);

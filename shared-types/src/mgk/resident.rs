@@ -14,17 +14,20 @@
 //! ResidentGraph { offset, n_nodes, nnz, n_pieces }      words[offset ..]:
 //!   [ row_ptr : n + 1  u32 ]  CSR over nodes, local (row_ptr[0] = 0)
 //!   [ col     : nnz    u32 ]  neighbour of each nonzero
-//!   [ edge    : nnz · nz_stride  f32 ]   weight, edge features (as `layout::NZ_*`)
-//!   [ node    : n · node_stride  f32 ]   d, p, node features  (as `layout::NODE_*`)
+//!   [ pad     : 0 or 1 u32 ]  f64 sets only: the values start 8-byte aligned
+//!   [ edge    : nnz · nz_stride  real ]   weight, edge features (as `layout::NZ_*`)
+//!   [ node    : n · node_stride  real ]   d, p, node features  (as `layout::NODE_*`)
 //!   [ pieces  : n_pieces u32 ]  node << 16 | first nonzero, see `PIECE_NONZEROS`
+//!   [ pad     : 0 or 1 u32 ]  f64 sets only: the run ends 8-byte aligned
 //!
 //! team slice (shared memory, `slice_words` words):
-//!   [ graph 1 ][ graph 2 ][ dg : N ][ x : N ][ r : N ][ p : N ][ ap : N ]    N = n · n′, f32
+//!   [ graph 1 ][ graph 2 ][ dg : N ][ x : N ][ r : N ][ p : N ][ ap : N ]    N = n · n′, real
 //! ```
-//! Why: a team reads each graph once per pair instead of once per iteration, and the vectors never
-//! leave the SM; f32 everywhere but the reductions (f64), as GraphDot. The host checks the true
-//! residual the kernel reports and re-solves with the refined tile solver any pair that misses
-//! the tolerance.
+//! `real` is the set's precision: f32 (one word per value; the default, as GraphDot: f32 everywhere
+//! but the reductions, which are f64) or f64 (two words per value, `real_words` = 2: the same solver
+//! in f64 for `precision = "f64"`). Why: a team reads each graph once per pair instead of once per
+//! iteration, and the vectors never leave the SM. The host checks the true residual the kernel
+//! reports and re-solves with the tile solver any pair that misses the tolerance.
 use crate::kernel_spec::{BaseKernelKind, Combine, KernelSpec};
 
 /// Where one graph lies in the resident word array.
@@ -50,12 +53,18 @@ pub struct ResidentGraph {
 /// whose rows all fit, or with n or nnz ≥ 2^16, has no pieces and is never split.
 pub const PIECE_NONZEROS: usize = 8;
 
-/// Words of one graph's run.
-pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stride: usize, n_pieces: usize) -> usize {
-    n_nodes + 1 + nnz * (1 + nz_stride) + n_nodes * node_stride + n_pieces
+/// Words of one graph's run whose values take `real_words` words each (1: f32, 2: f64).
+pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stride: usize, n_pieces: usize, real_words: usize) -> usize {
+    let ints = (n_nodes + 1 + nnz).next_multiple_of(real_words);
+    (ints + real_words * (nnz * nz_stride + n_nodes * node_stride) + n_pieces).next_multiple_of(real_words)
 }
 
-/// f32 vectors of the product system a team keeps: dg, x, r, p, ap.
+/// Words before a run's values (row pointers, columns, alignment): where its edge rows start.
+pub const fn graph_value_offset(n_nodes: usize, nnz: usize, real_words: usize) -> usize {
+    (n_nodes + 1 + nnz).next_multiple_of(real_words)
+}
+
+/// Vectors of the product system a team keeps: dg, x, r, p, ap.
 pub const RESIDENT_VECTORS: usize = 5;
 
 /// Global scratch of a resident gradient launch per team, in slices (`slice_words` f32 each): one
@@ -64,9 +73,11 @@ pub const RESIDENT_VECTORS: usize = 5;
 pub const GRADIENT_SCRATCH_SLICES: usize = 1;
 
 /// Words of a team slice for a pair: both graphs and the five vectors; a graph is (nodes, nonzeros,
-/// pieces).
-pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), node_stride: usize, nz_stride: usize) -> usize {
-    graph_words(g1.0, g1.1, node_stride, nz_stride, g1.2) + graph_words(g2.0, g2.1, node_stride, nz_stride, g2.2) + RESIDENT_VECTORS * g1.0 * g2.0
+/// pieces); values of `real_words` words each.
+pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), node_stride: usize, nz_stride: usize, real_words: usize) -> usize {
+    graph_words(g1.0, g1.1, node_stride, nz_stride, g1.2, real_words)
+        + graph_words(g2.0, g2.1, node_stride, nz_stride, g2.2, real_words)
+        + RESIDENT_VECTORS * real_words * g1.0 * g2.0
 }
 
 /// The product form of the resident solver, for κe a Kronecker delta and every edge weight 1:
@@ -77,7 +88,7 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// entry = k′ | differs << 15        k′ = j·n′ + j′ < 2^15 (the column), differs: the labels differ
 ///
 /// team slice (shared memory, `product_slice_words` words):
-///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ dg | x | r | p | ap : 5·N f32 ][ entries : nnz·nnz′ u16 ]
+///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ entries : nnz·nnz′ u16 ]
 ///   row (i, i′)'s entries: from rp1[i]·nnz′ + (rp1[i+1] − rp1[i])·rp2[i′], (rp1[i+1] − rp1[i])·(rp2[i′+1] − rp2[i′]) of them
 /// ```
 /// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
@@ -87,9 +98,14 @@ pub const PRODUCT_COLUMN_BITS: u32 = 15;
 /// Most unknowns n·n′ of a product-form pair (its columns fit `PRODUCT_COLUMN_BITS`).
 pub const PRODUCT_MAX_UNKNOWNS: usize = 1 << PRODUCT_COLUMN_BITS;
 
-/// Words of a product-form team slice.
-pub const fn product_slice_words(g1: (usize, usize), g2: (usize, usize)) -> usize {
-    (g1.0 + 1) + (g2.0 + 1) + RESIDENT_VECTORS * g1.0 * g2.0 + (g1.1 * g2.1).div_ceil(2)
+/// Words of a product-form team slice (values of `real_words` words each).
+pub const fn product_slice_words(g1: (usize, usize), g2: (usize, usize), real_words: usize) -> usize {
+    product_vector_offset(g1.0, g2.0, real_words) + RESIDENT_VECTORS * real_words * g1.0 * g2.0 + (g1.1 * g2.1).div_ceil(2)
+}
+
+/// Words before a product-form slice's vectors: both row-pointer arrays and alignment.
+pub const fn product_vector_offset(n1: usize, n2: usize, real_words: usize) -> usize {
+    (n1 + 1 + n2 + 1).next_multiple_of(real_words)
 }
 
 /// Threads of a block-team launch (one block per pair).

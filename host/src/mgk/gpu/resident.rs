@@ -9,6 +9,7 @@
 //! one warp for small systems and a block of up to 1024 threads for large ones
 //! ([`team_threads`]). A pair that does not fit, or whose true residual misses rtol, goes to the
 //! tile solver (the caller's fallback).
+use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::pinned::Direction;
@@ -21,7 +22,7 @@ use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
     FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
-    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_words, product_slice_words, slice_words,
+    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words, product_slice_words, slice_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -33,12 +34,27 @@ use std::sync::Arc;
 /// solver's mixed-precision refinement directly.
 pub const RESIDENT_MIN_RTOL: f64 = 1e-7;
 
+/// The same for the f64 resident solver: its true residual settles near 10⁻¹⁵ (f64 rounding of
+/// sums over a few hundred terms); below this rtol the pairs go to the tile solver.
+pub const RESIDENT_MIN_RTOL_F64: f64 = 1e-14;
+
+/// The smallest rtol the resident solver in `precision` is asked to meet.
+pub fn resident_min_rtol(precision: Precision) -> f64 {
+    match precision {
+        Precision::F32 => RESIDENT_MIN_RTOL,
+        Precision::F64 => RESIDENT_MIN_RTOL_F64,
+    }
+}
+
 /// Streams the launches of one solve go round-robin over.
 const RESIDENT_STREAMS: usize = 4;
 
-/// A graph set in the resident layout (f32 values stored as their bits).
+/// A graph set in the resident layout (f32 values stored as their bits, or f64 values as two words
+/// each, low word first: `real_words`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResidentSet {
+    /// Words per value: 1 (f32) or 2 (f64).
+    pub real_words: usize,
     /// One per graph.
     pub graphs: Vec<ResidentGraph>,
     /// The graphs' runs.
@@ -59,14 +75,14 @@ impl ResidentSet {
     }
     /// Slice words of pair (a, b).
     pub fn slice_words(&self, a: u32, b: u32) -> usize {
-        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride)
+        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words)
     }
     /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
     /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
     pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
         let (sa, sb) = (self.size(a), self.size(b));
         (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS)
-            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1)))
+            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1), self.real_words))
     }
 }
 
@@ -75,27 +91,35 @@ impl ResidentSet {
 /// depend on the node order, and rows of similar length side by side keep the lanes of a warp
 /// equally busy.
 ///
-/// A large set is repacked in parts on the pool and joined (the same set bit for bit, the same
-/// error).
-pub fn pack_resident(set: &PackedGraphs<f64>) -> Result<ResidentSet> {
+/// Values in `precision`. A large set is repacked in parts on the pool and joined (the same set bit
+/// for bit, the same error).
+pub fn pack_resident(set: &PackedGraphs<f64>, precision: Precision) -> Result<ResidentSet> {
     // a graph's work: its nodes and nonzeros (the popcounts of its octiles)
     let parts = crate::parallel::parts_by_weight(set.len(), |g| {
         let d = &set.descs[g];
         let (first, last) = (set.row_ptr[d.row_ptr_offset as usize] as usize, set.row_ptr[(d.row_ptr_offset + d.n_tile_rows) as usize] as usize);
         d.n_nodes as usize + set.octiles[first..last].iter().map(|o| o.nz_mask.count_ones() as usize).sum::<usize>()
     });
-    resident_in_parts(set, &parts)
+    resident_in_parts(set, &parts, real_words(precision))
+}
+
+/// Words of one value of `precision` in the resident layout.
+pub fn real_words(precision: Precision) -> usize {
+    match precision {
+        Precision::F32 => 1,
+        Precision::F64 => 2,
+    }
 }
 
 /// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined
 /// (errors: [`crate::parallel::try_parts`]).
-fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<ResidentSet> {
+fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], rw: usize) -> Result<ResidentSet> {
     if parts.len() <= 1 {
-        return resident_part(set, 0..set.len());
+        return resident_part(set, 0..set.len(), rw);
     }
-    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r))?;
+    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r, rw))?;
     if rest.is_empty() {
-        return resident_part(set, 0..set.len());
+        return resident_part(set, 0..set.len(), rw);
     }
     let mut out = rest.remove(0);
     out.graphs.reserve(rest.iter().map(|p| p.graphs.len()).sum());
@@ -105,8 +129,8 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<
         let base = out.words.len();
         for d in &mut p.graphs {
             let offset = base + d.offset as usize;
-            if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize) >= u32::MAX as usize {
-                return resident_part(set, 0..set.len());
+            if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize, rw) >= u32::MAX as usize {
+                return resident_part(set, 0..set.len(), rw);
             }
             d.offset = offset as u32;
         }
@@ -117,10 +141,12 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>]) -> Result<
     Ok(out)
 }
 
-/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0).
-fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>) -> Result<ResidentSet> {
+/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0), values of `rw`
+/// words each (every run then takes a multiple of `rw` words: f64 values stay 8-byte aligned).
+fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Result<ResidentSet> {
     let (ns, nzs) = (set.node_stride, set.nz_stride);
     let mut out = ResidentSet {
+        real_words: rw,
         graphs: Vec::with_capacity(graphs.len()),
         words: Vec::new(),
         node_stride: ns,
@@ -163,22 +189,31 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>) -> Result<Reside
             cut.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
             pieces = cut.into_iter().map(|(_, w)| w).collect();
         }
-        if offset + graph_words(n, nnz, ns, nzs, pieces.len()) >= u32::MAX as usize {
+        if offset + graph_words(n, nnz, ns, nzs, pieces.len(), rw) >= u32::MAX as usize {
             return Err(OctileError::InvalidGraph { graph: Some(g), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
         }
         // f32 storage: a value beyond f32's range would become ±inf (as `pack::<f32>` refuses)
         let first = set.descs[g].node_offset as usize * ns;
-        if let Some(v) = set.node_data[first..first + n * ns]
-            .iter()
-            .chain(rows.iter().flatten().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
-            .find(|v| !(**v as f32).is_finite())
+        if rw == 1
+            && let Some(v) = set.node_data[first..first + n * ns]
+                .iter()
+                .chain(rows.iter().flatten().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
+                .find(|v| !(**v as f32).is_finite())
         {
             return Err(OctileError::InvalidGraph {
                 graph: Some(g),
                 what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", *v as f32),
             });
         }
-        let bits = |v: f64| (v as f32).to_bits();
+        // a value's words: f32 bits, or f64 bits low word first (little-endian, as the GPU loads them)
+        let push = |words: &mut Vec<u32>, v: f64| {
+            if rw == 1 {
+                words.push((v as f32).to_bits());
+            } else {
+                let b = v.to_bits();
+                words.extend([b as u32, (b >> 32) as u32]);
+            }
+        };
         let mut rp = 0u32;
         out.words.push(0);
         for &old in &order {
@@ -190,14 +225,20 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>) -> Result<Reside
             r.sort_unstable();
         }
         out.words.extend(sorted.iter().flatten().map(|&(c, _)| c as u32));
+        out.words.resize(offset + graph_value_offset(n, nnz, rw), 0);
         for &(_, src) in sorted.iter().flatten() {
-            out.words.extend(set.edge_data[src * nzs..(src + 1) * nzs].iter().map(|&v| bits(v)));
+            for &v in &set.edge_data[src * nzs..(src + 1) * nzs] {
+                push(&mut out.words, v);
+            }
         }
         out.unit_weights.push(sorted.iter().flatten().all(|&(_, src)| set.edge_data[src * nzs + NZ_WEIGHT] == 1.0));
         for &old in &order {
-            out.words.extend(set.node_row(g, old).iter().map(|&v| bits(v)));
+            for &v in set.node_row(g, old) {
+                push(&mut out.words, v);
+            }
         }
         out.words.extend(&pieces);
+        out.words.resize(offset + graph_words(n, nnz, ns, nzs, pieces.len(), rw), 0);
         out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, n_pieces: pieces.len() as u32 });
     }
     Ok(out)
@@ -224,25 +265,40 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
     t
 }
 
-/// The entry of a launch for a κe shape.
-fn entry_name(launch: Launch, shape: EdgeShape) -> Kernel {
+/// The entry of a launch for a κe shape, in f32 (`real_words` 1) or f64 (2).
+fn entry_name(launch: Launch, shape: EdgeShape, real_words: usize) -> Kernel {
+    let f64 = real_words == 2;
     if launch.product {
-        return if launch.team == 32 { Kernel::MgkResidentWarpProduct } else { Kernel::MgkResidentBlockProduct };
-    }
-    if launch.split {
-        return match shape {
-            EdgeShape::General => Kernel::MgkResidentBlockGeneralSplit,
-            EdgeShape::SquareExponential => Kernel::MgkResidentBlockSqexpSplit,
-            EdgeShape::KroneckerDelta => Kernel::MgkResidentBlockKdeltaSplit,
+        return match (launch.team == 32, f64) {
+            (true, false) => Kernel::MgkResidentWarpProduct,
+            (false, false) => Kernel::MgkResidentBlockProduct,
+            (true, true) => Kernel::MgkResidentWarpProductF64,
+            (false, true) => Kernel::MgkResidentBlockProductF64,
         };
     }
-    match (launch.team == 32, shape) {
-        (true, EdgeShape::General) => Kernel::MgkResidentWarpGeneral,
-        (true, EdgeShape::SquareExponential) => Kernel::MgkResidentWarpSqexp,
-        (true, EdgeShape::KroneckerDelta) => Kernel::MgkResidentWarpKdelta,
-        (false, EdgeShape::General) => Kernel::MgkResidentBlockGeneral,
-        (false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockSqexp,
-        (false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockKdelta,
+    if launch.split {
+        return match (shape, f64) {
+            (EdgeShape::General, false) => Kernel::MgkResidentBlockGeneralSplit,
+            (EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexpSplit,
+            (EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdeltaSplit,
+            (EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralSplitF64,
+            (EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpSplitF64,
+            (EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaSplitF64,
+        };
+    }
+    match (launch.team == 32, shape, f64) {
+        (true, EdgeShape::General, false) => Kernel::MgkResidentWarpGeneral,
+        (true, EdgeShape::SquareExponential, false) => Kernel::MgkResidentWarpSqexp,
+        (true, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentWarpKdelta,
+        (false, EdgeShape::General, false) => Kernel::MgkResidentBlockGeneral,
+        (false, EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexp,
+        (false, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdelta,
+        (true, EdgeShape::General, true) => Kernel::MgkResidentWarpGeneralF64,
+        (true, EdgeShape::SquareExponential, true) => Kernel::MgkResidentWarpSqexpF64,
+        (true, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentWarpKdeltaF64,
+        (false, EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralF64,
+        (false, EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpF64,
+        (false, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaF64,
     }
 }
 
@@ -367,7 +423,7 @@ pub fn mgk_resident(
     mut gradient: Option<GradientArgs<'_, '_>>,
 ) -> Result<()> {
     let shape = EdgeShape::of(&params.edge_kernel);
-    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape) };
+    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.real_words) };
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -643,7 +699,7 @@ pub fn plan_with(
                 i += 1;
             }
             let l = parts[i - 1].0;
-            let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape) };
+            let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape, set.real_words) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
@@ -748,11 +804,13 @@ pub struct ResidentOutcome {
     pub grads: Vec<f64>,
 }
 
-/// Solve every pair that fits with the resident solver: pack the set ([`pack_resident`]), plan
-/// ([`plan`]), upload and [`execute`]; with `gradient`, K and ∂K/∂θ by the gradient entries.
+/// Solve every pair that fits with the resident solver in `precision`: pack the set
+/// ([`pack_resident`]), plan ([`plan`]), upload and [`execute`]; with `gradient`, K and ∂K/∂θ by the
+/// gradient entries (f32 alone: an f64 gradient call is refused here, the caller runs the tile solver).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_resident(
     dev: &GpuDevice,
+    precision: Precision,
     set64: &PackedGraphs<f64>,
     pairs: &[(u32, u32)],
     node: &KernelSpec,
@@ -764,7 +822,10 @@ pub fn solve_resident(
     gradient: Option<&GradientParams>,
 ) -> Result<ResidentOutcome> {
     let t0 = std::time::Instant::now();
-    let set = pack_resident(set64)?;
+    if gradient.is_some() && precision != Precision::F32 {
+        return Err(OctileError::Internal("the resident gradient entries run in f32 alone".into()));
+    }
+    let set = pack_resident(set64, precision)?;
     log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
     let plan = plan_with(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
@@ -1046,28 +1107,53 @@ mod tests {
     use crate::generators::{ba_set, nws_set};
     use crate::mgk::config::synthetic_kernel;
     use crate::mgk::pack::{PackOptions, pack};
+    use octile_types::mgk::layout::NODE_P;
 
-    /// Every graph's run: CSR rows sorted by decreasing length, pieces (where a row is longer than
-    /// `PIECE_NONZEROS`) covering every nonzero in order with at most `PIECE_NONZEROS` each and
-    /// never crossing a row, and the unit-weight flag.
+    /// Every graph's run, in f32 and f64: CSR rows sorted by decreasing length, pieces (where a row
+    /// is longer than `PIECE_NONZEROS`) covering every nonzero in order with at most
+    /// `PIECE_NONZEROS` each and never crossing a row, the unit-weight flag; f64 runs start and
+    /// their values lie 8-byte aligned, and their node rows hold the packed values exactly.
     #[test]
     fn resident_runs_hold_sorted_rows_and_pieces_that_cover_them() {
+        for precision in [Precision::F32, Precision::F64] {
+            check_runs(precision);
+        }
+    }
+
+    fn check_runs(precision: Precision) {
         let cfg = synthetic_kernel(0.05);
         let resolved = cfg.resolve().unwrap();
         let mut graphs = ba_set(6, 3);
         graphs.extend(nws_set(3, 4));
-        let set = pack_resident(&pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap()).unwrap();
+        let set64 = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
+        let set = pack_resident(&set64, precision).unwrap();
+        let rw = real_words(precision);
+        assert_eq!(set.real_words, rw);
         let mut split_seen = false;
         for (g, d) in set.graphs.iter().enumerate() {
             let (n, nnz, np) = (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize);
-            let run = &set.words[d.offset as usize..d.offset as usize + graph_words(n, nnz, set.node_stride, set.nz_stride, np)];
+            let len = graph_words(n, nnz, set.node_stride, set.nz_stride, np, rw);
+            assert!((d.offset as usize).is_multiple_of(rw) && len.is_multiple_of(rw), "{precision:?} graph {g}: run at {} of {len} words", d.offset);
+            let run = &set.words[d.offset as usize..d.offset as usize + len];
+            if precision == Precision::F64 {
+                // node rows in the resident order hold the packed rows of some node order: the
+                // multiset of p values (NODE_P) is the packed one, bit for bit
+                let at = graph_value_offset(n, nnz, 2) + 2 * nnz * set.nz_stride;
+                let value = |w: usize| f64::from_bits(run[w] as u64 | (run[w + 1] as u64) << 32);
+                let mut got: Vec<u64> = (0..n).map(|i| value(at + 2 * (i * set.node_stride + NODE_P)).to_bits()).collect();
+                let mut want: Vec<u64> = (0..n).map(|i| set64.node_row(g, i)[NODE_P].to_bits()).collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "graph {g}: f64 node rows");
+            }
             let rp = &run[..n + 1];
             assert_eq!((rp[0], rp[n] as usize), (0, nnz), "graph {g}: row pointers");
             let len = |i: usize| (rp[i + 1] - rp[i]) as usize;
             assert!((1..n).all(|i| len(i - 1) >= len(i)), "graph {g}: rows not sorted by length");
             let long = (0..n).any(|i| len(i) > PIECE_NONZEROS);
             assert_eq!(np > 0, long, "graph {g}: pieces {np}, a row longer than {PIECE_NONZEROS}: {long}");
-            let pieces = &run[run.len() - np..];
+            let first_piece = graph_value_offset(n, nnz, rw) + rw * (nnz * set.nz_stride + n * set.node_stride);
+            let pieces = &run[first_piece..first_piece + np];
             let mut covered = Vec::new();
             for (p, &w) in pieces.iter().enumerate() {
                 let (node, first) = ((w >> 16) as usize, (w & 0xffff) as usize);
@@ -1096,23 +1182,28 @@ mod tests {
         let resolved = synthetic_kernel(0.05).resolve().unwrap();
         let set = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
         let n = set.len();
-        let one = resident_part(&set, 0..n).unwrap();
-        for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]] {
-            assert_eq!(resident_in_parts(&set, &parts).unwrap(), one, "parts {parts:?}");
+        for precision in [Precision::F32, Precision::F64] {
+            let rw = real_words(precision);
+            let one = resident_part(&set, 0..n, rw).unwrap();
+            for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]] {
+                assert_eq!(resident_in_parts(&set, &parts, rw).unwrap(), one, "{precision:?} parts {parts:?}");
+            }
+            // through the pool's own cut too (a set this small is one part: the same set either way)
+            assert_eq!(pack_resident(&set, precision).unwrap(), one);
         }
-        // through the pool's own cut too (a set this small is one part: the same set either way)
-        assert_eq!(pack_resident(&set).unwrap(), one);
         // an edge feature past f32's range in graph 9: the same error, naming graph 9, from any cut
         let mut bad = graphs.clone();
         bad[9] = crate::graph::Graph::new(3, &["label"], &["length"]);
         bad[9].add_edge(0, 1, 1.0, &[1e39]).unwrap();
         let set = pack::<f64>(&bad, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
-        let err = resident_part(&set, 0..n).unwrap_err();
+        let err = resident_part(&set, 0..n, 1).unwrap_err();
         assert!(matches!(err, OctileError::InvalidGraph { graph: Some(9), .. }), "{err}");
         let one = err.to_string();
         for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect()] {
-            assert_eq!(resident_in_parts(&set, &parts).unwrap_err().to_string(), one, "parts {parts:?}");
+            assert_eq!(resident_in_parts(&set, &parts, 1).unwrap_err().to_string(), one, "parts {parts:?}");
         }
+        // f64 holds it
+        assert!(resident_part(&set, 0..n, 2).is_ok());
     }
 
     /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
@@ -1139,14 +1230,19 @@ mod tests {
     }
 
     /// A resident set of `graphs` under the synthetic kernel (κe square exponential) or, with
-    /// `delta`, κe one Kronecker delta on the same feature (the product form's κe).
+    /// `delta`, κe one Kronecker delta on the same feature (the product form's κe), in f32.
     fn resident_set(graphs: &[crate::graph::Graph], delta: bool) -> (ResidentSet, EdgeShape) {
+        resident_set_in(graphs, delta, Precision::F32)
+    }
+
+    /// [`resident_set`] in `precision`.
+    fn resident_set_in(graphs: &[crate::graph::Graph], delta: bool, precision: Precision) -> (ResidentSet, EdgeShape) {
         let mut cfg = synthetic_kernel(0.05);
         if delta {
             cfg.edge[0].kernel = crate::mgk::config::BaseKernelConfig::KroneckerDelta { h: 0.3 };
         }
         let resolved = cfg.resolve().unwrap();
-        let set = pack_resident(&pack::<f64>(graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap()).unwrap();
+        let set = pack_resident(&pack::<f64>(graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap(), precision).unwrap();
         (set, EdgeShape::of(&resolved.edge_spec))
     }
 
@@ -1160,6 +1256,7 @@ mod tests {
     /// (a copy of that loop): (pair indices, launch, grid) per launch.
     fn launches_as_before(
         plan: &ResidentPlan,
+        real_words: usize,
         fill: usize,
         sm_count: u32,
         occupancy: impl Fn(Kernel, Launch) -> Option<u32>,
@@ -1183,7 +1280,7 @@ mod tests {
                 }
                 let l = plan.shape_of(ks[end - 1]).unwrap();
                 let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
-                let resident = occupancy(entry_name(l, plan.shape), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
+                let resident = occupancy(entry_name(l, plan.shape, real_words), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
                 out.push((ks[start..end].to_vec(), l, resident.min((end - start).div_ceil(teams_per_block) as u32)));
                 start = end;
             }
@@ -1217,7 +1314,7 @@ mod tests {
         assert_eq!((plan.launches.first().map_or(0, |l| l.pairs.start), plan.launches.last().map_or(0, |l| l.pairs.end)), (0, plan.order.len()));
         for pl in &plan.launches {
             let l = pl.launch;
-            assert_eq!(pl.entry, entry_name(l, plan.shape));
+            assert_eq!(pl.entry, entry_name(l, plan.shape, set.real_words));
             assert!(l.smem_bytes() <= dev.max_smem_bytes && pl.grid >= 1);
             for &k in &plan.order[pl.pairs.clone()] {
                 let (a, b) = pairs[k];
@@ -1229,7 +1326,7 @@ mod tests {
         }
         let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
         let now: Vec<(Vec<usize>, Launch, u32)> = plan.launches.iter().map(|pl| (plan.order[pl.pairs.clone()].to_vec(), pl.launch, pl.grid)).collect();
-        assert_eq!(now, launches_as_before(plan, fill, dev.sm_count, occupancy), "the launches the solver made before the split");
+        assert_eq!(now, launches_as_before(plan, set.real_words, fill, dev.sm_count, occupancy), "the launches the solver made before the split");
     }
 
     #[test]
@@ -1238,8 +1335,8 @@ mod tests {
         let n = graphs.len() as u32;
         let pairs: Vec<(u32, u32)> = (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect();
         let mut seen = std::collections::BTreeSet::new();
-        for delta in [false, true] {
-            let (set, shape) = resident_set(&graphs, delta);
+        for (delta, precision) in [(false, Precision::F32), (true, Precision::F32), (false, Precision::F64), (true, Precision::F64)] {
+            let (set, shape) = resident_set_in(&graphs, delta, precision);
             for opts in [
                 ResidentOptions::default(),
                 ResidentOptions { product: false, split: false, ..ResidentOptions::default() },
@@ -1250,6 +1347,8 @@ mod tests {
                 let kinds: Vec<TeamKind> = plan.launches.iter().map(|l| TeamKind::of(l.launch)).collect();
                 let has = |f: TeamForm| kinds.iter().any(|t| t.form == f);
                 assert_eq!(has(TeamForm::Product), delta && opts.product, "{opts:?} delta {delta}: {kinds:?}");
+                let f64_entries = plan.launches.iter().all(|l| l.entry.name().ends_with("_f64"));
+                assert_eq!(f64_entries, precision == Precision::F64, "{precision:?}: {:?}", plan.launches.iter().map(|l| l.entry).collect::<Vec<_>>());
                 // BA hubs: split rows whenever they are on (pairs past the product form's size run on the fly)
                 assert_eq!(has(TeamForm::SplitRows), opts.split, "{opts:?} delta {delta}: {kinds:?}");
                 assert!(plan.order.len() < pairs.len(), "pairs of the 240-node graph do not fit");
