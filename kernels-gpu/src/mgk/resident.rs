@@ -397,18 +397,31 @@ impl<T: Real, E: EdgeEval<T>, const SPLIT: bool> OnTheFly<'_, E, SPLIT, T> {
         // (host-built).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let mut acc = T::ZERO;
             // u32 counters: 32-bit loop arithmetic
-            for a in a0..a1 {
-                let a = a as usize;
-                let vrow = v.add(*g1.col.add(a) as usize * n2);
-                let ea = self.e.prep(g1.edge.add(a * nzs));
-                for b in b0 as u32..b1 as u32 {
-                    let b = b as usize;
-                    acc += self.e.eval(ea, g2.edge.add(b * nzs)) * *vrow.add(*g2.col.add(b) as usize);
+            let (b0, b1) = (b0 as u32, b1 as u32);
+            let mut acc = T::ZERO;
+            if a0 == a1 || b0 == b1 {
+                return acc;
+            }
+            // one loop over the d·d′ pairs (a, b), b fastest, G's row reloaded when b wraps: rows
+            // of a few nonzeros (NWS, pieces of BA's hubs) paid more for starting each inner loop
+            // (its unrolled parts and their remainders) than for its pairs
+            let (mut a, mut b) = (a0, b0);
+            let mut vrow = v.add(*g1.col.add(a as usize) as usize * n2);
+            let mut ea = self.e.prep(g1.edge.add(a as usize * nzs));
+            loop {
+                acc += self.e.eval(ea, g2.edge.add(b as usize * nzs)) * *vrow.add(*g2.col.add(b as usize) as usize);
+                b += 1;
+                if b == b1 {
+                    a += 1;
+                    if a == a1 {
+                        return acc;
+                    }
+                    b = b0;
+                    vrow = v.add(*g1.col.add(a as usize) as usize * n2);
+                    ea = self.e.prep(g1.edge.add(a as usize * nzs));
                 }
             }
-            acc
         }
     }
 }
