@@ -4,11 +4,11 @@
 //! launches, on the host alone (no GPU: H100-like limits and occupancy stand in for the driver's).
 //! `OCTILE_BENCH_GRAPHS` sets the number of graphs.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use octile::{MgkConfig, Precision};
 use octile::generators::molecule_set;
 use octile::mgk::gpu::options::ResidentOptions;
 use octile::mgk::gpu::resident::{PlanDevice, pack_resident, plan_with};
 use octile::mgk::pack::{PackOptions, pack};
+use octile::{MgkConfig, Precision};
 use octile_types::EdgeShape;
 
 fn bench(c: &mut Criterion) {
