@@ -1587,6 +1587,25 @@ unsafe fn block_team() -> BlockSliceTeam {
     }
 }
 
+/// A product-form launch's jobs: κe's one Kronecker-delta term (feature, h in T) read from `p`.
+///
+/// # Safety
+/// The launch contract of [`MgkResidentWarpProduct`] (or its block and f64 forms) for `crew`'s kind.
+#[inline(always)]
+unsafe fn product_launch<T: ResidentReal, C: ResidentTeam>(
+    crew: &mut C,
+    p: &ResidentParams,
+    graphs: *const ResidentGraph,
+    words: *const u32,
+    jobs: *const PairJob,
+    status: *mut PairStatus,
+    counter: *mut u32,
+) {
+    let term = &p.edge_kernel.terms[0];
+    // SAFETY: forwarded.
+    unsafe { solve_all_product::<T, C>(crew, p, term.feature as usize, T::from_f64(term.param), graphs, words, jobs, status, counter) }
+}
+
 /// Defines the product-form entries of one precision: one warp per pair and one block per pair.
 macro_rules! product_entries {
     ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident) => {
@@ -1606,12 +1625,9 @@ macro_rules! product_entries {
             status: *mut PairStatus,
             counter: *mut u32,
         ) {
-            // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries).
-            let p: &ResidentParams = unsafe { &*params };
-            let term = &p.edge_kernel.terms[0];
-            let h = <$t as Real>::from_f64(term.param);
-            // SAFETY: forwarded launch contract (slices, then the solve's).
-            unsafe { solve_all_product::<$t, _>(&mut warp_team(p.slice_words), p, term.feature as usize, h, graphs, words, jobs, status, counter) }
+            // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries);
+            // forwarded launch contract (slices, then the solve's).
+            unsafe { product_launch::<$t, _>(&mut warp_team((*params).slice_words), &*params, graphs, words, jobs, status, counter) }
         }
         $(#[$bdoc])*
         ///
@@ -1628,12 +1644,8 @@ macro_rules! product_entries {
             status: *mut PairStatus,
             counter: *mut u32,
         ) {
-            // SAFETY: as in the warp entry.
-            let p: &ResidentParams = unsafe { &*params };
-            let term = &p.edge_kernel.terms[0];
-            let h = <$t as Real>::from_f64(term.param);
-            // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all_product::<$t, _>(&mut block_team(), p, term.feature as usize, h, graphs, words, jobs, status, counter) }
+            // SAFETY: as in the warp entry (header and slice, then the solve's).
+            unsafe { product_launch::<$t, _>(&mut block_team(), &*params, graphs, words, jobs, status, counter) }
         }
     };
 }
