@@ -153,34 +153,33 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Re
         nz_stride: nzs,
         unit_weights: Vec::with_capacity(graphs.len()),
     };
+    // per-graph scratch, reused from graph to graph (a Vec per row cost two allocations per node)
+    let mut adj = Csr::default();
+    let mut order: Vec<usize> = Vec::new();
+    let mut new_of: Vec<usize> = Vec::new();
+    let mut sorted: Vec<(usize, usize)> = Vec::new();
     for g in graphs {
         let n = set.n_nodes(g);
         // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
-        let mut rows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-        for tr in 0..set.descs[g].n_tile_rows as usize {
-            for o in set.row_octiles(g, tr) {
-                let t = &set.octiles[o];
-                for (bit, idx) in t.nonzeros() {
-                    let src = if set.compact { idx } else { t.nz_offset as usize + bit };
-                    rows[tr * 8 + bit / 8].push((t.tile_col as usize * 8 + bit % 8, src));
-                }
-            }
-        }
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(rows[i].len()), i));
-        let mut new_of = vec![0usize; n];
+        adj.build(set, g);
+        let rows = |i: usize| &adj.ent[adj.start[i]..adj.start[i + 1]];
+        order.clear();
+        order.extend(0..n);
+        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(adj.start[i + 1] - adj.start[i]), i));
+        new_of.clear();
+        new_of.resize(n, 0);
         for (new, &old) in order.iter().enumerate() {
             new_of[old] = new;
         }
-        let nnz: usize = rows.iter().map(Vec::len).sum();
+        let nnz = adj.ent.len();
         let offset = out.words.len();
         // pieces (PIECE_NONZEROS): node << 16 | first nonzero, longest first, when some row is long
         let mut pieces: Vec<u32> = Vec::new();
-        if n < 1 << 16 && nnz < 1 << 16 && rows.iter().any(|r| r.len() > PIECE_NONZEROS) {
+        if n < 1 << 16 && nnz < 1 << 16 && (0..n).any(|i| rows(i).len() > PIECE_NONZEROS) {
             let mut cut: Vec<(usize, u32)> = Vec::new();
             let mut first = 0usize;
             for (new, &old) in order.iter().enumerate() {
-                let d = rows[old].len();
+                let d = rows(old).len();
                 for start in (0..d).step_by(PIECE_NONZEROS) {
                     cut.push((PIECE_NONZEROS.min(d - start), (new as u32) << 16 | (first + start) as u32));
                 }
@@ -197,7 +196,7 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Re
         if rw == 1
             && let Some(v) = set.node_data[first..first + n * ns]
                 .iter()
-                .chain(rows.iter().flatten().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
+                .chain(adj.ent.iter().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
                 .find(|v| !(**v as f32).is_finite())
         {
             return Err(OctileError::InvalidGraph {
@@ -216,22 +215,23 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Re
         };
         let mut rp = 0u32;
         out.words.push(0);
+        // the rows in the resident order, columns renumbered, each row sorted by column
+        sorted.clear();
         for &old in &order {
-            rp += rows[old].len() as u32;
+            rp += rows(old).len() as u32;
             out.words.push(rp);
+            let at = sorted.len();
+            sorted.extend(rows(old).iter().map(|&(c, src)| (new_of[c], src)));
+            sorted[at..].sort_unstable();
         }
-        let mut sorted: Vec<Vec<(usize, usize)>> = order.iter().map(|&old| rows[old].iter().map(|&(c, src)| (new_of[c], src)).collect()).collect();
-        for r in &mut sorted {
-            r.sort_unstable();
-        }
-        out.words.extend(sorted.iter().flatten().map(|&(c, _)| c as u32));
+        out.words.extend(sorted.iter().map(|&(c, _)| c as u32));
         out.words.resize(offset + graph_value_offset(n, nnz, rw), 0);
-        for &(_, src) in sorted.iter().flatten() {
+        for &(_, src) in &sorted {
             for &v in &set.edge_data[src * nzs..(src + 1) * nzs] {
                 push(&mut out.words, v);
             }
         }
-        out.unit_weights.push(sorted.iter().flatten().all(|&(_, src)| set.edge_data[src * nzs + NZ_WEIGHT] == 1.0));
+        out.unit_weights.push(sorted.iter().all(|&(_, src)| set.edge_data[src * nzs + NZ_WEIGHT] == 1.0));
         for &old in &order {
             for &v in set.node_row(g, old) {
                 push(&mut out.words, v);
@@ -242,6 +242,51 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Re
         out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, n_pieces: pieces.len() as u32 });
     }
     Ok(out)
+}
+
+/// One graph's adjacency in CSR form, in the packing's node order: row i's nonzeros are
+/// `ent[start[i]..start[i + 1]]`, each (column, index of its row in `edge_data`), in octile order.
+#[derive(Default)]
+struct Csr {
+    start: Vec<usize>,
+    ent: Vec<(usize, usize)>,
+}
+
+impl Csr {
+    /// Graph `g` of `set` (the buffers reused: a count pass, then a fill pass over its octiles).
+    fn build(&mut self, set: &PackedGraphs<f64>, g: usize) {
+        let n = set.n_nodes(g);
+        let tile_rows = set.descs[g].n_tile_rows as usize;
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        for tr in 0..tile_rows {
+            for o in set.row_octiles(g, tr) {
+                for (bit, _) in set.octiles[o].nonzeros() {
+                    self.start[tr * 8 + bit / 8 + 1] += 1;
+                }
+            }
+        }
+        for i in 0..n {
+            self.start[i + 1] += self.start[i];
+        }
+        self.ent.clear();
+        self.ent.resize(self.start[n], (0, 0));
+        // the next free place of each row: start[i] moves to start[i + 1] as row i fills, so
+        // after the pass start[i] is row i + 1's start; shifted back below
+        for tr in 0..tile_rows {
+            for o in set.row_octiles(g, tr) {
+                let t = &set.octiles[o];
+                for (bit, idx) in t.nonzeros() {
+                    let src = if set.compact { idx } else { t.nz_offset as usize + bit };
+                    let row = tr * 8 + bit / 8;
+                    self.ent[self.start[row]] = (t.tile_col as usize * 8 + bit % 8, src);
+                    self.start[row] += 1;
+                }
+            }
+        }
+        self.start.copy_within(0..n, 1);
+        self.start[0] = 0;
+    }
 }
 
 /// Threads of a product-form team for `n` unknowns when shared memory holds `pairs_per_sm`
