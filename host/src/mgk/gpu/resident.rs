@@ -480,6 +480,10 @@ pub fn mgk_resident(
     if params.slice_words != launch.slice_words {
         return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
     }
+    // f64 values and vectors stay 8-byte aligned only where every slice starts on an even word
+    if !(launch.slice_words as usize).is_multiple_of(h.real_words) || !matches!(h.real_words, 1 | 2) {
+        return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words));
+    }
     for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
         if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
             return fail("kernel feature index outside the packed feature rows".into());
@@ -554,7 +558,8 @@ pub fn mgk_resident(
         b.arg(g.params).arg(&mut *g.grad).arg(&mut *g.scratch);
     }
     // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
-    // are one ResidentParams in device memory, alive until the stream is synchronized (below, in
+    // are one ResidentParams in device memory, the entry's precision is the set's (entry_name of
+    // real_words) with slices a whole number of its values, alive until the stream is synchronized (below, in
     // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
     // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
     // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
