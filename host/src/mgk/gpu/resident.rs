@@ -50,11 +50,11 @@ pub fn resident_min_rtol(precision: Precision) -> f64 {
 const RESIDENT_STREAMS: usize = 4;
 
 /// A graph set in the resident layout (f32 values stored as their bits, or f64 values as two words
-/// each, low word first: `real_words`).
+/// each, low word first: `precision`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResidentSet {
-    /// Words per value: 1 (f32) or 2 (f64).
-    pub real_words: usize,
+    /// The values' precision (f32: one word each, f64: two: [`ResidentSet::real_words`]).
+    pub precision: Precision,
     /// One per graph.
     pub graphs: Vec<ResidentGraph>,
     /// The graphs' runs.
@@ -73,16 +73,20 @@ impl ResidentSet {
         let d = &self.graphs[g as usize];
         (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize)
     }
+    /// Words of one value.
+    pub fn real_words(&self) -> usize {
+        real_words(self.precision)
+    }
     /// Slice words of pair (a, b).
     pub fn slice_words(&self, a: u32, b: u32) -> usize {
-        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words)
+        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words())
     }
     /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
     /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
     pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
         let (sa, sb) = (self.size(a), self.size(b));
         (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS)
-            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1), self.real_words))
+            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1), self.real_words()))
     }
 }
 
@@ -100,7 +104,7 @@ pub fn pack_resident(set: &PackedGraphs<f64>, precision: Precision) -> Result<Re
         let (first, last) = (set.row_ptr[d.row_ptr_offset as usize] as usize, set.row_ptr[(d.row_ptr_offset + d.n_tile_rows) as usize] as usize);
         d.n_nodes as usize + set.octiles[first..last].iter().map(|o| o.nz_mask.count_ones() as usize).sum::<usize>()
     });
-    resident_in_parts(set, &parts, real_words(precision))
+    resident_in_parts(set, &parts, precision)
 }
 
 /// Words of one value of `precision` in the resident layout.
@@ -113,13 +117,13 @@ pub fn real_words(precision: Precision) -> usize {
 
 /// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined
 /// (errors: [`crate::parallel::try_parts`]).
-fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], rw: usize) -> Result<ResidentSet> {
+fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], precision: Precision) -> Result<ResidentSet> {
     if parts.len() <= 1 {
-        return resident_part(set, 0..set.len(), rw);
+        return resident_part(set, 0..set.len(), precision);
     }
-    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r, rw))?;
+    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r, precision))?;
     if rest.is_empty() {
-        return resident_part(set, 0..set.len(), rw);
+        return resident_part(set, 0..set.len(), precision);
     }
     let mut out = rest.remove(0);
     out.graphs.reserve(rest.iter().map(|p| p.graphs.len()).sum());
@@ -129,8 +133,10 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], rw: usize)
         let base = out.words.len();
         for d in &mut p.graphs {
             let offset = base + d.offset as usize;
-            if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize, rw) >= u32::MAX as usize {
-                return resident_part(set, 0..set.len(), rw);
+            if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize, out.real_words())
+                >= u32::MAX as usize
+            {
+                return resident_part(set, 0..set.len(), precision);
             }
             d.offset = offset as u32;
         }
@@ -141,12 +147,13 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], rw: usize)
     Ok(out)
 }
 
-/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0), values of `rw`
-/// words each (every run then takes a multiple of `rw` words: f64 values stay 8-byte aligned).
-fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, rw: usize) -> Result<ResidentSet> {
-    let (ns, nzs) = (set.node_stride, set.nz_stride);
+/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0), values in
+/// `precision`, of `rw` words each (every run then takes a multiple of `rw` words: f64 values stay
+/// 8-byte aligned).
+fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, precision: Precision) -> Result<ResidentSet> {
+    let (ns, nzs, rw) = (set.node_stride, set.nz_stride, real_words(precision));
     let mut out = ResidentSet {
-        real_words: rw,
+        precision,
         graphs: Vec::with_capacity(graphs.len()),
         words: Vec::new(),
         node_stride: ns,
@@ -310,9 +317,9 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
     t
 }
 
-/// The entry of a launch for a κe shape, in f32 (`real_words` 1) or f64 (2).
-fn entry_name(launch: Launch, shape: EdgeShape, real_words: usize) -> Kernel {
-    let f64 = real_words == 2;
+/// The entry of a launch for a κe shape, in `precision`.
+fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel {
+    let f64 = precision == Precision::F64;
     if launch.product {
         return match (launch.team == 32, f64) {
             (true, false) => Kernel::MgkResidentWarpProduct,
@@ -468,7 +475,7 @@ pub fn mgk_resident(
     mut gradient: Option<GradientArgs<'_, '_>>,
 ) -> Result<()> {
     let shape = EdgeShape::of(&params.edge_kernel);
-    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.real_words) };
+    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.precision) };
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
     if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
@@ -481,8 +488,8 @@ pub fn mgk_resident(
         return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
     }
     // f64 values and vectors stay 8-byte aligned only where every slice starts on an even word
-    if !(launch.slice_words as usize).is_multiple_of(h.real_words) || !matches!(h.real_words, 1 | 2) {
-        return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words));
+    if !(launch.slice_words as usize).is_multiple_of(h.real_words()) {
+        return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words()));
     }
     for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
         if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
@@ -559,7 +566,7 @@ pub fn mgk_resident(
     }
     // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
     // are one ResidentParams in device memory, the entry's precision is the set's (entry_name of
-    // real_words) with slices a whole number of its values, alive until the stream is synchronized (below, in
+    // precision) with slices a whole number of its values, alive until the stream is synchronized (below, in
     // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
     // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
     // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
@@ -749,7 +756,7 @@ pub fn plan_with(
                 i += 1;
             }
             let l = parts[i - 1].0;
-            let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape, set.real_words) };
+            let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape, set.precision) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
             let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
@@ -1178,7 +1185,7 @@ mod tests {
         let set64 = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
         let set = pack_resident(&set64, precision).unwrap();
         let rw = real_words(precision);
-        assert_eq!(set.real_words, rw);
+        assert_eq!(set.precision, precision);
         let mut split_seen = false;
         for (g, d) in set.graphs.iter().enumerate() {
             let (n, nnz, np) = (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize);
@@ -1233,10 +1240,9 @@ mod tests {
         let set = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
         let n = set.len();
         for precision in [Precision::F32, Precision::F64] {
-            let rw = real_words(precision);
-            let one = resident_part(&set, 0..n, rw).unwrap();
+            let one = resident_part(&set, 0..n, precision).unwrap();
             for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]] {
-                assert_eq!(resident_in_parts(&set, &parts, rw).unwrap(), one, "{precision:?} parts {parts:?}");
+                assert_eq!(resident_in_parts(&set, &parts, precision).unwrap(), one, "{precision:?} parts {parts:?}");
             }
             // through the pool's own cut too (a set this small is one part: the same set either way)
             assert_eq!(pack_resident(&set, precision).unwrap(), one);
@@ -1246,14 +1252,14 @@ mod tests {
         bad[9] = crate::graph::Graph::new(3, &["label"], &["length"]);
         bad[9].add_edge(0, 1, 1.0, &[1e39]).unwrap();
         let set = pack::<f64>(&bad, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
-        let err = resident_part(&set, 0..n, 1).unwrap_err();
+        let err = resident_part(&set, 0..n, Precision::F32).unwrap_err();
         assert!(matches!(err, OctileError::InvalidGraph { graph: Some(9), .. }), "{err}");
         let one = err.to_string();
         for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect()] {
-            assert_eq!(resident_in_parts(&set, &parts, 1).unwrap_err().to_string(), one, "parts {parts:?}");
+            assert_eq!(resident_in_parts(&set, &parts, Precision::F32).unwrap_err().to_string(), one, "parts {parts:?}");
         }
         // f64 holds it
-        assert!(resident_part(&set, 0..n, 2).is_ok());
+        assert!(resident_part(&set, 0..n, Precision::F64).is_ok());
     }
 
     /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
@@ -1306,7 +1312,7 @@ mod tests {
     /// (a copy of that loop): (pair indices, launch, grid) per launch.
     fn launches_as_before(
         plan: &ResidentPlan,
-        real_words: usize,
+        precision: Precision,
         fill: usize,
         sm_count: u32,
         occupancy: impl Fn(Kernel, Launch) -> Option<u32>,
@@ -1330,7 +1336,7 @@ mod tests {
                 }
                 let l = plan.shape_of(ks[end - 1]).unwrap();
                 let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
-                let resident = occupancy(entry_name(l, plan.shape, real_words), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
+                let resident = occupancy(entry_name(l, plan.shape, precision), l).filter(|&b| b > 0).unwrap_or(1) * sm_count;
                 out.push((ks[start..end].to_vec(), l, resident.min((end - start).div_ceil(teams_per_block) as u32)));
                 start = end;
             }
@@ -1364,7 +1370,7 @@ mod tests {
         assert_eq!((plan.launches.first().map_or(0, |l| l.pairs.start), plan.launches.last().map_or(0, |l| l.pairs.end)), (0, plan.order.len()));
         for pl in &plan.launches {
             let l = pl.launch;
-            assert_eq!(pl.entry, entry_name(l, plan.shape, set.real_words));
+            assert_eq!(pl.entry, entry_name(l, plan.shape, set.precision));
             assert!(l.smem_bytes() <= dev.max_smem_bytes && pl.grid >= 1);
             for &k in &plan.order[pl.pairs.clone()] {
                 let (a, b) = pairs[k];
@@ -1376,7 +1382,7 @@ mod tests {
         }
         let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
         let now: Vec<(Vec<usize>, Launch, u32)> = plan.launches.iter().map(|pl| (plan.order[pl.pairs.clone()].to_vec(), pl.launch, pl.grid)).collect();
-        assert_eq!(now, launches_as_before(plan, set.real_words, fill, dev.sm_count, occupancy), "the launches the solver made before the split");
+        assert_eq!(now, launches_as_before(plan, set.precision, fill, dev.sm_count, occupancy), "the launches the solver made before the split");
     }
 
     #[test]
