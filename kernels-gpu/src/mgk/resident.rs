@@ -1739,7 +1739,7 @@ gradient_entries!(
     |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let c2 = (t.coef * core::f64::consts::LOG2_E) as f32;
-        let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| ex2(c2 * (a - b) * (a - b)) };
+        let e = sqexp::<f32>(p);
         // ∂κe/∂ℓ = (a − b)²/ℓ³ · κe (BaseKernel::eval_d), times the term's weight where κe is a sum
         let scale = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 } / (t.param * t.param * t.param)) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| (a - b) * (a - b) * scale * ex2(c2 * (a - b) * (a - b)) };
@@ -1753,8 +1753,7 @@ gradient_entries!(
     MgkResidentBlockGradientKdelta,
     |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
         let t = &p.edge_kernel.terms[0];
-        let h = t.param as f32;
-        let e = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 1.0 } else { h } };
+        let e = kdelta::<f32>(p);
         // ∂κe/∂h = 1 − δ (BaseKernel::eval_d), times the term's weight where κe is a sum
         let wt = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 }) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 0.0 } else { wt } };
