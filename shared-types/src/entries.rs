@@ -97,6 +97,9 @@ const RESIDENT_BLOCK_BOUNDS: LaunchBounds = LaunchBounds::threads(RESIDENT_BLOCK
 /// The graphlet transform's warp-per-node entries: 256 threads, 4 blocks an SM (≤ 64 registers,
 /// 32 warps an SM to hide the CSR's dependent loads; pass 1's tables take 32 KiB a block).
 const GRAPHLET_WARP_BOUNDS: LaunchBounds = LaunchBounds::occupancy(GRAPHLET_BLOCK_THREADS, 4);
+/// The resident grid entries: blocks of the tile solver's team size (`GridTeam`), 4 of them an SM
+/// (ptxas keeps them within 128 registers, as the resident block entries need).
+const GRID_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 4);
 /// Resident warp entries: 32·w threads, w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`.
 const RESIDENT_WARPS: Threads = Threads::UpTo(32 * RESIDENT_MAX_WARPS_PER_BLOCK);
 
@@ -257,6 +260,19 @@ declare_entries! {
     MgkResidentBlockSqexpSplitF64 = mgk_resident_block_sqexp_split_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Resident solver in f64, one block per pair, one Kronecker-delta term, rows split into pieces.
     MgkResidentBlockKdeltaSplitF64 = mgk_resident_block_kdelta_split_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in global memory (pairs whose slice exceeds shared memory), a team of blocks
+    /// per pair (cooperative launch), any κe.
+    MgkResidentGridGeneral = mgk_resident_grid_general { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    /// Resident solver in global memory, a team of blocks per pair, one square-exponential term.
+    MgkResidentGridSqexp = mgk_resident_grid_sqexp { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    /// Resident solver in global memory, a team of blocks per pair, one Kronecker-delta term.
+    MgkResidentGridKdelta = mgk_resident_grid_kdelta { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    /// Resident solver in global memory in f64, any κe.
+    MgkResidentGridGeneralF64 = mgk_resident_grid_general_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    /// Resident solver in global memory in f64, one square-exponential term.
+    MgkResidentGridSqexpF64 = mgk_resident_grid_sqexp_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    /// Resident solver in global memory in f64, one Kronecker-delta term.
+    MgkResidentGridKdeltaF64 = mgk_resident_grid_kdelta_f64 { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
     /// Shortest-path kernel, general form (continuous node/length kernels), f64.
     SpGeneralF64 = sp_general_f64 { threads: Threads::Exactly(SP_BLOCK_THREADS), bounds: LaunchBounds::NONE },
     /// Shortest-path kernel: dot products of histograms (pair lists).

@@ -1,6 +1,7 @@
 //! The resident GPU solver (`octile::mgk::gpu::resident`) on every kind of pair it meets: warp
 //! teams (small systems), block teams (up to ~10⁴ unknowns), pairs too large for shared memory
-//! (handed to the tile solver), every κe entry (general, square exponential, Kronecker delta, and
+//! (teams of blocks with the vectors in global memory: the grid entries; with those off, the tile
+//! solver), every κe entry (general, square exponential, Kronecker delta, and
 //! the product form for a Kronecker delta on unweighted graphs), and
 //! pairs it cannot converge, in f32 and in f64 — each value checked against the CPU f64 solver
 //! (itself checked against the dense reference in `reference.rs`).
@@ -50,7 +51,8 @@ fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
     }
     let mut rng = ChaCha8Rng::seed_from_u64(20_261_123);
     let mut errors = Vec::new();
-    // sizes from 1 node (warp teams) through 40–96 nodes (block teams) to 140 (too large: tiles)
+    // sizes from 1 node (warp teams) through 40–96 nodes (block teams) to 140 (too large for
+    // shared memory: global memory, or with the grid entries off the tile solver)
     let sizes = [1usize, 2, 5, 9, 17, 30, 40, 64, 96, 140];
     for round in 0..3 {
         let graphs: Vec<Graph> = sizes
@@ -63,15 +65,22 @@ fn resident_solver_matches_cpu_on_warp_block_and_oversized_pairs() {
         let mut cfg = random_config(&mut rng);
         cfg.q = [0.01, 0.05, 0.5][round];
         for prec in PRECISIONS {
-            match check_set(&format!("round {round} (general κe)"), &graphs, &cfg, prec) {
-                Ok(d) => {
-                    for want in ["resident solver (", "warp", "-thread block", "tile solver for"] {
-                        if !d.contains(want) {
-                            errors.push(format!("round {round} {:?}: details lack {want:?}: {d}", prec.0));
+            for grid in [true, false] {
+                if !grid && round > 0 {
+                    continue;
+                }
+                cfg.gpu.resident.grid = grid;
+                let last = if grid { "blocks in global memory" } else { "tile solver for" };
+                match check_set(&format!("round {round} (general κe, grid {grid})"), &graphs, &cfg, prec) {
+                    Ok(d) => {
+                        for want in ["resident solver (", "warp", "-thread block", last] {
+                            if !d.contains(want) {
+                                errors.push(format!("round {round} {:?} grid {grid}: details lack {want:?}: {d}", prec.0));
+                            }
                         }
                     }
+                    Err(e) => errors.push(e),
                 }
-                Err(e) => errors.push(e),
             }
         }
     }
@@ -108,7 +117,7 @@ fn resident_specialized_edge_kernels_match_cpu() {
     let mut errors = Vec::new();
     // square exponential on length (the NWS / BA benchmark kernel): 96-node graphs in f32, block
     // teams; in f64 64-node ones (a pair of 96-node graphs needs 369 KB of f64 vectors, past shared
-    // memory: the tile solver's)
+    // memory: those run in global memory, checked after)
     let mut sized = ChaCha8Rng::seed_from_u64(64);
     let small: Vec<Graph> = (0..7)
         .map(|k| {
@@ -127,6 +136,12 @@ fn resident_specialized_edge_kernels_match_cpu() {
             Err(e) => errors.push(e),
         }
     }
+    // the 96-node graphs in f64: past shared memory, in global memory
+    match check_set("nws+ba 96 nodes (square-exponential κe)", &large, &synthetic_kernel(0.05), PRECISIONS[1]) {
+        Ok(d) if d.contains("square-exponential κe entry") && d.contains("blocks in global memory") && !d.contains("tile solver") => {}
+        Ok(d) => errors.push(format!("nws+ba 96 nodes f64: unexpected entries: {d}")),
+        Err(e) => errors.push(e),
+    }
     // Kronecker delta on a categorical edge feature, weighted graphs with self-loops
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let graphs: Vec<Graph> = (0..12)
@@ -143,6 +158,59 @@ fn resident_specialized_edge_kernels_match_cpu() {
             // unweighted pairs take the product form, weighted ones the on-the-fly entries
             Ok(d) if d.contains("Kronecker-delta κe entry") && d.contains("in product form") && d.contains("-thread block") => {}
             Ok(d) => errors.push(format!("kdelta {:?}: unexpected entries: {d}", prec.0)),
+            Err(e) => errors.push(e),
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+/// Blocks per team of every grid team the details name ("team of N blocks in global memory").
+fn grid_team_sizes(details: &str) -> Vec<u32> {
+    details.split("team of ").skip(1).filter_map(|t| t.split(' ').next()?.parse().ok()).collect()
+}
+
+#[test]
+fn resident_grid_teams_match_cpu_past_shared_memory() {
+    if !gpu_or_skip("resident_grid_teams_match_cpu_past_shared_memory") {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_129);
+    let mut errors = Vec::new();
+    // few pairs of 150–260-node graphs (products of 2·10⁴–7·10⁴ unknowns, past shared memory):
+    // teams of several blocks each; sparse like contact graphs, one without edges, one with
+    // self-loops in two components, one weighted, beside a 1-node and a 12-node graph
+    let shapes = [
+        Shape { n: 260, density: 0.04, self_loops: 0.0, disconnected: false, weighted: false },
+        Shape { n: 150, density: 0.0, self_loops: 0.0, disconnected: false, weighted: false },
+        Shape { n: 200, density: 0.05, self_loops: 0.3, disconnected: true, weighted: false },
+        Shape { n: 180, density: 0.08, self_loops: 0.0, disconnected: false, weighted: true },
+        Shape { n: 1, density: 0.0, self_loops: 1.0, disconnected: false, weighted: false },
+        Shape { n: 12, density: 0.3, self_loops: 0.0, disconnected: false, weighted: false },
+    ];
+    let graphs: Vec<Graph> = shapes.iter().map(|&s| random_graph(&mut rng, s)).collect();
+    let mut sqexp = synthetic_kernel(0.05);
+    sqexp.node = vec![FeatureKernel { feature: "label".into(), kernel: BaseKernelConfig::KroneckerDelta { h: 0.5 }, weight: 1.0 }];
+    for (label, cfg) in [("square-exponential κe", sqexp), ("general κe", random_config(&mut rng))] {
+        for prec in PRECISIONS {
+            match check_set(&format!("grid ({label})"), &graphs, &cfg, prec) {
+                Ok(d) if grid_team_sizes(&d).iter().any(|&b| b >= 2) && !d.contains("tile solver") => {}
+                Ok(d) => errors.push(format!("grid {label} {:?}: expected teams of several blocks and no tile solver: {d}", prec.0)),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    // many pairs of 110–130-node graphs: a block per team
+    let graphs: Vec<Graph> = (0..8)
+        .map(|k| {
+            let s = random_shape(&mut rng, 110 + 3 * k);
+            random_graph(&mut rng, Shape { density: s.density.min(0.2), ..s })
+        })
+        .collect();
+    let cfg = random_config(&mut rng);
+    for prec in PRECISIONS {
+        match check_set("grid (many pairs)", &graphs, &cfg, prec) {
+            Ok(d) if !grid_team_sizes(&d).is_empty() && !d.contains("tile solver") => {}
+            Ok(d) => errors.push(format!("grid many pairs {:?}: expected grid teams and no tile solver: {d}", prec.0)),
             Err(e) => errors.push(e),
         }
     }

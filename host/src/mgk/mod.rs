@@ -256,6 +256,7 @@ impl MarginalizedGraphKernel {
                 rtol,
                 self.config.solver.max_iterations,
                 &self.config.gpu.resident,
+                self.config.gpu.scratch_bytes,
                 &self.control,
                 None,
             )?;

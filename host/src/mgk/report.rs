@@ -49,6 +49,9 @@ pub enum TeamForm {
     SplitRows,
     /// The product form (Kronecker-delta κe, unit weights).
     Product,
+    /// On the fly, a team of blocks per pair with the vectors in global memory (pairs whose
+    /// slice exceeds shared memory).
+    Grid,
 }
 
 /// A kind of resident team that ran.
@@ -62,6 +65,9 @@ pub struct TeamKind {
 
 impl fmt::Display for TeamKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.form == TeamForm::Grid {
+            return write!(f, "team of {} blocks in global memory", self.threads / octile_types::mgk::names::SOLVER_BLOCK_THREADS);
+        }
         if self.threads == 32 {
             f.write_str("warp")?;
         } else {
@@ -71,6 +77,7 @@ impl fmt::Display for TeamKind {
             TeamForm::OnTheFly => Ok(()),
             TeamForm::SplitRows => f.write_str(" with split rows"),
             TeamForm::Product => f.write_str(" in product form"),
+            TeamForm::Grid => Ok(()),
         }
     }
 }
@@ -84,12 +91,14 @@ pub struct ResidentReport {
     pub teams: Vec<TeamKind>,
     /// Pairs it solved to rtol.
     pub pairs_solved: usize,
-    /// Pairs it was given (those that did not fit shared memory went to the tile solver).
+    /// Pairs it was given.
     pub pairs: usize,
     /// Launches.
     pub launches: usize,
     /// Pairs it solved whose true residual missed rtol (re-solved by the tile solver).
     pub above_rtol: usize,
+    /// Of the pairs solved, those whose slice exceeds shared memory (solved in global memory).
+    pub grid_pairs: usize,
 }
 
 impl fmt::Display for ResidentReport {

@@ -12,7 +12,8 @@
 //!   ap[(i,i')] = dg·p[(i,i')] − Σ_{j ∈ N(i)} Σ_{j' ∈ N'(i')} w_ij w'_i'j' κe(e_ij, e'_i'j') p[(j,j')]
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
-//! by degree, so the lanes of a warp walk rows of similar length.
+//! by degree, so the lanes of a warp walk rows of similar length. Pairs whose slice exceeds shared
+//! memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
     FULL_MASK, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32,
     sync_threads, sync_warp, thread_idx_x, warp_id,
@@ -34,6 +35,8 @@ use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, Real, R
 /// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
 /// residual, at most this many times.
 const MAX_REPLACEMENTS: u32 = 2;
+
+pub mod grid;
 
 /// The precision of a resident solve: f32 (the default, GraphDot's) or f64 (`precision = "f64"`:
 /// the same solver, every value and vector in f64, two words each in the layout).

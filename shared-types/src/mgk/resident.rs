@@ -173,6 +173,9 @@ pub struct ResidentParams {
     /// (the solver's room and [`FUSED_BESIDE_EXTRA_WORDS`]) and x and ap in the launch's scratch. The entries compile each case apart, so that the first
     /// reaches its vectors with shared-memory instructions. 0 for the solver entries.
     pub fused_beside: u32,
+    /// Grid entries (`octile_kernels::mgk::resident::grid`): blocks per team; `slice_words` is then
+    /// each team's slice of global scratch. 1 for the other entries (unread).
+    pub team_blocks: u32,
 }
 
 /// Words a gradient launch's slices hold beyond the solver's (the fused primal and adjoint solve's
@@ -193,5 +196,5 @@ pub const FUSED_BESIDE_EXTRA_WORDS: usize = 1;
 pub const RECURRENCE_SHARE: f64 = 0.5;
 
 const _: () = assert!(core::mem::size_of::<ResidentGraph>() == 16 && core::mem::align_of::<ResidentGraph>() == 4);
-const _: () = assert!(core::mem::size_of::<ResidentParams>() == 2 * 264 + 8 + 24 && core::mem::align_of::<ResidentParams>() == 8);
+const _: () = assert!(core::mem::size_of::<ResidentParams>() == 2 * 264 + 8 + 32 && core::mem::align_of::<ResidentParams>() == 8);
 const _: () = assert!(RESIDENT_BLOCK_HEADER_BYTES.is_multiple_of(16) && RESIDENT_BLOCK_THREADS.is_multiple_of(32));

@@ -263,7 +263,7 @@ pub fn parse_format(format: Option<&str>) -> Result<Option<Format>> {
 /// library reads no environment for them; the CLI keeps these variables working):
 /// `OCTILE_GPU_SCRATCH_BYTES` (bytes), `OCTILE_RESIDENT_PRODUCT=0` and `OCTILE_RESIDENT_SPLIT=0`
 /// (a form off; any other value: on), `OCTILE_RESIDENT_ROWS`, `OCTILE_PRODUCT_WARPS_PER_SM`,
-/// `OCTILE_RESIDENT_FILL` (positive integers), `OCTILE_FUSED_IN_SLICE=0`. See `octile::mgk::gpu::options`.
+/// `OCTILE_RESIDENT_FILL` (positive integers), `OCTILE_FUSED_IN_SLICE=0`, `OCTILE_RESIDENT_GRID=0`. See `octile::mgk::gpu::options`.
 pub fn tuning_from_env(t: &mut GpuTuning) -> Result<()> {
     fn positive(name: &str) -> Result<Option<usize>> {
         std::env::var(name)
@@ -282,6 +282,7 @@ pub fn tuning_from_env(t: &mut GpuTuning) -> Result<()> {
     r.product_warps_per_sm = positive("OCTILE_PRODUCT_WARPS_PER_SM")?.unwrap_or(r.product_warps_per_sm);
     r.fill = positive("OCTILE_RESIDENT_FILL")?.or(r.fill);
     r.fused_in_slice = on("OCTILE_FUSED_IN_SLICE").unwrap_or(r.fused_in_slice);
+    r.grid = on("OCTILE_RESIDENT_GRID").unwrap_or(r.grid);
     Ok(())
 }
 

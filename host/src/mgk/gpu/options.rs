@@ -41,11 +41,15 @@ pub struct ResidentOptions {
     /// they fit (default `true`); `false` keeps only p there and the others in global scratch
     /// (`OCTILE_FUSED_IN_SLICE=0`), smaller slices and more pairs per SM.
     pub fused_in_slice: bool,
+    /// Pairs whose slice exceeds shared memory run the same solver with a team of blocks per pair
+    /// and the vectors in global memory (default `true`); `false` leaves them to the tile solver
+    /// (`OCTILE_RESIDENT_GRID=0`).
+    pub grid: bool,
 }
 
 impl Default for ResidentOptions {
     fn default() -> Self {
-        ResidentOptions { product: true, split: true, rows_per_thread: 4, product_warps_per_sm: 16, fill: None, fused_in_slice: true }
+        ResidentOptions { product: true, split: true, rows_per_thread: 4, product_warps_per_sm: 16, fill: None, fused_in_slice: true, grid: true }
     }
 }
 
@@ -55,7 +59,7 @@ impl Default for ResidentOptions {
 pub struct GpuTuning {
     /// The resident solver.
     pub resident: ResidentOptions,
-    /// Scratch budget of the tile solver's batches, in bytes. `None` (default): 60% of the free
+    /// Scratch budget of the tile solver's batches and of the resident solver's grid launches, in bytes. `None` (default): 60% of the free
     /// GPU memory, at most 16 GiB (the CLI's `OCTILE_GPU_SCRATCH_BYTES`).
     pub scratch_bytes: Option<usize>,
 }

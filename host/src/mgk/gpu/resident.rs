@@ -7,8 +7,9 @@
 //! Which pairs: a pair runs resident when its slice (both graphs and five f32 vectors of n·n′,
 //! `octile_types::mgk::resident::slice_words`) fits the GPU's shared memory per block; the team is
 //! one warp for small systems and a block of up to 1024 threads for large ones
-//! ([`team_threads`]). A pair that does not fit, or whose true residual misses rtol, goes to the
-//! tile solver (the caller's fallback).
+//! ([`team_threads`]). A pair that does not fit runs the same solver in global memory, a team of
+//! blocks per pair ([`super::grid`]); a pair whose true residual misses rtol goes to the tile
+//! solver (the caller's fallback).
 use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
@@ -394,6 +395,21 @@ pub struct DeviceResident {
     host: ResidentSet,
     graphs: CudaSlice<ResidentGraph>,
     words: CudaSlice<u32>,
+}
+
+impl DeviceResident {
+    /// The set on the host.
+    pub fn host(&self) -> &ResidentSet {
+        &self.host
+    }
+    /// The graphs' descriptors on the device.
+    pub fn graphs(&self) -> &CudaSlice<ResidentGraph> {
+        &self.graphs
+    }
+    /// The graphs' runs on the device.
+    pub fn words(&self) -> &CudaSlice<u32> {
+        &self.words
+    }
 }
 
 /// Upload a resident set.
@@ -862,7 +878,9 @@ pub struct ResidentOutcome {
 }
 
 /// Solve every pair that fits with the resident solver in `precision`: pack the set
-/// ([`pack_resident`]), plan ([`plan`]), upload and [`execute`]; with `gradient`, K and ∂K/∂θ by the
+/// ([`pack_resident`]), plan ([`plan`]), upload and [`execute`]; then, with `opts.grid`, the pairs
+/// whose slice exceeds shared memory in global memory ([`super::grid`], within the scratch budget
+/// `scratch_bytes`: see [`super::batch::scratch_budget_bytes`]); with `gradient`, K and ∂K/∂θ by the
 /// gradient entries (f32 alone: an f64 gradient call is refused here, the caller runs the tile solver).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_resident(
@@ -875,6 +893,7 @@ pub fn solve_resident(
     rtol: f64,
     max_iterations: u32,
     opts: &ResidentOptions,
+    scratch_bytes: Option<usize>,
     ctl: &RunControl,
     gradient: Option<&GradientParams>,
 ) -> Result<ResidentOutcome> {
@@ -890,8 +909,35 @@ pub fn solve_resident(
     log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
     crate::phases::mark("uploaded");
-    let out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
+    let mut out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
     log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    if gradient.is_none() && opts.grid && plan.order.len() < pairs.len() {
+        // the pairs whose slice exceeds shared memory: the same solver in global memory
+        let mut planned = vec![false; pairs.len()];
+        for &k in &plan.order {
+            planned[k] = true;
+        }
+        let outside: Vec<usize> = (0..pairs.len()).filter(|&k| !planned[k]).collect();
+        let budget = super::batch::scratch_budget_bytes(dev, scratch_bytes);
+        let g = super::grid::solve_grid(dev, &dset, pairs, &outside, node, edge, rtol, max_iterations, budget, ctl)?;
+        let mut solved = 0;
+        for (&k, st) in outside.iter().zip(&g.status) {
+            if st.converged == 1 {
+                out.status[k] = *st;
+                solved += 1;
+            }
+        }
+        out.rest.retain(|&k| out.status[k].converged != 1);
+        out.report.pairs_solved += solved;
+        out.report.launches += g.launches;
+        out.report.grid_pairs = solved;
+        for b in g.team_blocks {
+            out.report.teams.push(TeamKind { form: TeamForm::Grid, threads: b * octile_types::mgk::names::SOLVER_BLOCK_THREADS });
+        }
+        out.report.teams.sort_unstable();
+        out.report.teams.dedup();
+        log::debug!("resident: {solved} of {} pairs too large for shared memory solved in global memory at {:.1} ms", outside.len(), t0.elapsed().as_secs_f64() * 1e3);
+    }
     Ok(out)
 }
 
@@ -998,6 +1044,7 @@ pub fn execute(
                 nz_stride: dset.host.nz_stride as u32,
                 slice_words: l.slice_words,
                 fused_beside: l.fused_beside as u32,
+                team_blocks: 1,
             };
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
@@ -1130,6 +1177,7 @@ pub fn execute(
         pairs: pairs.len(),
         launches,
         above_rtol: missed,
+        grid_pairs: 0,
     };
     Ok(ResidentOutcome { status: out, rest, report, grads })
 }
