@@ -423,8 +423,20 @@ impl super::MarginalizedGraphKernel {
             log::debug!("gradient: packed {} graphs in {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let (node, edge) = (&self.resolved.node_spec, &self.resolved.edge_spec);
             let (max_it, opts) = (self.config.solver.max_iterations, &self.config.gpu.resident);
-            let res =
-                super::gpu::resident::solve_resident(dev, self.config.precision, &set64, pairs, node, edge, rtol, max_it, opts, self.config.gpu.scratch_bytes, &self.control, Some(&gp))?;
+            let res = super::gpu::resident::solve_resident(
+                dev,
+                self.config.precision,
+                &set64,
+                pairs,
+                node,
+                edge,
+                rtol,
+                max_it,
+                opts,
+                self.config.gpu.scratch_bytes,
+                &self.control,
+                Some(&gp),
+            )?;
             let (mut status, rest, mut grads) = (res.status, res.rest, res.grads);
             log::debug!("gradient: resident solver done at {:.1} ms, {} pair(s) left to the tile solver", t.elapsed().as_secs_f64() * 1e3, rest.len());
             let mut report = super::report::MgkReport { resident: Some(res.report), tiles: None };

@@ -302,6 +302,7 @@ mod tests {
             pairs: 10,
             launches: 1,
             above_rtol: 0,
+            grid_pairs: 0,
         };
         let both = MgkReport {
             resident: Some(resident.clone()),
@@ -327,15 +328,17 @@ mod tests {
                 TeamKind { form: TeamForm::OnTheFly, threads: 32 },
                 TeamKind { form: TeamForm::SplitRows, threads: 256 },
                 TeamKind { form: TeamForm::Product, threads: 32 },
+                TeamKind { form: TeamForm::Grid, threads: 6 * 128 },
             ],
             pairs_solved: 10,
             pairs: 12,
             launches: 3,
             above_rtol: 1,
+            grid_pairs: 2,
         };
         assert_eq!(
             r.to_string(),
-            "resident solver (Kronecker-delta κe entry, teams: warp, 256-thread block with split rows, warp in product form) for 10 of 12 pairs in 3 launch(es); 1 pair(s) above rtol re-solved by the tile solver"
+            "resident solver (Kronecker-delta κe entry, teams: warp, 256-thread block with split rows, warp in product form, team of 6 blocks in global memory) for 10 of 12 pairs in 3 launch(es); 1 pair(s) above rtol re-solved by the tile solver"
         );
         r.teams.clear();
         r.above_rtol = 0;

@@ -92,11 +92,7 @@ pub fn solve_grid(
     let entry = grid_entry(EdgeShape::of(edge), h.precision);
     let mut status = vec![PairStatus::default(); which.len()];
     let (mut launches, mut team_blocks) = (0usize, Vec::new());
-    let per_sm = dev
-        .function(entry)
-        .ok()
-        .and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok())
-        .unwrap_or(0);
+    let per_sm = dev.function(entry).ok().and_then(|f| f.occupancy_max_active_blocks_per_multiprocessor(SOLVER_BLOCK_THREADS, 0, None).ok()).unwrap_or(0);
     let resident = per_sm * dev.sm_count;
     if resident == 0 || which.is_empty() {
         return Ok(GridSolved { status, launches, team_blocks });
@@ -239,4 +235,46 @@ pub fn mgk_resident_grid(
     unsafe { b.launch_cooperative(cfg) }?;
     dev.stream.synchronize()?;
     Ok(dev.stream.clone_dtoh(&status)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn teams_share_the_gpu_but_keep_enough_rows_per_thread() {
+        let rows_per_block = SOLVER_BLOCK_THREADS as usize * GRID_MIN_ROWS_PER_THREAD;
+        // ten pairs of 800-atom chains (~7·10⁵ rows) on 792 resident blocks: 79 blocks each
+        assert_eq!(grid_team_blocks(700_000, 10, 792), 79);
+        // one such pair: as many blocks as keep GRID_MIN_ROWS_PER_THREAD rows per thread
+        assert_eq!(grid_team_blocks(700_000, 1, 792), 700_000 / rows_per_block);
+        assert_eq!(grid_team_blocks(700_000, 1, 200), 200);
+        // many pairs of 96-node graphs (9,216 rows): a block each
+        assert_eq!(grid_team_blocks(9_216, 12_880, 792), 1);
+        // few small pairs: no more blocks than GRID_MIN_ROWS_PER_THREAD allows, at least one
+        assert_eq!(grid_team_blocks(3 * rows_per_block + 5, 2, 792), 3);
+        assert_eq!(grid_team_blocks(10, 1, 792), 1);
+        assert_eq!(grid_team_blocks(700_000, 0, 0), 1);
+    }
+
+    #[test]
+    fn slices_hold_five_vectors_in_an_even_number_of_words() {
+        use octile_types::ResidentGraph;
+        let set = |precision, n: &[u32]| ResidentSet {
+            precision,
+            graphs: n.iter().map(|&n| ResidentGraph { offset: 0, n_nodes: n, nnz: 0, n_pieces: 0 }).collect(),
+            words: Vec::new(),
+            node_stride: 3,
+            nz_stride: 2,
+            unit_weights: vec![true; n.len()],
+        };
+        let s32 = set(Precision::F32, &[3, 5, 70_000]);
+        assert_eq!(grid_slice_words(&s32, 0, 1), Some(76)); // 5·15 = 75, rounded up to even
+        assert_eq!(grid_slice_words(&s32, 1, 1), Some(126));
+        // 70,000² ≥ 2³²: the kernel's 32-bit row counters cannot take it
+        assert_eq!(grid_slice_words(&s32, 2, 2), None);
+        let s64 = set(Precision::F64, &[3, 5]);
+        assert_eq!(grid_slice_words(&s64, 0, 1), Some(150));
+        assert_eq!(grid_entry(EdgeShape::SquareExponential, Precision::F64), Kernel::MgkResidentGridSqexpF64);
+    }
 }

@@ -936,7 +936,11 @@ pub fn solve_resident(
         }
         out.report.teams.sort_unstable();
         out.report.teams.dedup();
-        log::debug!("resident: {solved} of {} pairs too large for shared memory solved in global memory at {:.1} ms", outside.len(), t0.elapsed().as_secs_f64() * 1e3);
+        log::debug!(
+            "resident: {solved} of {} pairs too large for shared memory solved in global memory at {:.1} ms",
+            outside.len(),
+            t0.elapsed().as_secs_f64() * 1e3
+        );
     }
     Ok(out)
 }

@@ -13,13 +13,13 @@
 //! full (16 of 64 entries), so even its sparse tile pairs pay per tile pair what this walk pays per
 //! product nonzero. Why not staged graphs: two 800-atom chains take ~300 KB, more than a block's
 //! shared memory; their CSR rows stay in L1 and L2 while a warp walks them (the warp's rows share
-//! G's row i, and G′'s rows are re-read once per nonzero of row i).
-use super::{EdgeEval, General, ResidentReal, ResidentTeam, View, Xmv, deal, kdelta, solve_pair, sqexp};
+//! G's row i, read by one broadcast load per nonzero: [`OnTheFly`] walks G's row innermost).
+use super::{EdgeEval, General, OnTheFly, ResidentReal, ResidentTeam, View, deal, kdelta, solve_pair, sqexp};
 use crate::intrinsics::block_idx_x;
 use crate::mgk::team::{GridTeam, TileTeam};
 use octile_types::mgk::layout::NZ_FEATURES;
 use octile_types::pcg::Team;
-use octile_types::{PairJob, PairStatus, Real, ResidentGraph, ResidentParams, TeamSync};
+use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams, TeamSync};
 
 /// A team of blocks with its slice of global scratch.
 struct GridSliceTeam {
@@ -65,59 +65,6 @@ impl ResidentTeam for GridSliceTeam {
     }
 }
 
-/// κe on the fly with G's row innermost: the lanes of a warp walk rows (i, i′), (i, i′ + 1), … of
-/// one row i of G, so in this order every lane reads the same nonzero of G at once (one broadcast
-/// load where G′'s nonzeros were one scattered load per lane), and each lane's nonzero of G′ is read
-/// once per d(i) terms. The shared-memory entries walk G′'s row innermost ([`super::OnTheFly`]);
-/// here a scattered load costs an L1 wavefront per cache line, there a bank conflict.
-///
-/// ```text
-///   row (i, i′):  for b in N′(i′)   (per lane)      e′_b, v[· n′ + col′(b)]
-///                   for a in N(i)   (warp-uniform)  acc += κe(e′_b, e_a) · v[col(a)·n′ + col′(b)]
-/// ```
-/// (κe's terms are symmetric, so κe(e′, e) = κe(e, e′).)
-struct InnerG<'a, E, T> {
-    e: &'a E,
-    g1: &'a View<T>,
-    g2: &'a View<T>,
-    nzs: usize,
-}
-
-impl<T: Real, E: EdgeEval<T>> Xmv<T> for InnerG<'_, E, T> {
-    #[inline(always)]
-    unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
-        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n as u32;
-        // SAFETY: i < n1, i2 < n2 (caller's contract); CSR entries of the set are in range
-        // (host-built), v holds n1·n2 values.
-        unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
-            let mut acc = T::ZERO;
-            if a0 == a1 || b0 == b1 {
-                return acc;
-            }
-            // one loop over the d·d′ pairs, a fastest (as OnTheFly::sum, roles swapped)
-            let (mut a, mut b) = (a0, b0);
-            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
-            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
-            loop {
-                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)) * *vcol.add((*g1.col.add(a as usize) * n2) as usize);
-                a += 1;
-                if a == a1 {
-                    b += 1;
-                    if b == b1 {
-                        return acc;
-                    }
-                    a = a0;
-                    vcol = v.add(*g2.col.add(b as usize) as usize);
-                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
-                }
-            }
-        }
-    }
-}
-
 /// Every job of a grid launch, on the fly.
 ///
 /// # Safety
@@ -147,7 +94,7 @@ unsafe fn solve_grid<T: ResidentReal, E: EdgeEval<T>>(
             let g1 = View::<T>::at(words.add(d1.offset as usize), &d1, nzs, ns);
             let g2 = View::<T>::at(words.add(d2.offset as usize), &d2, nzs, ns);
             let v = crew.slice() as *mut T;
-            solve_pair(crew, prm, &InnerG { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, v)
+            solve_pair(crew, prm, &OnTheFly::<E, false, T> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, v)
         })
     }
 }
