@@ -247,7 +247,7 @@ mod tests {
         // ten pairs of 800-atom chains (~7·10⁵ rows) on 792 resident blocks: 79 blocks each
         assert_eq!(grid_team_blocks(700_000, 10, 792), 79);
         // one such pair: as many blocks as keep GRID_MIN_ROWS_PER_THREAD rows per thread
-        assert_eq!(grid_team_blocks(700_000, 1, 792), 700_000 / rows_per_block);
+        assert_eq!(grid_team_blocks(700_000, 1, 792) as usize, 700_000 / rows_per_block);
         assert_eq!(grid_team_blocks(700_000, 1, 200), 200);
         // many pairs of 96-node graphs (9,216 rows): a block each
         assert_eq!(grid_team_blocks(9_216, 12_880, 792), 1);
