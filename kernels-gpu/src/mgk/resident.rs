@@ -451,20 +451,21 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
-            // u32 counters: 32-bit loop arithmetic
-            for a in a0..a1 {
-                let a = a as usize;
-                let base = *g1.col.add(a) as usize * n2;
-                let ea = self.e.prep(g1.edge.add(a * nzs));
-                let da = de.prep(g1.edge.add(a * nzs));
-                for b in b0..b1 {
-                    let b = b as usize;
-                    let w = self.e.eval(ea, g2.edge.add(b * nzs));
-                    let dw = de.eval(da, g2.edge.add(b * nzs));
-                    let Pair([a, c]) = *v.add(base + *g2.col.add(b) as usize);
-                    s1 += w * a;
-                    s2 += w * c;
-                    sd += dw * a;
+            // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `sum`;
+            // κe and ∂κe are symmetric)
+            for b in b0..b1 {
+                let b = b as usize;
+                let vcol = v.add(*g2.col.add(b) as usize);
+                let eb = self.e.prep(g2.edge.add(b * nzs));
+                let db = de.prep(g2.edge.add(b * nzs));
+                for a in a0..a1 {
+                    let a = a as usize;
+                    let w = self.e.eval(eb, g1.edge.add(a * nzs));
+                    let dw = de.eval(db, g1.edge.add(a * nzs));
+                    let Pair([x, y]) = *vcol.add(*g1.col.add(a) as usize * n2);
+                    s1 += w * x;
+                    s2 += w * y;
+                    sd += dw * x;
                 }
             }
             (s1, s2, sd)
