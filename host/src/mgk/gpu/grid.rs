@@ -15,7 +15,7 @@ use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gram::control::RunControl;
-use crate::mgk::gpu::resident::{DeviceResident, ResidentSet};
+use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::names::SOLVER_BLOCK_THREADS;

@@ -3,7 +3,8 @@
 //! lists into batches under a memory budget, picks the entry (adaptive, sparse-only, tiling-
 //! blocking, teams) and streams the batches; [`gradient`] streams pairs through the gradient entries; [`resident`] is the resident solver (pairs whose whole
 //! product system fits in shared memory), tried first for f32 Gram matrices, and [`grid`] its
-//! launches for pairs too large for shared memory; [`options`] holds
+//! launches for pairs too large for shared memory, both over [`resident_set`] (the set in its
+//! word layout, on the host and uploaded); [`options`] holds
 //! their tuning knobs ([`options::GpuTuning`], `MgkConfig::gpu`).
 pub mod batch;
 pub mod gradient;
@@ -11,3 +12,4 @@ pub mod grid;
 pub mod launch;
 pub mod options;
 pub mod resident;
+pub mod resident_set;

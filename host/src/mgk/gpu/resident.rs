@@ -16,6 +16,7 @@ use crate::gpu::GpuDevice;
 use crate::gpu::pinned::Direction;
 use crate::gram::control::{RunControl, blocks_of};
 use crate::mgk::gpu::options::ResidentOptions;
+pub use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet, real_words, upload_resident};
 use crate::mgk::pack::PackedGraphs;
 use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
@@ -23,7 +24,7 @@ use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
     FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
-    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words, product_slice_words, slice_words,
+    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -50,47 +51,6 @@ pub fn resident_min_rtol(precision: Precision) -> f64 {
 /// Streams the launches of one solve go round-robin over.
 const RESIDENT_STREAMS: usize = 4;
 
-/// A graph set in the resident layout (f32 values stored as their bits, or f64 values as two words
-/// each, low word first: `precision`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResidentSet {
-    /// The values' precision (f32: one word each, f64: two: [`ResidentSet::real_words`]).
-    pub precision: Precision,
-    /// One per graph.
-    pub graphs: Vec<ResidentGraph>,
-    /// The graphs' runs.
-    pub words: Vec<u32>,
-    /// Values per node row.
-    pub node_stride: usize,
-    /// Values per nonzero row.
-    pub nz_stride: usize,
-    /// Per graph: every edge weight is exactly 1 (the product form's condition).
-    pub unit_weights: Vec<bool>,
-}
-
-impl ResidentSet {
-    /// Graph g's (nodes, nonzeros, pieces).
-    pub fn size(&self, g: u32) -> (usize, usize, usize) {
-        let d = &self.graphs[g as usize];
-        (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize)
-    }
-    /// Words of one value.
-    pub fn real_words(&self) -> usize {
-        real_words(self.precision)
-    }
-    /// Slice words of pair (a, b).
-    pub fn slice_words(&self, a: u32, b: u32) -> usize {
-        slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words())
-    }
-    /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
-    /// 1 and n·n′ ≤ `PRODUCT_MAX_UNKNOWNS`. (κe's shape is the caller's part.)
-    pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
-        let (sa, sb) = (self.size(a), self.size(b));
-        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS)
-            .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1), self.real_words()))
-    }
-}
-
 /// Repack an octile set (f64 values, already validated by `pack`) into the resident layout, each
 /// graph's nodes sorted by decreasing number of nonzeros (ties by index): the kernel value does not
 /// depend on the node order, and rows of similar length side by side keep the lanes of a warp
@@ -106,14 +66,6 @@ pub fn pack_resident(set: &PackedGraphs<f64>, precision: Precision) -> Result<Re
         d.n_nodes as usize + set.octiles[first..last].iter().map(|o| o.nz_mask.count_ones() as usize).sum::<usize>()
     });
     resident_in_parts(set, &parts, precision)
-}
-
-/// Words of one value of `precision` in the resident layout.
-pub fn real_words(precision: Precision) -> usize {
-    match precision {
-        Precision::F32 => 1,
-        Precision::F64 => 2,
-    }
 }
 
 /// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined
@@ -390,36 +342,6 @@ pub struct GradientArgs<'a, 'b> {
     pub scratch: &'a mut CudaSlice<f32>,
 }
 
-/// A resident set on the device.
-pub struct DeviceResident {
-    host: ResidentSet,
-    graphs: CudaSlice<ResidentGraph>,
-    words: CudaSlice<u32>,
-}
-
-impl DeviceResident {
-    /// The set on the host.
-    pub fn host(&self) -> &ResidentSet {
-        &self.host
-    }
-    /// The graphs' descriptors on the device.
-    pub fn graphs(&self) -> &CudaSlice<ResidentGraph> {
-        &self.graphs
-    }
-    /// The graphs' runs on the device.
-    pub fn words(&self) -> &CudaSlice<u32> {
-        &self.words
-    }
-}
-
-/// Upload a resident set.
-pub fn upload_resident(dev: &GpuDevice, set: ResidentSet) -> Result<DeviceResident> {
-    let words = dev.stream.clone_htod(if set.words.is_empty() { &[0u32][..] } else { &set.words })?;
-    let pad = [ResidentGraph::default()];
-    let graphs = dev.stream.clone_htod(if set.graphs.is_empty() { &pad[..] } else { &set.graphs })?;
-    Ok(DeviceResident { host: set, graphs, words })
-}
-
 /// How one launch runs: `team` threads per pair (32: one warp, `warps` of them per block; more:
 /// one block), each team with `slice_words` words of shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -576,7 +498,7 @@ pub fn mgk_resident(
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
     let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
     let mut b = stream.launch_builder(&f);
-    b.arg(&dev_params).arg(&set.graphs).arg(&set.words).arg(dev_jobs).arg(status).arg(counter);
+    b.arg(&dev_params).arg(set.graphs()).arg(set.words()).arg(dev_jobs).arg(status).arg(counter);
     if let Some(g) = gradient.as_mut() {
         b.arg(g.params).arg(&mut *g.grad).arg(&mut *g.scratch);
     }
