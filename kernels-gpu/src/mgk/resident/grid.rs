@@ -132,39 +132,30 @@ macro_rules! grid_entry {
     };
 }
 
-grid_entry!(
+/// Defines the three grid entries of one precision: any κe, one square exponential, one Kronecker delta.
+macro_rules! grid_entries {
+    ($t:ty, $(#[$gdoc:meta])* $general:ident, $(#[$sdoc:meta])* $sqexp:ident, $(#[$kdoc:meta])* $kdelta:ident) => {
+        grid_entry!($t, $(#[$gdoc])* $general, |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES });
+        grid_entry!($t, $(#[$sdoc])* $sqexp, |params| sqexp::<$t>(params));
+        grid_entry!($t, $(#[$kdoc])* $kdelta, |params| kdelta::<$t>(params));
+    };
+}
+
+grid_entries!(
     f32,
     /// Resident solver in global memory, a team of blocks per pair, any κe.
     MgkResidentGridGeneral,
-    |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
-);
-grid_entry!(
-    f32,
     /// Resident solver in global memory, a team of blocks per pair, one square exponential.
     MgkResidentGridSqexp,
-    |params| sqexp::<f32>(params)
-);
-grid_entry!(
-    f32,
     /// Resident solver in global memory, a team of blocks per pair, one Kronecker delta.
-    MgkResidentGridKdelta,
-    |params| kdelta::<f32>(params)
+    MgkResidentGridKdelta
 );
-grid_entry!(
+grid_entries!(
     f64,
     /// [`MgkResidentGridGeneral`] in f64.
     MgkResidentGridGeneralF64,
-    |params| General { spec: &params.edge_kernel, features: params.nz_stride as usize - NZ_FEATURES }
-);
-grid_entry!(
-    f64,
     /// [`MgkResidentGridSqexp`] in f64.
     MgkResidentGridSqexpF64,
-    |params| sqexp::<f64>(params)
-);
-grid_entry!(
-    f64,
     /// [`MgkResidentGridKdelta`] in f64.
-    MgkResidentGridKdeltaF64,
-    |params| kdelta::<f64>(params)
+    MgkResidentGridKdeltaF64
 );
