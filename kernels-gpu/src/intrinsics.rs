@@ -289,6 +289,19 @@ pub unsafe fn atomic_add_shared_f64(p: *mut f64, v: f64) {
              p = in(reg64) p, v = in(reg64) v.to_bits(), options(nostack, preserves_flags));
     }
 }
+
+/// `red.add.f32` on a generic address (shared or global memory): `*p += v`, no return value.
+///
+/// # Safety
+/// `p` is the generic address of a valid, aligned f32 in shared or global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_generic_f32(p: *mut f32, v: f32) {
+    // SAFETY: caller's contract.
+    unsafe {
+        asm!("red.add.f32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+}
+
 /// `red.global.add.f32`: `*p += v`, no return value.
 ///
 /// # Safety

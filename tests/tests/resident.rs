@@ -218,6 +218,56 @@ fn resident_grid_teams_match_cpu_past_shared_memory() {
 }
 
 #[test]
+fn resident_gradients_walk_hub_rows_in_pieces_and_match_cpu() {
+    if !gpu_or_skip("resident_gradients_walk_hub_rows_in_pieces_and_match_cpu") {
+        return;
+    }
+    // BA graphs of 40–56 nodes (hubs: rows longer than PIECE_NONZEROS) and an NWS one: block
+    // teams, the fused solve's XMV by (row of G, piece of G′) with split rows on, whole rows off
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_130);
+    let mut graphs: Vec<Graph> = (0..4)
+        .map(|k| {
+            let n = 40 + 5 * k;
+            let e = barabasi_albert(n, 3, &mut rng);
+            labeled(n, &e, &mut rng)
+        })
+        .collect();
+    let e = newman_watts_strogatz(48, 3, 0.1, &mut rng);
+    graphs.push(labeled(48, &e, &mut rng));
+    let mut cfg = synthetic_kernel(0.05);
+    let mut cpu = cfg.clone();
+    (cpu.backend, cpu.precision, cpu.solver.rtol) = (Backend::Cpu, Precision::F64, Some(1e-13));
+    let want = MarginalizedGraphKernel::new(cpu).unwrap().gram_gradient(&graphs, None, false).unwrap();
+    let gw = want.gradient.as_ref().unwrap();
+    let np = gw.names.len();
+    let mut errors = Vec::new();
+    for split in [true, false] {
+        (cfg.backend, cfg.precision, cfg.gpu.resident.split) = (Backend::Cuda, Precision::F32, split);
+        let got = MarginalizedGraphKernel::new(cfg.clone()).unwrap().gram_gradient(&graphs, None, false).unwrap();
+        let d = got.details.to_string();
+        if d.contains("with split rows") != split || !d.contains("resident solver") {
+            errors.push(format!("split {split}: unexpected entries: {d}"));
+        }
+        let gg = got.gradient.as_ref().unwrap();
+        for h in 0..np {
+            let scale = (0..want.values.len()).fold(0.0f64, |m, e| m.max(gw.values[e * np + h].abs()));
+            for e in 0..want.values.len() {
+                let (a, b) = (gg.values[e * np + h], gw.values[e * np + h]);
+                if (a - b).abs() > 1e-4 * b.abs() + 1e-5 * scale {
+                    errors.push(format!("split {split} ∂K[{e}]/∂{} (index {h}): actual {a:e}, expected {b:e}", gw.names[h]));
+                }
+            }
+        }
+        for e in 0..want.values.len() {
+            if let Err(m) = check_rel(&format!("split {split} K[{e}]"), got.values[e], want.values[e], 1e-5) {
+                errors.push(m);
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
 fn pairs_the_resident_solver_cannot_converge_are_reported_not_lost() {
     if !gpu_or_skip("pairs_the_resident_solver_cannot_converge_are_reported_not_lost") {
         return;

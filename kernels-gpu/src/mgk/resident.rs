@@ -15,8 +15,8 @@
 //! by degree, so the lanes of a warp walk rows of similar length. Pairs whose slice exceeds shared
 //! memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32,
-    sync_threads, sync_warp, thread_idx_x, warp_id,
+    FULL_MASK, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx,
+    rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -92,6 +92,9 @@ impl ResidentReal for f64 {
 /// A resident team (one warp, or one block): the PCG's [`Team`] with its shared-memory slice and
 /// job drawing.
 trait ResidentTeam: Team {
+    /// Whether the team kind walks G′'s long rows in pieces where a launch asks for it (block teams;
+    /// warp teams never do, and their entries compile no split path).
+    const SPLITS: bool = false;
     /// The team's shared-memory slice.
     fn slice(&self) -> *mut u32;
     /// The team's index in the grid (warp teams: block · warps per block + warp; block teams: the
@@ -200,6 +203,7 @@ impl Team for BlockSliceTeam {
 }
 
 impl ResidentTeam for BlockSliceTeam {
+    const SPLITS: bool = true;
     #[inline(always)]
     fn slice(&self) -> *mut u32 {
         self.slice
@@ -380,6 +384,14 @@ trait FusedXmv: Xmv<f32> {
     /// # Safety
     /// As [`Xmv::row`], `v` 8-byte aligned and holding 2·n1·n2 values.
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32);
+    /// Row i of G against piece `pc` of G′ ([`Xmv::piece`]) against both interleaved vectors:
+    /// (i′, its shares of row (i, i′) of each).
+    ///
+    /// # Safety
+    /// As [`Xmv::piece`], `v` as in [`FusedXmv::row2`].
+    unsafe fn piece2(&self, _i: usize, _pc: usize, _v: *const f32) -> (usize, f32, f32) {
+        (0, 0.0, 0.0)
+    }
 }
 
 /// κe evaluated on the fly from the two graphs' CSR.
@@ -443,13 +455,22 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     /// As [`FusedXmv::row2`].
     #[inline(always)]
     unsafe fn row2_d<D: EdgeEval>(&self, de: &D, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+        // SAFETY: i2 < n2 (caller's contract).
+        unsafe { self.range2_d(de, i, *self.g2.rp.add(i2), *self.g2.rp.add(i2 + 1), v) }
+    }
+
+    /// [`OnTheFly::row2_d`] over G′'s nonzeros b0..b1 (a row, or a piece of one).
+    ///
+    /// # Safety
+    /// As [`FusedXmv::row2`], b0..b1 within one row of G′.
+    #[inline(always)]
+    unsafe fn range2_d<D: EdgeEval>(&self, de: &D, i: usize, b0: u32, b1: u32, v: *const f32) -> (f32, f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
         let v = v as *const Pair;
         // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let (b0, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
             // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `sum`;
             // κe and ∂κe are symmetric)
@@ -502,6 +523,19 @@ impl<E: EdgeEval, const SPLIT: bool> FusedXmv for OnTheFly<'_, E, SPLIT> {
         // SAFETY: the caller's contract; the unused derivative row is dead code.
         let (s1, s2, _) = unsafe { self.row2_d(&NoDerivative, i, i2, v) };
         (s1, s2)
+    }
+    #[inline(always)]
+    unsafe fn piece2(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32, f32) {
+        let g2 = self.g2;
+        // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end
+        // (as in `piece`); the unused derivative row is dead code.
+        unsafe {
+            let w = *g2.pieces.add(pc);
+            let (node, b0) = ((w >> 16) as usize, w & 0xffff);
+            let b1 = (b0 + PIECE_NONZEROS as u32).min(*g2.rp.add(node + 1));
+            let (s1, s2, _) = self.range2_d(&NoDerivative, i, b0, b1, v);
+            (node, s1, s2)
+        }
     }
 }
 
@@ -808,14 +842,43 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
-            rows!(crew, n2, n, |k, i, i2| {
-                let Pair([p1, p2]) = *p.add(k);
-                let (s1, s2) = xmv.row2(i, i2, p as *const f32);
-                let d = *dg.add(k);
-                let (a1, a2) = (d * p1 - s1, d * p2 - s2);
-                *ap.add(k) = Pair([a1, a2]);
-                pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
-            });
+            let np = xmv.pieces();
+            if np > 0 {
+                // G′ has long rows (split launches): as ResidentOperator, one (row of G, piece of
+                // G′) per thread, both shares added to ap (in the slice or in global scratch: generic
+                // atomics)
+                let mut k = crew.rank();
+                while k < n {
+                    *ap.add(k) = (*p.add(k)).scale(*dg.add(k));
+                    k += crew.size();
+                }
+                crew.barrier();
+                let mut vk = crew.rank();
+                while vk < self.n1 * np {
+                    let i = vk / np;
+                    let (i2, s1, s2) = xmv.piece2(i, vk - i * np, p as *const f32);
+                    let a = ap.add(i * n2 + i2) as *mut f32;
+                    atomic_add_generic_f32(a, -s1);
+                    atomic_add_generic_f32(a.add(1), -s2);
+                    vk += crew.size();
+                }
+                crew.barrier();
+                let mut k = crew.rank();
+                while k < n {
+                    let (Pair([p1, p2]), Pair([a1, a2])) = (*p.add(k), *ap.add(k));
+                    pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
+                    k += crew.size();
+                }
+            } else {
+                rows!(crew, n2, n, |k, i, i2| {
+                    let Pair([p1, p2]) = *p.add(k);
+                    let (s1, s2) = xmv.row2(i, i2, p as *const f32);
+                    let d = *dg.add(k);
+                    let (a1, a2) = (d * p1 - s1, d * p2 - s2);
+                    *ap.add(k) = Pair([a1, a2]);
+                    pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
+                });
+            }
         }
         pap
     }
@@ -1330,7 +1393,10 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     let each = #[inline(always)]
     |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, room: Room| unsafe {
         let (g1, g2, staged) = stage_pair::<f32, C>(crew, prm, words, s, &d1, &d2);
-        let fly = OnTheFly::<E, false> { e, g1: &g1, g2: &g2, nzs };
+        // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
+        // pieces otherwise); the other passes walk whole rows
+        let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
+        let fly = OnTheFly::<E, true> { e, g1: &g1, g2: &g2p, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
             if let Some(de) = de

@@ -176,6 +176,10 @@ pub struct ResidentParams {
     /// Grid entries (`octile_kernels::mgk::resident::grid`): blocks per team; `slice_words` is then
     /// each team's slice of global scratch. 1 for the other entries (unread).
     pub team_blocks: u32,
+    /// Gradient entries: 1 where the launch walks G′'s long rows in pieces in the solve's XMV
+    /// (block teams whose second graph has pieces), else 0. The solver entries have split entries
+    /// of their own (unread there).
+    pub split: u32,
 }
 
 /// Words a gradient launch's slices hold beyond the solver's (the fused primal and adjoint solve's

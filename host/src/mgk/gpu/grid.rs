@@ -140,6 +140,7 @@ pub fn solve_grid(
             slice_words: slice_words as u32,
             fused_beside: 0,
             team_blocks: blocks,
+            split: 0,
         };
         let mut sync = dev.stream.alloc_zeros::<TeamSync>(teams as usize * team_sync_records(blocks))?;
         let scratch = scratch.as_mut().expect("allocated above");

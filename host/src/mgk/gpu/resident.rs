@@ -314,7 +314,7 @@ fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel 
 /// and ap go to the launch's global scratch (`octile_types::mgk::resident::GRADIENT_SCRATCH_SLICES`).
 pub const FUSED_EXTRA_VECTORS: usize = 5;
 
-/// The gradient entry of a launch for a κe shape (no split rows).
+/// The gradient entry of a launch for a κe shape (split launches: `ResidentParams::split`).
 fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
     match (launch.team == 32, launch.product, shape) {
         (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
@@ -436,16 +436,14 @@ pub fn mgk_resident(
     }
     let warp = launch.team == 32;
     if let Some(g) = &gradient
-        && (launch.split
-            || !launch.slice_words.is_multiple_of(2)
+        && (!launch.slice_words.is_multiple_of(2)
             || g.params.len() != 1
             || g.grad.len() < jobs.len() * g.n_hyper
             || g.scratch.len()
                 < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * GRADIENT_SCRATCH_SLICES * launch.slice_words as usize)
     {
         return fail(format!(
-            "gradient launch: split {}, slice {} words (even needed), {} params, {} values for {} jobs, {} scratch words",
-            launch.split,
+            "gradient launch: slice {} words (even needed), {} params, {} values for {} jobs, {} scratch words",
             launch.slice_words,
             g.params.len(),
             g.grad.len(),
@@ -511,7 +509,8 @@ pub fn mgk_resident(
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
     // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
-    // n_jobs entries, and the counter is zeroed; a gradient launch has no split rows, its scratch
+    // n_jobs entries, and the counter is zeroed; a gradient launch's split flag is its pieces' (split
+    // only for block teams whose second graph has pieces: checked above), its scratch
     // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
     // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
     unsafe { b.launch(cfg) }?;
@@ -614,7 +613,8 @@ pub fn plan(
     plan_with(set, pairs, shape, dev, opts, blocks_per_sm, false)
 }
 
-/// [`plan`], or for the gradient entries (`gradient`): no split rows; slices with room for the fused
+/// [`plan`], or for the gradient entries (`gradient`, split rows as the solver's: the fused XMV walks
+/// them in pieces with `ResidentParams::split`); slices with room for the fused
 /// primal and adjoint solve (`FUSED_EXTRA_VECTORS` more product vectors) where that fits shared
 /// memory, else the solver's and one word (p, r and dg stay there, x and ap go to global scratch).
 #[allow(clippy::too_many_arguments)]
@@ -631,7 +631,7 @@ pub fn plan_with(
     let max_smem = dev.max_smem_bytes;
     let product = shape == EdgeShape::KroneckerDelta && opts.product;
     let product_warps = opts.product_warps_per_sm;
-    let split = opts.split && !gradient;
+    let split = opts.split;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
@@ -971,6 +971,7 @@ pub fn execute(
                 slice_words: l.slice_words,
                 fused_beside: l.fused_beside as u32,
                 team_blocks: 1,
+                split: l.split as u32,
             };
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
@@ -1438,7 +1439,7 @@ mod tests {
                 let l = p.shape_of(k).unwrap();
                 let n = set.size(a).0 * set.size(b).0;
                 let need = if l.product { set.product_words(a, b).unwrap() } else { set.slice_words(a, b) };
-                assert!(need <= l.slice_words as usize && !l.split, "pair ({a}, {b}): {l:?} for {need} words");
+                assert!(need <= l.slice_words as usize && (!l.split || l.team > 32 && set.size(b).2 > 0), "pair ({a}, {b}): {l:?} for {need} words");
                 // room for the fused solve (its extra vectors and alignment) wherever it fits shared
                 // memory, and the launch says where the vectors are
                 let fused = need + fused_extra_words(n);
