@@ -705,25 +705,18 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
             let np = xmv.pieces();
             if np > 0 {
                 // G′ has long rows: one (row of G, piece of G′) per thread, shares added to ap
-                let mut k = crew.rank();
-                while k < n {
-                    *ap.add(k) = *dg.add(k) * *p.add(k);
-                    k += crew.size();
-                }
-                crew.barrier();
-                let mut vk = crew.rank();
-                while vk < n1 * np {
-                    let i = vk / np;
-                    let (i2, share) = xmv.piece(i, vk - i * np, p);
-                    T::add_shared(ap.add(i * n2 + i2), -share);
-                    vk += crew.size();
-                }
-                crew.barrier();
-                let mut k = crew.rank();
-                while k < n {
-                    pap += (*p.add(k)).to_f64() * (*ap.add(k)).to_f64();
-                    k += crew.size();
-                }
+                pap = by_pieces(
+                    crew,
+                    (n, n1, np),
+                    p,
+                    ap,
+                    |k| *dg.add(k) * *p.add(k),
+                    |i, pc| {
+                        let (i2, share) = xmv.piece(i, pc, p);
+                        T::add_shared(ap.add(i * n2 + i2), -share);
+                    },
+                    |a: T, b: T| a.to_f64() * b.to_f64(),
+                );
             } else {
                 rows!(crew, n2, n, |k, i, i2| {
                     let pk = *p.add(k);
@@ -739,6 +732,46 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
     unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T {
         // SAFETY: idx < n (the PCG's contract).
         jacobi(r, unsafe { *diag.add(idx) })
+    }
+}
+
+/// M·p by (row of G, piece of G′), for operators whose second graph has long rows (split rows):
+/// ap = dg·p (`diag(k)`), a barrier, each thread's (row i, piece pc) subtracting its shares from ap
+/// with atomics (`take(i, pc)`), a barrier, and this thread's share of p·ap (`dot`).
+///
+/// # Safety
+/// Called by the whole team; p and ap hold n = `sizes.0` entries; `take` touches ap atomically only.
+#[inline(always)]
+unsafe fn by_pieces<V: Copy, C: Team>(
+    crew: &mut C,
+    (n, n1, np): (usize, usize, usize),
+    p: *const V,
+    ap: *mut V,
+    diag: impl Fn(usize) -> V,
+    take: impl Fn(usize, usize),
+    dot: impl Fn(V, V) -> f64,
+) -> f64 {
+    // SAFETY: every index below is < n (caller's contract); the barriers order the passes.
+    unsafe {
+        let mut k = crew.rank();
+        while k < n {
+            *ap.add(k) = diag(k);
+            k += crew.size();
+        }
+        crew.barrier();
+        let mut vk = crew.rank();
+        while vk < n1 * np {
+            let i = vk / np;
+            take(i, vk - i * np);
+            vk += crew.size();
+        }
+        crew.barrier();
+        let (mut pap, mut k) = (0.0f64, crew.rank());
+        while k < n {
+            pap += dot(*p.add(k), *ap.add(k));
+            k += crew.size();
+        }
+        pap
     }
 }
 
@@ -844,31 +877,22 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
         unsafe {
             let np = xmv.pieces();
             if np > 0 {
-                // G′ has long rows (split launches): as ResidentOperator, one (row of G, piece of
-                // G′) per thread, both shares added to ap (in the slice or in global scratch: generic
-                // atomics)
-                let mut k = crew.rank();
-                while k < n {
-                    *ap.add(k) = (*p.add(k)).scale(*dg.add(k));
-                    k += crew.size();
-                }
-                crew.barrier();
-                let mut vk = crew.rank();
-                while vk < self.n1 * np {
-                    let i = vk / np;
-                    let (i2, s1, s2) = xmv.piece2(i, vk - i * np, p as *const f32);
-                    let a = ap.add(i * n2 + i2) as *mut f32;
-                    atomic_add_generic_f32(a, -s1);
-                    atomic_add_generic_f32(a.add(1), -s2);
-                    vk += crew.size();
-                }
-                crew.barrier();
-                let mut k = crew.rank();
-                while k < n {
-                    let (Pair([p1, p2]), Pair([a1, a2])) = (*p.add(k), *ap.add(k));
-                    pap += p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64;
-                    k += crew.size();
-                }
+                // G′ has long rows (split launches): as ResidentOperator, both shares added to ap
+                // (in the slice or in global scratch: generic atomics)
+                pap = by_pieces(
+                    crew,
+                    (n, self.n1, np),
+                    p,
+                    ap,
+                    |k| (*p.add(k)).scale(*dg.add(k)),
+                    |i, pc| {
+                        let (i2, s1, s2) = xmv.piece2(i, pc, p as *const f32);
+                        let a = ap.add(i * n2 + i2) as *mut f32;
+                        atomic_add_generic_f32(a, -s1);
+                        atomic_add_generic_f32(a.add(1), -s2);
+                    },
+                    |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
+                );
             } else {
                 rows!(crew, n2, n, |k, i, i2| {
                     let Pair([p1, p2]) = *p.add(k);
