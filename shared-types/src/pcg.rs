@@ -281,8 +281,8 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
                 |idx, k, (ri, zi): (T, T)| {
                     // SAFETY: idx < len.
                     unsafe { *p.add(idx) = zi };
-                    rho[k] += ri.dot(zi);
-                    r0[k] += ri.dot(ri);
+                    rho[k] = ri.dot_add(zi, rho[k]);
+                    r0[k] = ri.dot_add(ri, r0[k]);
                 },
             );
             // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
@@ -336,8 +336,8 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
                     }
                     *r.add(idx) = ri;
                 }
-                rho_part[k] += ri.dot(zi);
-                rr_part[k] += ri.dot(ri);
+                rho_part[k] = ri.dot_add(zi, rho_part[k]);
+                rr_part[k] = ri.dot_add(ri, rr_part[k]);
             },
         );
         // SAFETY: the whole team calls it.

@@ -117,10 +117,16 @@ pub trait Entry: Copy + Default {
     fn div(self, d: Self::Scalar) -> Self;
     /// self · o in f64.
     fn dot(self, o: Self) -> f64;
+    /// acc + self · o in f64: the same value as `acc + self.dot(o)` wherever the product is
+    /// exact in f64 (f32 entries), one DFMA instead of a DMUL and a DADD on the GPU.
+    #[inline(always)]
+    fn dot_add(self, o: Self, acc: f64) -> f64 {
+        acc + self.dot(o)
+    }
 }
 
 macro_rules! real_entry {
-    ($($t:ty),*) => {$(
+    ($($t:ty $(=> $exact:ident)?),*) => {$(
         impl Entry for $t {
             type Scalar = $t;
             #[inline(always)]
@@ -139,10 +145,43 @@ macro_rules! real_entry {
             fn dot(self, o: $t) -> f64 {
                 self.to_f64() * o.to_f64()
             }
+            $(
+            #[inline(always)]
+            fn dot_add(self, o: $t, acc: f64) -> f64 {
+                // the widened f32 product is exact (24 + 24 bits < 53): one rounding either way
+                $exact(self.to_f64(), o.to_f64(), acc)
+            }
+            )?
         }
     )*};
 }
-real_entry!(f32, f64);
+real_entry!(f32 => fma64, f64);
+
+/// a·b + c in f64 rounded once: `fma.rn.f64` on the GPU; a·b + c elsewhere (where the products
+/// it gets are exact, widened f32 values, the two agree bit for bit).
+#[inline(always)]
+fn fma64(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u64;
+        // SAFETY: a pure arithmetic instruction.
+        unsafe {
+            core::arch::asm!(
+                "fma.rn.f64 {r}, {a}, {b}, {c};",
+                r = out(reg64) r,
+                a = in(reg64) a.to_bits(),
+                b = in(reg64) b.to_bits(),
+                c = in(reg64) c.to_bits(),
+                options(pure, nomem, nostack, preserves_flags)
+            )
+        };
+        f64::from_bits(r)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a * b + c
+    }
+}
 
 /// a·b + c rounded once (`fma.rn.f32` on the GPU; a·b + c elsewhere, where no solver uses pairs).
 #[inline(always)]

@@ -172,8 +172,9 @@ impl GpuDevice {
 pub struct GpuOptions {
     /// `OCTILE_DISABLE_GPU` (any value): behave as if there were no GPU.
     pub disabled: bool,
-    /// `OCTILE_PTX_FILE`: load this PTX instead of the kernels built in (experiments with
-    /// variants of the same kernels).
+    /// `OCTILE_PTX_FILE`: load this PTX — or cubin (an ELF file, ptxas's output for this GPU) —
+    /// instead of the kernels built in (experiments with variants of the same kernels; a cubin
+    /// loads without the driver's JIT, which takes minutes for the whole module).
     pub ptx_file: Option<std::path::PathBuf>,
 }
 
@@ -329,17 +330,26 @@ fn init(opts: &GpuOptions, ordinal: usize) -> Result<Arc<GpuDevice>, String> {
     let (module, kernels_from) = match cubin {
         Some(m) => (m, "cubin"),
         None => {
-            let ptx = match ptx_file {
-                Some(p) => std::fs::read_to_string(p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", p.display()))?,
-                None => PTX.to_string(),
+            let mut from = "PTX (JIT)";
+            let image = match ptx_file {
+                Some(p) => {
+                    let bytes = std::fs::read(p).map_err(|e| format!("OCTILE_PTX_FILE={}: {e}", p.display()))?;
+                    if bytes.starts_with(b"\x7fELF") {
+                        from = "cubin (OCTILE_PTX_FILE)";
+                        Ptx::from_binary(bytes)
+                    } else {
+                        Ptx::from_src(String::from_utf8(bytes).map_err(|e| format!("OCTILE_PTX_FILE={}: neither a cubin nor PTX text: {e}", p.display()))?)
+                    }
+                }
+                None => Ptx::from_src(PTX.to_string()),
             };
-            let m = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
+            let m = ctx.load_module(image).map_err(|e| {
                 format!(
                     "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
                     compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
                 )
             })?;
-            (m, "PTX (JIT)")
+            (m, from)
         }
     };
     let stream = ctx.default_stream();

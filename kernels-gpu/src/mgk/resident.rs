@@ -15,8 +15,8 @@
 //! by degree, so the lanes of a warp walk rows of similar length. Pairs whose slice exceeds shared
 //! memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx,
-    rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+    FULL_MASK, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, fma_f32, fma_f64, lane_id,
+    rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -48,6 +48,8 @@ pub trait ResidentReal: Real {
     fn rcp(d: Self) -> Self;
     /// 2^x: f32 `ex2.approx` (one MUFU instruction), f64 libm's.
     fn exp2(x: Self) -> Self;
+    /// a·b + c rounded once (one FFMA / DFMA where a multiply and an add would be two).
+    fn fma(a: Self, b: Self, c: Self) -> Self;
     /// `*p += v` in shared memory.
     ///
     /// # Safety
@@ -66,6 +68,10 @@ impl ResidentReal for f32 {
         ex2(x)
     }
     #[inline(always)]
+    fn fma(a: f32, b: f32, c: f32) -> f32 {
+        fma_f32(a, b, c)
+    }
+    #[inline(always)]
     unsafe fn add_shared(p: *mut f32, v: f32) {
         // SAFETY: forwarded.
         unsafe { atomic_add_shared_f32(p, v) }
@@ -81,6 +87,10 @@ impl ResidentReal for f64 {
     #[inline(always)]
     fn exp2(x: f64) -> f64 {
         libm::exp2(x)
+    }
+    #[inline(always)]
+    fn fma(a: f64, b: f64, c: f64) -> f64 {
+        fma_f64(a, b, c)
     }
     #[inline(always)]
     unsafe fn add_shared(p: *mut f64, v: f64) {
@@ -234,8 +244,11 @@ trait EdgeEval<T = f32> {
     type A: Copy;
     /// What the outer loop keeps of nonzero row `a`.
     unsafe fn prep(&self, a: *const T) -> Self::A;
-    /// w · w′ · κe(a, b).
-    unsafe fn eval(&self, a: Self::A, b: *const T) -> T;
+    /// The outer row's weight w.
+    fn weight(&self, a: Self::A) -> T;
+    /// w′ · κe(a, b): κe times the inner row's weight alone — the XMV's inner loop sums these
+    /// and multiplies the sum by the outer row's [`EdgeEval::weight`] once.
+    unsafe fn inner(&self, a: Self::A, b: *const T) -> T;
 }
 
 /// `ex2.approx.ftz.f32` (one MUFU instruction).
@@ -259,12 +272,17 @@ impl<T: Real, K: PairKernel> EdgeEval<T> for General<'_, K> {
         a
     }
     #[inline(always)]
-    unsafe fn eval(&self, a: *const T, b: *const T) -> T {
+    fn weight(&self, a: *const T) -> T {
+        // SAFETY: a nonzero row holds its weight first (caller's contract of `prep`).
+        unsafe { *a }
+    }
+    #[inline(always)]
+    unsafe fn inner(&self, a: *const T, b: *const T) -> T {
         // SAFETY: both rows hold 1 + features values (caller's contract).
         unsafe {
             let fa = core::slice::from_raw_parts(a.add(NZ_FEATURES), self.features);
             let fb = core::slice::from_raw_parts(b.add(NZ_FEATURES), self.features);
-            *a * *b * self.spec.eval::<T>(fa, fb)
+            *b * self.spec.eval::<T>(fa, fb)
         }
     }
 }
@@ -293,10 +311,14 @@ impl<T: Real, K: Fn(T, T) -> T> EdgeEval<T> for OneTerm<K> {
         unsafe { weight_and(a, self.f) }
     }
     #[inline(always)]
-    unsafe fn eval(&self, (w, l): (T, T), b: *const T) -> T {
+    fn weight(&self, (w, _): (T, T)) -> T {
+        w
+    }
+    #[inline(always)]
+    unsafe fn inner(&self, (_, l): (T, T), b: *const T) -> T {
         // SAFETY: forwarded.
         let (wb, lb) = unsafe { weight_and(b, self.f) };
-        w * wb * (self.k)(l, lb)
+        wb * (self.k)(l, lb)
     }
 }
 
@@ -307,7 +329,11 @@ impl EdgeEval for NoDerivative {
     #[inline(always)]
     unsafe fn prep(&self, _a: *const f32) {}
     #[inline(always)]
-    unsafe fn eval(&self, _a: (), _b: *const f32) -> f32 {
+    fn weight(&self, _a: ()) -> f32 {
+        0.0
+    }
+    #[inline(always)]
+    unsafe fn inner(&self, _a: (), _b: *const f32) -> f32 {
         0.0
     }
 }
@@ -394,54 +420,67 @@ trait FusedXmv: Xmv<f32> {
     }
 }
 
-/// κe evaluated on the fly from the two graphs' CSR.
-struct OnTheFly<'a, E, const SPLIT: bool, T = f32> {
+/// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
+/// G's row (shared memory; the grid entries, at 80 registers, walk one: paired they spill).
+struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
     e: &'a E,
     g1: &'a View<T>,
     g2: &'a View<T>,
     nzs: usize,
 }
 
-impl<T: Real, E: EdgeEval<T>, const SPLIT: bool> OnTheFly<'_, E, SPLIT, T> {
+impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, T, PAIRED> {
     /// Σ over G's nonzeros of row i and G′'s nonzeros b0..b1.
     #[inline(always)]
     unsafe fn sum(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n;
         // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
         // (host-built).
         unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            // u32 counters: 32-bit loop arithmetic
-            let (b0, b1) = (b0 as u32, b1 as u32);
+            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+            let n2 = g2.n as u32;
             let mut acc = T::ZERO;
-            if a0 == a1 || b0 == b1 {
-                return acc;
-            }
-            // one loop over the d·d′ pairs (a, b), a fastest, G′'s nonzero reloaded when a wraps:
-            // the lanes of a warp walk rows (or pieces) of one row i of G, so each read of G's
-            // nonzeros is one broadcast (no bank conflict; in global memory one L1 wavefront),
-            // where walking G′ innermost read a different nonzero per lane (H200: BA 0.291 →
-            // 0.141 s, NWS 0.029 → 0.026 s, two protein chains in global memory 0.161 → 0.090 s);
-            // rows of a few nonzeros (NWS, pieces of BA's hubs) paid more for starting each inner
-            // loop than for its pairs, hence one loop. (κe's terms are symmetric: κe(e′, e) = κe(e, e′).)
-            let (mut a, mut b) = (a0, b0);
-            let n2 = n2 as u32;
-            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
-            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
-            loop {
-                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)) * *vcol.add((*g1.col.add(a as usize) * n2) as usize);
-                a += 1;
-                if a == a1 {
-                    b += 1;
-                    if b == b1 {
-                        return acc;
-                    }
-                    a = a0;
-                    vcol = v.add(*g2.col.add(b as usize) as usize);
-                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
+            // G′'s nonzero b outer, G's row i inner: the lanes of a warp walk rows (or pieces) of
+            // one row i of G, so each read of G's nonzeros is one broadcast (no bank conflict; in
+            // global memory one L1 wavefront), where walking G′ innermost read a different nonzero
+            // per lane (H200: BA 0.291 → 0.141 s, NWS 0.029 → 0.026 s, two protein chains in global
+            // memory 0.161 → 0.090 s). The inner loop sums w·κe·v (one FFMA a term) and the outer
+            // multiplies by w′ once; its pointers step by the nonzero row's stride (no index
+            // products a term). (κe's terms are symmetric: κe(e′, e) = κe(e, e′).)
+            // (u32 counters: 32-bit loop arithmetic)
+            let (a0, a1, b1) = (a0 as u32, a1 as u32, b1 as u32);
+            let mut b = b0 as u32;
+            // two of G′'s nonzeros per walk of G's row: each of G's nonzeros (its weight, feature
+            // and column) read once for two terms, and the walk's start paid once for both
+            while PAIRED && b + 1 < b1 {
+                let (bx, by) = (b as usize, b as usize + 1);
+                let (ex, ey) = (self.e.prep(g2.edge.add(bx * nzs)), self.e.prep(g2.edge.add(by * nzs)));
+                let (vx, vy) = (v.add(*g2.col.add(bx) as usize), v.add(*g2.col.add(by) as usize));
+                let (mut sx, mut sy) = (T::ZERO, T::ZERO);
+                for a in a0..a1 {
+                    let a = a as usize;
+                    let (ea, off) = (g1.edge.add(a * nzs), (*g1.col.add(a) * n2) as usize);
+                    sx = T::fma(self.e.inner(ex, ea), *vx.add(off), sx);
+                    sy = T::fma(self.e.inner(ey, ea), *vy.add(off), sy);
                 }
+                acc = T::fma(self.e.weight(ex), sx, acc);
+                acc = T::fma(self.e.weight(ey), sy, acc);
+                b += 2;
             }
+            // the last of an odd count (or, unpaired, each)
+            while b < b1 {
+                let bu = b as usize;
+                let eb = self.e.prep(g2.edge.add(bu * nzs));
+                let vcol = v.add(*g2.col.add(bu) as usize);
+                let mut s = T::ZERO;
+                for a in a0..a1 {
+                    let a = a as usize;
+                    s = T::fma(self.e.inner(eb, g1.edge.add(a * nzs)), *vcol.add((*g1.col.add(a) * n2) as usize), s);
+                }
+                acc = T::fma(self.e.weight(eb), s, acc);
+                b += 1;
+            }
+            acc
         }
     }
 }
@@ -466,35 +505,40 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     #[inline(always)]
     unsafe fn range2_d<D: EdgeEval>(&self, de: &D, i: usize, b0: u32, b1: u32, v: *const f32) -> (f32, f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n;
+        let n2 = g2.n as u32;
         let v = v as *const Pair;
         // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
-            // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `sum`;
-            // κe and ∂κe are symmetric)
-            for b in b0..b1 {
-                let b = b as usize;
+            // G's row innermost, the outer weights factored out (as `sum`, one of G′'s nonzeros
+            // per walk: the gradient entries, capped at 128 registers, spill when paired; κe and
+            // ∂κe are symmetric)
+            for b in b0 as usize..b1 as usize {
                 let vcol = v.add(*g2.col.add(b) as usize);
                 let eb = self.e.prep(g2.edge.add(b * nzs));
                 let db = de.prep(g2.edge.add(b * nzs));
+                let (mut t1, mut t2, mut td) = (0.0f32, 0.0f32, 0.0f32);
                 for a in a0..a1 {
                     let a = a as usize;
-                    let w = self.e.eval(eb, g1.edge.add(a * nzs));
-                    let dw = de.eval(db, g1.edge.add(a * nzs));
-                    let Pair([x, y]) = *vcol.add(*g1.col.add(a) as usize * n2);
-                    s1 += w * x;
-                    s2 += w * y;
-                    sd += dw * x;
+                    let ea = g1.edge.add(a * nzs);
+                    let (w, dw) = (self.e.inner(eb, ea), de.inner(db, ea));
+                    let Pair([x, y]) = *vcol.add((*g1.col.add(a) * n2) as usize);
+                    t1 = fma_f32(w, x, t1);
+                    t2 = fma_f32(w, y, t2);
+                    td = fma_f32(dw, x, td);
                 }
+                let (wb, dwb) = (self.e.weight(eb), de.weight(db));
+                s1 = fma_f32(wb, t1, s1);
+                s2 = fma_f32(wb, t2, s2);
+                sd = fma_f32(dwb, td, sd);
             }
             (s1, s2, sd)
         }
     }
 }
 
-impl<T: Real, E: EdgeEval<T>, const SPLIT: bool> Xmv<T> for OnTheFly<'_, E, SPLIT, T> {
+impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv<T> for OnTheFly<'_, E, SPLIT, T, PAIRED> {
     #[inline(always)]
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
         // SAFETY: i2 < n2 (caller's contract).
@@ -722,7 +766,7 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
                     let pk = *p.add(k);
                     let val = *dg.add(k) * pk - xmv.row(i, i2, p);
                     *ap.add(k) = val;
-                    pap += pk.to_f64() * val.to_f64();
+                    pap = fma_f64(pk.to_f64(), val.to_f64(), pap);
                 });
             }
         }
