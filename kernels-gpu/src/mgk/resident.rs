@@ -244,6 +244,8 @@ trait EdgeEval<T = f32> {
     type A: Copy;
     /// What the outer loop keeps of nonzero row `a`.
     unsafe fn prep(&self, a: *const T) -> Self::A;
+    /// w · w′ · κe(a, b).
+    unsafe fn eval(&self, a: Self::A, b: *const T) -> T;
     /// The outer row's weight w.
     fn weight(&self, a: Self::A) -> T;
     /// w′ · κe(a, b): κe times the inner row's weight alone — the XMV's inner loop sums these
@@ -270,6 +272,15 @@ impl<T: Real, K: PairKernel> EdgeEval<T> for General<'_, K> {
     #[inline(always)]
     unsafe fn prep(&self, a: *const T) -> *const T {
         a
+    }
+    #[inline(always)]
+    unsafe fn eval(&self, a: *const T, b: *const T) -> T {
+        // SAFETY: both rows hold 1 + features values (caller's contract).
+        unsafe {
+            let fa = core::slice::from_raw_parts(a.add(NZ_FEATURES), self.features);
+            let fb = core::slice::from_raw_parts(b.add(NZ_FEATURES), self.features);
+            *a * *b * self.spec.eval::<T>(fa, fb)
+        }
     }
     #[inline(always)]
     fn weight(&self, a: *const T) -> T {
@@ -311,6 +322,12 @@ impl<T: Real, K: Fn(T, T) -> T> EdgeEval<T> for OneTerm<K> {
         unsafe { weight_and(a, self.f) }
     }
     #[inline(always)]
+    unsafe fn eval(&self, (w, l): (T, T), b: *const T) -> T {
+        // SAFETY: forwarded.
+        let (wb, lb) = unsafe { weight_and(b, self.f) };
+        w * wb * (self.k)(l, lb)
+    }
+    #[inline(always)]
     fn weight(&self, (w, _): (T, T)) -> T {
         w
     }
@@ -328,6 +345,10 @@ impl EdgeEval for NoDerivative {
     type A = ();
     #[inline(always)]
     unsafe fn prep(&self, _a: *const f32) {}
+    #[inline(always)]
+    unsafe fn eval(&self, _a: (), _b: *const f32) -> f32 {
+        0.0
+    }
     #[inline(always)]
     fn weight(&self, _a: ()) -> f32 {
         0.0
@@ -421,7 +442,8 @@ trait FusedXmv: Xmv<f32> {
 }
 
 /// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
-/// G's row (shared memory; the grid entries, at 80 registers, walk one: paired they spill).
+/// G's row ([`OnTheFly::paired`]: the shared-memory entries), else [`OnTheFly::single`] (the grid
+/// entries).
 struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
     e: &'a E,
     g1: &'a View<T>,
@@ -430,29 +452,36 @@ struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
 }
 
 impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, T, PAIRED> {
-    /// Σ over G's nonzeros of row i and G′'s nonzeros b0..b1.
+    /// Σ over G's nonzeros of row i and G′'s nonzeros b0..b1: G′'s nonzeros two per walk of G's
+    /// row ([`OnTheFly::paired`]) where `PAIRED`, else one loop over the d·d′ pairs
+    /// ([`OnTheFly::single`]).
     #[inline(always)]
     unsafe fn sum(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
+        // SAFETY: forwarded.
+        unsafe { if PAIRED { self.paired(i, b0, b1, v) } else { self.single(i, b0, b1, v) } }
+    }
+
+    /// [`OnTheFly::sum`] with G′'s nonzeros two per walk of G's row i: each of G's nonzeros (its
+    /// weight, feature and column) read once for two terms, the walk's start paid once for both;
+    /// the inner loop sums w·κe·v (one FFMA a term) and w′ multiplies the sum once. The lanes of a
+    /// warp walk rows (or pieces) of one row i of G, so each read of G's nonzeros is one broadcast
+    /// (no bank conflict). H200, same call: NWS 0.027 → 0.024 s, BA 0.142 → 0.113 s
+    /// (`results/xmv-paired-h200.md`; 28 → 23 and 26 → 17 thread instructions per multiply-add).
+    ///
+    /// # Safety
+    /// i < n1, b0..b1 within G′'s nonzeros.
+    #[inline(always)]
+    unsafe fn paired(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
-        // (host-built).
+        // (host-built). (κe's terms are symmetric: κe(e′, e) = κe(e, e′).)
         unsafe {
-            let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
+            // u32 counters: 32-bit loop arithmetic
+            let (a0, a1, b1) = (*g1.rp.add(i), *g1.rp.add(i + 1), b1 as u32);
             let n2 = g2.n as u32;
             let mut acc = T::ZERO;
-            // G′'s nonzero b outer, G's row i inner: the lanes of a warp walk rows (or pieces) of
-            // one row i of G, so each read of G's nonzeros is one broadcast (no bank conflict; in
-            // global memory one L1 wavefront), where walking G′ innermost read a different nonzero
-            // per lane (H200: BA 0.291 → 0.141 s, NWS 0.029 → 0.026 s, two protein chains in global
-            // memory 0.161 → 0.090 s). The inner loop sums w·κe·v (one FFMA a term) and the outer
-            // multiplies by w′ once; its pointers step by the nonzero row's stride (no index
-            // products a term). (κe's terms are symmetric: κe(e′, e) = κe(e, e′).)
-            // (u32 counters: 32-bit loop arithmetic)
-            let (a0, a1, b1) = (a0 as u32, a1 as u32, b1 as u32);
             let mut b = b0 as u32;
-            // two of G′'s nonzeros per walk of G's row: each of G's nonzeros (its weight, feature
-            // and column) read once for two terms, and the walk's start paid once for both
-            while PAIRED && b + 1 < b1 {
+            while b + 1 < b1 {
                 let (bx, by) = (b as usize, b as usize + 1);
                 let (ex, ey) = (self.e.prep(g2.edge.add(bx * nzs)), self.e.prep(g2.edge.add(by * nzs)));
                 let (vx, vy) = (v.add(*g2.col.add(bx) as usize), v.add(*g2.col.add(by) as usize));
@@ -467,7 +496,7 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
                 acc = T::fma(self.e.weight(ey), sy, acc);
                 b += 2;
             }
-            // the last of an odd count (or, unpaired, each)
+            // the last of an odd count
             while b < b1 {
                 let bu = b as usize;
                 let eb = self.e.prep(g2.edge.add(bu * nzs));
@@ -483,9 +512,49 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
             acc
         }
     }
+
+    /// [`OnTheFly::sum`] as one loop over the d·d′ pairs (a, b), a fastest, G′'s nonzero reloaded
+    /// when a wraps, G's row innermost (broadcast loads: in global memory one L1 wavefront): the
+    /// grid entries' walk (at 80 registers the paired walk spills, and its single-nonzero form
+    /// was 10 % slower on the proteins in global memory, `results/xmv-paired-h200.md`).
+    ///
+    /// # Safety
+    /// As [`OnTheFly::paired`].
+    #[inline(always)]
+    unsafe fn single(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        let n2 = g2.n;
+        // SAFETY: as in `paired`.
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
+            // u32 counters: 32-bit loop arithmetic
+            let (b0, b1) = (b0 as u32, b1 as u32);
+            let mut acc = T::ZERO;
+            if a0 == a1 || b0 == b1 {
+                return acc;
+            }
+            let (mut a, mut b) = (a0, b0);
+            let n2 = n2 as u32;
+            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
+            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
+            loop {
+                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)) * *vcol.add((*g1.col.add(a as usize) * n2) as usize);
+                a += 1;
+                if a == a1 {
+                    b += 1;
+                    if b == b1 {
+                        return acc;
+                    }
+                    a = a0;
+                    vcol = v.add(*g2.col.add(b as usize) as usize);
+                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
+                }
+            }
+        }
+    }
 }
 
-impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
+impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, f32, PAIRED> {
     /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
     /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe).
@@ -505,33 +574,28 @@ impl<E: EdgeEval, const SPLIT: bool> OnTheFly<'_, E, SPLIT> {
     #[inline(always)]
     unsafe fn range2_d<D: EdgeEval>(&self, de: &D, i: usize, b0: u32, b1: u32, v: *const f32) -> (f32, f32, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n as u32;
+        let n2 = g2.n;
         let v = v as *const Pair;
         // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
-            // G's row innermost, the outer weights factored out (as `sum`, one of G′'s nonzeros
-            // per walk: the gradient entries, capped at 128 registers, spill when paired; κe and
-            // ∂κe are symmetric)
-            for b in b0 as usize..b1 as usize {
+            // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `sum`;
+            // κe and ∂κe are symmetric)
+            for b in b0..b1 {
+                let b = b as usize;
                 let vcol = v.add(*g2.col.add(b) as usize);
                 let eb = self.e.prep(g2.edge.add(b * nzs));
                 let db = de.prep(g2.edge.add(b * nzs));
-                let (mut t1, mut t2, mut td) = (0.0f32, 0.0f32, 0.0f32);
                 for a in a0..a1 {
                     let a = a as usize;
-                    let ea = g1.edge.add(a * nzs);
-                    let (w, dw) = (self.e.inner(eb, ea), de.inner(db, ea));
-                    let Pair([x, y]) = *vcol.add((*g1.col.add(a) * n2) as usize);
-                    t1 = fma_f32(w, x, t1);
-                    t2 = fma_f32(w, y, t2);
-                    td = fma_f32(dw, x, td);
+                    let w = self.e.eval(eb, g1.edge.add(a * nzs));
+                    let dw = de.eval(db, g1.edge.add(a * nzs));
+                    let Pair([x, y]) = *vcol.add(*g1.col.add(a) as usize * n2);
+                    s1 += w * x;
+                    s2 += w * y;
+                    sd += dw * x;
                 }
-                let (wb, dwb) = (self.e.weight(eb), de.weight(db));
-                s1 = fma_f32(wb, t1, s1);
-                s2 = fma_f32(wb, t2, s2);
-                sd = fma_f32(dwb, td, sd);
             }
             (s1, s2, sd)
         }
@@ -561,7 +625,7 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
     }
 }
 
-impl<E: EdgeEval, const SPLIT: bool> FusedXmv for OnTheFly<'_, E, SPLIT> {
+impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'_, E, SPLIT, f32, PAIRED> {
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         // SAFETY: the caller's contract; the unused derivative row is dead code.
@@ -1464,18 +1528,18 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
         // pieces otherwise); the other passes walk whole rows
         let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
-        let fly = OnTheFly::<E, true> { e, g1: &g1, g2: &g2p, nzs };
+        let fly = OnTheFly::<E, true, f32, false> { e, g1: &g1, g2: &g2p, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
             if let Some(de) = de
                 && h.kind == HyperKind::EdgeParam as u32
                 && h.term == 0
             {
-                return OnTheFly::<_, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
+                return OnTheFly::<_, false, f32, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
             }
             let d = h.derivative(&prm.edge_kernel);
             let dk = General { spec: &d, features };
-            OnTheFly::<_, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
+            OnTheFly::<_, false, f32, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
         };
         let (v, n) = (s.add(staged) as *mut f32, g1.n * g2.n);
         let fv = match room {
