@@ -442,8 +442,8 @@ trait FusedXmv: Xmv<f32> {
 }
 
 /// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
-/// G's row ([`OnTheFly::paired`]: the shared-memory entries), else [`OnTheFly::single`] (the grid
-/// entries).
+/// G's row ([`OnTheFly::paired`]: the shared-memory solver entries), else [`OnTheFly::single`] (the
+/// grid and gradient entries).
 struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
     e: &'a E,
     g1: &'a View<T>,
@@ -514,9 +514,12 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     }
 
     /// [`OnTheFly::sum`] as one loop over the d·d′ pairs (a, b), a fastest, G′'s nonzero reloaded
-    /// when a wraps, G's row innermost (broadcast loads: in global memory one L1 wavefront): the
-    /// grid entries' walk (at 80 registers the paired walk spills, and its single-nonzero form
-    /// was 10 % slower on the proteins in global memory, `results/xmv-paired-h200.md`).
+    /// when a wraps, G's row innermost (broadcast loads: in global memory one L1 wavefront; rows
+    /// of a few nonzeros paid more for starting each inner loop than for its pairs, hence one
+    /// loop): the walk of the grid entries and of the gradient entries. There the paired walk
+    /// spills (80 and 128 registers), and a walk of one of G′'s nonzeros with the weights factored
+    /// out measured slower (the proteins in global memory +10 %, BA's gradient +5 %,
+    /// `results/xmv-paired-h200.md`).
     ///
     /// # Safety
     /// As [`OnTheFly::paired`].
@@ -1528,6 +1531,7 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
         // pieces otherwise); the other passes walk whole rows
         let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
+        // (PAIRED = false: the gradient entries' walks are `single` and `range2_d`, see `single`)
         let fly = OnTheFly::<E, true, f32, false> { e, g1: &g1, g2: &g2p, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
