@@ -343,11 +343,17 @@ fn init(opts: &GpuOptions, ordinal: usize) -> Result<Arc<GpuDevice>, String> {
                 }
                 None => Ptx::from_src(PTX.to_string()),
             };
-            let m = ctx.load_module(image).map_err(|e| {
-                format!(
+            let m = ctx.load_module(image).map_err(|e| match ptx_file {
+                Some(p) => format!(
+                    "loading OCTILE_PTX_FILE={} ({from}) on a device of compute capability {}.{}: {e}",
+                    p.display(),
+                    compute_capability.0,
+                    compute_capability.1
+                ),
+                None => format!(
                     "loading the PTX (built for {PTX_ARCH}) on a device of compute capability {}.{}: {e}; rebuild with OCTILE_CUDA_ARCH=sm_{}{}",
                     compute_capability.0, compute_capability.1, compute_capability.0, compute_capability.1
-                )
+                ),
             })?;
             (m, from)
         }

@@ -246,10 +246,13 @@ trait EdgeEval<T = f32> {
     unsafe fn prep(&self, a: *const T) -> Self::A;
     /// w · w′ · κe(a, b).
     unsafe fn eval(&self, a: Self::A, b: *const T) -> T;
-    /// The outer row's weight w.
-    fn weight(&self, a: Self::A) -> T;
-    /// w′ · κe(a, b): κe times the inner row's weight alone — the XMV's inner loop sums these
-    /// and multiplies the sum by the outer row's [`EdgeEval::weight`] once.
+    /// The prepared row's weight (`a` from [`EdgeEval::prep`]).
+    ///
+    /// # Safety
+    /// `a` was prepared from a nonzero row that is still valid.
+    unsafe fn weight(&self, a: Self::A) -> T;
+    /// κe(a, b) times the other row's (`b`'s) weight alone: the XMV's inner loop sums these and
+    /// multiplies the sum by the prepared row's [`EdgeEval::weight`] once.
     unsafe fn inner(&self, a: Self::A, b: *const T) -> T;
 }
 
@@ -283,8 +286,8 @@ impl<T: Real, K: PairKernel> EdgeEval<T> for General<'_, K> {
         }
     }
     #[inline(always)]
-    fn weight(&self, a: *const T) -> T {
-        // SAFETY: a nonzero row holds its weight first (caller's contract of `prep`).
+    unsafe fn weight(&self, a: *const T) -> T {
+        // SAFETY: a valid nonzero row holds its weight first (the caller's contract).
         unsafe { *a }
     }
     #[inline(always)]
@@ -328,7 +331,7 @@ impl<T: Real, K: Fn(T, T) -> T> EdgeEval<T> for OneTerm<K> {
         w * wb * (self.k)(l, lb)
     }
     #[inline(always)]
-    fn weight(&self, (w, _): (T, T)) -> T {
+    unsafe fn weight(&self, (w, _): (T, T)) -> T {
         w
     }
     #[inline(always)]
@@ -350,7 +353,7 @@ impl EdgeEval for NoDerivative {
         0.0
     }
     #[inline(always)]
-    fn weight(&self, _a: ()) -> f32 {
+    unsafe fn weight(&self, _a: ()) -> f32 {
         0.0
     }
     #[inline(always)]
@@ -473,8 +476,9 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     #[inline(always)]
     unsafe fn paired(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        // (κe's terms are symmetric: κe(e′, e) = κe(e, e′), so G′'s nonzero may be the prepared one)
         // SAFETY: i < n1, b0..b1 within G′'s nonzeros; CSR entries of a staged graph are in range
-        // (host-built). (κe's terms are symmetric: κe(e′, e) = κe(e, e′).)
+        // (host-built).
         unsafe {
             // u32 counters: 32-bit loop arithmetic
             let (a0, a1, b1) = (*g1.rp.add(i), *g1.rp.add(i + 1), b1 as u32);
@@ -579,11 +583,11 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
         let v = v as *const Pair;
-        // SAFETY: as in `sum`, for both vectors (8-byte aligned pairs: the caller's contract).
+        // SAFETY: as in `single`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
-            // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `sum`;
+            // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `single`;
             // κe and ∂κe are symmetric)
             for b in b0..b1 {
                 let b = b as usize;
@@ -833,6 +837,8 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
                     let pk = *p.add(k);
                     let val = *dg.add(k) * pk - xmv.row(i, i2, p);
                     *ap.add(k) = val;
+                    // one DFMA: for f32 the value of a multiply and an add (the widened product is
+                    // exact); for f64, p·ap rounded once a term instead of twice
                     pap = fma_f64(pk.to_f64(), val.to_f64(), pap);
                 });
             }
