@@ -207,28 +207,6 @@ pub fn rcp_approx_f64(x: f64) -> f64 {
     f64::from_bits(r)
 }
 
-/// `fma.rn.f32`: a·b + c rounded once (rustc contracts no multiply and add by itself).
-#[inline(always)]
-pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
-    let r: f32;
-    // SAFETY: a pure ALU instruction.
-    unsafe {
-        asm!("fma.rn.f32 {r}, {a}, {b}, {c};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(nostack, preserves_flags, pure, nomem))
-    };
-    r
-}
-
-/// `fma.rn.f64`: a·b + c rounded once.
-#[inline(always)]
-pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
-    let r: u64;
-    // SAFETY: a pure ALU instruction.
-    unsafe {
-        asm!("fma.rn.f64 {r}, {a}, {b}, {c};", r = out(reg64) r, a = in(reg64) a.to_bits(), b = in(reg64) b.to_bits(), c = in(reg64) c.to_bits(), options(nostack, preserves_flags, pure, nomem))
-    };
-    f64::from_bits(r)
-}
-
 /// `atom.global.add.u32`: adds `v` to `*p`, returns the old value.
 ///
 /// # Safety

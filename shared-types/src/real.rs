@@ -157,10 +157,11 @@ macro_rules! real_entry {
 }
 real_entry!(f32 => fma64, f64);
 
-/// a·b + c in f64 rounded once: `fma.rn.f64` on the GPU; a·b + c elsewhere (where the products
-/// it gets are exact, widened f32 values, the two agree bit for bit).
+/// a·b + c in f64 rounded once: `fma.rn.f64` on the GPU (rustc contracts no multiply and add by
+/// itself); a·b + c elsewhere, where only exact products (widened f32 values) reach it, so the two
+/// agree bit for bit.
 #[inline(always)]
-fn fma64(a: f64, b: f64, c: f64) -> f64 {
+pub fn fma64(a: f64, b: f64, c: f64) -> f64 {
     #[cfg(target_arch = "nvptx64")]
     {
         let r: u64;
@@ -183,9 +184,10 @@ fn fma64(a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
-/// a·b + c rounded once (`fma.rn.f32` on the GPU; a·b + c elsewhere, where no solver uses pairs).
+/// a·b + c rounded once (`fma.rn.f32` on the GPU; a·b + c elsewhere, where no solver uses pairs
+/// or the resident XMV).
 #[inline(always)]
-fn fma32(a: f32, b: f32, c: f32) -> f32 {
+pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
         let r: f32;

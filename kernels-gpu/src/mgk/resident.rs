@@ -15,8 +15,8 @@
 //! by degree, so the lanes of a warp walk rows of similar length. Pairs whose slice exceeds shared
 //! memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
-    FULL_MASK, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, fma_f32, fma_f64, lane_id,
-    rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+    FULL_MASK, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32, block_dim_x, block_idx_x, lane_id, rcp_approx,
+    rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -28,7 +28,7 @@ use octile_types::mgk::resident::{
     graph_value_offset, graph_words, product_slice_words, product_vector_offset,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
-use octile_types::real::{Entry, Pair};
+use octile_types::real::{Entry, Pair, fma32, fma64};
 use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
 
 /// Rounds of residual replacement after the first CG run: when the true residual misses rtol
@@ -69,7 +69,7 @@ impl ResidentReal for f32 {
     }
     #[inline(always)]
     fn fma(a: f32, b: f32, c: f32) -> f32 {
-        fma_f32(a, b, c)
+        fma32(a, b, c)
     }
     #[inline(always)]
     unsafe fn add_shared(p: *mut f32, v: f32) {
@@ -90,7 +90,7 @@ impl ResidentReal for f64 {
     }
     #[inline(always)]
     fn fma(a: f64, b: f64, c: f64) -> f64 {
-        fma_f64(a, b, c)
+        fma64(a, b, c)
     }
     #[inline(always)]
     unsafe fn add_shared(p: *mut f64, v: f64) {
@@ -839,7 +839,7 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
                     *ap.add(k) = val;
                     // one DFMA: for f32 the value of a multiply and an add (the widened product is
                     // exact); for f64, p·ap rounded once a term instead of twice
-                    pap = fma_f64(pk.to_f64(), val.to_f64(), pap);
+                    pap = fma64(pk.to_f64(), val.to_f64(), pap);
                 });
             }
         }
