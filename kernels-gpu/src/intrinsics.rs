@@ -207,6 +207,62 @@ pub fn rcp_approx_f64(x: f64) -> f64 {
     f64::from_bits(r)
 }
 
+/// Adds `v` to `hit` where bit 0 of `flags` is set, else to `miss`: one bit test and two predicated
+/// `add.rn.f32` (LLVM turns the same `if` into select chains, four instructions where these are
+/// three; the product-form XMV's inner loop, `mgk::resident`).
+#[inline(always)]
+pub fn add_by_bit0_f32(flags: u32, v: f32, hit: &mut f32, miss: &mut f32) {
+    // SAFETY: pure ALU instructions on registers.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %bit; .reg .b32 %low; and.b32 %low, {f}, 1; setp.ne.b32 %bit, %low, 0; @%bit add.rn.f32 {h}, {h}, {v}; @!%bit add.rn.f32 {m}, {m}, {v}; }}",
+            f = in(reg32) flags,
+            v = in(reg32) v,
+            h = inout(reg32) *hit,
+            m = inout(reg32) *miss,
+            options(nostack, preserves_flags, pure, nomem)
+        )
+    };
+}
+
+/// [`add_by_bit0_f32`] in f64 (`add.rn.f64`).
+#[inline(always)]
+pub fn add_by_bit0_f64(flags: u32, v: f64, hit: &mut f64, miss: &mut f64) {
+    let (mut h, mut m) = (hit.to_bits(), miss.to_bits());
+    // SAFETY: pure ALU instructions on registers.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %bit; .reg .b32 %low; and.b32 %low, {f}, 1; setp.ne.b32 %bit, %low, 0; @%bit add.rn.f64 {h}, {h}, {v}; @!%bit add.rn.f64 {m}, {m}, {v}; }}",
+            f = in(reg32) flags,
+            v = in(reg64) v.to_bits(),
+            h = inout(reg64) h,
+            m = inout(reg64) m,
+            options(nostack, preserves_flags, pure, nomem)
+        )
+    };
+    (*hit, *miss) = (f64::from_bits(h), f64::from_bits(m));
+}
+
+/// [`add_by_bit0_f32`] for two values at once (an entry of the fused solve's interleaved pair):
+/// `v0` to `hit0` or `miss0`, `v1` to `hit1` or `miss1`, one bit test for both.
+#[inline(always)]
+pub fn add_pair_by_bit0_f32(flags: u32, (v0, v1): (f32, f32), (hit0, hit1): (&mut f32, &mut f32), (miss0, miss1): (&mut f32, &mut f32)) {
+    // SAFETY: pure ALU instructions on registers.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %bit; .reg .b32 %low; and.b32 %low, {f}, 1; setp.ne.b32 %bit, %low, 0; @%bit add.rn.f32 {h0}, {h0}, {v0}; @%bit add.rn.f32 {h1}, {h1}, {v1}; @!%bit add.rn.f32 {m0}, {m0}, {v0}; @!%bit add.rn.f32 {m1}, {m1}, {v1}; }}",
+            f = in(reg32) flags,
+            v0 = in(reg32) v0,
+            v1 = in(reg32) v1,
+            h0 = inout(reg32) *hit0,
+            h1 = inout(reg32) *hit1,
+            m0 = inout(reg32) *miss0,
+            m1 = inout(reg32) *miss1,
+            options(nostack, preserves_flags, pure, nomem)
+        )
+    };
+}
+
 /// `atom.global.add.u32`: adds `v` to `*p`, returns the old value.
 ///
 /// # Safety

@@ -33,6 +33,10 @@ pub trait Team {
     /// SIMD vector's width on the CPU, so that the loops with dot products vectorize (a fixed
     /// order of sums: results stay deterministic).
     const LANES: usize = 1;
+    /// Whether every vector this team solves has fewer than 2^32 entries, so that its vector loops
+    /// count in u32 (the GPU teams whose vectors lie in shared memory: a 64-bit counter costs a
+    /// compare and a carry more per entry and step there).
+    const INDEX32: bool = false;
     /// This thread's rank in the team (0 ≤ rank < size).
     fn rank(&self) -> usize;
     /// Threads in the team.
@@ -108,6 +112,17 @@ pub const MAX_LANES: usize = 8;
 #[inline(always)]
 fn owned<Tm: Team, V: Copy + Default>(team: &Tm, len: usize, mut compute: impl FnMut(usize) -> V, mut store: impl FnMut(usize, usize, V)) {
     let (rank, size, lanes) = (team.rank(), team.size(), Tm::LANES);
+    if Tm::INDEX32 {
+        // the GPU's shared-memory teams: one lane, u32 counters (`Team::INDEX32`)
+        let (size, len) = (size as u32, len as u32);
+        let mut idx = rank as u32;
+        while idx < len {
+            let v = compute(idx as usize);
+            store(idx as usize, 0, v);
+            idx += size;
+        }
+        return;
+    }
     let mut idx = rank;
     if lanes > 1 {
         while idx + (lanes - 1) * size < len {
@@ -134,6 +149,15 @@ fn owned<Tm: Team, V: Copy + Default>(team: &Tm, len: usize, mut compute: impl F
 #[inline(always)]
 fn each_owned<Tm: Team>(team: &Tm, len: usize, mut body: impl FnMut(usize)) {
     let (rank, size) = (team.rank(), team.size());
+    if Tm::INDEX32 {
+        let (size, len) = (size as u32, len as u32);
+        let mut idx = rank as u32;
+        while idx < len {
+            body(idx as usize);
+            idx += size;
+        }
+        return;
+    }
     let mut idx = rank;
     while idx < len {
         body(idx);

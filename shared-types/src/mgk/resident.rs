@@ -85,7 +85,7 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// 16-bit entry, built once per pair and read by every CG iteration:
 ///
 /// ```text
-/// entry = k′ | differs << 15        k′ = j·n′ + j′ < 2^15 (the column), differs: the labels differ
+/// entry = k′ << 2 | differs        k′ = j·n′ + j′ < 2^14 (the column), differs: the labels differ
 ///
 /// team slice (shared memory, `product_slice_words` words):
 ///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ entries : nnz·nnz′ u16 ]
@@ -93,10 +93,34 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// ```
 /// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
 /// every iteration; the product form reads one 2-byte entry (the molecule regime of design note 1).
-/// The graphs themselves stay in global memory: they are read once per pair.
-pub const PRODUCT_COLUMN_BITS: u32 = 15;
+/// The graphs themselves stay in global memory: they are read once per pair. The entry is the
+/// column's byte offset in an f32 vector (k′·4) with the flag in its free bit 0, so the XMV's inner
+/// loop decodes it with one AND (the address; `product_entry_byte_offset`) and one bit test (the
+/// flag), where a column in the low 15 bits and the flag on top took four (mask, address, sign
+/// extension, compare). 14 column bits lose no pair: a product-form slice of 2^14 unknowns (five
+/// f32 vectors, 320 KiB) is past any GPU's shared memory.
+pub const PRODUCT_COLUMN_BITS: u32 = 14;
 /// Most unknowns n·n′ of a product-form pair (its columns fit `PRODUCT_COLUMN_BITS`).
 pub const PRODUCT_MAX_UNKNOWNS: usize = 1 << PRODUCT_COLUMN_BITS;
+
+/// The product-form entry of column `column` (< `PRODUCT_MAX_UNKNOWNS`) whose labels differ or not.
+#[inline(always)]
+pub const fn product_entry(column: u32, differs: bool) -> u16 {
+    ((column << 2) | differs as u32) as u16
+}
+
+/// Whether a product-form entry's labels differ (κe = h) rather than match (κe = 1).
+#[inline(always)]
+pub const fn product_entry_differs(entry: u32) -> bool {
+    entry & 1 != 0
+}
+
+/// Byte offset of a product-form entry's column in a vector of values `real_words` words wide
+/// (1: f32, 2: f64): column · 4 · `real_words`.
+#[inline(always)]
+pub const fn product_entry_byte_offset(entry: u32, real_words: usize) -> u32 {
+    (entry & 0xfffc) << (real_words == 2) as u32
+}
 
 /// Words of a product-form team slice (values of `real_words` words each).
 pub const fn product_slice_words(g1: (usize, usize), g2: (usize, usize), real_words: usize) -> usize {
@@ -202,3 +226,20 @@ pub const RECURRENCE_SHARE: f64 = 0.5;
 const _: () = assert!(core::mem::size_of::<ResidentGraph>() == 16 && core::mem::align_of::<ResidentGraph>() == 4);
 const _: () = assert!(core::mem::size_of::<ResidentParams>() == 2 * 264 + 8 + 32 && core::mem::align_of::<ResidentParams>() == 8);
 const _: () = assert!(RESIDENT_BLOCK_HEADER_BYTES.is_multiple_of(16) && RESIDENT_BLOCK_THREADS.is_multiple_of(32));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_entries_keep_column_and_flag_and_give_the_columns_byte_offset() {
+        for column in [0u32, 1, 2, 777, PRODUCT_MAX_UNKNOWNS as u32 - 1] {
+            for differs in [false, true] {
+                let e = product_entry(column, differs) as u32;
+                assert_eq!(product_entry_differs(e), differs, "column {column}");
+                assert_eq!(product_entry_byte_offset(e, 1), 4 * column, "f32 offset of column {column}");
+                assert_eq!(product_entry_byte_offset(e, 2), 8 * column, "f64 offset of column {column}");
+            }
+        }
+    }
+}
