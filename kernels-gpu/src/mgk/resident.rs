@@ -25,7 +25,8 @@ use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::mgk::resident::{
     GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_value_offset,
-    graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_slice_words, product_vector_offset,
+    graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_of_slot, product_row_position, product_row_slot,
+    product_slice_words, product_vector_offset,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::real::{Entry, Pair, fma32, fma64};
@@ -419,6 +420,30 @@ impl<T> View<T> {
     }
 }
 
+/// Walks this thread's rows k = rank, rank + size, … < n1·n2 with their (i, i′).
+macro_rules! rows {
+    ($crew:expr, $n2:expr, $n:expr, |$k:ident, $i:ident, $i2:ident| $body:block) => {{
+        // u32 counters (n1·n2 < 2³² for every resident pair): 32-bit loop arithmetic
+        let (size, n2, n) = ($crew.size() as u32, $n2 as u32, $n as u32);
+        let (step_i, step_i2) = (size / n2, size % n2);
+        let mut k = $crew.rank() as u32;
+        let mut i = k / n2;
+        let mut i2 = k % n2;
+        while k < n {
+            #[allow(unused_variables)]
+            let ($k, $i, $i2) = (k as usize, i as usize, i2 as usize);
+            $body
+            k += size;
+            i += step_i;
+            i2 += step_i2;
+            if i2 >= n2 {
+                i2 -= n2;
+                i += 1;
+            }
+        }
+    }};
+}
+
 /// The off-diagonal part of one product row: Σ_{j,j′} w w′ κe(e_ij, e′_i′j′) v[(j, j′)].
 trait Xmv<T: Real = f32> {
     /// Row (i, i′) against `v`.
@@ -436,6 +461,18 @@ trait Xmv<T: Real = f32> {
     /// i < n1, pc < `pieces()`, `v` holds n1·n2 values.
     unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, T) {
         (0, T::ZERO)
+    }
+    /// `body(k, i, i′)` for this thread's share of the n = n1·n2 product rows of the XMV, each row
+    /// once across the team: k = rank, rank + size, … (the natural order) unless the form orders
+    /// its rows itself ([`Product`]).
+    ///
+    /// # Safety
+    /// Called by the whole team; n2 and n are the pair's.
+    #[inline(always)]
+    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, mut body: impl FnMut(usize, usize, usize)) {
+        rows!(crew, n2, n, |k, i, i2| {
+            body(k, i, i2);
+        });
     }
 }
 
@@ -676,6 +713,8 @@ struct Product<T = f32> {
     rp2: *const u32,
     nnz2: usize,
     ent: *mut u16,
+    /// The XMV's row order: `product_row_slot`s, n1·n2 of them (`product_row_position`).
+    ord: *const u16,
     h: T,
 }
 
@@ -703,6 +742,18 @@ impl<T: ResidentReal> Xmv<T> for Product<T> {
             let (mut same, mut diff) = (T::ZERO, T::ZERO);
             walk_entries(self.ent.add(start), len, v, |c, val: T| T::add_by_entry(c, val, &mut same, &mut diff));
             same + self.h * diff
+        }
+    }
+    #[inline(always)]
+    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, mut body: impl FnMut(usize, usize, usize)) {
+        // rows s = rank, rank + size, … of the order (rows of equally many entries together)
+        let (size, n2, n) = (crew.size() as u32, n2 as u32, n as u32);
+        let mut s = crew.rank() as u32;
+        while s < n {
+            // SAFETY: s < n1·n2, the order's length (built by `product_pairs`).
+            let (i, i2) = product_row_of_slot(unsafe { *self.ord.add(s as usize) } as u32);
+            body((i * n2 + i2) as usize, i as usize, i2 as usize);
+            s += size;
         }
     }
 }
@@ -778,30 +829,6 @@ impl Product {
     }
 }
 
-/// Walks this thread's rows k = rank, rank + size, … < n1·n2 with their (i, i′).
-macro_rules! rows {
-    ($crew:expr, $n2:expr, $n:expr, |$k:ident, $i:ident, $i2:ident| $body:block) => {{
-        // u32 counters (n1·n2 < 2³² for every resident pair): 32-bit loop arithmetic
-        let (size, n2, n) = ($crew.size() as u32, $n2 as u32, $n as u32);
-        let (step_i, step_i2) = (size / n2, size % n2);
-        let mut k = $crew.rank() as u32;
-        let mut i = k / n2;
-        let mut i2 = k % n2;
-        while k < n {
-            #[allow(unused_variables)]
-            let ($k, $i, $i2) = (k as usize, i as usize, i2 as usize);
-            $body
-            k += size;
-            i += step_i;
-            i2 += step_i2;
-            if i2 >= n2 {
-                i2 -= n2;
-                i += 1;
-            }
-        }
-    }};
-}
-
 /// The Jacobi preconditioner z = r / dg of every resident solve, with the reciprocal approximated
 /// ([`ResidentReal::rcp`]: two instructions where division takes about ten): the same function of
 /// dg at every use, so still one fixed SPD preconditioner for the PCG.
@@ -844,7 +871,7 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
                     |a: T, b: T| a.to_f64() * b.to_f64(),
                 );
             } else {
-                rows!(crew, n2, n, |k, i, i2| {
+                xmv.walk(crew, n2, n, |k, i, i2| {
                     let pk = *p.add(k);
                     let val = *dg.add(k) * pk - xmv.row(i, i2, p);
                     *ap.add(k) = val;
@@ -1022,7 +1049,7 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
                     |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
                 );
             } else {
-                rows!(crew, n2, n, |k, i, i2| {
+                xmv.walk(crew, n2, n, |k, i, i2| {
                     let Pair([p1, p2]) = *p.add(k);
                     let (s1, s2) = xmv.row2(i, i2, p as *const f32);
                     let d = *dg.add(k);
@@ -1761,13 +1788,38 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                     return NOT_PLANNED;
                 }
                 let ent = (v as *mut u32).add(words) as *mut u16;
+                let ord = ent.add(d1.nnz as usize * nnz2);
                 let mut t = crew.rank();
                 while t < n1 + n2 + 2 {
                     *s.add(t) = if t <= n1 { *g1.rp.add(t) } else { *g2.rp.add(t - n1 - 1) };
                     t += crew.size();
                 }
-                // each thread builds the entries of its own rows (disjoint runs)
+                // each node's degree run [first, end) (the host sorts nodes by degree), packed
+                // first | end << 16, G's nodes then G′'s, in the vectors' room until the solve
+                // sets them up (n1 + n2 ≤ 5·n1·n2 words)
+                let runs = v as *mut u32;
+                let mut t = crew.rank();
+                while t < n1 + n2 {
+                    let (rp, node, nodes) = if t < n1 { (g1.rp, t, n1) } else { (g2.rp, t - n1, n2) };
+                    let deg = |u: usize| *rp.add(u + 1) - *rp.add(u);
+                    let d = deg(node);
+                    let (mut first, mut end) = (node, node + 1);
+                    while first > 0 && deg(first - 1) == d {
+                        first -= 1;
+                    }
+                    while end < nodes && deg(end) == d {
+                        end += 1;
+                    }
+                    *runs.add(t) = first as u32 | (end as u32) << 16;
+                    t += crew.size();
+                }
+                crew.barrier();
+                let run = |w: u32| (w & 0xffff, w >> 16);
+                // each thread builds the entries of its own rows (disjoint runs) and their places
+                // in the row order
                 rows!(crew, n2, n, |k, i, i2| {
+                    let (a, b) = (run(*runs.add(i)), run(*runs.add(n1 + i2)));
+                    *ord.add(product_row_position(i as u32, a, i2 as u32, b, n2 as u32) as usize) = product_row_slot(i as u32, i2 as u32);
                     let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
                     let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
                     let mut o = a0 * nnz2 + (a1 - a0) * b0;
@@ -1781,7 +1833,7 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                     }
                 });
                 crew.barrier();
-                let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, h };
+                let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, ord, h };
                 solve(crew, j, &prod, &g1, &g2, v, room)
             },
         )

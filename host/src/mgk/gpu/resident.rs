@@ -23,8 +23,8 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig,
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
-    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS,
-    RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_NODES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES,
+    RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -475,9 +475,10 @@ pub fn mgk_resident(
         }
         let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
         match need {
-            None => {
-                Some(format!("pair ({}, {}) cannot take the product form (weights other than 1, or more than {PRODUCT_MAX_UNKNOWNS} unknowns)", j.g1, j.g2))
-            }
+            None => Some(format!(
+                "pair ({}, {}) cannot take the product form (weights other than 1, more than {PRODUCT_MAX_UNKNOWNS} unknowns or a graph of more than {PRODUCT_MAX_NODES} nodes)",
+                j.g1, j.g2
+            )),
             Some(w) if w > launch.slice_words as usize => {
                 Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words))
             }
