@@ -1278,6 +1278,28 @@ mod tests {
         (set, EdgeShape::of(&resolved.edge_spec))
     }
 
+    #[test]
+    fn the_product_form_takes_graphs_of_at_most_256_nodes() {
+        // a path of 257 nodes and one of 256, unit weights, beside a 4-node one: only pairs whose
+        // both graphs have ≤ PRODUCT_MAX_NODES nodes (and ≤ PRODUCT_MAX_UNKNOWNS unknowns) take it
+        let path = |n: usize| {
+            let mut g = crate::graph::Graph::new(n, &["label"], &["length"]);
+            for i in 0..n {
+                g.set_node_features(i, &[0.0]).unwrap();
+            }
+            for i in 1..n {
+                g.add_edge(i - 1, i, 1.0, &[(i % 2) as f64]).unwrap();
+            }
+            g
+        };
+        let (set, _) = resident_set(&[path(PRODUCT_MAX_NODES + 1), path(PRODUCT_MAX_NODES), path(4), path(70)], true);
+        assert_eq!(set.product_words(0, 2), None, "257 nodes against 4");
+        assert_eq!(set.product_words(2, 0), None, "4 against 257 nodes");
+        assert!(set.product_words(1, 2).is_some(), "256 nodes against 4");
+        assert!(set.product_words(2, 3).is_some(), "4 against 70");
+        assert_eq!(set.product_words(1, 3), None, "256 · 70 unknowns > PRODUCT_MAX_UNKNOWNS");
+    }
+
     /// An H100's limits, and an occupancy that depends on the launch (as the driver's does).
     const H100: PlanDevice = PlanDevice { max_smem_bytes: 232_448, sm_count: 132 };
     fn occupancy(_: Kernel, l: Launch) -> Option<u32> {
