@@ -12,8 +12,10 @@
 //!   ap[(i,i')] = dg·p[(i,i')] − Σ_{j ∈ N(i)} Σ_{j' ∈ N'(i')} w_ij w'_i'j' κe(e_ij, e'_i'j') p[(j,j')]
 //! ```
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
-//! by degree, so the lanes of a warp walk rows of similar length. Pairs whose slice exceeds shared
-//! memory: [`grid`] (a team of blocks, the vectors in global memory).
+//! by degree, so the lanes of a warp walk rows of similar length. The product form's XMV takes
+//! rows t, t + T, … of its own order instead, the rows grouped by the degrees of i and i′
+//! ([`Xmv::walk`], `octile_types::mgk::resident::product_row_position`). Pairs whose slice exceeds
+//! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
     FULL_MASK, add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32,
     block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
@@ -24,9 +26,9 @@ use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, R
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS, graph_value_offset,
-    graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_of_slot, product_row_position, product_row_slot,
-    product_slice_words, product_vector_offset,
+    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_NODES, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
+    graph_value_offset, graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_of_slot, product_row_position,
+    product_row_slot, product_slice_words, product_vector_offset,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::real::{Entry, Pair, fma32, fma64};
@@ -1071,7 +1073,9 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
 /// Where the fused solve keeps its vectors (`solve_pair_fused`): all five in the team's slice
 /// where they fit ([`FusedVectors::in_slice`]), else p, r and dg in the slice — the solver's room
 /// of five N-vectors — and x and ap in the team's global scratch ([`FusedVectors::beside`]: each
-/// thread reads and writes only its own entries there).
+/// thread reads and writes only its own entries of x there; ap's rows are written by the XMV's
+/// threads — in the product form's row order other threads than those that read them — and read
+/// after the p·ap reduction's barrier, which orders global memory too).
 ///
 /// ```text
 /// in the slice:   v: [ pad | dg (N, even) | x (2N) | r (2N) | p (2N) | ap (2N) ]   ≤ 10·N f32
@@ -1782,9 +1786,10 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                     Room::FusedInSlice => FusedVectors::slice_words(v.cast(), n),
                     Room::FusedBeside => FusedVectors::beside_words(v.cast(), n),
                 };
-                if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize {
-                    // a planning error (the host sizes every slice for its launch's room): reported,
-                    // not written past the slice
+                if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize || n1 > PRODUCT_MAX_NODES || n2 > PRODUCT_MAX_NODES {
+                    // a planning error (the host sizes every slice for its launch's room and gives
+                    // the product form no graph past PRODUCT_MAX_NODES, whose rows the order's u16
+                    // slots cannot hold): reported, not written past the slice
                     return NOT_PLANNED;
                 }
                 let ent = (v as *mut u32).add(words) as *mut u16;
@@ -1891,9 +1896,10 @@ macro_rules! product_entries {
         $(#[$wdoc])*
         ///
         /// # Safety
-        /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words` and
-        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` for every job, and every edge weight 1 (host-checked; other
-        /// weights would be ignored).
+        /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words`,
+        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` and n1, n2 ≤ `PRODUCT_MAX_NODES` for every job (a job past
+        /// these reports NOT_PLANNED), and every edge weight 1 (host-checked; other weights would
+        /// be ignored).
         #[unsafe(export_name = octile_types::entry_name!($warp))]
         #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $warp(

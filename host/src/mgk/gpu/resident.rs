@@ -509,7 +509,7 @@ pub fn mgk_resident(
     // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
-    // pairs have unit weights and n·n′ ≤ PRODUCT_MAX_UNKNOWNS (product_words), status holds
+    // pairs have unit weights, n·n′ ≤ PRODUCT_MAX_UNKNOWNS and n, n′ ≤ PRODUCT_MAX_NODES (product_words), status holds
     // n_jobs entries, and the counter is zeroed; a gradient launch's split flag is its pieces' (split
     // only for block teams whose second graph has pieces: checked above), its scratch
     // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
