@@ -98,8 +98,9 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// column's byte offset in an f32 vector (k′·4) with the flag in its free bit 0, so the XMV's inner
 /// loop decodes it with one AND (the address; `product_entry_byte_offset`; a shift more for 8-byte
 /// values: f64 and the fused solve's pairs) and one bit test (the flag), where a column in the low
-/// 15 bits and the flag on top took four (mask, address, sign extension, compare). 14 column bits lose no pair: a product-form slice of 2^14 unknowns (five
-/// f32 vectors, 320 KiB) is past any GPU's shared memory.
+/// 15 bits and the flag on top took four (mask, address, sign extension, compare). 14 column bits
+/// lose no pair: a product-form slice of 2^14 unknowns (five f32 vectors, 320 KiB) is past any
+/// GPU's shared memory.
 pub const PRODUCT_COLUMN_BITS: u32 = 14;
 /// Most unknowns n·n′ of a product-form pair (its columns fit `PRODUCT_COLUMN_BITS`).
 pub const PRODUCT_MAX_UNKNOWNS: usize = 1 << PRODUCT_COLUMN_BITS;
