@@ -1,8 +1,10 @@
 //! The resident solver's host-side planning (`octile::mgk::gpu::resident::plan`), which runs on
 //! every GPU Gram call (and on every tile of a tiled one) before the first launch: a ChEMBL-sized
-//! call (1,935 molecule-like graphs, 1.87 M pairs) repacked and planned, for plain and gradient
+//! call (1,935 molecule-like graphs, 1.87 M pairs) packed (octiles for the tile solver, and the
+//! resident layout) and planned, for plain and gradient
 //! launches, on the host alone (no GPU: H100-like limits and occupancy stand in for the driver's).
-//! `OCTILE_BENCH_GRAPHS` sets the number of graphs.
+//! `OCTILE_BENCH_GRAPHS` sets the number of graphs; `OCTILE_BENCH_SET=NAME.jsonl` (with its kernel
+//! in `NAME.toml` beside it, as the peer kits' sets) takes a set from a file instead.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use octile::generators::molecule_set;
 use octile::mgk::gpu::options::ResidentOptions;
@@ -13,22 +15,29 @@ use octile_types::EdgeShape;
 
 fn bench(c: &mut Criterion) {
     let n: usize = std::env::var("OCTILE_BENCH_GRAPHS").ok().and_then(|v| v.parse().ok()).unwrap_or(1935);
-    let cfg = MgkConfig::from_toml(include_str!("../../examples/molecules.toml")).expect("examples/molecules.toml parses");
+    let file = std::env::var("OCTILE_BENCH_SET").ok();
+    let (cfg, graphs) = match &file {
+        Some(f) => {
+            let toml = std::fs::read_to_string(f.replace(".jsonl", ".toml")).expect("the set's NAME.toml beside it");
+            let graphs = octile::io::read(std::path::Path::new(f), None, false).expect("the set reads").graphs;
+            (MgkConfig::from_toml(&toml).expect("its kernel parses"), graphs)
+        }
+        None => (MgkConfig::from_toml(include_str!("../../examples/molecules.toml")).expect("examples/molecules.toml parses"), molecule_set(n, 7)),
+    };
     let resolved = cfg.resolve().expect("the kernel resolves");
-    let graphs = molecule_set(n, 7);
-    let set64 = pack::<f64>(&graphs, &PackOptions::new(&resolved, cfg.q, cfg.p)).expect("packs");
+    let n = graphs.len();
+    let shape = EdgeShape::of(&resolved.edge_spec);
     let pairs: Vec<(u32, u32)> = (0..n as u32).flat_map(|i| (i..n as u32).map(move |j| (i, j))).collect();
     let dev = PlanDevice { max_smem_bytes: 227 * 1024, sm_count: 132 };
     let opts = ResidentOptions::default();
     let mut g = c.benchmark_group("plan");
     g.sample_size(10).throughput(Throughput::Elements(pairs.len() as u64));
     g.bench_function("pack", |b| b.iter(|| pack::<f64>(&graphs, &PackOptions::new(&resolved, cfg.q, cfg.p)).expect("packs")));
-    g.bench_function("repack", |b| b.iter(|| pack_resident(&set64, Precision::F32).expect("repacks")));
-    let set = pack_resident(&set64, Precision::F32).expect("repacks");
+    let opt = PackOptions::new(&resolved, cfg.q, cfg.p);
+    g.bench_function("pack-resident", |b| b.iter(|| pack_resident(&graphs, &opt, Precision::F32).expect("packs")));
+    let set = pack_resident(&graphs, &opt, Precision::F32).expect("packs");
     for gradient in [false, true] {
-        g.bench_function(if gradient { "plan-gradient" } else { "plan" }, |b| {
-            b.iter(|| plan_with(&set, &pairs, EdgeShape::KroneckerDelta, dev, &opts, |_, _| Some(2), gradient))
-        });
+        g.bench_function(if gradient { "plan-gradient" } else { "plan" }, |b| b.iter(|| plan_with(&set, &pairs, shape, dev, &opts, |_, _| Some(2), gradient)));
     }
     g.finish();
 }

@@ -419,14 +419,13 @@ impl super::MarginalizedGraphKernel {
         if let Some(dev) = self.resident_device(true) {
             let opt = super::pack::PackOptions::new(&self.resolved, self.config.q, self.config.p);
             let t = std::time::Instant::now();
-            let set64 = super::pack::pack::<f64>(graphs, &opt)?;
-            log::debug!("gradient: packed {} graphs in {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let (node, edge) = (&self.resolved.node_spec, &self.resolved.edge_spec);
             let (max_it, opts) = (self.config.solver.max_iterations, &self.config.gpu.resident);
             let res = super::gpu::resident::solve_resident(
                 dev,
                 self.config.precision,
-                &set64,
+                graphs,
+                &opt,
                 pairs,
                 node,
                 edge,

@@ -243,13 +243,11 @@ impl MarginalizedGraphKernel {
             && !nodal
         {
             let opt = PackOptions::new(&self.resolved, self.config.q, self.config.p);
-            let set64 = pack::<f64>(graphs, &opt)?;
-            crate::phases::mark("packed");
-            log::debug!("solve: packed {} graphs at {:.1} ms", graphs.len(), t.elapsed().as_secs_f64() * 1e3);
             let res = gpu::resident::solve_resident(
                 dev,
                 self.config.precision,
-                &set64,
+                graphs,
+                &opt,
                 pairs,
                 &self.resolved.node_spec,
                 &self.resolved.edge_spec,

@@ -186,9 +186,7 @@ fn join_packed<T>(mut out: PackedGraphs<T>, parts: Vec<PackedGraphs<T>>) -> Pack
 
 /// [`pack`] in one pass; `first`: the index of `graphs[0]` in the caller's set (errors name it).
 fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Result<PackedGraphs<T>> {
-    let k = opt.kernel;
-    let node_stride = NODE_FEATURES + k.node_features.len();
-    let nz_stride = NZ_FEATURES + k.edge_features.len();
+    let (node_stride, nz_stride) = strides(opt.kernel);
     let mut out = PackedGraphs {
         descs: Vec::with_capacity(graphs.len()),
         row_ptr: Vec::new(),
@@ -203,10 +201,7 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
     let mut nnz_total = 0usize;
     for (gi, g) in graphs.iter().enumerate() {
         let gi = first + gi;
-        g.validate().map_err(|e| at_graph(e, gi))?;
-        let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
-        // a graph without edges reads no edge feature: it need not name them (K is still defined)
-        let edge_idx = if g.n_edges() == 0 { Vec::new() } else { feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)? };
+        let rows = GraphRows::read(g, gi, opt)?;
         let n = g.n_nodes();
         let (edge_start, node_start) = (out.edge_data.len(), out.node_data.len());
         out.descs.push(GraphDesc {
@@ -215,27 +210,14 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
             row_ptr_offset: out.row_ptr.len() as u32,
             node_offset: n_nodes_total as u32,
         });
-        // node rows; weights divided by the graph's scale (a power of two: K does not depend on it)
-        let scale = g.weight_scale();
-        let deg = g.degrees_scaled(scale);
-        for (i, &deg_i) in deg.iter().enumerate().take(n) {
-            let d = if deg_i > 0.0 { deg_i } else { 1.0 } / (1.0 - opt.q);
-            out.node_data.push(T::from_f64(d));
-            out.node_data.push(T::from_f64(opt.p));
-            let f = g.node_features(i);
-            for (pos, &src) in node_idx.iter().enumerate() {
-                let v = f[src];
-                check_categorical(v, k.categorical_node[pos], gi, || format!("node {i}"), &k.node_features[pos])?;
-                out.node_data.push(T::from_f64(v));
-            }
+        let mut row = vec![0.0; node_stride.max(nz_stride)];
+        for i in 0..n {
+            rows.node_row_into(i, &mut row[..node_stride]);
+            out.node_data.extend(row[..node_stride].iter().map(|&v| T::from_f64(v)));
         }
         // nonzeros of both triangles, keyed by (tile_row, tile_col, bit)
         let mut entries: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(2 * g.n_edges());
         for (e, edge) in g.edges().iter().enumerate() {
-            let f = g.edge_features(e);
-            for (pos, &src) in edge_idx.iter().enumerate() {
-                check_categorical(f[src], k.categorical_edge[pos], gi, || format!("edge ({}, {})", edge.i, edge.j), &k.edge_features[pos])?;
-            }
             let (i, j) = (edge.i, edge.j);
             entries.push((i / 8, j / 8, (i % 8) * 8 + j % 8, e));
             if i != j {
@@ -264,10 +246,9 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
                     octile.nz_mask |= 1u64 << entries[s].2;
                     s += 1;
                 }
-                let row_of = |e: usize, data: &mut Vec<T>| {
-                    data.push(T::from_f64(g.edges()[e].weight * scale));
-                    let f = g.edge_features(e);
-                    data.extend(edge_idx.iter().map(|&src| T::from_f64(f[src])));
+                let mut row_of = |e: usize, data: &mut Vec<T>| {
+                    rows.edge_row_into(e, &mut row[..nz_stride]);
+                    data.extend(row[..nz_stride].iter().map(|&v| T::from_f64(v)));
                 };
                 if opt.compact {
                     for &(_, _, _, e) in &entries[start..s] {
@@ -306,6 +287,73 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
         }
     }
     Ok(out)
+}
+
+/// Values per node row and per nonzero row of `kernel`'s packing.
+pub fn strides(kernel: &ResolvedKernel) -> (usize, usize) {
+    (NODE_FEATURES + kernel.node_features.len(), NZ_FEATURES + kernel.edge_features.len())
+}
+
+/// One graph as packing reads it, checked: valid ([`Graph::validate`]), naming every feature the
+/// kernel reads, with integer values where a Kronecker delta reads them. Gives its node rows (d,
+/// p, node features) and nonzero rows (weight, edge features), weights divided by the graph's
+/// scale (a power of two: K does not depend on it, [`Graph::weight_scale`]) — the values of every
+/// packed layout (the octiles here, the resident solver's runs).
+pub struct GraphRows<'g> {
+    g: &'g Graph,
+    node_idx: Vec<usize>,
+    edge_idx: Vec<usize>,
+    scale: f64,
+    deg: Vec<f64>,
+    /// 1 − q and p.
+    one_minus_q: f64,
+    p: f64,
+}
+
+impl<'g> GraphRows<'g> {
+    /// Graph `g`, number `gi` of the caller's set (errors name it).
+    pub fn read(g: &'g Graph, gi: usize, opt: &PackOptions) -> Result<Self> {
+        let k = opt.kernel;
+        g.validate().map_err(|e| at_graph(e, gi))?;
+        let node_idx = feature_indices("node", &k.node_features, g.node_feature_names(), gi)?;
+        // a graph without edges reads no edge feature: it need not name them (K is still defined)
+        let edge_idx = if g.n_edges() == 0 { Vec::new() } else { feature_indices("edge", &k.edge_features, g.edge_feature_names(), gi)? };
+        for i in 0..g.n_nodes() {
+            let f = g.node_features(i);
+            for (pos, &src) in node_idx.iter().enumerate() {
+                check_categorical(f[src], k.categorical_node[pos], gi, || format!("node {i}"), &k.node_features[pos])?;
+            }
+        }
+        for (e, edge) in g.edges().iter().enumerate() {
+            let f = g.edge_features(e);
+            for (pos, &src) in edge_idx.iter().enumerate() {
+                check_categorical(f[src], k.categorical_edge[pos], gi, || format!("edge ({}, {})", edge.i, edge.j), &k.edge_features[pos])?;
+            }
+        }
+        let scale = g.weight_scale();
+        Ok(GraphRows { g, node_idx, edge_idx, scale, deg: g.degrees_scaled(scale), one_minus_q: 1.0 - opt.q, p: opt.p })
+    }
+    /// Node i's row into `dst` (`strides().0` values): d_i / (1 − q) (d_i its scaled degree, 1
+    /// for an isolated node), p, its features.
+    #[inline]
+    pub fn node_row_into(&self, i: usize, dst: &mut [f64]) {
+        let d = if self.deg[i] > 0.0 { self.deg[i] } else { 1.0 };
+        let f = self.g.node_features(i);
+        dst[0] = d / self.one_minus_q;
+        dst[1] = self.p;
+        for (o, &src) in dst[2..].iter_mut().zip(&self.node_idx) {
+            *o = f[src];
+        }
+    }
+    /// Edge e's row into `dst` (`strides().1` values): its scaled weight, its features.
+    #[inline]
+    pub fn edge_row_into(&self, e: usize, dst: &mut [f64]) {
+        let f = self.g.edge_features(e);
+        dst[0] = self.g.edges()[e].weight * self.scale;
+        for (o, &src) in dst[1..].iter_mut().zip(&self.edge_idx) {
+            *o = f[src];
+        }
+    }
 }
 
 /// Positions of the `wanted` features among a graph's feature names, or `MissingFeature`.

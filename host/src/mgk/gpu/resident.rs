@@ -15,9 +15,10 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use crate::gpu::pinned::Direction;
 use crate::gram::control::{RunControl, blocks_of};
+use crate::graph::Graph;
 use crate::mgk::gpu::options::ResidentOptions;
 pub use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet, real_words, upload_resident};
-use crate::mgk::pack::PackedGraphs;
+use crate::mgk::pack::{GraphRows, PackOptions, strides};
 use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::Kernel;
@@ -51,32 +52,27 @@ pub fn resident_min_rtol(precision: Precision) -> f64 {
 /// Streams the launches of one solve go round-robin over.
 const RESIDENT_STREAMS: usize = 4;
 
-/// Repack an octile set (f64 values, already validated by `pack`) into the resident layout, each
-/// graph's nodes sorted by decreasing number of nonzeros (ties by index): the kernel value does not
-/// depend on the node order, and rows of similar length side by side keep the lanes of a warp
-/// equally busy.
+/// Pack `graphs` into the resident layout, straight from their edge lists (no octiles: the
+/// values are [`GraphRows`]', checked as `pack` checks them), each graph's nodes sorted by
+/// decreasing number of nonzeros (ties by index): the kernel value does not depend on the node
+/// order, and rows of similar length side by side keep the lanes of a warp equally busy.
 ///
-/// Values in `precision`. A large set is repacked in parts on the pool and joined (the same set bit
-/// for bit, the same error).
-pub fn pack_resident(set: &PackedGraphs<f64>, precision: Precision) -> Result<ResidentSet> {
-    // a graph's work: its nodes and nonzeros (the popcounts of its octiles)
-    let parts = crate::parallel::parts_by_weight(set.len(), |g| {
-        let d = &set.descs[g];
-        let (first, last) = (set.row_ptr[d.row_ptr_offset as usize] as usize, set.row_ptr[(d.row_ptr_offset + d.n_tile_rows) as usize] as usize);
-        d.n_nodes as usize + set.octiles[first..last].iter().map(|o| o.nz_mask.count_ones() as usize).sum::<usize>()
-    });
-    resident_in_parts(set, &parts, precision)
+/// Values in `precision`. A large set is packed in parts on the pool and joined (the same set bit
+/// for bit, the same error: the first bad graph's in order).
+pub fn pack_resident(graphs: &[Graph], opt: &PackOptions, precision: Precision) -> Result<ResidentSet> {
+    let parts = crate::parallel::parts_by_weight(graphs.len(), |g| graphs[g].n_nodes() + 2 * graphs[g].n_edges());
+    resident_in_parts(graphs, opt, &parts, precision)
 }
 
 /// [`pack_resident`] of each range of `parts` (consecutive, covering the set) on the pool, joined
 /// (errors: [`crate::parallel::try_parts`]).
-fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], precision: Precision) -> Result<ResidentSet> {
+fn resident_in_parts(graphs: &[Graph], opt: &PackOptions, parts: &[Range<usize>], precision: Precision) -> Result<ResidentSet> {
     if parts.len() <= 1 {
-        return resident_part(set, 0..set.len(), precision);
+        return resident_part(graphs, 0..graphs.len(), opt, precision);
     }
-    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(set, r, precision))?;
+    let mut rest = crate::parallel::try_parts(parts, |r| resident_part(graphs, r, opt, precision))?;
     if rest.is_empty() {
-        return resident_part(set, 0..set.len(), precision);
+        return resident_part(graphs, 0..graphs.len(), opt, precision);
     }
     let mut out = rest.remove(0);
     out.graphs.reserve(rest.iter().map(|p| p.graphs.len()).sum());
@@ -89,7 +85,7 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], precision:
             if offset + graph_words(d.n_nodes as usize, d.nnz as usize, out.node_stride, out.nz_stride, d.n_pieces as usize, out.real_words())
                 >= u32::MAX as usize
             {
-                return resident_part(set, 0..set.len(), precision);
+                return resident_part(graphs, 0..graphs.len(), opt, precision);
             }
             d.offset = offset as u32;
         }
@@ -100,46 +96,68 @@ fn resident_in_parts(set: &PackedGraphs<f64>, parts: &[Range<usize>], precision:
     Ok(out)
 }
 
-/// [`pack_resident`] of the set's graphs `graphs`, in one pass (offsets from 0), values in
-/// `precision`, of `rw` words each (every run then takes a multiple of `rw` words: f64 values stay
-/// 8-byte aligned).
-fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, precision: Precision) -> Result<ResidentSet> {
-    let (ns, nzs, rw) = (set.node_stride, set.nz_stride, real_words(precision));
+/// [`pack_resident`] of `graphs[range]`, in one pass (offsets from 0), values in `precision`, of
+/// `rw` words each (every run then takes a multiple of `rw` words: f64 values stay 8-byte
+/// aligned).
+fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, precision: Precision) -> Result<ResidentSet> {
+    let (ns, nzs) = strides(opt.kernel);
+    let rw = real_words(precision);
     let mut out = ResidentSet {
         precision,
-        graphs: Vec::with_capacity(graphs.len()),
+        graphs: Vec::with_capacity(range.len()),
         words: Vec::new(),
         node_stride: ns,
         nz_stride: nzs,
-        unit_weights: Vec::with_capacity(graphs.len()),
+        unit_weights: Vec::with_capacity(range.len()),
     };
-    // per-graph scratch, reused from graph to graph (a Vec per row cost two allocations per node)
+    // per-graph scratch, reused from graph to graph
     let mut adj = Csr::default();
-    let mut order: Vec<usize> = Vec::new();
-    let mut new_of: Vec<usize> = Vec::new();
-    let mut sorted: Vec<(usize, usize)> = Vec::new();
-    for g in graphs {
-        let n = set.n_nodes(g);
-        // rows of the adjacency matrix: (column, index of the nonzero row in edge_data)
-        adj.build(set, g);
-        let rows = |i: usize| &adj.ent[adj.start[i]..adj.start[i + 1]];
+    let mut order: Vec<u32> = Vec::new();
+    let mut new_of: Vec<u32> = Vec::new();
+    let mut sorted: Vec<(u32, u32)> = Vec::new();
+    let mut next: Vec<u32> = Vec::new();
+    let mut values: Vec<f64> = Vec::new();
+    for gi in range {
+        let g = &graphs[gi];
+        let rows = GraphRows::read(g, gi, opt)?;
+        let n = g.n_nodes();
+        if 2 * g.n_edges() >= u32::MAX as usize {
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what: "graph too large for the resident solver's 32-bit offsets".into() });
+        }
+        // rows of the adjacency matrix: (column, edge), both triangles
+        adj.build(g);
+        let len = |i: usize| adj.start[i + 1] - adj.start[i];
+        // nodes by decreasing nonzeros, ties by index: a counting sort (stable over 0..n)
+        let most = (0..n).map(len).max().unwrap_or(0);
+        next.clear();
+        next.resize(most + 2, 0);
+        for i in 0..n {
+            next[most - len(i) + 1] += 1;
+        }
+        for d in 0..=most {
+            next[d + 1] += next[d];
+        }
         order.clear();
-        order.extend(0..n);
-        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(adj.start[i + 1] - adj.start[i]), i));
+        order.resize(n, 0);
+        for i in 0..n {
+            let at = &mut next[most - len(i)];
+            order[*at as usize] = i as u32;
+            *at += 1;
+        }
         new_of.clear();
         new_of.resize(n, 0);
         for (new, &old) in order.iter().enumerate() {
-            new_of[old] = new;
+            new_of[old as usize] = new as u32;
         }
         let nnz = adj.ent.len();
         let offset = out.words.len();
         // pieces (PIECE_NONZEROS): node << 16 | first nonzero, longest first, when some row is long
         let mut pieces: Vec<u32> = Vec::new();
-        if n < 1 << 16 && nnz < 1 << 16 && (0..n).any(|i| rows(i).len() > PIECE_NONZEROS) {
+        if n < 1 << 16 && nnz < 1 << 16 && (0..n).any(|i| len(i) > PIECE_NONZEROS) {
             let mut cut: Vec<(usize, u32)> = Vec::new();
             let mut first = 0usize;
             for (new, &old) in order.iter().enumerate() {
-                let d = rows(old).len();
+                let d = len(old as usize);
                 for start in (0..d).step_by(PIECE_NONZEROS) {
                     cut.push((PIECE_NONZEROS.min(d - start), (new as u32) << 16 | (first + start) as u32));
                 }
@@ -149,53 +167,58 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, precision: Preci
             pieces = cut.into_iter().map(|(_, w)| w).collect();
         }
         if offset + graph_words(n, nnz, ns, nzs, pieces.len(), rw) >= u32::MAX as usize {
-            return Err(OctileError::InvalidGraph { graph: Some(g), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what: "graph set too large for the resident solver's 32-bit offsets; split it".into() });
         }
-        // f32 storage: a value beyond f32's range would become ±inf (as `pack::<f32>` refuses)
-        let first = set.descs[g].node_offset as usize * ns;
-        if rw == 1
-            && let Some(v) = set.node_data[first..first + n * ns]
-                .iter()
-                .chain(adj.ent.iter().flat_map(|&(_, src)| &set.edge_data[src * nzs..(src + 1) * nzs]))
-                .find(|v| !(**v as f32).is_finite())
-        {
-            return Err(OctileError::InvalidGraph {
-                graph: Some(g),
-                what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", *v as f32),
-            });
-        }
-        // a value's words: f32 bits, or f64 bits low word first (little-endian, as the GPU loads them)
-        let push = |words: &mut Vec<u32>, v: f64| {
-            if rw == 1 {
-                words.push((v as f32).to_bits());
-            } else {
-                let b = v.to_bits();
-                words.extend([b as u32, (b >> 32) as u32]);
-            }
-        };
+        // the rows in the resident order, columns renumbered, each row sorted by column: column c
+        // (node order[c]) placed in the rows of its neighbours for c = 0, 1, … (A is symmetric)
         let mut rp = 0u32;
         out.words.push(0);
-        // the rows in the resident order, columns renumbered, each row sorted by column
-        sorted.clear();
+        next.clear();
         for &old in &order {
-            rp += rows(old).len() as u32;
+            next.push(rp);
+            rp += len(old as usize) as u32;
             out.words.push(rp);
-            let at = sorted.len();
-            sorted.extend(rows(old).iter().map(|&(c, src)| (new_of[c], src)));
-            sorted[at..].sort_unstable();
         }
-        out.words.extend(sorted.iter().map(|&(c, _)| c as u32));
+        sorted.clear();
+        sorted.resize(nnz, (0, 0));
+        for (c, &old) in order.iter().enumerate() {
+            for &(nb, e) in &adj.ent[adj.start[old as usize]..adj.start[old as usize + 1]] {
+                let r = new_of[nb as usize] as usize;
+                sorted[next[r] as usize] = (c as u32, e);
+                next[r] += 1;
+            }
+        }
+        out.words.extend(sorted.iter().map(|&(c, _)| c));
         out.words.resize(offset + graph_value_offset(n, nnz, rw), 0);
-        for &(_, src) in &sorted {
-            for &v in &set.edge_data[src * nzs..(src + 1) * nzs] {
-                push(&mut out.words, v);
-            }
+        // the values (nonzero rows, then node rows), checked finite in the stored precision
+        values.clear();
+        values.resize(nnz * nzs + n * ns, 0.0);
+        let (nz_rows, node_rows) = values.split_at_mut(nnz * nzs);
+        for (&(_, e), dst) in sorted.iter().zip(nz_rows.chunks_exact_mut(nzs)) {
+            rows.edge_row_into(e as usize, dst);
         }
-        out.unit_weights.push(sorted.iter().all(|&(_, src)| set.edge_data[src * nzs + NZ_WEIGHT] == 1.0));
-        for &old in &order {
-            for &v in set.node_row(g, old) {
-                push(&mut out.words, v);
+        out.unit_weights.push(nz_rows.chunks_exact(nzs).all(|v| v[NZ_WEIGHT] == 1.0));
+        for (&old, dst) in order.iter().zip(node_rows.chunks_exact_mut(ns)) {
+            rows.node_row_into(old as usize, dst);
+        }
+        if let Some(v) = values.iter().find(|v| !v.is_finite()) {
+            return Err(OctileError::InvalidGraph { graph: Some(gi), what: format!("a weight or feature is not finite ({v})") });
+        }
+        // f32 storage: a value beyond f32's range would become ±inf (as `pack::<f32>` refuses)
+        if rw == 1 {
+            if let Some(v) = values.iter().find(|v| !(**v as f32).is_finite()) {
+                return Err(OctileError::InvalidGraph {
+                    graph: Some(gi),
+                    what: format!("a weight or feature is outside the f32 range (|v| > 3.4e38; f32 gives {}); use precision f64", *v as f32),
+                });
             }
+            out.words.extend(values.iter().map(|&v| (v as f32).to_bits()));
+        } else {
+            // f64 bits low word first (little-endian, as the GPU loads them)
+            out.words.extend(values.iter().flat_map(|&v| {
+                let b = v.to_bits();
+                [b as u32, (b >> 32) as u32]
+            }));
         }
         out.words.extend(&pieces);
         out.words.resize(offset + graph_words(n, nnz, ns, nzs, pieces.len(), rw), 0);
@@ -204,26 +227,24 @@ fn resident_part(set: &PackedGraphs<f64>, graphs: Range<usize>, precision: Preci
     Ok(out)
 }
 
-/// One graph's adjacency in CSR form, in the packing's node order: row i's nonzeros are
-/// `ent[start[i]..start[i + 1]]`, each (column, index of its row in `edge_data`), in octile order.
+/// One graph's adjacency in CSR form, in the graph's node order: row i's nonzeros are
+/// `ent[start[i]..start[i + 1]]`, each (column, edge index), both triangles (a self-loop once).
 #[derive(Default)]
 struct Csr {
     start: Vec<usize>,
-    ent: Vec<(usize, usize)>,
+    ent: Vec<(u32, u32)>,
 }
 
 impl Csr {
-    /// Graph `g` of `set` (the buffers reused: a count pass, then a fill pass over its octiles).
-    fn build(&mut self, set: &PackedGraphs<f64>, g: usize) {
-        let n = set.n_nodes(g);
-        let tile_rows = set.descs[g].n_tile_rows as usize;
+    /// Graph `g` (the buffers reused: a count pass, then a fill pass over its edges).
+    fn build(&mut self, g: &Graph) {
+        let n = g.n_nodes();
         self.start.clear();
         self.start.resize(n + 1, 0);
-        for tr in 0..tile_rows {
-            for o in set.row_octiles(g, tr) {
-                for (bit, _) in set.octiles[o].nonzeros() {
-                    self.start[tr * 8 + bit / 8 + 1] += 1;
-                }
+        for e in g.edges() {
+            self.start[e.i as usize + 1] += 1;
+            if e.i != e.j {
+                self.start[e.j as usize + 1] += 1;
             }
         }
         for i in 0..n {
@@ -233,15 +254,13 @@ impl Csr {
         self.ent.resize(self.start[n], (0, 0));
         // the next free place of each row: start[i] moves to start[i + 1] as row i fills, so
         // after the pass start[i] is row i + 1's start; shifted back below
-        for tr in 0..tile_rows {
-            for o in set.row_octiles(g, tr) {
-                let t = &set.octiles[o];
-                for (bit, idx) in t.nonzeros() {
-                    let src = if set.compact { idx } else { t.nz_offset as usize + bit };
-                    let row = tr * 8 + bit / 8;
-                    self.ent[self.start[row]] = (t.tile_col as usize * 8 + bit % 8, src);
-                    self.start[row] += 1;
-                }
+        for (k, e) in g.edges().iter().enumerate() {
+            let (i, j) = (e.i as usize, e.j as usize);
+            self.ent[self.start[i]] = (e.j, k as u32);
+            self.start[i] += 1;
+            if i != j {
+                self.ent[self.start[j]] = (e.i, k as u32);
+                self.start[j] += 1;
             }
         }
         self.start.copy_within(0..n, 1);
@@ -800,8 +819,8 @@ pub struct ResidentOutcome {
     pub grads: Vec<f64>,
 }
 
-/// Solve every pair that fits with the resident solver in `precision`: pack the set
-/// ([`pack_resident`]), plan ([`plan`]), upload and [`execute`]; then, with `opts.grid`, the pairs
+/// Solve every pair that fits with the resident solver in `precision`: pack `graphs`
+/// ([`pack_resident`] with `pack`'s options), plan ([`plan`]), upload and [`execute`]; then, with `opts.grid`, the pairs
 /// whose slice exceeds shared memory in global memory ([`super::grid`], within the scratch budget
 /// `scratch_bytes`: see [`super::batch::scratch_budget_bytes`]); with `gradient`, K and ∂K/∂θ by the
 /// gradient entries (f32 alone: an f64 gradient call is refused here, the caller runs the tile solver).
@@ -809,7 +828,8 @@ pub struct ResidentOutcome {
 pub fn solve_resident(
     dev: &GpuDevice,
     precision: Precision,
-    set64: &PackedGraphs<f64>,
+    graphs: &[Graph],
+    pack: &PackOptions,
     pairs: &[(u32, u32)],
     node: &KernelSpec,
     edge: &KernelSpec,
@@ -824,8 +844,9 @@ pub fn solve_resident(
     if gradient.is_some() && precision != Precision::F32 {
         return Err(OctileError::Internal("the resident gradient entries run in f32 alone".into()));
     }
-    let set = pack_resident(set64, precision)?;
-    log::debug!("resident: repacked {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    let set = pack_resident(graphs, pack, precision)?;
+    crate::phases::mark("packed");
+    log::debug!("resident: packed {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
     let plan = plan_with(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
     crate::phases::mark("planned");
@@ -1139,13 +1160,14 @@ mod tests {
     use super::*;
     use crate::generators::{ba_set, nws_set};
     use crate::mgk::config::synthetic_kernel;
-    use crate::mgk::pack::{PackOptions, pack};
-    use octile_types::mgk::layout::NODE_P;
+    use crate::mgk::pack::pack;
 
-    /// Every graph's run, in f32 and f64: CSR rows sorted by decreasing length, pieces (where a row
-    /// is longer than `PIECE_NONZEROS`) covering every nonzero in order with at most
-    /// `PIECE_NONZEROS` each and never crossing a row, the unit-weight flag; f64 runs start and
-    /// their values lie 8-byte aligned, and their node rows hold the packed values exactly.
+    /// Every graph's run, in f32 and f64, against its graph read directly: rows in the order of
+    /// decreasing nonzeros (ties by node index), each row's columns the node's neighbours
+    /// renumbered and sorted, each nonzero's and node's values `GraphRows`' (bit for bit in f64, as
+    /// f32 in f32), the unit-weight flag; pieces (where a row is longer than `PIECE_NONZEROS`)
+    /// covering every nonzero in order with at most `PIECE_NONZEROS` each and never crossing a
+    /// row; f64 runs 8-byte aligned.
     #[test]
     fn resident_runs_hold_sorted_rows_and_pieces_that_cover_them() {
         for precision in [Precision::F32, Precision::F64] {
@@ -1158,34 +1180,75 @@ mod tests {
         let resolved = cfg.resolve().unwrap();
         let mut graphs = ba_set(6, 3);
         graphs.extend(nws_set(3, 4));
-        let set64 = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
-        let set = pack_resident(&set64, precision).unwrap();
+        graphs.extend(mixed_set(5));
+        // a weighted graph with a self-loop and an isolated node (weights scaled by 1/4)
+        let mut w = crate::graph::Graph::new(5, &["label"], &["length"]);
+        for i in 0..5 {
+            w.set_node_features(i, &[i as f64]).unwrap();
+        }
+        for (i, j, wt) in [(0, 1, 3.0), (1, 1, 0.5), (1, 2, 5.5), (3, 0, 1.0)] {
+            w.add_edge(i, j, wt, &[2.0]).unwrap();
+        }
+        graphs.push(w);
+        let opt = PackOptions::new(&resolved, 0.05, 1.0);
+        let set = pack_resident(&graphs, &opt, precision).unwrap();
         let rw = real_words(precision);
         assert_eq!(set.precision, precision);
+        assert_eq!(set.graphs.len(), graphs.len());
         let mut split_seen = false;
         for (g, d) in set.graphs.iter().enumerate() {
             let (n, nnz, np) = (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize);
+            let graph = &graphs[g];
+            let rows = GraphRows::read(graph, g, &opt).unwrap();
             let len = graph_words(n, nnz, set.node_stride, set.nz_stride, np, rw);
             assert!((d.offset as usize).is_multiple_of(rw) && len.is_multiple_of(rw), "{precision:?} graph {g}: run at {} of {len} words", d.offset);
             let run = &set.words[d.offset as usize..d.offset as usize + len];
-            if precision == Precision::F64 {
-                // node rows in the resident order hold the packed rows of some node order: the
-                // multiset of p values (NODE_P) is the packed one, bit for bit
-                let at = graph_value_offset(n, nnz, 2) + 2 * nnz * set.nz_stride;
-                let value = |w: usize| f64::from_bits(run[w] as u64 | (run[w + 1] as u64) << 32);
-                let mut got: Vec<u64> = (0..n).map(|i| value(at + 2 * (i * set.node_stride + NODE_P)).to_bits()).collect();
-                let mut want: Vec<u64> = (0..n).map(|i| set64.node_row(g, i)[NODE_P].to_bits()).collect();
-                got.sort_unstable();
-                want.sort_unstable();
-                assert_eq!(got, want, "graph {g}: f64 node rows");
+            // the expected order from the edge list: nonzeros per node (a self-loop once)
+            let mut nb: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+            for (e, edge) in graph.edges().iter().enumerate() {
+                nb[edge.i as usize].push((edge.j as usize, e));
+                if edge.i != edge.j {
+                    nb[edge.j as usize].push((edge.i as usize, e));
+                }
             }
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| (std::cmp::Reverse(nb[i].len()), i));
+            let mut new_of = vec![0; n];
+            for (new, &old) in order.iter().enumerate() {
+                new_of[old] = new;
+            }
+            assert_eq!(nnz, nb.iter().map(Vec::len).sum::<usize>(), "graph {g}: nonzeros");
+            let value =
+                |at: usize| -> f64 { if rw == 1 { f32::from_bits(run[at]) as f64 } else { f64::from_bits(run[at] as u64 | (run[at + 1] as u64) << 32) } };
+            let stored = |v: f64| if rw == 1 { v as f32 as f64 } else { v };
             let rp = &run[..n + 1];
             assert_eq!((rp[0], rp[n] as usize), (0, nnz), "graph {g}: row pointers");
+            let values_at = graph_value_offset(n, nnz, rw);
+            for (r, &old) in order.iter().enumerate() {
+                let mut want: Vec<(usize, usize)> = nb[old].iter().map(|&(c, e)| (new_of[c], e)).collect();
+                want.sort_unstable();
+                let (s, t) = (rp[r] as usize, rp[r + 1] as usize);
+                let cols: Vec<usize> = run[n + 1 + s..n + 1 + t].iter().map(|&c| c as usize).collect();
+                assert_eq!(cols, want.iter().map(|w| w.0).collect::<Vec<_>>(), "graph {g} row {r} (node {old}): columns");
+                for (k, &(_, e)) in want.iter().enumerate() {
+                    let mut row = vec![0.0; set.nz_stride];
+                    rows.edge_row_into(e, &mut row);
+                    for (f, &v) in row.iter().enumerate() {
+                        let got = value(values_at + rw * ((s + k) * set.nz_stride + f));
+                        assert_eq!(got.to_bits(), stored(v).to_bits(), "graph {g} row {r} nonzero {k} value {f}: {got} vs {v}");
+                    }
+                }
+                let mut row = vec![0.0; set.node_stride];
+                rows.node_row_into(old, &mut row);
+                for (f, &v) in row.iter().enumerate() {
+                    let got = value(values_at + rw * (nnz * set.nz_stride + r * set.node_stride + f));
+                    assert_eq!(got.to_bits(), stored(v).to_bits(), "graph {g} node row {r} value {f}: {got} vs {v}");
+                }
+            }
             let len = |i: usize| (rp[i + 1] - rp[i]) as usize;
-            assert!((1..n).all(|i| len(i - 1) >= len(i)), "graph {g}: rows not sorted by length");
             let long = (0..n).any(|i| len(i) > PIECE_NONZEROS);
             assert_eq!(np > 0, long, "graph {g}: pieces {np}, a row longer than {PIECE_NONZEROS}: {long}");
-            let first_piece = graph_value_offset(n, nnz, rw) + rw * (nnz * set.nz_stride + n * set.node_stride);
+            let first_piece = values_at + rw * (nnz * set.nz_stride + n * set.node_stride);
             let pieces = &run[first_piece..first_piece + np];
             let mut covered = Vec::new();
             for (p, &w) in pieces.iter().enumerate() {
@@ -1204,38 +1267,46 @@ mod tests {
                 );
                 split_seen = true;
             }
-            assert!(set.unit_weights[g], "graph {g}: generated graphs are unweighted");
+            let unit = graph.edges().iter().all(|e| e.weight * graph.weight_scale() == 1.0);
+            assert_eq!(set.unit_weights[g], unit, "graph {g}: unit weights");
         }
+        assert!(!set.unit_weights[graphs.len() - 1], "the weighted graph");
         assert!(split_seen, "BA graphs have hubs: some graph must be split");
     }
 
     #[test]
-    fn repacking_in_parts_gives_the_one_pass_set_and_its_error() {
+    fn packing_in_parts_gives_the_one_pass_set_and_its_error() {
         let graphs: Vec<crate::graph::Graph> = (1..4).flat_map(mixed_set).collect();
         let resolved = synthetic_kernel(0.05).resolve().unwrap();
-        let set = pack::<f64>(&graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
-        let n = set.len();
+        let opt = PackOptions::new(&resolved, 0.05, 1.0);
+        let n = graphs.len();
         for precision in [Precision::F32, Precision::F64] {
-            let one = resident_part(&set, 0..n, precision).unwrap();
+            let one = resident_part(&graphs, 0..n, &opt, precision).unwrap();
             for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..n - 1, n - 1..n]] {
-                assert_eq!(resident_in_parts(&set, &parts, precision).unwrap(), one, "{precision:?} parts {parts:?}");
+                assert_eq!(resident_in_parts(&graphs, &opt, &parts, precision).unwrap(), one, "{precision:?} parts {parts:?}");
             }
             // through the pool's own cut too (a set this small is one part: the same set either way)
-            assert_eq!(pack_resident(&set, precision).unwrap(), one);
+            assert_eq!(pack_resident(&graphs, &opt, precision).unwrap(), one);
         }
-        // an edge feature past f32's range in graph 9: the same error, naming graph 9, from any cut
+        // an edge feature past f32's range in graph 9, a duplicate edge in graph 14: graph 9's
+        // error from any cut, and f64 names graph 14
         let mut bad = graphs.clone();
         bad[9] = crate::graph::Graph::new(3, &["label"], &["length"]);
         bad[9].add_edge(0, 1, 1.0, &[1e39]).unwrap();
-        let set = pack::<f64>(&bad, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap();
-        let err = resident_part(&set, 0..n, Precision::F32).unwrap_err();
+        bad[14] = crate::graph::Graph::new(3, &["label"], &["length"]);
+        bad[14].add_edge(0, 1, 1.0, &[1.0]).unwrap();
+        bad[14].add_edge(1, 0, 1.0, &[1.0]).unwrap();
+        let err = resident_part(&bad, 0..n, &opt, Precision::F32).unwrap_err();
         assert!(matches!(err, OctileError::InvalidGraph { graph: Some(9), .. }), "{err}");
+        assert!(err.to_string().contains("f32 range"), "{err}");
         let one = err.to_string();
-        for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect()] {
-            assert_eq!(resident_in_parts(&set, &parts, Precision::F32).unwrap_err().to_string(), one, "parts {parts:?}");
+        for parts in [vec![0..1, 1..5, 5..n], (0..n).map(|g| g..g + 1).collect(), vec![0..12, 12..n]] {
+            assert_eq!(resident_in_parts(&bad, &opt, &parts, Precision::F32).unwrap_err().to_string(), one, "parts {parts:?}");
         }
-        // f64 holds it
-        assert!(resident_part(&set, 0..n, Precision::F64).is_ok());
+        // f64 holds graph 9's value; graph 14's duplicate is `pack`'s error
+        let err = resident_part(&bad, 0..n, &opt, Precision::F64).unwrap_err();
+        assert_eq!(err.to_string(), pack::<f64>(&bad, &opt).unwrap_err().to_string());
+        assert!(err.to_string().contains("duplicate edge (0, 1)"), "{err}");
     }
 
     /// Graphs of 6 to 240 nodes (NWS and BA, whose hubs make split rows), integer edge lengths
@@ -1274,7 +1345,7 @@ mod tests {
             cfg.edge[0].kernel = crate::mgk::config::BaseKernelConfig::KroneckerDelta { h: 0.3 };
         }
         let resolved = cfg.resolve().unwrap();
-        let set = pack_resident(&pack::<f64>(graphs, &PackOptions::new(&resolved, 0.05, 1.0)).unwrap(), precision).unwrap();
+        let set = pack_resident(graphs, &PackOptions::new(&resolved, 0.05, 1.0), precision).unwrap();
         (set, EdgeShape::of(&resolved.edge_spec))
     }
 
