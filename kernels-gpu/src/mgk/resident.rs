@@ -26,9 +26,9 @@ use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, R
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
 use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_NODES, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
-    graph_value_offset, graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_of_slot, product_row_position,
-    product_row_slot, product_slice_words, product_vector_offset,
+    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_ENTRIES, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
+    graph_value_offset, graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_position, product_slice_words, product_span,
+    product_span_parts, product_vector_offset,
 };
 use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
 use octile_types::real::{Entry, Pair, fma32, fma64};
@@ -448,11 +448,19 @@ macro_rules! rows {
 
 /// The off-diagonal part of one product row: Σ_{j,j′} w w′ κe(e_ij, e′_i′j′) v[(j, j′)].
 trait Xmv<T: Real = f32> {
+    /// A row as [`Xmv::walk`] hands it over: (i, i′) for the forms that find a row's nonzeros in
+    /// the graphs' CSR, the span of its entries for the product form.
+    type At: Copy;
     /// Row (i, i′) against `v`.
     ///
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T;
+    /// The row `walk` handed over as `at`, against `v`: [`Xmv::row`] of that row.
+    ///
+    /// # Safety
+    /// `at` came from [`Xmv::walk`] of this pair; `v` holds n1·n2 values.
+    unsafe fn row_at(&self, at: Self::At, v: *const T) -> T;
     /// Pieces of G′'s rows the XMV walks instead of whole rows (0: whole rows).
     fn pieces(&self) -> usize {
         0
@@ -464,18 +472,24 @@ trait Xmv<T: Real = f32> {
     unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, T) {
         (0, T::ZERO)
     }
-    /// `body(k, i, i′)` for this thread's share of the n = n1·n2 product rows of the XMV, each row
-    /// once across the team: k = rank, rank + size, … (the natural order) unless the form orders
-    /// its rows itself ([`Product`]).
+    /// `body(k, at)` for this thread's share of the n = n1·n2 product rows of the XMV (k = i·n′ + i′,
+    /// `at` the row for [`Xmv::row_at`]), each row once across the team: k = rank, rank + size, …
+    /// (the natural order, [`walk_natural`]) unless the form orders its rows itself ([`Product`]).
     ///
     /// # Safety
     /// Called by the whole team; n2 and n are the pair's.
-    #[inline(always)]
-    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, mut body: impl FnMut(usize, usize, usize)) {
-        rows!(crew, n2, n, |k, i, i2| {
-            body(k, i, i2);
-        });
-    }
+    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, body: impl FnMut(usize, Self::At));
+}
+
+/// [`Xmv::walk`] in the natural order, each row handed over as (i, i′).
+///
+/// # Safety
+/// Called by the whole team; n2 and n are the pair's.
+#[inline(always)]
+unsafe fn walk_natural<C: Team>(crew: &C, n2: usize, n: usize, mut body: impl FnMut(usize, (usize, usize))) {
+    rows!(crew, n2, n, |k, i, i2| {
+        body(k, (i, i2));
+    });
 }
 
 /// The fused primal and adjoint solve's XMV (the gradient entries, f32).
@@ -487,6 +501,11 @@ trait FusedXmv: Xmv<f32> {
     /// # Safety
     /// As [`Xmv::row`], `v` 8-byte aligned and holding 2·n1·n2 values.
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32);
+    /// [`FusedXmv::row2`] of the row `walk` handed over as `at`.
+    ///
+    /// # Safety
+    /// As [`Xmv::row_at`], `v` as in [`FusedXmv::row2`].
+    unsafe fn row2_at(&self, at: Self::At, v: *const f32) -> (f32, f32);
     /// Row i of G against piece `pc` of G′ ([`Xmv::piece`]) against both interleaved vectors:
     /// (i′, its shares of row (i, i′) of each).
     ///
@@ -663,10 +682,21 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
 }
 
 impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv<T> for OnTheFly<'_, E, SPLIT, T, PAIRED> {
+    type At = (usize, usize);
     #[inline(always)]
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
         // SAFETY: i2 < n2 (caller's contract).
         unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
+    }
+    #[inline(always)]
+    unsafe fn row_at(&self, (i, i2): (usize, usize), v: *const T) -> T {
+        // SAFETY: `walk_natural` hands over rows of the pair.
+        unsafe { self.row(i, i2, v) }
+    }
+    #[inline(always)]
+    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, body: impl FnMut(usize, (usize, usize))) {
+        // SAFETY: forwarded.
+        unsafe { walk_natural(crew, n2, n, body) }
     }
     #[inline(always)]
     fn pieces(&self) -> usize {
@@ -693,6 +723,11 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
         (s1, s2)
     }
     #[inline(always)]
+    unsafe fn row2_at(&self, (i, i2): (usize, usize), v: *const f32) -> (f32, f32) {
+        // SAFETY: `walk_natural` hands over rows of the pair.
+        unsafe { self.row2(i, i2, v) }
+    }
+    #[inline(always)]
     unsafe fn piece2(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32, f32) {
         let g2 = self.g2;
         // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end
@@ -715,8 +750,10 @@ struct Product<T = f32> {
     rp2: *const u32,
     nnz2: usize,
     ent: *mut u16,
-    /// The XMV's row order: `product_row_slot`s, n1·n2 of them (`product_row_position`).
+    /// The XMV's row order: k = i·n′ + i′ of its s-th row, n1·n2 of them (`product_row_position`).
     ord: *const u16,
+    /// The span of the XMV's s-th row (`product_span`).
+    spans: *const u32,
     h: T,
 }
 
@@ -735,26 +772,34 @@ impl<T> Product<T> {
 }
 
 impl<T: ResidentReal> Xmv<T> for Product<T> {
+    /// (first entry, entry count).
+    type At = (usize, u32);
     #[inline(always)]
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
+        // SAFETY: i < n1, i2 < n2 (caller's contract).
+        unsafe { self.row_at(self.span(i, i2), v) }
+    }
+    #[inline(always)]
+    unsafe fn row_at(&self, (start, len): (usize, u32), v: *const T) -> T {
         // SAFETY: the row's entries lie in the slice and their columns are < n1·n2 (built by
-        // `build_product` from host-checked CSR).
+        // `product_pairs` from host-checked CSR).
         unsafe {
-            let (start, len) = self.span(i, i2);
             let (mut same, mut diff) = (T::ZERO, T::ZERO);
             walk_entries(self.ent.add(start), len, v, |c, val: T| T::add_by_entry(c, val, &mut same, &mut diff));
             same + self.h * diff
         }
     }
     #[inline(always)]
-    unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, mut body: impl FnMut(usize, usize, usize)) {
-        // rows s = rank, rank + size, … of the order (rows of equally many entries together)
-        let (size, n2, n) = (crew.size() as u32, n2 as u32, n as u32);
+    unsafe fn walk<C: Team>(&self, crew: &C, _n2: usize, n: usize, mut body: impl FnMut(usize, (usize, u32))) {
+        // rows s = rank, rank + size, … of the order (rows of equally many entries together), each
+        // with its span at hand
+        let (size, n) = (crew.size() as u32, n as u32);
         let mut s = crew.rank() as u32;
         while s < n {
-            // SAFETY: s < n1·n2, the order's length (built by `product_pairs`).
-            let (i, i2) = product_row_of_slot(unsafe { *self.ord.add(s as usize) } as u32);
-            body((i * n2 + i2) as usize, i as usize, i2 as usize);
+            // SAFETY: s < n1·n2, the order's and the spans' length (built by `product_pairs`).
+            let (k, span) = unsafe { (*self.ord.add(s as usize) as usize, *self.spans.add(s as usize)) };
+            let (start, len) = product_span_parts(span);
+            body(k, (start as usize, len));
             s += size;
         }
     }
@@ -790,6 +835,12 @@ impl FusedXmv for Product {
         let (a, b, _) = unsafe { self.row2_d(i, i2, v) };
         (a, b)
     }
+    #[inline(always)]
+    unsafe fn row2_at(&self, at: (usize, u32), v: *const f32) -> (f32, f32) {
+        // SAFETY: as in `row2`.
+        let (a, b, _) = unsafe { self.row2_d_at(at, v) };
+        (a, b)
+    }
 }
 
 impl Product {
@@ -801,11 +852,19 @@ impl Product {
     /// As [`FusedXmv::row2`].
     #[inline(always)]
     unsafe fn row2_d(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+        // SAFETY: i < n1, i2 < n2 (caller's contract).
+        unsafe { self.row2_d_at(self.span(i, i2), v) }
+    }
+    /// [`Product::row2_d`] of the row of span `(start, len)`.
+    ///
+    /// # Safety
+    /// As [`FusedXmv::row2_at`].
+    #[inline(always)]
+    unsafe fn row2_d_at(&self, (start, len): (usize, u32), v: *const f32) -> (f32, f32, f32) {
         let v = v as *const Pair;
         // SAFETY: as in `row` (the entries lie in the slice, their columns are < n1·n2), for both
         // vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
-            let (start, len) = self.span(i, i2);
             let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
             walk_entries(self.ent.add(start), len, v, |c, Pair([a, b])| add_pair_by_bit0_f32(c, (a, b), (&mut diff1, &mut diff2), (&mut same1, &mut same2)));
             (same1 + self.h * diff1, same2 + self.h * diff2, diff1)
@@ -873,9 +932,9 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
                     |a: T, b: T| a.to_f64() * b.to_f64(),
                 );
             } else {
-                xmv.walk(crew, n2, n, |k, i, i2| {
+                xmv.walk(crew, n2, n, |k, at| {
                     let pk = *p.add(k);
-                    let val = *dg.add(k) * pk - xmv.row(i, i2, p);
+                    let val = *dg.add(k) * pk - xmv.row_at(at, p);
                     *ap.add(k) = val;
                     // one DFMA: for f32 the value of a multiply and an add (the widened product is
                     // exact); for f64, p·ap rounded once a term instead of twice
@@ -1051,9 +1110,9 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
                     |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
                 );
             } else {
-                xmv.walk(crew, n2, n, |k, i, i2| {
+                xmv.walk(crew, n2, n, |k, at| {
                     let Pair([p1, p2]) = *p.add(k);
-                    let (s1, s2) = xmv.row2(i, i2, p as *const f32);
+                    let (s1, s2) = xmv.row2_at(at, p as *const f32);
                     let d = *dg.add(k);
                     let (a1, a2) = (d * p1 - s1, d * p2 - s2);
                     *ap.add(k) = Pair([a1, a2]);
@@ -1786,13 +1845,14 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                     Room::FusedInSlice => FusedVectors::slice_words(v.cast(), n),
                     Room::FusedBeside => FusedVectors::beside_words(v.cast(), n),
                 };
-                if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize || n1 > PRODUCT_MAX_NODES || n2 > PRODUCT_MAX_NODES {
+                if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize || d1.nnz as usize * nnz2 >= PRODUCT_MAX_ENTRIES {
                     // a planning error (the host sizes every slice for its launch's room and gives
-                    // the product form no graph past PRODUCT_MAX_NODES, whose rows the order's u16
-                    // slots cannot hold): reported, not written past the slice
+                    // the product form no pair whose entries the spans cannot hold; a row's count
+                    // always fits, PRODUCT_MAX_ROW_ENTRIES): reported, not written past the slice
                     return NOT_PLANNED;
                 }
-                let ent = (v as *mut u32).add(words) as *mut u16;
+                let spans = (v as *mut u32).add(words);
+                let ent = spans.add(n) as *mut u16;
                 let ord = ent.add(d1.nnz as usize * nnz2);
                 let mut t = crew.rank();
                 while t < n1 + n2 + 2 {
@@ -1820,14 +1880,16 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                 }
                 crew.barrier();
                 let run = |w: u32| (w & 0xffff, w >> 16);
-                // each thread builds the entries of its own rows (disjoint runs) and their places
-                // in the row order
+                // each thread builds the entries of its own rows (disjoint runs), their places in
+                // the row order and their spans there
                 rows!(crew, n2, n, |k, i, i2| {
                     let (a, b) = (run(*runs.add(i)), run(*runs.add(n1 + i2)));
-                    *ord.add(product_row_position(i as u32, a, i2 as u32, b, n2 as u32) as usize) = product_row_slot(i as u32, i2 as u32);
                     let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
                     let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
                     let mut o = a0 * nnz2 + (a1 - a0) * b0;
+                    let at = product_row_position(i as u32, a, i2 as u32, b, n2 as u32) as usize;
+                    *ord.add(at) = k as u16;
+                    *spans.add(at) = product_span(o as u32, ((a1 - a0) * (b1 - b0)) as u32);
                     for a in a0..a1 {
                         let base = *g1.col.add(a) * n2 as u32;
                         let la = *g1.edge.add(a * nzs + NZ_FEATURES + f);
@@ -1838,7 +1900,7 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                     }
                 });
                 crew.barrier();
-                let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, ord, h };
+                let prod = Product { rp1: s, rp2: s.add(n1 + 1), nnz2, ent, ord, spans, h };
                 solve(crew, j, &prod, &g1, &g2, v, room)
             },
         )
@@ -1897,9 +1959,9 @@ macro_rules! product_entries {
         ///
         /// # Safety
         /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words`,
-        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` and n1, n2 ≤ `PRODUCT_MAX_NODES` for every job (a job past
-        /// these reports NOT_PLANNED), and every edge weight 1 (host-checked; other weights would
-        /// be ignored).
+        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` and nnz1·nnz2 < `PRODUCT_MAX_ENTRIES` for every job (a
+        /// job past these reports NOT_PLANNED), and every edge weight 1 (host-checked; other
+        /// weights would be ignored).
         #[unsafe(export_name = octile_types::entry_name!($warp))]
         #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $warp(

@@ -88,10 +88,15 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// entry = k′ << 2 | differs        k′ = j·n′ + j′ < 2^14 (the column), differs: the labels differ
 ///
 /// team slice (shared memory, `product_slice_words` words):
-///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ entries : nnz·nnz′ u16 ][ order : N u16 ]
+///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ spans : N u32 ][ entries : nnz·nnz′ u16 ][ order : N u16 ]
 ///   row (i, i′)'s entries: from rp1[i]·nnz′ + (rp1[i+1] − rp1[i])·rp2[i′], (rp1[i+1] − rp1[i])·(rp2[i′+1] − rp2[i′]) of them
-///   order[s] = i << 8 | i′: the XMV's s-th row (`product_row_position`), n, n′ ≤ PRODUCT_MAX_NODES
+///   order[s] = k = i·n′ + i′: the XMV's s-th row (`product_row_position`); spans[s] = that row's
+///   first entry | its entry count << PRODUCT_SPAN_START_BITS (`product_span`)
 /// ```
+/// The XMV walks its rows in the order with their spans at hand: one u16 and one u32 load a row,
+/// where finding the span from (i, i′) took four row-pointer loads and their arithmetic (33 SASS
+/// instructions a row and iteration, 2026-12-02); the passes in the natural order (the setup, the
+/// true residual, the gradients' contractions) find it from the row pointers as before.
 /// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
 /// every iteration; the product form reads one 2-byte entry (the molecule regime of design note 1).
 /// The graphs themselves stay in global memory: they are read once per pair. The entry is the
@@ -125,13 +130,36 @@ pub const fn product_entry_byte_offset(entry: u32, real_words: usize) -> u32 {
 }
 
 /// Words of a product-form team slice (values of `real_words` words each): row pointers, the five
-/// vectors, then the entries and the row order (u16 each).
+/// vectors, the rows' spans (u32 each), then the entries and the row order (u16 each).
 pub const fn product_slice_words(g1: (usize, usize), g2: (usize, usize), real_words: usize) -> usize {
-    product_vector_offset(g1.0, g2.0, real_words) + RESIDENT_VECTORS * real_words * g1.0 * g2.0 + (g1.1 * g2.1 + g1.0 * g2.0).div_ceil(2)
+    let n = g1.0 * g2.0;
+    product_vector_offset(g1.0, g2.0, real_words) + RESIDENT_VECTORS * real_words * n + n + (g1.1 * g2.1 + n).div_ceil(2)
 }
 
-/// Most nodes of either graph of a product-form pair: a row of the order is (i, i′) in one u16.
-pub const PRODUCT_MAX_NODES: usize = 256;
+/// Bits of a product row's span (`product_span`) that hold its first entry: a pair takes the
+/// product form only with fewer than 2^17 entries (`PRODUCT_MAX_ENTRIES`; a slice that fits an
+/// H100's or H200's 227 KiB of shared memory holds fewer than 116 k).
+pub const PRODUCT_SPAN_START_BITS: u32 = 17;
+/// Most entries nnz·nnz′ of a product-form pair.
+pub const PRODUCT_MAX_ENTRIES: usize = 1 << PRODUCT_SPAN_START_BITS;
+/// Most entries of one product row, deg(i)·deg(i′) (the span's other 15 bits). Never reached: a
+/// row holds at most n·n′ ≤ `PRODUCT_MAX_UNKNOWNS` entries (a node's degree is at most n, with
+/// its self-loop).
+pub const PRODUCT_MAX_ROW_ENTRIES: usize = (1 << (32 - PRODUCT_SPAN_START_BITS)) - 1;
+const _: () = assert!(PRODUCT_MAX_UNKNOWNS <= PRODUCT_MAX_ROW_ENTRIES);
+
+/// The span of a product row: its first entry (< `PRODUCT_MAX_ENTRIES`) and its entry count
+/// (≤ `PRODUCT_MAX_ROW_ENTRIES`) in one word.
+#[inline(always)]
+pub const fn product_span(first: u32, len: u32) -> u32 {
+    first | len << PRODUCT_SPAN_START_BITS
+}
+
+/// (first entry, entry count) of a product row's span.
+#[inline(always)]
+pub const fn product_span_parts(span: u32) -> (u32, u32) {
+    (span & (PRODUCT_MAX_ENTRIES as u32 - 1), span >> PRODUCT_SPAN_START_BITS)
+}
 
 /// Where product row (i, i′) comes in the XMV's row order: the rows grouped by the degree of i
 /// (G's nodes with i's degree are `a`, a run [a.0, a.1): the host sorts each graph's nodes by
@@ -153,18 +181,6 @@ pub const PRODUCT_MAX_NODES: usize = 256;
 #[inline(always)]
 pub const fn product_row_position(i: u32, a: (u32, u32), i2: u32, b: (u32, u32), n2: u32) -> u32 {
     a.0 * n2 + (a.1 - a.0) * b.0 + (i - a.0) * (b.1 - b.0) + (i2 - b.0)
-}
-
-/// A row of the product form's order: (i, i′) in one u16 (both < `PRODUCT_MAX_NODES`).
-#[inline(always)]
-pub const fn product_row_slot(i: u32, i2: u32) -> u16 {
-    (i << 8 | i2) as u16
-}
-
-/// (i, i′) of a row of the product form's order.
-#[inline(always)]
-pub const fn product_row_of_slot(slot: u32) -> (u32, u32) {
-    (slot >> 8, slot & 0xff)
 }
 
 /// Words before a product-form slice's vectors: both row-pointer arrays and alignment.
@@ -308,11 +324,11 @@ mod tests {
                     let s = product_row_position(i, r1[i as usize], i2, r2[i2 as usize], n2);
                     assert!(s < n1 * n2, "case {case}: row ({i}, {i2}) at {s} of {}", n1 * n2);
                     assert_eq!(at[s as usize], u32::MAX, "case {case}: position {s} taken twice");
-                    at[s as usize] = product_row_slot(i, i2) as u32;
+                    at[s as usize] = i * n2 + i2;
                 }
             }
             // each group of rows with the same (deg i, deg i′) is one run of positions
-            let degs: std::vec::Vec<(u32, u32)> = at.iter().map(|&w| product_row_of_slot(w)).map(|(i, i2)| (d1[i as usize], d2[i2 as usize])).collect();
+            let degs: std::vec::Vec<(u32, u32)> = at.iter().map(|&k| (d1[(k / n2) as usize], d2[(k % n2) as usize])).collect();
             let changes = degs.windows(2).filter(|w| w[0] != w[1]).count();
             let groups = {
                 let mut g: std::vec::Vec<(u32, u32)> = degs.clone();
@@ -324,7 +340,17 @@ mod tests {
                 assert_eq!(changes + 1, groups, "case {case}: groups not contiguous");
             }
         }
-        assert_eq!(product_row_of_slot(product_row_slot(255, 254) as u32), (255, 254));
+    }
+
+    #[test]
+    fn product_spans_keep_first_entry_and_count() {
+        for first in [0u32, 1, 4095, PRODUCT_MAX_ENTRIES as u32 - 1] {
+            for len in [0u32, 1, 16, 12345, PRODUCT_MAX_ROW_ENTRIES as u32] {
+                assert_eq!(product_span_parts(product_span(first, len)), (first, len), "first {first}, len {len}");
+            }
+        }
+        // a slice past the largest shared memory of today's GPUs (227 KiB) holds the most entries
+        assert!(PRODUCT_MAX_ENTRIES * 2 > 227 * 1024);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig,
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
 use octile_types::mgk::resident::{
-    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_NODES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES,
     RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
@@ -495,7 +495,7 @@ pub fn mgk_resident(
         let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
         match need {
             None => Some(format!(
-                "pair ({}, {}) cannot take the product form (weights other than 1, more than {PRODUCT_MAX_UNKNOWNS} unknowns or a graph of more than {PRODUCT_MAX_NODES} nodes)",
+                "pair ({}, {}) cannot take the product form (weights other than 1, more than {PRODUCT_MAX_UNKNOWNS} unknowns or {PRODUCT_MAX_ENTRIES} entries)",
                 j.g1, j.g2
             )),
             Some(w) if w > launch.slice_words as usize => {
@@ -528,7 +528,7 @@ pub fn mgk_resident(
     // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
     // header + slice (block teams) as launched, strides and feature indices match the rows, the
     // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
-    // pairs have unit weights, n·n′ ≤ PRODUCT_MAX_UNKNOWNS and n, n′ ≤ PRODUCT_MAX_NODES (product_words), status holds
+    // pairs have unit weights, n·n′ ≤ PRODUCT_MAX_UNKNOWNS and their spans fit (product_words), status holds
     // n_jobs entries, and the counter is zeroed; a gradient launch's split flag is its pieces' (split
     // only for block teams whose second graph has pieces: checked above), its scratch
     // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
@@ -695,6 +695,17 @@ pub fn plan_with(
     let (distinct, bucket) = shapes_of_pairs(set, pairs, |a, b| shape_of(&(a, b)), key, parallel);
     let (order, runs) = order_by_bucket(&distinct, &bucket);
     let fill = opts.fill.unwrap_or(16 * dev.sm_count as usize);
+    // the occupancy of each (entry, shape), asked once: every block of the stream launches the same
+    // few shapes, and each question is several driver calls
+    let mut asked: Vec<(Kernel, Launch, u32)> = Vec::new();
+    let mut resident_blocks = |entry: Kernel, l: Launch| -> u32 {
+        if let Some(&(_, _, b)) = asked.iter().find(|(e, s, _)| *e == entry && *s == l) {
+            return b;
+        }
+        let b = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1);
+        asked.push((entry, l, b));
+        b
+    };
     let (mut blocks, mut launches) = (Vec::new(), Vec::new());
     for range in blocks_of(order.len(), RESIDENT_STREAM_BLOCK) {
         let first_launch = launches.len();
@@ -716,7 +727,7 @@ pub fn plan_with(
             let l = parts[i - 1].0;
             let entry = if gradient { gradient_entry(l, shape) } else { entry_name(l, shape, set.precision) };
             let teams_per_block = if l.team == 32 { l.warps as usize } else { 1 };
-            let resident = blocks_per_sm(entry, l).filter(|&b| b > 0).unwrap_or(1) * dev.sm_count;
+            let resident = resident_blocks(entry, l) * dev.sm_count;
             let grid = resident.min((end - start).div_ceil(teams_per_block) as u32);
             launches.push(PlannedLaunch { pairs: start..end, launch: l, entry, grid });
         }
@@ -1350,9 +1361,10 @@ mod tests {
     }
 
     #[test]
-    fn the_product_form_takes_graphs_of_at_most_256_nodes() {
-        // a path of 257 nodes and one of 256, unit weights, beside a 4-node one: only pairs whose
-        // both graphs have ≤ PRODUCT_MAX_NODES nodes (and ≤ PRODUCT_MAX_UNKNOWNS unknowns) take it
+    fn the_product_form_takes_pairs_whose_entries_the_spans_can_hold() {
+        // paths of 300 and 70 nodes (any node count: the order holds k = i·n′ + i′) and complete
+        // graphs of 19 and 20 nodes (342² entries < PRODUCT_MAX_ENTRIES ≤ 380²), unit weights;
+        // beside a 4-node path
         let path = |n: usize| {
             let mut g = crate::graph::Graph::new(n, &["label"], &["length"]);
             for i in 0..n {
@@ -1363,12 +1375,26 @@ mod tests {
             }
             g
         };
-        let (set, _) = resident_set(&[path(PRODUCT_MAX_NODES + 1), path(PRODUCT_MAX_NODES), path(4), path(70)], true);
-        assert_eq!(set.product_words(0, 2), None, "257 nodes against 4");
-        assert_eq!(set.product_words(2, 0), None, "4 against 257 nodes");
-        assert!(set.product_words(1, 2).is_some(), "256 nodes against 4");
-        assert!(set.product_words(2, 3).is_some(), "4 against 70");
-        assert_eq!(set.product_words(1, 3), None, "256 · 70 unknowns > PRODUCT_MAX_UNKNOWNS");
+        let complete = |n: usize| {
+            let mut g = crate::graph::Graph::new(n, &["label"], &["length"]);
+            for i in 0..n {
+                g.set_node_features(i, &[0.0]).unwrap();
+                for j in 0..i {
+                    g.add_edge(j, i, 1.0, &[0.0]).unwrap();
+                }
+            }
+            g
+        };
+        let (set, _) = resident_set(&[path(300), path(4), path(70), complete(19), complete(20)], true);
+        assert!(set.product_words(0, 1).is_some(), "300 nodes against 4");
+        assert!(set.product_words(1, 0).is_some(), "4 against 300 nodes");
+        assert!(set.product_words(1, 2).is_some(), "4 against 70");
+        assert_eq!(set.product_words(0, 2), None, "300 · 70 unknowns > PRODUCT_MAX_UNKNOWNS");
+        assert_eq!((set.size(3).1, set.size(4).1), (342, 380));
+        assert!(342 * 342 < PRODUCT_MAX_ENTRIES && 380 * 380 >= PRODUCT_MAX_ENTRIES);
+        assert!(set.product_words(3, 3).is_some(), "K19 against K19: 342² entries");
+        assert_eq!(set.product_words(4, 4), None, "K20 against K20: 380² entries");
+        assert!(set.product_words(4, 1).is_some(), "K20 against a path");
     }
 
     /// An H100's limits, and an occupancy that depends on the launch (as the driver's does).

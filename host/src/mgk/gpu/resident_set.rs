@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::gpu::GpuDevice;
 use cudarc::driver::CudaSlice;
 use octile_types::ResidentGraph;
-use octile_types::mgk::resident::{PRODUCT_MAX_NODES, PRODUCT_MAX_UNKNOWNS, product_slice_words, slice_words};
+use octile_types::mgk::resident::{PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, product_slice_words, slice_words};
 
 /// A graph set in the resident layout (f32 values stored as their bits, or f64 values as two words
 /// each, low word first: `precision`).
@@ -41,12 +41,11 @@ impl ResidentSet {
         slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words())
     }
     /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
-    /// 1, n·n′ ≤ `PRODUCT_MAX_UNKNOWNS` and n, n′ ≤ `PRODUCT_MAX_NODES`. (κe's shape is the
-    /// caller's part.)
+    /// 1, n·n′ ≤ `PRODUCT_MAX_UNKNOWNS` and nnz·nnz′ < `PRODUCT_MAX_ENTRIES` (what the rows'
+    /// spans hold). (κe's shape is the caller's part.)
     pub fn product_words(&self, a: u32, b: u32) -> Option<usize> {
         let (sa, sb) = (self.size(a), self.size(b));
-        let nodes_fit = sa.0 <= PRODUCT_MAX_NODES && sb.0 <= PRODUCT_MAX_NODES;
-        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS && nodes_fit)
+        (self.unit_weights[a as usize] && self.unit_weights[b as usize] && sa.0 * sb.0 <= PRODUCT_MAX_UNKNOWNS && sa.1 * sb.1 < PRODUCT_MAX_ENTRIES)
             .then(|| product_slice_words((sa.0, sa.1), (sb.0, sb.1), self.real_words()))
     }
 }
