@@ -1390,8 +1390,9 @@ mod tests {
         assert!(set.product_words(1, 0).is_some(), "4 against 300 nodes");
         assert!(set.product_words(1, 2).is_some(), "4 against 70");
         assert_eq!(set.product_words(0, 2), None, "300 · 70 unknowns > PRODUCT_MAX_UNKNOWNS");
-        assert_eq!((set.size(3).1, set.size(4).1), (342, 380));
-        assert!(342 * 342 < PRODUCT_MAX_ENTRIES && 380 * 380 >= PRODUCT_MAX_ENTRIES);
+        let (k19, k20) = (set.size(3).1, set.size(4).1);
+        assert_eq!((k19, k20), (342, 380));
+        assert!(k19 * k19 < PRODUCT_MAX_ENTRIES && k20 * k20 >= PRODUCT_MAX_ENTRIES);
         assert!(set.product_words(3, 3).is_some(), "K19 against K19: 342² entries");
         assert_eq!(set.product_words(4, 4), None, "K20 against K20: 380² entries");
         assert!(set.product_words(4, 1).is_some(), "K20 against a path");
