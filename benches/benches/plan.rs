@@ -3,10 +3,13 @@
 //! call (1,935 molecule-like graphs, 1.87 M pairs) packed (octiles for the tile solver, and the
 //! resident layout) and planned, for plain and gradient
 //! launches, on the host alone (no GPU: H100-like limits and occupancy stand in for the driver's).
+//! Group `tile`: one GPU tile's host work before its first launch (its pairs, resident set and plan).
 //! `OCTILE_BENCH_GRAPHS` sets the number of graphs; `OCTILE_BENCH_SET=NAME.jsonl` (with its kernel
 //! in `NAME.toml` beside it, as the peer kits' sets) takes a set from a file instead.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use octile::generators::molecule_set;
+use octile::gram::Tile;
+use octile::gram::tiles::TilePairs;
 use octile::mgk::gpu::options::ResidentOptions;
 use octile::mgk::gpu::resident::{PlanDevice, pack_resident, plan_with};
 use octile::mgk::pack::{PackOptions, pack};
@@ -40,6 +43,19 @@ fn bench(c: &mut Criterion) {
         g.bench_function(if gradient { "plan-gradient" } else { "plan" }, |b| b.iter(|| plan_with(&set, &pairs, shape, dev, &opts, |_, _| Some(2), gradient)));
     }
     g.finish();
+    // one GPU tile's host work before its first launch, as `gram_tile` does it (the tile's pairs
+    // and graphs, its resident set, its plan): the first of the upper tiles of a quarter of the set
+    // against its last quarter (ChEMBL: rows 0..484 × columns 1451..1935, 234 k pairs)
+    let q = n / 4;
+    let tile = Tile { rows: 0..q, cols: n - q..n };
+    let mut t = c.benchmark_group("tile");
+    t.sample_size(10).throughput(Throughput::Elements((q * q) as u64));
+    t.bench_function("pairs", |b| b.iter(|| TilePairs::of(&graphs, None, &tile).expect("pairs")));
+    let tp = TilePairs::of(&graphs, None, &tile).expect("pairs");
+    t.bench_function("pack-resident", |b| b.iter(|| pack_resident(&tp.graphs, &opt, Precision::F32).expect("packs")));
+    let tset = pack_resident(&tp.graphs, &opt, Precision::F32).expect("packs");
+    t.bench_function("plan", |b| b.iter(|| plan_with(&tset, &tp.pairs, shape, dev, &opts, |_, _| Some(2), false)));
+    t.finish();
 }
 
 criterion_group!(benches, bench);
