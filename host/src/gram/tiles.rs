@@ -161,9 +161,10 @@ pub fn bands(nodes: &[usize], tile_size: usize) -> Vec<usize> {
 /// The pairs a tile evaluates: its graphs (the rows', then the columns'), one pair per entry in
 /// the orientation of the whole matrix, and — K(X) tiles on the diagonal — entries below it taken
 /// from their mirror above it.
-pub struct TilePairs {
-    /// The tile's graphs: X[rows] then (X or Y)[cols] (a tile on the diagonal of K(X): X[rows] once).
-    pub graphs: Vec<Graph>,
+pub struct TilePairs<'a> {
+    /// The tile's graphs: X[rows] then (X or Y)[cols] (copied), or a tile on the diagonal of K(X):
+    /// X[rows] once (borrowed: a one-tile call copies no graph).
+    pub graphs: std::borrow::Cow<'a, [Graph]>,
     /// Pairs of `graphs` to evaluate.
     pub pairs: Vec<(u32, u32)>,
     /// Per entry (row-major): its pair in `pairs`; empty where entry k is pair k (a tile with no
@@ -174,9 +175,9 @@ pub struct TilePairs {
     pub cols: usize,
 }
 
-impl TilePairs {
+impl<'a> TilePairs<'a> {
     /// The pairs of `tile` of K(X) (`y` None) or K(X, Y); a tile outside the matrix is an error.
-    pub fn of(x: &[Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<TilePairs> {
+    pub fn of(x: &'a [Graph], y: Option<&[Graph]>, tile: &Tile) -> Result<TilePairs<'a>> {
         let cols_of = y.unwrap_or(x);
         tile.check(x.len(), cols_of.len())?;
         let (nr, nc) = (tile.rows.len(), tile.cols.len());
@@ -184,8 +185,11 @@ impl TilePairs {
         let symmetric = y.is_none();
         // a tile on the diagonal of K(X) packs its graphs once
         let square = tile.square(symmetric);
-        let graphs: Vec<Graph> =
-            if square { x[tile.rows.clone()].to_vec() } else { x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect() };
+        let graphs: std::borrow::Cow<'a, [Graph]> = if square {
+            std::borrow::Cow::Borrowed(&x[tile.rows.clone()])
+        } else {
+            std::borrow::Cow::Owned(x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect())
+        };
         let off = if square { 0 } else { nr };
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
         let mirrored = symmetric && tile.rows.start < tile.cols.end && tile.cols.start < tile.rows.end;

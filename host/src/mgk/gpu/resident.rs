@@ -426,7 +426,7 @@ pub fn mgk_resident(
     jobs: &[PairJob],
     dev_jobs: &CudaView<'_, PairJob>,
     status: &mut CudaViewMut<'_, PairStatus>,
-    counter: &mut CudaSlice<u32>,
+    counter: &mut CudaViewMut<'_, u32>,
     launch: Launch,
     grid: u32,
     mut gradient: Option<GradientArgs<'_, '_>>,
@@ -435,8 +435,15 @@ pub fn mgk_resident(
     let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.precision) };
     let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
     let h = &set.host;
-    if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() {
-        return fail(format!("n_jobs {} / jobs {} / device jobs {} / status {}", params.n_jobs, jobs.len(), dev_jobs.len(), status.len()));
+    if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() || counter.is_empty() {
+        return fail(format!(
+            "n_jobs {} / jobs {} / device jobs {} / status {} / counter {}",
+            params.n_jobs,
+            jobs.len(),
+            dev_jobs.len(),
+            status.len(),
+            counter.len()
+        ));
     }
     if params.node_stride as usize != h.node_stride || params.nz_stride as usize != h.nz_stride || h.nz_stride < NZ_FEATURES || h.node_stride < NODE_FEATURES {
         return fail("strides of params and the resident set differ".into());
@@ -927,7 +934,8 @@ pub fn execute(
         return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
-    // shape's start (each launch has its own counter and status buffer); results come back on a
+    // shape's start (each launch has its own counter and statuses: its parts of the block's two
+    // buffers); results come back on a
     // stream of their own, so that a block's download waits for that block's launches only
     let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
     let copy = dev.stream.fork()?;
@@ -968,6 +976,10 @@ pub fn execute(
         let tb = std::time::Instant::now();
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
         let dev_jobs = up.clone_htod(&jobs)?;
+        // the block's statuses and its launches' counters, one buffer each (made and zeroed on
+        // `up`, which the launches' streams join): two allocations a block, not two a launch
+        let mut statuses = up.alloc_zeros::<PairStatus>(range.len().max(1))?;
+        let mut counters = up.alloc_zeros::<u32>(block.launches.len().max(1))?;
         for s in &streams {
             s.join(&up)?;
         }
@@ -990,7 +1002,7 @@ pub fn execute(
             // (it guards no data: usable after a panic elsewhere)
             None => dev.submission.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
         };
-        for pl in &plan.launches[block.launches.clone()] {
+        for (li, pl) in plan.launches[block.launches.clone()].iter().enumerate() {
             let (l, grid) = (pl.launch, pl.grid);
             let (start, end) = (pl.pairs.start - range.start, pl.pairs.end - range.start);
             let params = ResidentParams {
@@ -1008,8 +1020,6 @@ pub fn execute(
             };
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
-            let mut status = stream.alloc_zeros::<PairStatus>(end - start)?;
-            let mut counter = stream.alloc_zeros::<u32>(1)?;
             let tl = std::time::Instant::now();
             let mut grad = match &gparams {
                 Some(_) => Some(stream.alloc_zeros::<f64>(((end - start) * np).max(1))?),
@@ -1025,8 +1035,9 @@ pub fn execute(
                 (Some(p), Some(v), Some(k)) => Some(GradientArgs { params: p, n_hyper: np, grad: v, scratch: k }),
                 _ => None,
             };
-            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status.slice_mut(..), &mut counter, l, grid, gargs)?;
-            parts.push(Part { offset: start, status, grad });
+            let (mut status, mut counter) = (statuses.slice_mut(start..end), counters.slice_mut(li..li + 1));
+            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status, &mut counter, l, grid, gargs)?;
+            parts.push(Part { offset: start, len: end - start, grad });
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
                 stream.synchronize()?;
@@ -1051,7 +1062,7 @@ pub fn execute(
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
         crate::phases::mark("submitted");
-        Ok(InFlight { _jobs: dev_jobs, parts, done })
+        Ok(InFlight { _jobs: dev_jobs, statuses, _counters: counters, parts, done })
     };
     let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
         // never wait for the GPU holding the submission lock (the blocks to be queued with the
@@ -1064,7 +1075,7 @@ pub fn execute(
         // every part's statuses (and ∂K/∂θ) into pinned memory, asynchronously, then one wait on
         // this thread's own event: a copy into pageable memory would hold the driver's staging
         // until the block's launches end, and with it the other tiles' uploads
-        let total: usize = f.parts.iter().map(|p| p.status.len()).sum();
+        let total: usize = f.parts.iter().map(|p| p.len).sum();
         let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), Direction::Down, &copy)?;
         let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), Direction::Down, &copy)?) } else { None };
         {
@@ -1073,14 +1084,15 @@ pub fn execute(
                 Some(g) => Some(g.view_mut::<f64>(total * np)?),
                 None => None,
             };
-            let mut at = 0;
+            // the launches cover the block in order: their statuses are its buffer's first `total`
+            if total > 0 {
+                copy.memcpy_dtoh(&f.statuses.slice(..total), &mut statuses[..total])?;
+            }
             for part in &f.parts {
-                let n = part.status.len();
-                copy.memcpy_dtoh(&part.status, &mut statuses[at..at + n])?;
+                let (at, n) = (part.offset, part.len);
                 if let (Some(g), Some(view)) = (&part.grad, grads_view.as_deref_mut()) {
                     copy.memcpy_dtoh(&g.slice(..n * np), &mut view[at * np..(at + n) * np])?;
                 }
-                at += n;
             }
         }
         stage.record()?;
@@ -1093,10 +1105,9 @@ pub fn execute(
             Some(g) => g.view_mut::<f64>(total * np)?,
             None => &[],
         };
-        let mut at = 0;
         for part in &f.parts {
-            let n = part.status.len();
-            let order = &plan.order[range.start + part.offset..range.start + part.offset + n];
+            let (at, n) = (part.offset, part.len);
+            let order = &plan.order[range.start + at..range.start + at + n];
             for (i, (st, &k)) in statuses[at..at + n].iter().zip(order).enumerate() {
                 if st.converged == 1 {
                     out[k] = *st;
@@ -1105,7 +1116,6 @@ pub fn execute(
                     }
                 }
             }
-            at += n;
         }
         crate::phases::mark("back");
         if trace {
@@ -1145,8 +1155,9 @@ pub fn execute(
 /// What one launch leaves behind: its first job's place in the block, the statuses and, for
 /// gradients, ∂K/∂θ per job (`n_hyper` each).
 struct Part {
+    /// Its first pair in the block, and its pairs.
     offset: usize,
-    status: CudaSlice<PairStatus>,
+    len: usize,
     grad: Option<CudaSlice<f64>>,
 }
 
@@ -1154,6 +1165,9 @@ struct Part {
 /// outputs, and an event per stream recorded after its last launch there.
 struct InFlight {
     _jobs: CudaSlice<PairJob>,
+    /// The block's statuses, launch after launch.
+    statuses: CudaSlice<PairStatus>,
+    _counters: CudaSlice<u32>,
     parts: Vec<Part>,
     done: Vec<cudarc::driver::CudaEvent>,
 }
