@@ -147,6 +147,9 @@ pub const PRODUCT_MAX_ENTRIES: usize = 1 << PRODUCT_SPAN_START_BITS;
 /// its self-loop).
 pub const PRODUCT_MAX_ROW_ENTRIES: usize = (1 << (32 - PRODUCT_SPAN_START_BITS)) - 1;
 const _: () = assert!(PRODUCT_MAX_UNKNOWNS <= PRODUCT_MAX_ROW_ENTRIES);
+// a slice holding PRODUCT_MAX_ENTRIES entries is past the largest shared memory of today's GPUs
+// (227 KiB): no pair that fits one is refused for its entries
+const _: () = assert!(PRODUCT_MAX_ENTRIES * 2 > 227 * 1024);
 
 /// The span of a product row: its first entry (< `PRODUCT_MAX_ENTRIES`) and its entry count
 /// (≤ `PRODUCT_MAX_ROW_ENTRIES`) in one word.
@@ -349,8 +352,6 @@ mod tests {
                 assert_eq!(product_span_parts(product_span(first, len)), (first, len), "first {first}, len {len}");
             }
         }
-        // a slice past the largest shared memory of today's GPUs (227 KiB) holds the most entries
-        assert!(PRODUCT_MAX_ENTRIES * 2 > 227 * 1024);
     }
 
     #[test]
