@@ -199,6 +199,8 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
     };
     let mut n_nodes_total = 0usize;
     let mut nnz_total = 0usize;
+    // one row's values, reused for every node and nonzero of every graph
+    let mut row = vec![0.0; node_stride.max(nz_stride)];
     for (gi, g) in graphs.iter().enumerate() {
         let gi = first + gi;
         let rows = GraphRows::read(g, gi, opt)?;
@@ -210,7 +212,6 @@ fn pack_part<T: Real>(graphs: &[Graph], first: usize, opt: &PackOptions) -> Resu
             row_ptr_offset: out.row_ptr.len() as u32,
             node_offset: n_nodes_total as u32,
         });
-        let mut row = vec![0.0; node_stride.max(nz_stride)];
         for i in 0..n {
             rows.node_row_into(i, &mut row[..node_stride]);
             out.node_data.extend(row[..node_stride].iter().map(|&v| T::from_f64(v)));
