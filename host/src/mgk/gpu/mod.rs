@@ -12,4 +12,5 @@ pub mod grid;
 pub mod launch;
 pub mod options;
 pub mod resident;
+pub mod resident_launch;
 pub mod resident_set;

@@ -2,7 +2,7 @@
 //! pure [`plan`] (which pairs, in which order, go to which entry with what slice, team and grid:
 //! decided without a GPU, unit-tested on the CPU), its executor ([`execute`]: upload, launches,
 //! statuses back), and every `unsafe` launch of its entries behind a checked function
-//! ([`mgk_resident`]). Its tuning knobs are [`ResidentOptions`].
+//! ([`super::resident_launch`]). Its tuning knobs are [`ResidentOptions`].
 //!
 //! Which pairs: a pair runs resident when its slice (both graphs and five f32 vectors of n·n′,
 //! `octile_types::mgk::resident::slice_words`) fits the GPU's shared memory per block; the team is
@@ -10,6 +10,7 @@
 //! ([`team_threads`]). A pair that does not fit runs the same solver in global memory, a team of
 //! blocks per pair ([`super::grid`]); a pair whose true residual misses rtol goes to the tile
 //! solver (the caller's fallback).
+use super::resident_launch::{GradientArgs, LaunchParams, check_jobs, mgk_resident};
 use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
@@ -20,12 +21,12 @@ use crate::mgk::gpu::options::ResidentOptions;
 pub use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet, real_words, upload_resident};
 use crate::mgk::pack::{GraphRows, PackOptions, strides};
 use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
-use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream};
 use octile_types::Kernel;
-use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES, NZ_WEIGHT};
+use octile_types::mgk::layout::NZ_WEIGHT;
 use octile_types::mgk::resident::{
-    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES,
-    RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words, graph_value_offset, graph_words,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
+    fused_extra_words, graph_value_offset, graph_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -290,7 +291,7 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
 }
 
 /// The entry of a launch for a κe shape, in `precision`.
-fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel {
+pub(super) fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel {
     let f64 = precision == Precision::F64;
     if launch.product {
         return match (launch.team == 32, f64) {
@@ -334,7 +335,7 @@ fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel 
 pub const FUSED_EXTRA_VECTORS: usize = 5;
 
 /// The gradient entry of a launch for a κe shape (split launches: `ResidentParams::split`).
-fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
+pub(super) fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
     match (launch.team == 32, launch.product, shape) {
         (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
         (false, true, _) => Kernel::MgkResidentBlockGradientProduct,
@@ -345,20 +346,6 @@ fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
         (false, false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockGradientSqexp,
         (false, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockGradientKdelta,
     }
-}
-
-/// The hyperparameters and the output of a gradient launch: one `GradientParams` on the device,
-/// `n_jobs · n_hyper` f64.
-pub struct GradientArgs<'a, 'b> {
-    /// The hyperparameters.
-    pub params: &'a CudaSlice<GradientParams>,
-    /// Hyperparameters per pair.
-    pub n_hyper: usize,
-    /// ∂K/∂θ per job, job-major.
-    pub grad: &'a mut CudaViewMut<'b, f64>,
-    /// `GRADIENT_SCRATCH_SLICES · slice_words` f32 per team of the grid: where a team keeps the
-    /// fused solve's vectors that do not fit its shared memory.
-    pub scratch: &'a mut CudaSlice<f32>,
 }
 
 /// How one launch runs: `team` threads per pair (32: one warp, `warps` of them per block; more:
@@ -407,141 +394,6 @@ impl Launch {
     pub fn block_threads(&self) -> u32 {
         if self.team == 32 { 32 * self.warps } else { self.team }
     }
-}
-
-/// Solve `jobs` (uploaded in `dev_jobs`) with one resident launch of `grid` blocks.
-///
-/// Checks first: job count, status length and `params.n_jobs` agree; strides match the set; the
-/// edge kernel's shape matches `shape` (the specialized entries read only its first term) and its
-/// features, and the node kernel's, lie inside the rows; every job's graphs exist and its slice
-/// fits `launch.slice_words`; the block's shared memory is within the device's limit; the team size
-/// is a warp (with 1..=`RESIDENT_MAX_WARPS_PER_BLOCK` warps per block) or a block of a power of two
-/// times 32 threads up to `RESIDENT_BLOCK_THREADS`.
-#[allow(clippy::too_many_arguments)]
-pub fn mgk_resident(
-    dev: &GpuDevice,
-    stream: &Arc<CudaStream>,
-    params: &ResidentParams,
-    set: &DeviceResident,
-    jobs: &[PairJob],
-    dev_jobs: &CudaView<'_, PairJob>,
-    status: &mut CudaViewMut<'_, PairStatus>,
-    counter: &mut CudaViewMut<'_, u32>,
-    launch: Launch,
-    grid: u32,
-    mut gradient: Option<GradientArgs<'_, '_>>,
-) -> Result<()> {
-    let shape = EdgeShape::of(&params.edge_kernel);
-    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.precision) };
-    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
-    let h = &set.host;
-    if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() || counter.is_empty() {
-        return fail(format!(
-            "n_jobs {} / jobs {} / device jobs {} / status {} / counter {}",
-            params.n_jobs,
-            jobs.len(),
-            dev_jobs.len(),
-            status.len(),
-            counter.len()
-        ));
-    }
-    if params.node_stride as usize != h.node_stride || params.nz_stride as usize != h.nz_stride || h.nz_stride < NZ_FEATURES || h.node_stride < NODE_FEATURES {
-        return fail("strides of params and the resident set differ".into());
-    }
-    if params.slice_words != launch.slice_words {
-        return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
-    }
-    // f64 values and vectors stay 8-byte aligned only where every slice starts on an even word
-    if !(launch.slice_words as usize).is_multiple_of(h.real_words()) {
-        return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words()));
-    }
-    for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
-        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
-            return fail("kernel feature index outside the packed feature rows".into());
-        }
-    }
-    let warp = launch.team == 32;
-    if let Some(g) = &gradient
-        && (!launch.slice_words.is_multiple_of(2)
-            || g.params.len() != 1
-            || g.grad.len() < jobs.len() * g.n_hyper
-            || g.scratch.len()
-                < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * GRADIENT_SCRATCH_SLICES * launch.slice_words as usize)
-    {
-        return fail(format!(
-            "gradient launch: slice {} words (even needed), {} params, {} values for {} jobs, {} scratch words",
-            launch.slice_words,
-            g.params.len(),
-            g.grad.len(),
-            jobs.len(),
-            g.scratch.len()
-        ));
-    }
-    if launch.product && shape != EdgeShape::KroneckerDelta {
-        return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
-    }
-    if launch.split && (launch.product || warp) {
-        return fail("split rows are a block-team form of the on-the-fly entries".into());
-    }
-    let team_ok = if warp {
-        (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps)
-    } else {
-        launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS
-    };
-    if !team_ok {
-        return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
-    }
-    let max_smem = dev.max_smem_per_block_bytes();
-    if launch.smem_bytes() > max_smem {
-        return fail(format!("{} bytes of shared memory per block, the device allows {max_smem}", launch.smem_bytes()));
-    }
-    let check = |j: &PairJob| {
-        if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
-            return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
-        }
-        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
-        match need {
-            None => Some(format!(
-                "pair ({}, {}) cannot take the product form (weights other than 1, more than {PRODUCT_MAX_UNKNOWNS} unknowns or {PRODUCT_MAX_ENTRIES} entries)",
-                j.g1, j.g2
-            )),
-            Some(w) if w > launch.slice_words as usize => {
-                Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words))
-            }
-            Some(_) => None,
-        }
-    };
-    let bad = if crate::parallel::pooled(jobs.len()) { jobs.par_iter().find_map_any(check) } else { jobs.iter().find_map(check) };
-    if let Some(m) = bad {
-        return fail(m);
-    }
-    if jobs.is_empty() {
-        return Ok(());
-    }
-    let f = dev.function_with_smem(name, launch.smem_bytes())?;
-    stream.memset_zeros(counter)?;
-    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
-    let dev_params = stream.clone_htod(std::slice::from_ref(params))?;
-    let mut b = stream.launch_builder(&f);
-    b.arg(&dev_params).arg(set.graphs()).arg(set.words()).arg(dev_jobs).arg(status).arg(counter);
-    if let Some(g) = gradient.as_mut() {
-        b.arg(g.params).arg(&mut *g.grad).arg(&mut *g.scratch);
-    }
-    // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above: the params
-    // are one ResidentParams in device memory, the entry's precision is the set's (entry_name of
-    // precision) with slices a whole number of its values, alive until the stream is synchronized (below, in
-    // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
-    // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
-    // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
-    // header + slice (block teams) as launched, strides and feature indices match the rows, the
-    // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
-    // pairs have unit weights, n·n′ ≤ PRODUCT_MAX_UNKNOWNS and their spans fit (product_words), status holds
-    // n_jobs entries, and the counter is zeroed; a gradient launch's split flag is its pieces' (split
-    // only for block teams whose second graph has pieces: checked above), its scratch
-    // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
-    // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
-    unsafe { b.launch(cfg) }?;
-    Ok(())
 }
 
 /// What a resident plan needs to know of the device.
@@ -980,6 +832,30 @@ pub fn execute(
         // `up`, which the launches' streams join): two allocations a block, not two a launch
         let mut statuses = up.alloc_zeros::<PairStatus>(range.len().max(1))?;
         let mut counters = up.alloc_zeros::<u32>(block.launches.len().max(1))?;
+        // each launch's parameters (one upload a block) and its jobs checked, before the lock:
+        // the other tiles' blocks wait for nothing of this one's host work
+        let launched = &plan.launches[block.launches.clone()];
+        let local = |pl: &PlannedLaunch| pl.pairs.start - range.start..pl.pairs.end - range.start;
+        let params = LaunchParams::upload(
+            &up,
+            launched
+                .iter()
+                .map(|pl| ResidentParams {
+                    node_kernel: *node,
+                    edge_kernel: *edge,
+                    rtol,
+                    n_jobs: pl.pairs.len() as u32,
+                    max_iterations,
+                    node_stride: dset.host.node_stride as u32,
+                    nz_stride: dset.host.nz_stride as u32,
+                    slice_words: pl.launch.slice_words,
+                    fused_beside: pl.launch.fused_beside as u32,
+                    team_blocks: 1,
+                    split: pl.launch.split as u32,
+                })
+                .collect(),
+        )?;
+        let mut checked = launched.iter().map(|pl| check_jobs(dset, pl.launch, &jobs[local(pl)])).collect::<Result<Vec<_>>>()?.into_iter();
         for s in &streams {
             s.join(&up)?;
         }
@@ -1002,21 +878,11 @@ pub fn execute(
             // (it guards no data: usable after a panic elsewhere)
             None => dev.submission.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
         };
-        for (li, pl) in plan.launches[block.launches.clone()].iter().enumerate() {
+        for (li, pl) in launched.iter().enumerate() {
             let (l, grid) = (pl.launch, pl.grid);
-            let (start, end) = (pl.pairs.start - range.start, pl.pairs.end - range.start);
-            let params = ResidentParams {
-                node_kernel: *node,
-                edge_kernel: *edge,
-                rtol,
-                n_jobs: (end - start) as u32,
-                max_iterations,
-                node_stride: dset.host.node_stride as u32,
-                nz_stride: dset.host.nz_stride as u32,
-                slice_words: l.slice_words,
-                fused_beside: l.fused_beside as u32,
-                team_blocks: 1,
-                split: l.split as u32,
+            let Range { start, end } = local(pl);
+            let Some(checked_jobs) = checked.next() else {
+                return Err(OctileError::Internal("a launch of the block without its checked jobs".into()));
             };
             let sub_jobs = dev_jobs.slice(start..end);
             let stream = &streams[launches % streams.len()];
@@ -1036,7 +902,7 @@ pub fn execute(
                 _ => None,
             };
             let (mut status, mut counter) = (statuses.slice_mut(start..end), counters.slice_mut(li..li + 1));
-            mgk_resident(dev, stream, &params, dset, &jobs[start..end], &sub_jobs, &mut status, &mut counter, l, grid, gargs)?;
+            mgk_resident(dev, stream, &params, li, dset, checked_jobs, &sub_jobs, &mut status, &mut counter, l, grid, gargs)?;
             parts.push(Part { offset: start, len: end - start, grad });
             if trace {
                 let submitted = tl.elapsed().as_secs_f64() * 1e3;
@@ -1062,7 +928,7 @@ pub fn execute(
         // the block's end on every stream, for its download to wait on (and nothing later)
         let done = streams.iter().map(|s| s.record_event(None)).collect::<std::result::Result<Vec<_>, _>>()?;
         crate::phases::mark("submitted");
-        Ok(InFlight { _jobs: dev_jobs, statuses, _counters: counters, parts, done })
+        Ok(InFlight { _jobs: dev_jobs, _params: params, statuses, _counters: counters, parts, done })
     };
     let collect = |range: std::ops::Range<usize>, f: InFlight| -> Result<()> {
         // never wait for the GPU holding the submission lock (the blocks to be queued with the
@@ -1165,6 +1031,8 @@ struct Part {
 /// outputs, and an event per stream recorded after its last launch there.
 struct InFlight {
     _jobs: CudaSlice<PairJob>,
+    /// The block's launch parameters (freed, like the jobs, once the block is back).
+    _params: LaunchParams,
     /// The block's statuses, launch after launch.
     statuses: CudaSlice<PairStatus>,
     _counters: CudaSlice<u32>,
@@ -1186,6 +1054,7 @@ mod tests {
     use crate::generators::{ba_set, nws_set};
     use crate::mgk::config::synthetic_kernel;
     use crate::mgk::pack::pack;
+    use octile_types::mgk::resident::PRODUCT_MAX_ENTRIES;
 
     /// Every graph's run, in f32 and f64, against its graph read directly: rows in the order of
     /// decreasing nonzeros (ties by node index), each row's columns the node's neighbours

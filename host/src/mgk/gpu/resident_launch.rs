@@ -1,0 +1,211 @@
+//! Every `unsafe` launch of the resident entries behind one checked function ([`mgk_resident`]),
+//! and what a stream block prepares for its launches before it takes the device's submission lock
+//! (`GpuDevice::submission`, under which a block's launches reach the GPU together): its launches'
+//! parameters, uploaded in one copy ([`LaunchParams`]), and each launch's jobs checked against
+//! the set and the launch ([`check_jobs`]: the per-job part of the launch contract). Both ran
+//! inside each launch before, under the lock: a tile's 15 launches of ChEMBL's 230 k pairs took
+//! 5–6 ms to submit, and the other tiles in flight waited that long for the lock each
+//! (`results/host-packing-h200.md`, call 10's timelines).
+use super::resident::{Launch, entry_name, gradient_entry};
+use super::resident_set::DeviceResident;
+use crate::error::{OctileError, Result};
+use crate::gpu::GpuDevice;
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::resident::{GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK};
+use octile_types::{EdgeShape, GradientParams, PairJob, PairStatus, ResidentParams};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The parameters of a stream block's launches: the host copies [`mgk_resident`] checks and their
+/// device copies it passes, uploaded together (one copy a block instead of one a launch).
+pub struct LaunchParams {
+    host: Vec<ResidentParams>,
+    dev: CudaSlice<ResidentParams>,
+}
+
+impl LaunchParams {
+    /// `host` uploaded on `stream` (the launches' streams wait for it before they launch).
+    pub fn upload(stream: &Arc<CudaStream>, host: Vec<ResidentParams>) -> Result<LaunchParams> {
+        let dev = stream.clone_htod(&host)?;
+        Ok(LaunchParams { host, dev })
+    }
+}
+
+/// A launch's jobs checked against a resident set and a launch's slice and form ([`check_jobs`]):
+/// what [`mgk_resident`] asks for instead of checking each job itself.
+pub struct CheckedJobs<'a> {
+    jobs: &'a [PairJob],
+    set: &'a DeviceResident,
+    slice_words: u32,
+    product: bool,
+}
+
+/// Checks that every job's graphs are in `set` and that its slice fits `launch` (its form: the
+/// product form's, or the five vectors'; `launch.slice_words`): the per-job part of the resident
+/// entries' contract, on the calling thread's pool where there are many jobs.
+pub fn check_jobs<'a>(set: &'a DeviceResident, launch: Launch, jobs: &'a [PairJob]) -> Result<CheckedJobs<'a>> {
+    let h = &set.host;
+    let check = |j: &PairJob| {
+        if j.g1 as usize >= h.graphs.len() || j.g2 as usize >= h.graphs.len() {
+            return Some(format!("job graph index ({}, {}) out of range", j.g1, j.g2));
+        }
+        let need = if launch.product { h.product_words(j.g1, j.g2) } else { Some(h.slice_words(j.g1, j.g2)) };
+        match need {
+            None => Some(format!(
+                "pair ({}, {}) cannot take the product form (weights other than 1, more than {PRODUCT_MAX_UNKNOWNS} unknowns or {PRODUCT_MAX_ENTRIES} entries)",
+                j.g1, j.g2
+            )),
+            Some(w) if w > launch.slice_words as usize => {
+                Some(format!("pair ({}, {}) needs {w} slice words, the launch gives {}", j.g1, j.g2, launch.slice_words))
+            }
+            Some(_) => None,
+        }
+    };
+    let bad = if crate::parallel::pooled(jobs.len()) { jobs.par_iter().find_map_any(check) } else { jobs.iter().find_map(check) };
+    match bad {
+        Some(what) => Err(OctileError::LaunchContract { launch: "resident".into(), what }),
+        None => Ok(CheckedJobs { jobs, set, slice_words: launch.slice_words, product: launch.product }),
+    }
+}
+
+/// The hyperparameters and the output of a gradient launch: one `GradientParams` on the device,
+/// `n_jobs · n_hyper` f64.
+pub struct GradientArgs<'a, 'b> {
+    /// The hyperparameters.
+    pub params: &'a CudaSlice<GradientParams>,
+    /// Hyperparameters per pair.
+    pub n_hyper: usize,
+    /// ∂K/∂θ per job, job-major.
+    pub grad: &'a mut CudaViewMut<'b, f64>,
+    /// `GRADIENT_SCRATCH_SLICES · slice_words` f32 per team of the grid: where a team keeps the
+    /// fused solve's vectors that do not fit its shared memory.
+    pub scratch: &'a mut CudaSlice<f32>,
+}
+
+/// Solve `jobs` (uploaded in `dev_jobs`) with one resident launch of `grid` blocks, with the
+/// parameters of launch `index` of `block`.
+///
+/// Checks first: job count, status length and `params.n_jobs` agree; strides match the set; the
+/// edge kernel's shape matches `shape` (the specialized entries read only its first term) and its
+/// features, and the node kernel's, lie inside the rows; `jobs` were checked against this set and a
+/// launch of this slice and form (every job's graphs exist and its slice fits `launch.slice_words`:
+/// [`check_jobs`]); the block's shared memory is within the device's limit; the team size
+/// is a warp (with 1..=`RESIDENT_MAX_WARPS_PER_BLOCK` warps per block) or a block of a power of two
+/// times 32 threads up to `RESIDENT_BLOCK_THREADS`.
+#[allow(clippy::too_many_arguments)]
+pub fn mgk_resident(
+    dev: &GpuDevice,
+    stream: &Arc<CudaStream>,
+    block: &LaunchParams,
+    index: usize,
+    set: &DeviceResident,
+    jobs: CheckedJobs<'_>,
+    dev_jobs: &CudaView<'_, PairJob>,
+    status: &mut CudaViewMut<'_, PairStatus>,
+    counter: &mut CudaViewMut<'_, u32>,
+    launch: Launch,
+    grid: u32,
+    mut gradient: Option<GradientArgs<'_, '_>>,
+) -> Result<()> {
+    let Some(params) = block.host.get(index) else {
+        return Err(OctileError::LaunchContract { launch: "resident".into(), what: format!("launch {index} of a block of {}", block.host.len()) });
+    };
+    let shape = EdgeShape::of(&params.edge_kernel);
+    let name = if gradient.is_some() { gradient_entry(launch, shape) } else { entry_name(launch, shape, set.host.precision) };
+    let fail = |what: String| Err(OctileError::LaunchContract { launch: name.name().into(), what });
+    let h = &set.host;
+    // the jobs were checked (`check_jobs`) against this set and a launch of this slice and form
+    if !std::ptr::eq(jobs.set, set) || jobs.slice_words != launch.slice_words || jobs.product != launch.product {
+        return fail("jobs checked against another set or launch".into());
+    }
+    let jobs = jobs.jobs;
+    if params.n_jobs as usize != jobs.len() || dev_jobs.len() < jobs.len() || status.len() < jobs.len() || counter.is_empty() {
+        return fail(format!(
+            "n_jobs {} / jobs {} / device jobs {} / status {} / counter {}",
+            params.n_jobs,
+            jobs.len(),
+            dev_jobs.len(),
+            status.len(),
+            counter.len()
+        ));
+    }
+    if params.node_stride as usize != h.node_stride || params.nz_stride as usize != h.nz_stride || h.nz_stride < NZ_FEATURES || h.node_stride < NODE_FEATURES {
+        return fail("strides of params and the resident set differ".into());
+    }
+    if params.slice_words != launch.slice_words {
+        return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
+    }
+    // f64 values and vectors stay 8-byte aligned only where every slice starts on an even word
+    if !(launch.slice_words as usize).is_multiple_of(h.real_words()) {
+        return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words()));
+    }
+    for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
+        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
+            return fail("kernel feature index outside the packed feature rows".into());
+        }
+    }
+    let warp = launch.team == 32;
+    if let Some(g) = &gradient
+        && (!launch.slice_words.is_multiple_of(2)
+            || g.params.len() != 1
+            || g.grad.len() < jobs.len() * g.n_hyper
+            || g.scratch.len()
+                < grid.max(1) as usize * (if launch.team == 32 { launch.warps } else { 1 }) as usize * GRADIENT_SCRATCH_SLICES * launch.slice_words as usize)
+    {
+        return fail(format!(
+            "gradient launch: slice {} words (even needed), {} params, {} values for {} jobs, {} scratch words",
+            launch.slice_words,
+            g.params.len(),
+            g.grad.len(),
+            jobs.len(),
+            g.scratch.len()
+        ));
+    }
+    if launch.product && shape != EdgeShape::KroneckerDelta {
+        return fail(format!("product form needs a Kronecker-delta κe, not {shape:?}"));
+    }
+    if launch.split && (launch.product || warp) {
+        return fail("split rows are a block-team form of the on-the-fly entries".into());
+    }
+    let team_ok = if warp {
+        (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps)
+    } else {
+        launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS
+    };
+    if !team_ok {
+        return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
+    }
+    let max_smem = dev.max_smem_per_block_bytes();
+    if launch.smem_bytes() > max_smem {
+        return fail(format!("{} bytes of shared memory per block, the device allows {max_smem}", launch.smem_bytes()));
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let f = dev.function_with_smem(name, launch.smem_bytes())?;
+    stream.memset_zeros(counter)?;
+    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (launch.block_threads(), 1, 1), shared_mem_bytes: launch.smem_bytes() as u32 };
+    let dev_params = block.dev.slice(index..index + 1);
+    let mut b = stream.launch_builder(&f);
+    b.arg(&dev_params).arg(set.graphs()).arg(set.words()).arg(dev_jobs).arg(status).arg(counter);
+    if let Some(g) = gradient.as_mut() {
+        b.arg(g.params).arg(&mut *g.grad).arg(&mut *g.scratch);
+    }
+    // SAFETY: the entries' contract (octile_kernels::mgk::resident) is checked above and, per job,
+    // by `check_jobs` (the token names this set and this launch's slice and form): the params
+    // are one ResidentParams in device memory (the device copy of the host copy checked here), the entry's precision is the set's (entry_name of
+    // precision) with slices a whole number of its values, alive until the stream is synchronized (below, in
+    // the caller, before this function's buffers drop: cudarc frees on the stream in order); every graph's
+    // run lies inside `words` (built by pack_resident, uploaded whole), every job's graphs exist and
+    // its slice fits slice_words, the dynamic shared memory is warps·slice (warp teams) or
+    // header + slice (block teams) as launched, strides and feature indices match the rows, the
+    // specialized κe entries get the spec whose shape they read (EdgeShape::of), product-form
+    // pairs have unit weights, n·n′ ≤ PRODUCT_MAX_UNKNOWNS and their spans fit (product_words), status holds
+    // n_jobs entries, and the counter is zeroed; a gradient launch's split flag is its pieces' (split
+    // only for block teams whose second graph has pieces: checked above), its scratch
+    // holds GRADIENT_SCRATCH_SLICES·slice_words f32 (≥ 5·n1·n2 of any job) for each team of the grid, and its
+    // one GradientParams and n_jobs · n_hyper outputs exist (checked above).
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
