@@ -48,7 +48,7 @@ def test_default_tiles_shrink_until_each_gpu_worker_has_its_share():
     for workers in (1, 2, 3, 8):
         size = _octile.default_tile_size(True, workers, 5000, 5000, True)
         bands = -(-5000 // size)
-        assert 512 <= size < 2048 and (bands * (bands + 1) // 2 >= 16 * workers or size == 512), (workers, size)
+        assert 256 <= size < 2048 and (bands * (bands + 1) // 2 >= 16 * workers or size == 256), (workers, size)
     # the CPU kernel's tiles stay 128 whatever the workers; the explicit count wins over a client's
     k = octile.MarginalizedGraphKernel(backend="cpu")
     assert octile.dask.default_tile_size(k, 5000, 5000, True, workers=4) == 128

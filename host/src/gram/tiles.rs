@@ -103,21 +103,27 @@ impl TilePlan {
 /// Graphs per tile side of a tiled Gram matrix (`octile gram`, `octile.dask.gram`) when none is
 /// given. CPU tiles (`gpu` false) of ~16 k pairs keep an interruption's loss to seconds and let
 /// workers share the work evenly. GPU tiles start at 2048 a side (~4 M pairs keep a device full)
-/// and shrink — down to [`MIN_SHARED_TILE`] — until the `rows` × `cols` region (`mirrored`: K(X),
-/// the tiles on and above the diagonal) has [`TILES_PER_DEVICE`] tiles per GPU (`devices`:
-/// `--devices`, or Dask's GPU workers): each GPU computes several tiles at once, one's host work
-/// (packing, planning, writing) beside the others' launches, and takes whole tiles from one queue;
-/// with few tiles it idles while the last one finishes. Two H200s, three tiles in flight: NCI 5K
-/// on one GPU 0.95 s with 6 tiles of 2048, 0.74 s with 10 of 1536; ChEMBL (1,935 graphs) on two
-/// GPUs with 10 tiles of 512 took 0.21 s against one GPU's 0.48 s with one tile; four in flight:
-/// NCI 5K on one GPU 0.66–0.70 s with 21 tiles of 864 against 0.72–0.80 s with 10 of 1536 (run 25).
+/// and shrink until the `rows` × `cols` region (`mirrored`: K(X), the tiles on and above the
+/// diagonal) has [`TILES_PER_DEVICE`] tiles per GPU (`devices`: `--devices`, or Dask's GPU
+/// workers): each GPU computes several tiles at once, one's host work (packing, planning,
+/// writing) beside the others' launches, and takes whole tiles from one queue; with few tiles it
+/// idles while the last one finishes. They shrink down to [`MIN_SHARED_TILE`] where tiles of that
+/// side reach the count, else to [`SMALL_SET_TILE`] (a set too small for that many tiles is cut
+/// into few: MUTAG's 188 graphs in one tile took 6.0 ms, in three 6.7 ms). Two H200s, three tiles
+/// in flight: NCI 5K on one GPU 0.95 s with 6 tiles of 2048, 0.74 s with 10 of 1536; four in
+/// flight: NCI 5K on one GPU 0.66–0.70 s with 21 tiles of 864 against 0.72–0.80 s with 10 of 1536
+/// (run 25); ChEMBL's 1,935 graphs on one H200: 0.273 s with 10 tiles of 512, 0.262 s with 21 of
+/// 384, 0.260 s with 28 of 320 and 36 of 256, 0.277 s with 66 of 192 (`results/xmv-rows-h200.md`,
+/// calls 18–19); ChEMBL three times over (5,805 graphs) 2.22 s with tiles of 256 to 864 alike.
 pub fn default_tile_size(gpu: bool, devices: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
     if !gpu {
         return 128;
     }
+    let want = TILES_PER_DEVICE * devices.max(1);
+    let floor = if tile_count(MIN_SHARED_TILE, rows, cols, mirrored) >= want { MIN_SHARED_TILE } else { SMALL_SET_TILE };
     let mut size = 2048;
-    while size > MIN_SHARED_TILE && tile_count(size, rows, cols, mirrored) < TILES_PER_DEVICE * devices.max(1) {
-        size = (size * 3 / 4).max(MIN_SHARED_TILE);
+    while size > floor && tile_count(size, rows, cols, mirrored) < want {
+        size = (size * 3 / 4).max(floor);
     }
     size
 }
@@ -131,9 +137,12 @@ fn tile_count(size: usize, rows: usize, cols: usize, mirrored: bool) -> usize {
 
 /// Tiles per GPU that [`default_tile_size`] aims for.
 pub const TILES_PER_DEVICE: usize = 16;
-/// The smallest default tile side on a GPU: 512 × 512 = 262 k pairs, still enough to keep a GPU
-/// busy.
-pub const MIN_SHARED_TILE: usize = 512;
+/// The smallest default tile side on a GPU: 256 × 256 = 65 k pairs a tile, four tiles in flight
+/// 262 k pairs, still enough to keep a GPU busy.
+pub const MIN_SHARED_TILE: usize = 256;
+/// The smallest default tile side on a GPU for a set too small to give each GPU
+/// [`TILES_PER_DEVICE`] tiles of [`MIN_SHARED_TILE`]: sets of up to 512 graphs stay one tile.
+pub const SMALL_SET_TILE: usize = 512;
 
 /// Band boundaries over graphs of `nodes` node counts: ⌈n / tile_size⌉ bands, each cut where the
 /// running node count (each graph counted as at least 1) reaches its equal share; never empty.
@@ -299,23 +308,39 @@ mod tests {
             let plan = if mirrored { TilePlan::new(&rn, None, size) } else { TilePlan::new(&rn, Some(&vec![3; cols]), size) };
             assert_eq!(plan.tiles().len(), count(size, rows, cols, mirrored), "{rows}×{cols}, {size}");
         }
-        for (rows, cols, mirrored) in [(5000, 5000, true), (1935, 1935, true), (20008, 20008, true), (3000, 700, false), (10, 10, true), (0, 0, true)] {
+        for (rows, cols, mirrored) in [
+            (5000, 5000, true),
+            (1935, 1935, true),
+            (20008, 20008, true),
+            (3000, 700, false),
+            (1000, 1000, true),
+            (400, 400, true),
+            (10, 10, true),
+            (0, 0, true),
+        ] {
             for devices in [1, 2, 3, 8] {
-                let size = default_tile_size(true, devices, rows, cols, mirrored);
+                let (size, want) = (default_tile_size(true, devices, rows, cols, mirrored), TILES_PER_DEVICE * devices);
                 assert!((MIN_SHARED_TILE..=2048).contains(&size), "{rows}×{cols} on {devices}: {size}");
-                // enough tiles for every GPU, or the smallest size allowed
-                assert!(count(size, rows, cols, mirrored) >= TILES_PER_DEVICE * devices || size == MIN_SHARED_TILE, "{rows}×{cols} on {devices}: {size}");
+                // enough tiles for every GPU; else the smallest size allowed: MIN_SHARED_TILE where
+                // tiles of that side give enough, else SMALL_SET_TILE
+                let floor = if count(MIN_SHARED_TILE, rows, cols, mirrored) >= want { MIN_SHARED_TILE } else { SMALL_SET_TILE };
+                assert!(size >= floor, "{rows}×{cols} on {devices}: {size} below {floor}");
+                assert!(count(size, rows, cols, mirrored) >= want || size == floor, "{rows}×{cols} on {devices}: {size}");
                 // never smaller than needed: the next larger step would have too few
                 if size < 2048 {
-                    assert!(count(size * 4 / 3 + 1, rows, cols, mirrored) < TILES_PER_DEVICE * devices, "{rows}×{cols} on {devices}: {size}");
+                    assert!(count(size * 4 / 3 + 1, rows, cols, mirrored) < want, "{rows}×{cols} on {devices}: {size}");
                 }
             }
         }
-        // NCI 5K: 21 tiles of 864 on one GPU, 36 of 648 on two; ChEMBL's 1,935 graphs: 10 of 512
+        // NCI 5K: 21 tiles of 864 on one GPU, 36 of 648 on two; ChEMBL's 1,935 graphs: 21 of 364
+        // (10 of 512 before tiles below 512); sets too small for 16 tiles of 256 stay at 512
         assert_eq!(default_tile_size(true, 1, 5000, 5000, true), 864);
         assert_eq!(default_tile_size(true, 2, 5000, 5000, true), 648);
         assert!(count(default_tile_size(true, 2, 5000, 5000, true), 5000, 5000, true) >= 32);
-        assert_eq!(default_tile_size(true, 1, 1935, 1935, true), 512);
+        assert_eq!(default_tile_size(true, 1, 1935, 1935, true), 364);
+        assert_eq!(count(364, 1935, 1935, true), 21);
+        assert_eq!(default_tile_size(true, 1, 400, 400, true), SMALL_SET_TILE);
+        assert_eq!(default_tile_size(true, 1, 188, 188, true), SMALL_SET_TILE);
         // 20,008 graphs already have 55 tiles of 2048
         assert_eq!(default_tile_size(true, 2, 20008, 20008, true), 2048);
     }

@@ -10,7 +10,7 @@
 //! ([`team_threads`]). A pair that does not fit runs the same solver in global memory, a team of
 //! blocks per pair ([`super::grid`]); a pair whose true residual misses rtol goes to the tile
 //! solver (the caller's fallback).
-use super::resident_launch::{GradientArgs, LaunchParams, check_jobs, mgk_resident};
+use super::resident_launch::{GradientArgs, Launch, LaunchParams, check_jobs, entry_name, gradient_entry, mgk_resident};
 use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
@@ -25,8 +25,8 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use octile_types::Kernel;
 use octile_types::mgk::layout::NZ_WEIGHT;
 use octile_types::mgk::resident::{
-    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
-    fused_extra_words, graph_value_offset, graph_words,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words,
+    graph_value_offset, graph_words,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -290,81 +290,12 @@ pub fn team_threads(n: usize, rows: usize) -> u32 {
     t
 }
 
-/// The entry of a launch for a κe shape, in `precision`.
-pub(super) fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel {
-    let f64 = precision == Precision::F64;
-    if launch.product {
-        return match (launch.team == 32, f64) {
-            (true, false) => Kernel::MgkResidentWarpProduct,
-            (false, false) => Kernel::MgkResidentBlockProduct,
-            (true, true) => Kernel::MgkResidentWarpProductF64,
-            (false, true) => Kernel::MgkResidentBlockProductF64,
-        };
-    }
-    if launch.split {
-        return match (shape, f64) {
-            (EdgeShape::General, false) => Kernel::MgkResidentBlockGeneralSplit,
-            (EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexpSplit,
-            (EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdeltaSplit,
-            (EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralSplitF64,
-            (EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpSplitF64,
-            (EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaSplitF64,
-        };
-    }
-    match (launch.team == 32, shape, f64) {
-        (true, EdgeShape::General, false) => Kernel::MgkResidentWarpGeneral,
-        (true, EdgeShape::SquareExponential, false) => Kernel::MgkResidentWarpSqexp,
-        (true, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentWarpKdelta,
-        (false, EdgeShape::General, false) => Kernel::MgkResidentBlockGeneral,
-        (false, EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexp,
-        (false, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdelta,
-        (true, EdgeShape::General, true) => Kernel::MgkResidentWarpGeneralF64,
-        (true, EdgeShape::SquareExponential, true) => Kernel::MgkResidentWarpSqexpF64,
-        (true, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentWarpKdeltaF64,
-        (false, EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralF64,
-        (false, EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpF64,
-        (false, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaF64,
-    }
-}
-
 /// Product vectors the fused primal and adjoint solve of the gradient entries needs beyond the
 /// solver's five where all of them stay in shared memory (`octile_kernels::mgk::resident::
 /// FusedVectors`: dg once, x, r, p, ap for both halves, interleaved, with alignment padding); where
 /// that does not fit, p, r and dg stay in the solver's room (`FUSED_BESIDE_EXTRA_WORDS` more) and x
 /// and ap go to the launch's global scratch (`octile_types::mgk::resident::GRADIENT_SCRATCH_SLICES`).
 pub const FUSED_EXTRA_VECTORS: usize = 5;
-
-/// The gradient entry of a launch for a κe shape (split launches: `ResidentParams::split`).
-pub(super) fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
-    match (launch.team == 32, launch.product, shape) {
-        (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
-        (false, true, _) => Kernel::MgkResidentBlockGradientProduct,
-        (true, false, EdgeShape::General) => Kernel::MgkResidentWarpGradient,
-        (true, false, EdgeShape::SquareExponential) => Kernel::MgkResidentWarpGradientSqexp,
-        (true, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentWarpGradientKdelta,
-        (false, false, EdgeShape::General) => Kernel::MgkResidentBlockGradient,
-        (false, false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockGradientSqexp,
-        (false, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockGradientKdelta,
-    }
-}
-
-/// How one launch runs: `team` threads per pair (32: one warp, `warps` of them per block; more:
-/// one block), each team with `slice_words` words of shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// Threads per team.
-    pub team: u32,
-    /// Teams per block (warp teams only; 1 for block teams).
-    pub warps: u32,
-    /// Words of each team's slice.
-    pub slice_words: u32,
-    /// The product form (Kronecker-delta κe, unit weights).
-    pub product: bool,
-    /// Block teams that walk the second graph's rows in pieces (`PIECE_NONZEROS`).
-    pub split: bool,
-    /// Gradient launches whose fused vectors do not all fit the slices (`ResidentParams::fused_beside`).
-    pub fused_beside: bool,
-}
 
 impl TeamKind {
     /// The kind of team of a launch.
@@ -377,22 +308,6 @@ impl TeamKind {
             TeamForm::OnTheFly
         };
         TeamKind { form, threads: l.team }
-    }
-}
-
-impl Launch {
-    /// Whether a launch of `self`'s shapes may take pairs of shape `o` (whose slice is at most as
-    /// large): the same entry and team size, the same place for the fused vectors.
-    pub fn same_kind(self, o: Launch) -> bool {
-        self.product == o.product && self.split == o.split && self.fused_beside == o.fused_beside && self.team == o.team
-    }
-    /// Dynamic shared memory of one block.
-    pub fn smem_bytes(&self) -> usize {
-        if self.team == 32 { self.warps as usize * self.slice_words as usize * 4 } else { RESIDENT_BLOCK_HEADER_BYTES + self.slice_words as usize * 4 }
-    }
-    /// Threads per block.
-    pub fn block_threads(&self) -> u32 {
-        if self.team == 32 { 32 * self.warps } else { self.team }
     }
 }
 

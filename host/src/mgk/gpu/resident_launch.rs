@@ -1,4 +1,5 @@
-//! Every `unsafe` launch of the resident entries behind one checked function ([`mgk_resident`]),
+//! A resident launch's shape ([`Launch`]) and entry ([`entry_name`], [`gradient_entry`]), and every
+//! `unsafe` launch of the resident entries behind one checked function ([`mgk_resident`]),
 //! and what a stream block prepares for its launches before it takes the device's submission lock
 //! (`GpuDevice::submission`, under which a block's launches reach the GPU together): its launches'
 //! parameters, uploaded in one copy ([`LaunchParams`]), and each launch's jobs checked against
@@ -6,16 +7,104 @@
 //! inside each launch before, under the lock: a tile's 15 launches of ChEMBL's 230 k pairs took
 //! 5–6 ms to submit, and the other tiles in flight waited that long for the lock each
 //! (`results/host-packing-h200.md`, call 10's timelines).
-use super::resident::{Launch, entry_name, gradient_entry};
 use super::resident_set::DeviceResident;
+use crate::backend::Precision;
 use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
-use octile_types::mgk::resident::{GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK};
+use octile_types::mgk::resident::{
+    GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
+};
 use octile_types::{EdgeShape, GradientParams, PairJob, PairStatus, ResidentParams};
 use rayon::prelude::*;
 use std::sync::Arc;
+
+/// How one launch runs: `team` threads per pair (32: one warp, `warps` of them per block; more:
+/// one block), each team with `slice_words` words of shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Threads per team.
+    pub team: u32,
+    /// Teams per block (warp teams only; 1 for block teams).
+    pub warps: u32,
+    /// Words of each team's slice.
+    pub slice_words: u32,
+    /// The product form (Kronecker-delta κe, unit weights).
+    pub product: bool,
+    /// Block teams that walk the second graph's rows in pieces (`PIECE_NONZEROS`).
+    pub split: bool,
+    /// Gradient launches whose fused vectors do not all fit the slices (`ResidentParams::fused_beside`).
+    pub fused_beside: bool,
+}
+
+impl Launch {
+    /// Whether a launch of `self`'s shapes may take pairs of shape `o` (whose slice is at most as
+    /// large): the same entry and team size, the same place for the fused vectors.
+    pub fn same_kind(self, o: Launch) -> bool {
+        self.product == o.product && self.split == o.split && self.fused_beside == o.fused_beside && self.team == o.team
+    }
+    /// Dynamic shared memory of one block.
+    pub fn smem_bytes(&self) -> usize {
+        if self.team == 32 { self.warps as usize * self.slice_words as usize * 4 } else { RESIDENT_BLOCK_HEADER_BYTES + self.slice_words as usize * 4 }
+    }
+    /// Threads per block.
+    pub fn block_threads(&self) -> u32 {
+        if self.team == 32 { 32 * self.warps } else { self.team }
+    }
+}
+
+/// The entry of a launch for a κe shape, in `precision`.
+pub fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Kernel {
+    let f64 = precision == Precision::F64;
+    if launch.product {
+        return match (launch.team == 32, f64) {
+            (true, false) => Kernel::MgkResidentWarpProduct,
+            (false, false) => Kernel::MgkResidentBlockProduct,
+            (true, true) => Kernel::MgkResidentWarpProductF64,
+            (false, true) => Kernel::MgkResidentBlockProductF64,
+        };
+    }
+    if launch.split {
+        return match (shape, f64) {
+            (EdgeShape::General, false) => Kernel::MgkResidentBlockGeneralSplit,
+            (EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexpSplit,
+            (EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdeltaSplit,
+            (EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralSplitF64,
+            (EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpSplitF64,
+            (EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaSplitF64,
+        };
+    }
+    match (launch.team == 32, shape, f64) {
+        (true, EdgeShape::General, false) => Kernel::MgkResidentWarpGeneral,
+        (true, EdgeShape::SquareExponential, false) => Kernel::MgkResidentWarpSqexp,
+        (true, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentWarpKdelta,
+        (false, EdgeShape::General, false) => Kernel::MgkResidentBlockGeneral,
+        (false, EdgeShape::SquareExponential, false) => Kernel::MgkResidentBlockSqexp,
+        (false, EdgeShape::KroneckerDelta, false) => Kernel::MgkResidentBlockKdelta,
+        (true, EdgeShape::General, true) => Kernel::MgkResidentWarpGeneralF64,
+        (true, EdgeShape::SquareExponential, true) => Kernel::MgkResidentWarpSqexpF64,
+        (true, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentWarpKdeltaF64,
+        (false, EdgeShape::General, true) => Kernel::MgkResidentBlockGeneralF64,
+        (false, EdgeShape::SquareExponential, true) => Kernel::MgkResidentBlockSqexpF64,
+        (false, EdgeShape::KroneckerDelta, true) => Kernel::MgkResidentBlockKdeltaF64,
+    }
+}
+
+/// The gradient entry of a launch for a κe shape (split launches: `ResidentParams::split`).
+pub fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
+    match (launch.team == 32, launch.product, shape) {
+        (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
+        (false, true, _) => Kernel::MgkResidentBlockGradientProduct,
+        (true, false, EdgeShape::General) => Kernel::MgkResidentWarpGradient,
+        (true, false, EdgeShape::SquareExponential) => Kernel::MgkResidentWarpGradientSqexp,
+        (true, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentWarpGradientKdelta,
+        (false, false, EdgeShape::General) => Kernel::MgkResidentBlockGradient,
+        (false, false, EdgeShape::SquareExponential) => Kernel::MgkResidentBlockGradientSqexp,
+        (false, false, EdgeShape::KroneckerDelta) => Kernel::MgkResidentBlockGradientKdelta,
+    }
+}
 
 /// The parameters of a stream block's launches: the host copies [`mgk_resident`] checks and their
 /// device copies it passes, uploaded together (one copy a block instead of one a launch).
