@@ -48,7 +48,7 @@ _MIRRORED_LOCK = threading.Lock()
 def default_tile_size(kernel, rows: int = 0, cols: int = 0, mirrored: bool = True, workers: Optional[int] = None) -> int:
     """Graphs per tile side, as ``octile gram``'s: 128 on CPUs (tiles of seconds, so workers share
     the work evenly); where the kernel runs on a GPU, 2048 (tiles of ~4 M pairs keep it full) or
-    smaller — down to 512 — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the tiles on
+    smaller — down to 256 (512 for sets too small for sixteen tiles of 256) — until a ``rows`` × ``cols`` matrix (``mirrored``: K(X), the tiles on
     and above the diagonal) has sixteen tiles per GPU worker (``workers``; default: those of the
     current ``distributed`` client, if any), as ``octile gram`` does per GPU.
     With the same tiles, the matrix equals ``octile gram``'s bit for bit on every backend (on the

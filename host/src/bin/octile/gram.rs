@@ -88,7 +88,8 @@ pub struct GramArgs {
     cols: Option<String>,
     /// Graphs per tile side: the matrix is computed and written to disk tile by tile (memory holds
     /// one tile; an interruption keeps the tiles finished). Default: 128 on the CPU; on a GPU 2048,
-    /// or smaller, down to 512, until each GPU (--devices) has sixteen tiles.
+    /// or smaller, down to 256 (512 for sets too small for sixteen tiles of 256), until each GPU
+    /// (--devices) has sixteen tiles.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     tile_size: Option<u64>,
     /// Tiles computed at once on each GPU: with 4 (the default on a GPU) the tiles' host work —
