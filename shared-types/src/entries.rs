@@ -94,6 +94,9 @@ const SOLVER_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS
 /// The resident block entries run at most 512 threads (ptxas then keeps them within 128
 /// registers: at 1024 threads and 64 registers the unrolled XMV spills).
 const RESIDENT_BLOCK_BOUNDS: LaunchBounds = LaunchBounds::threads(RESIDENT_BLOCK_THREADS);
+/// The product-form block entries: at most 512 threads and 80 registers (ptxas spills nothing there;
+/// unbounded they took 107 and 109, and registers then capped a 64-thread team at 8 blocks an SM).
+const RESIDENT_BLOCK_PRODUCT_BOUNDS: LaunchBounds = RESIDENT_BLOCK_BOUNDS.with_registers(80);
 /// The graphlet transform's warp-per-node entries: 256 threads, 4 blocks an SM (≤ 64 registers,
 /// 32 warps an SM to hide the CSR's dependent loads; pass 1's tables take 32 KiB a block).
 const GRAPHLET_WARP_BOUNDS: LaunchBounds = LaunchBounds::occupancy(GRAPHLET_BLOCK_THREADS, 4);
@@ -197,8 +200,10 @@ declare_entries! {
     /// Resident solver in product form (Kronecker-delta κe, unit weights), one warp per pair: the
     /// per-pair setup would take 138 registers; 96 spill nothing and let 21 warps share an SM.
     MgkResidentWarpProduct = mgk_resident_warp_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(96) },
-    /// Resident solver in product form, one block per pair.
-    MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in product form, one block per pair: 80 registers (107 unbounded) spill
+    /// nothing and let more blocks share an SM where shared memory allows (ChEMBL 0.260 → 0.252 s on
+    /// an H200, `results/xmv-rows-h200.md` call 21).
+    MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_PRODUCT_BOUNDS },
     /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
     MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, any κe.
@@ -255,8 +260,9 @@ declare_entries! {
     MgkResidentBlockKdeltaF64 = mgk_resident_block_kdelta_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Resident solver in f64, product form, one warp per pair.
     MgkResidentWarpProductF64 = mgk_resident_warp_product_f64 { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE },
-    /// Resident solver in f64, product form, one block per pair.
-    MgkResidentBlockProductF64 = mgk_resident_block_product_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
+    /// Resident solver in f64, product form, one block per pair: 80 registers (109 unbounded), as
+    /// the f32 entry (ChEMBL f64 0.559 → 0.541 s).
+    MgkResidentBlockProductF64 = mgk_resident_block_product_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_PRODUCT_BOUNDS },
     /// Resident solver in f64, one block per pair, any κe, rows split into pieces.
     MgkResidentBlockGeneralSplitF64 = mgk_resident_block_general_split_f64 {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
