@@ -105,6 +105,9 @@ const GRAPHLET_WARP_BOUNDS: LaunchBounds = LaunchBounds::occupancy(GRAPHLET_BLOC
 /// protein chains 0.085 vs 0.090 s, NWS in f64 0.178 vs 0.227 s, BA in f64 1.87 vs 2.26 s (the
 /// kernel waits on its gathers: more warps hide more of them).
 const GRID_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 6);
+/// The general κe's f32 grid entry: 5 an SM (at 6 its 80 registers spill 4 bytes since the
+/// recurrent PCG, `octile_types::pcg`).
+const GRID_GENERAL_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
 /// The f64 grid entries: 5 an SM (at 6 their 80 registers spill).
 const GRID_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
 /// The general κe's f64 grid entry: 3 an SM (its interpreter spills at 4 and 5).
@@ -274,7 +277,7 @@ declare_entries! {
     MgkResidentBlockKdeltaSplitF64 = mgk_resident_block_kdelta_split_f64 { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_BOUNDS },
     /// Resident solver in global memory (pairs whose slice exceeds shared memory), a team of blocks
     /// per pair (cooperative launch), any κe.
-    MgkResidentGridGeneral = mgk_resident_grid_general { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
+    MgkResidentGridGeneral = mgk_resident_grid_general { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_GENERAL_BOUNDS },
     /// Resident solver in global memory, a team of blocks per pair, one square-exponential term.
     MgkResidentGridSqexp = mgk_resident_grid_sqexp { threads: Threads::Exactly(SOLVER_BLOCK_THREADS), bounds: GRID_BOUNDS },
     /// Resident solver in global memory, a team of blocks per pair, one Kronecker-delta term.

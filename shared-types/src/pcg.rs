@@ -15,6 +15,22 @@
 //!           rr ≤ rtol²·reference²: converged
 //!           p = r / diag + (ρ' / ρ) p
 //! ```
+//! An operator may take M·p by recurrence instead ([`Operator::RECURRENT`]: the resident GPU
+//! solver's): the `r` vector then holds z = r / diag, and the update of p moves into the product's
+//! pass, which reads z where the direct form reads p:
+//!
+//! ```text
+//!   start:  z = r / diag, p = ap = 0, β = 0, ρ = r·z, rr = r·r       (or given: Start::Prepared)
+//!   repeat: p = z + β p;  ap = M z + β ap;  α = ρ / p·ap             (one pass: apply_recurrent)
+//!           x += α p;  r = z·diag − α ap;  z = r / diag;  ρ' = r·z;  rr = r·r
+//!           rr ≤ rtol²·reference²: converged;  β = ρ' / ρ
+//! ```
+//! The same iterates in exact arithmetic (M·(z + βp) = M·z + β·M·p); two passes over the vectors
+//! and two team reductions an iteration instead of three passes, two reductions and a barrier.
+//! Why: in the resident solver each pass costs a walk of the team's rows with its loop and index
+//! arithmetic, and a block team's barrier waits for its slowest warp. Rounding lets ap drift from
+//! M·p as r drifts from b − M·x; the caller's true residual (the resident solver's residual
+//! replacement) bounds both.
 //! Sums are f64 whatever the vectors' precision T (f32 vectors keep f64 dot products), and every
 //! sum is a team reduction, bit-identical in all threads, so all threads take the same branches.
 //! A vector's [`Entry`] is one real, or two solved as one system (`real::Pair`: the gradients' fused
@@ -95,6 +111,26 @@ pub trait Operator<T: Entry, Tm: Team> {
     unsafe fn precondition(&self, r: T, idx: usize, diag: *const T::Scalar) -> T {
         // SAFETY: the caller's contract.
         r.div(unsafe { *diag.add(idx) })
+    }
+    /// Whether [`pcg`] takes M·p by recurrence through [`Operator::apply_recurrent`] (module docs):
+    /// its `r` vector then holds z = r / diag.
+    const RECURRENT: bool = false;
+    /// p = z + β·p and ap = M·z + β·ap, computed by the team; returns this thread's share of p·ap
+    /// (summed as `apply`'s). β = 0 at a start, where p and ap hold zeros. The default is the
+    /// direct form: the update of p, a barrier, then [`Operator::apply`].
+    ///
+    /// # Safety
+    /// As [`Operator::apply`], with z for p; every vector holds the system's `len` entries, and
+    /// the operator writes each entry of p and ap from the thread that owns it in [`pcg`]'s passes
+    /// or orders those writes before the sum that follows (as `apply` orders its `ap` writes).
+    #[inline(always)]
+    unsafe fn apply_recurrent(&mut self, team: &mut Tm, z: *const T, p: *mut T, ap: *mut T, beta: T::Scalar, len: usize) -> f64 {
+        // SAFETY: idx < len; the barrier orders the p writes before the product reads them.
+        unsafe {
+            each_owned(team, len, |idx| *p.add(idx) = (*z.add(idx)).axpy(beta, *p.add(idx)));
+            team.barrier();
+            self.apply(team, p, ap)
+        }
     }
 }
 
@@ -274,7 +310,122 @@ pub fn info_of(r: &Result<PcgInfo, PcgError>) -> PcgInfo {
     }
 }
 
+/// A [`Start::Residual`]: z = r / diag for every entry, `keep(idx, z)` storing it (an entry of r
+/// is read before its `keep`), and ρ = r·z and ‖r‖², summed over the team.
+///
+/// # Safety
+/// The whole team calls it; `r` and `diag` hold `len` entries; `keep` writes only entry `idx`.
+#[inline(always)]
+unsafe fn start_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
+    team: &mut Tm,
+    op: &Op,
+    r: *const T,
+    diag: *const T::Scalar,
+    len: usize,
+    mut keep: impl FnMut(usize, T),
+) -> (f64, f64) {
+    let (mut rho, mut r0) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
+    owned(
+        team,
+        len,
+        |idx| {
+            // SAFETY: idx < len (caller's contract).
+            unsafe {
+                let ri = *r.add(idx);
+                (ri, op.precondition(ri, idx, diag))
+            }
+        },
+        |idx, k, (ri, zi): (T, T)| {
+            keep(idx, zi);
+            rho[k] = ri.dot_add(zi, rho[k]);
+            r0[k] = ri.dot_add(ri, r0[k]);
+        },
+    );
+    // SAFETY: the whole team calls it.
+    unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) }
+}
+
+/// One update: x += α·p, and r = `r_old(idx)` − α·ap and z = r / diag for every entry, `v.r` ← r,
+/// or z where `keep_z` (the recurrent form); ρ' = r·z and ‖r‖² summed over the team.
+///
+/// With lanes (the CPU), x += αp is a plain loop of its own, which the compiler vectorizes whole
+/// (inside the lane steps, beside the stores of r, it stayed scalar); with one lane (the GPU) it
+/// stays in the one pass over the vectors. Either way the same values.
+///
+/// # Safety
+/// The whole team calls it; the vectors hold `len` entries; `r_old(idx)` reads entry idx alone.
+#[inline(always)]
+unsafe fn update_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
+    team: &mut Tm,
+    op: &Op,
+    v: PcgVectors<T>,
+    len: usize,
+    alpha: T::Scalar,
+    keep_z: bool,
+    r_old: impl Fn(usize) -> T,
+) -> (f64, f64) {
+    let PcgVectors { x, r, p, ap, diag } = v;
+    let split_x = Tm::LANES > 1;
+    if split_x {
+        // SAFETY: idx < len (caller's contract).
+        each_owned(team, len, |idx| unsafe { *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx)) });
+    }
+    let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
+    owned(
+        team,
+        len,
+        |idx| {
+            // SAFETY: idx < len (caller's contract).
+            unsafe {
+                let ri = r_old(idx).axpy(-alpha, *ap.add(idx));
+                (ri, op.precondition(ri, idx, diag))
+            }
+        },
+        |idx, k, (ri, zi): (T, T)| {
+            // SAFETY: idx < len.
+            unsafe {
+                if !split_x {
+                    *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx));
+                }
+                *r.add(idx) = if keep_z { zi } else { ri };
+            }
+            rho_part[k] = ri.dot_add(zi, rho_part[k]);
+            rr_part[k] = ri.dot_add(ri, rr_part[k]);
+        },
+    );
+    // SAFETY: the whole team calls it.
+    unsafe { team.sum2(lanes_sum::<Tm>(&rho_part), lanes_sum::<Tm>(&rr_part)) }
+}
+
+/// α = ρ / p·ap from this thread's share of p·ap (summed over the team); `None` on a breakdown:
+/// p·ap ≤ 0, or NaN (hence not `pap <= 0.0`).
+///
+/// # Safety
+/// The whole team calls it.
+#[inline(always)]
+unsafe fn step_length<T: Entry, Tm: Team>(team: &mut Tm, pap_part: f64, rho: f64) -> Option<T::Scalar> {
+    // SAFETY: the caller's contract.
+    let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(pap > 0.0) { None } else { Some(T::Scalar::from_f64(rho / pap)) }
+}
+
+/// A PCG run's result from what it did and how it stopped.
+#[inline(always)]
+fn outcome(info: PcgInfo, converged: bool, breakdown: bool) -> Result<PcgInfo, PcgError> {
+    if converged {
+        Ok(info)
+    } else if breakdown {
+        Err(PcgError::Breakdown(info))
+    } else {
+        Err(PcgError::NoConvergence(info))
+    }
+}
+
 /// Jacobi-preconditioned CG on M·x = b from the x, r (and, for [`Start::Prepared`], p) in `v`.
+/// For a [`Operator::RECURRENT`] operator `v.r` holds z = r / diag from the start on (with
+/// `Start::Residual` the solver turns r₀ into z₀ and zeroes p and ap; with `Start::Prepared` the
+/// caller has set z, p = 0 and ap = 0), and holds the last z at the end.
 ///
 /// # Safety
 /// Every thread of the team calls it with the same arguments; the five vectors hold `len` entries
@@ -288,29 +439,16 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     params: PcgParams,
     start: Start,
 ) -> Result<PcgInfo, PcgError> {
-    let PcgVectors { x, r, p, ap, diag } = v;
+    if Op::RECURRENT {
+        // SAFETY: forwarded.
+        return unsafe { pcg_recurrent(team, op, v, len, params, start) };
+    }
+    let PcgVectors { r, p, ap, diag, .. } = v;
     let (mut rho, mut rr, reference2) = match start {
         Start::Residual => {
-            let (mut rho, mut r0) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
-            owned(
-                team,
-                len,
-                |idx| {
-                    // SAFETY: idx < len (caller's contract).
-                    unsafe {
-                        let ri = *r.add(idx);
-                        (ri, op.precondition(ri, idx, diag))
-                    }
-                },
-                |idx, k, (ri, zi): (T, T)| {
-                    // SAFETY: idx < len.
-                    unsafe { *p.add(idx) = zi };
-                    rho[k] = ri.dot_add(zi, rho[k]);
-                    r0[k] = ri.dot_add(ri, r0[k]);
-                },
-            );
-            // SAFETY: the whole team calls it (also orders the p writes before the operator reads them).
-            let (rho, r0) = unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) };
+            // SAFETY: idx < len (caller's contract); the sum also orders the p writes before the
+            // operator reads them.
+            let (rho, r0) = unsafe { start_sums(team, op, r, diag, len, |idx, zi| *p.add(idx) = zi) };
             (rho, r0, r0)
         }
         Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
@@ -324,48 +462,13 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         // SAFETY: forwarded; p's writes were ordered by the last reduction or barrier.
         let pap_part = unsafe { op.apply(team, p, ap) };
         // SAFETY: the whole team calls it.
-        let (pap, _) = unsafe { team.sum2(pap_part, 0.0) };
-        // NaN is a breakdown too: hence not `pap <= 0.0`
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        if !(pap > 0.0) {
+        let Some(alpha) = (unsafe { step_length::<T, Tm>(team, pap_part, rho) }) else {
             breakdown = true;
             break;
-        }
-        let alpha = T::Scalar::from_f64(rho / pap);
+        };
         // ---- x += αp, r −= α·ap, z = r / diag, ρ' = r·z, rr = r·r
-        // With lanes (the CPU), x += αp is a plain loop of its own, which the compiler vectorizes
-        // whole (inside the lane steps, beside the stores of r, it stayed scalar); with one lane
-        // (the GPU) it stays in the one pass over the vectors below. Either way the same values.
-        let split_x = Tm::LANES > 1;
-        if split_x {
-            // SAFETY: idx < len.
-            each_owned(team, len, |idx| unsafe { *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx)) });
-        }
-        let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
-        owned(
-            team,
-            len,
-            |idx| {
-                // SAFETY: idx < len.
-                unsafe {
-                    let ri = (*r.add(idx)).axpy(-alpha, *ap.add(idx));
-                    (ri, op.precondition(ri, idx, diag))
-                }
-            },
-            |idx, k, (ri, zi): (T, T)| {
-                // SAFETY: idx < len.
-                unsafe {
-                    if !split_x {
-                        *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx));
-                    }
-                    *r.add(idx) = ri;
-                }
-                rho_part[k] = ri.dot_add(zi, rho_part[k]);
-                rr_part[k] = ri.dot_add(ri, rr_part[k]);
-            },
-        );
-        // SAFETY: the whole team calls it.
-        let (rho_new, rr_new) = unsafe { team.sum2(lanes_sum::<Tm>(&rho_part), lanes_sum::<Tm>(&rr_part)) };
+        // SAFETY: idx < len; the whole team calls it.
+        let (rho_new, rr_new) = unsafe { update_sums(team, op, v, len, alpha, false, |idx| *r.add(idx)) };
         rr = rr_new;
         iterations += 1;
         if rr <= tol2 {
@@ -380,14 +483,67 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }
-    let info = PcgInfo { iterations, residual2: rr, reference2 };
-    if converged {
-        Ok(info)
-    } else if breakdown {
-        Err(PcgError::Breakdown(info))
-    } else {
-        Err(PcgError::NoConvergence(info))
+    outcome(PcgInfo { iterations, residual2: rr, reference2 }, converged, breakdown)
+}
+
+/// [`pcg`] for an operator that takes M·p by recurrence ([`Operator::RECURRENT`], module docs):
+/// `v.r` holds z.
+///
+/// # Safety
+/// As [`pcg`].
+#[inline(always)]
+unsafe fn pcg_recurrent<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
+    team: &mut Tm,
+    op: &mut Op,
+    v: PcgVectors<T>,
+    len: usize,
+    params: PcgParams,
+    start: Start,
+) -> Result<PcgInfo, PcgError> {
+    let PcgVectors { r: z, p, ap, diag, .. } = v;
+    let (mut rho, mut rr, reference2) = match start {
+        Start::Residual => {
+            // SAFETY: idx < len (caller's contract), z holds r₀ here; the sum also orders the z
+            // writes before the operator reads them.
+            let (rho, r0) = unsafe {
+                start_sums(team, op, z, diag, len, |idx, zi| {
+                    *z.add(idx) = zi;
+                    *p.add(idx) = T::default();
+                    *ap.add(idx) = T::default();
+                })
+            };
+            (rho, r0, r0)
+        }
+        Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
+    };
+    let tol2 = params.rtol * params.rtol * reference2;
+    let mut iterations = 0u32;
+    let mut converged = rr <= tol2;
+    let mut breakdown = false;
+    let mut beta = T::Scalar::from_f64(0.0);
+    while !converged && iterations < params.max_iterations {
+        // ---- p = z + βp, ap = M z + β ap, and p·ap
+        // SAFETY: forwarded; z's writes were ordered by the last reduction.
+        let pap_part = unsafe { op.apply_recurrent(team, z, p, ap, beta, len) };
+        // SAFETY: the whole team calls it.
+        let Some(alpha) = (unsafe { step_length::<T, Tm>(team, pap_part, rho) }) else {
+            breakdown = true;
+            break;
+        };
+        // ---- x += αp, r = z·diag − α·ap, z = r / diag, ρ' = r·z, rr = r·r
+        // SAFETY: idx < len; the whole team calls it (the sum also orders the z writes before
+        // the next product).
+        let (rho_new, rr_new) = unsafe { update_sums(team, op, v, len, alpha, true, |idx| (*z.add(idx)).scale(*diag.add(idx))) };
+        rr = rr_new;
+        iterations += 1;
+        if rr <= tol2 {
+            converged = true;
+            break;
+        }
+        beta = T::Scalar::from_f64(rho_new / rho);
+        rho = rho_new;
     }
+    outcome(PcgInfo { iterations, residual2: rr, reference2 }, converged, breakdown)
 }
 
 /// The inner PCG of the mixed-precision refinement stops at this relative residual; the f64
@@ -498,6 +654,32 @@ mod tests {
         }
     }
 
+    /// The same matrix taking M·p by recurrence (the resident solver's form): ap = M·z + β·ap
+    /// and p = z + β·p in one pass, z read where the direct form reads p.
+    struct Recurrent<'a>(Dense<'a>);
+    impl Operator<f64, Alone> for Recurrent<'_> {
+        unsafe fn apply(&mut self, t: &mut Alone, p: *const f64, ap: *mut f64) -> f64 {
+            // SAFETY: forwarded.
+            unsafe { self.0.apply(t, p, ap) }
+        }
+        const RECURRENT: bool = true;
+        unsafe fn apply_recurrent(&mut self, _: &mut Alone, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
+            let (m, n) = (self.0.m, self.0.n);
+            assert_eq!(len, n);
+            let mut pap = 0.0;
+            for i in 0..n {
+                // SAFETY: z, p, ap hold n entries.
+                unsafe {
+                    let mz: f64 = (0..n).map(|j| m[i * n + j] * *z.add(j)).sum();
+                    *p.add(i) = *z.add(i) + beta * *p.add(i);
+                    *ap.add(i) = mz + beta * *ap.add(i);
+                    pap += *p.add(i) * *ap.add(i);
+                }
+            }
+            pap
+        }
+    }
+
     fn spd(n: usize, seed: u64) -> Vec<f64> {
         // M = I·n + a symmetric matrix with entries in [0, 1): diagonally dominant
         let mut s = seed;
@@ -517,49 +699,93 @@ mod tests {
         m
     }
 
-    fn solve(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Result<PcgInfo, PcgError>) {
+    /// Both forms of the PCG: M·p applied directly, and by recurrence ([`Operator::RECURRENT`]).
+    const FORMS: [bool; 2] = [false, true];
+
+    /// x and the run's outcome for M·x = b from x = 0; `recurrent`: M·p by recurrence (`r` then
+    /// holds z at the end: its last z is checked against the returned residual).
+    fn solve_with(m: &[f64], b: &[f64], params: PcgParams, recurrent: bool) -> (Vec<f64>, Result<PcgInfo, PcgError>) {
         let n = b.len();
         let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
-        let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![0.0; n], std::vec![0.0; n]);
+        // p and ap start as NaN: the recurrent form must zero them itself at a Residual start
+        let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![f64::NAN; n], std::vec![f64::NAN; n]);
         let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
+        let dense = Dense { m, n };
         // SAFETY: every vector holds n entries; a team of one.
-        let res = unsafe { pcg(&mut Alone, &mut Dense { m, n }, v, n, params, Start::Residual) };
+        let res = unsafe {
+            if recurrent {
+                pcg(&mut Alone, &mut Recurrent(dense), v, n, params, Start::Residual)
+            } else {
+                pcg(&mut Alone, &mut { dense }, v, n, params, Start::Residual)
+            }
+        };
+        if recurrent && let Ok(info) = res {
+            // the recurrence's residual is z·diag
+            let rr: f64 = (0..n).map(|i| (r[i] * diag[i]).powi(2)).sum();
+            assert!((rr - info.residual2).abs() <= 1e-9 * info.residual2.max(1e-300), "z·diag's ‖r‖² {rr} against the reported {}", info.residual2);
+        }
         (x, res)
     }
 
     #[test]
     fn pcg_solves_spd_systems_to_the_tolerance() {
-        for (n, seed) in [(1, 1), (2, 2), (7, 3), (40, 4)] {
-            let m = spd(n, seed);
-            let b: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 * 0.25).collect();
-            let (x, res) = solve(&m, &b, PcgParams { rtol: 1e-12, max_iterations: 200 });
-            let info = res.expect("converges");
-            assert!(info.relative_residual() <= 1e-12, "n {n}: residual {}", info.relative_residual());
+        for recurrent in FORMS {
+            for (n, seed) in [(1, 1), (2, 2), (7, 3), (40, 4), (90, 5)] {
+                let m = spd(n, seed);
+                let b: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 * 0.25).collect();
+                let (x, res) = solve_with(&m, &b, PcgParams { rtol: 1e-12, max_iterations: 200 }, recurrent);
+                let info = res.expect("converges");
+                assert!(info.relative_residual() <= 1e-12, "n {n} recurrent {recurrent}: residual {}", info.relative_residual());
+                for i in 0..n {
+                    let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
+                    assert!((mx - b[i]).abs() <= 1e-9 * b[i].abs(), "n {n} recurrent {recurrent} row {i}: M·x = {mx}, b = {}", b[i]);
+                }
+            }
+        }
+    }
+
+    /// The two forms run the same iterates: after every iteration count the same x (to rounding)
+    /// and the same residual.
+    #[test]
+    fn pcg_recurrent_form_takes_the_direct_forms_iterates() {
+        let (n, m) = (25, spd(25, 11));
+        let b: Vec<f64> = (0..n).map(|i| 0.5 + (i % 7) as f64).collect();
+        for k in 1..=8 {
+            let params = PcgParams { rtol: 1e-300, max_iterations: k };
+            let (xd, rd) = solve_with(&m, &b, params, false);
+            let (xr, rr) = solve_with(&m, &b, params, true);
+            let (id, ir) = (info_of(&rd), info_of(&rr));
+            assert_eq!((id.iterations, ir.iterations), (k, k));
+            let rel = (id.residual2 - ir.residual2).abs() / id.residual2;
+            assert!(rel <= 1e-8, "after {k}: ‖r‖² direct {} recurrent {} (rel {rel:e})", id.residual2, ir.residual2);
             for i in 0..n {
-                let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
-                assert!((mx - b[i]).abs() <= 1e-9 * b[i].abs(), "n {n} row {i}: M·x = {mx}, b = {}", b[i]);
+                assert!((xd[i] - xr[i]).abs() <= 1e-12 * xd[i].abs().max(1e-3), "after {k}, x[{i}]: direct {} recurrent {}", xd[i], xr[i]);
             }
         }
     }
 
     #[test]
     fn pcg_reports_the_iteration_limit_and_a_zero_rhs() {
-        let m = spd(30, 9);
-        let b = std::vec![1.0; 30];
-        let (_, res) = solve(&m, &b, PcgParams { rtol: 1e-14, max_iterations: 1 });
-        match res {
-            Err(PcgError::NoConvergence(i)) => assert_eq!(i.iterations, 1),
-            other => panic!("expected NoConvergence after 1 iteration, got {other:?}"),
+        for recurrent in FORMS {
+            let m = spd(30, 9);
+            let b = std::vec![1.0; 30];
+            let (_, res) = solve_with(&m, &b, PcgParams { rtol: 1e-14, max_iterations: 1 }, recurrent);
+            match res {
+                Err(PcgError::NoConvergence(i)) => assert_eq!(i.iterations, 1),
+                other => panic!("recurrent {recurrent}: expected NoConvergence after 1 iteration, got {other:?}"),
+            }
+            let (x, res) = solve_with(&m, &std::vec![0.0; 30], PcgParams { rtol: 1e-8, max_iterations: 5 }, recurrent);
+            assert_eq!(res, Ok(PcgInfo { iterations: 0, residual2: 0.0, reference2: 0.0 }), "recurrent {recurrent}");
+            assert!(x.iter().all(|&v| v == 0.0));
         }
-        let (x, res) = solve(&m, &std::vec![0.0; 30], PcgParams { rtol: 1e-8, max_iterations: 5 });
-        assert_eq!(res, Ok(PcgInfo { iterations: 0, residual2: 0.0, reference2: 0.0 }));
-        assert!(x.iter().all(|&v| v == 0.0));
     }
 
     #[test]
     fn pcg_reports_breakdown_on_an_indefinite_matrix() {
-        let m = [1.0, 0.0, 0.0, -1.0];
-        let (_, res) = solve(&m, &[1.0, 1.0], PcgParams { rtol: 1e-10, max_iterations: 10 });
-        assert!(matches!(res, Err(PcgError::Breakdown(_))), "{res:?}");
+        for recurrent in FORMS {
+            let m = [1.0, 0.0, 0.0, -1.0];
+            let (_, res) = solve_with(&m, &[1.0, 1.0], PcgParams { rtol: 1e-10, max_iterations: 10 }, recurrent);
+            assert!(matches!(res, Err(PcgError::Breakdown(_))), "recurrent {recurrent}: {res:?}");
+        }
     }
 }

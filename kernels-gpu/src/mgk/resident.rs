@@ -46,6 +46,12 @@ pub mod grid;
 pub trait ResidentReal: Real {
     /// Words of one value in the resident layout (`real_words` of `octile_types::mgk::resident`).
     const WORDS: usize;
+    /// Whether the plain solve takes M·p by recurrence (`octile_types::pcg`, `Operator::RECURRENT`):
+    /// its vectors then hold z = r / dg in r's place, and r is z·dg again where it is needed. f32
+    /// alone: `rcp` is exact to an ulp there (H200: ChEMBL 0.250 → 0.241 s, 16 iterations either
+    /// way), while f64's 20-bit `rcp.approx` gives r back only to ~1e-6 and the f64 solve then
+    /// needed 43 iterations instead of 29 (its true residual missed rtol 1e-12 and restarted).
+    const RECURRENT_PCG: bool;
     /// The Jacobi preconditioner's 1/d: `rcp.approx` (two instructions where division takes
     /// about ten; the same function of d at every use, so still one fixed SPD preconditioner).
     fn rcp(d: Self) -> Self;
@@ -64,6 +70,7 @@ pub trait ResidentReal: Real {
 
 impl ResidentReal for f32 {
     const WORDS: usize = 1;
+    const RECURRENT_PCG: bool = true;
     #[inline(always)]
     fn rcp(d: f32) -> f32 {
         rcp_approx(d)
@@ -90,6 +97,7 @@ impl ResidentReal for f32 {
 
 impl ResidentReal for f64 {
     const WORDS: usize = 2;
+    const RECURRENT_PCG: bool = false;
     #[inline(always)]
     fn rcp(d: f64) -> f64 {
         rcp_approx_f64(d)
@@ -907,6 +915,34 @@ struct ResidentOperator<'a, X, T = f32> {
     n2: usize,
 }
 
+impl<T: ResidentReal, X: Xmv<T>> ResidentOperator<'_, X, T> {
+    /// The product by (row of G, piece of G′) ([`by_pieces`]): ap = `diag(k)` for every row,
+    /// then each piece's share of the XMV against `v` subtracted; returns this thread's share of
+    /// p·ap.
+    ///
+    /// # Safety
+    /// Called by the whole team; `v`, `p` and `ap` hold the pair's n1·n2 values in the slice.
+    #[inline(always)]
+    unsafe fn pieces<C: Team>(&self, crew: &mut C, v: *const T, p: *const T, ap: *mut T, diag: impl Fn(usize) -> T) -> f64 {
+        let (xmv, n1, n2) = (self.xmv, self.n1, self.n2);
+        // SAFETY: forwarded; every (i, piece) share lands in row i·n2 + i′ < n1·n2.
+        unsafe {
+            by_pieces(
+                crew,
+                (n1 * n2, n1, xmv.pieces()),
+                p,
+                ap,
+                diag,
+                |i, pc| {
+                    let (i2, share) = xmv.piece(i, pc, v);
+                    T::add_shared(ap.add(i * n2 + i2), -share);
+                },
+                |a: T, b: T| a.to_f64() * b.to_f64(),
+            )
+        }
+    }
+}
+
 impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOperator<'_, X, T> {
     #[inline(always)]
     unsafe fn apply(&mut self, crew: &mut C, p: *const T, ap: *mut T) -> f64 {
@@ -916,21 +952,9 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
         // SAFETY: the whole team calls it (the PCG's contract); p, ap and dg hold n1·n2 values
         // in the slice; every index below is < n.
         unsafe {
-            let np = xmv.pieces();
-            if np > 0 {
+            if xmv.pieces() > 0 {
                 // G′ has long rows: one (row of G, piece of G′) per thread, shares added to ap
-                pap = by_pieces(
-                    crew,
-                    (n, n1, np),
-                    p,
-                    ap,
-                    |k| *dg.add(k) * *p.add(k),
-                    |i, pc| {
-                        let (i2, share) = xmv.piece(i, pc, p);
-                        T::add_shared(ap.add(i * n2 + i2), -share);
-                    },
-                    |a: T, b: T| a.to_f64() * b.to_f64(),
-                );
+                pap = self.pieces(crew, p, p, ap, |k| *dg.add(k) * *p.add(k));
             } else {
                 xmv.walk(crew, n2, n, |k, at| {
                     let pk = *p.add(k);
@@ -948,6 +972,39 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
     unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T {
         // SAFETY: idx < n (the PCG's contract).
         jacobi(r, unsafe { *diag.add(idx) })
+    }
+    /// M·p by recurrence where the precision allows ([`ResidentReal::RECURRENT_PCG`]): the
+    /// product walks z, and each row's p and ap are updated where its product is taken (one pass
+    /// and no barrier for p = z + βp; `octile_types::pcg`).
+    const RECURRENT: bool = T::RECURRENT_PCG;
+    #[inline(always)]
+    unsafe fn apply_recurrent(&mut self, crew: &mut C, z: *const T, p: *mut T, ap: *mut T, beta: T, _len: usize) -> f64 {
+        let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
+        let n = n1 * n2;
+        let mut pap = 0.0f64;
+        // SAFETY: the whole team calls it (the PCG's contract); z, p, ap and dg hold n1·n2 values
+        // in the slice; every index below is < n; each row's p and ap are written by the thread
+        // that walks it (the same thread every iteration: the walks are fixed), or, by pieces,
+        // in by_pieces' own-entry pass before its barriers.
+        unsafe {
+            if xmv.pieces() > 0 {
+                pap = self.pieces(crew, z, p, ap, |k| {
+                    let zk = *z.add(k);
+                    *p.add(k) = T::fma(beta, *p.add(k), zk);
+                    T::fma(beta, *ap.add(k), *dg.add(k) * zk)
+                });
+            } else {
+                xmv.walk(crew, n2, n, |k, at| {
+                    let zk = *z.add(k);
+                    let pk = T::fma(beta, *p.add(k), zk);
+                    let val = T::fma(beta, *ap.add(k), *dg.add(k) * zk - xmv.row_at(at, z));
+                    *p.add(k) = pk;
+                    *ap.add(k) = val;
+                    pap = fma64(pk.to_f64(), val.to_f64(), pap);
+                });
+            }
+        }
+        pap
     }
 }
 
@@ -991,6 +1048,27 @@ unsafe fn by_pieces<V: Copy, C: Team>(
     }
 }
 
+/// Entry k of a prepared PCG start ([`Start::Prepared`]) from residual `r0` and z = `z0`: r = r0 and
+/// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
+/// ([`ResidentReal::RECURRENT_PCG`]).
+///
+/// # Safety
+/// k is within the three vectors.
+#[inline(always)]
+unsafe fn start_row<T: ResidentReal>(r: *mut T, p: *mut T, ap: *mut T, k: usize, r0: T, z0: T) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if T::RECURRENT_PCG {
+            *r.add(k) = z0;
+            *p.add(k) = T::ZERO;
+            *ap.add(k) = T::ZERO;
+        } else {
+            *r.add(k) = r0;
+            *p.add(k) = z0;
+        }
+    }
+}
+
 /// Solve one staged pair; `v` holds room for the five vectors.
 ///
 /// The shared PCG runs in T (f64 sums) until the recurrence residual reaches
@@ -1026,8 +1104,7 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             let z = jacobi(b, d);
             *dg.add(k) = d;
             *x.add(k) = T::ZERO;
-            *r.add(k) = b;
-            *p.add(k) = z;
+            start_row(r, p, ap, k, b, z);
             rho += b.to_f64() * z.to_f64();
             bb += b.to_f64() * b.to_f64();
         });
@@ -1043,7 +1120,8 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
             crew.barrier(); // the residual reads x entries of other threads
             // ---- true residual b − M·x (T products, f64 sums) and the value; the true residual
-            // also replaces r, and restarts p, for another round if it misses rtol
+            // also replaces r (or z, in r's place), and restarts p (and ap), for another round if
+            // it misses rtol
             let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
             rows!(crew, n2, n, |k, i, i2| {
                 let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
@@ -1056,8 +1134,7 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
                 res2 += res * res;
                 value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
                 let z = jacobi(T::from_f64(res), *dg.add(k));
-                *r.add(k) = T::from_f64(res);
-                *p.add(k) = z;
+                start_row(r, p, ap, k, T::from_f64(res), z);
                 rz += res * z.to_f64();
             });
             let (res2, value) = crew.sum2(res2, value);
