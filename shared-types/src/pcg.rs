@@ -120,9 +120,10 @@ pub trait Operator<T: Entry, Tm: Team> {
     /// direct form: the update of p, a barrier, then [`Operator::apply`].
     ///
     /// # Safety
-    /// As [`Operator::apply`], with z for p; every vector holds the system's `len` entries, and
-    /// the operator writes each entry of p and ap from the thread that owns it in [`pcg`]'s passes
-    /// or orders those writes before the sum that follows (as `apply` orders its `ap` writes).
+    /// As [`Operator::apply`], with z for p; every vector holds the system's `len` entries; the
+    /// last team sum came after every write to z, p and ap (the update pass's, or the start's);
+    /// the operator's own writes to p and ap are ordered before the sum that follows it (as
+    /// `apply` orders its `ap` writes).
     #[inline(always)]
     unsafe fn apply_recurrent(&mut self, team: &mut Tm, z: *const T, p: *mut T, ap: *mut T, beta: T::Scalar, len: usize) -> f64 {
         // SAFETY: idx < len; the barrier orders the p writes before the product reads them.
@@ -219,7 +220,7 @@ const _: () = assert!(Alone::LANES <= MAX_LANES);
 pub struct PcgVectors<T: Entry> {
     /// The solution (updated in place).
     pub x: *mut T,
-    /// The residual b − M·x.
+    /// The residual b − M·x (z = r / diag in its place for a [`Operator::RECURRENT`] operator).
     pub r: *mut T,
     /// The search direction.
     pub p: *mut T,
@@ -248,9 +249,11 @@ pub struct PcgParams {
 /// How a PCG run begins.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Start {
-    /// `r` holds r₀ = b − M·x₀: the solver sets p = r / diag and sums ρ and ‖r₀‖², the reference.
+    /// `r` holds r₀ = b − M·x₀: the solver sets p = r / diag (recurrent: z = r / diag in r's
+    /// place, p = ap = 0) and sums ρ and ‖r₀‖², the reference.
     Residual,
-    /// The caller already set p = r / diag (and its last team reduction came after those writes),
+    /// The caller already set p = r / diag (recurrent: z in r's place, p = ap = 0), its last team
+    /// reduction after those writes,
     /// and summed ρ = r·z and rr = r·r; the tolerance is relative to `reference2` (‖b‖², say,
     /// when restarting from the true residual).
     Prepared {
@@ -639,31 +642,33 @@ mod tests {
         m: &'a [f64],
         n: usize,
     }
-    impl Operator<f64, Alone> for Dense<'_> {
-        unsafe fn apply(&mut self, _: &mut Alone, p: *const f64, ap: *mut f64) -> f64 {
-            let mut pap = 0.0;
-            for i in 0..self.n {
-                // SAFETY: p, ap hold n entries.
-                unsafe {
-                    let s: f64 = (0..self.n).map(|j| self.m[i * self.n + j] * *p.add(j)).sum();
-                    *ap.add(i) = s;
-                    pap += *p.add(i) * s;
-                }
+    /// ap = M·p for a dense row-major M; returns p·ap.
+    ///
+    /// # Safety
+    /// p and ap hold n entries.
+    unsafe fn dense_apply(m: &[f64], n: usize, p: *const f64, ap: *mut f64) -> f64 {
+        let mut pap = 0.0;
+        for i in 0..n {
+            // SAFETY: p, ap hold n entries.
+            unsafe {
+                let s: f64 = (0..n).map(|j| m[i * n + j] * *p.add(j)).sum();
+                *ap.add(i) = s;
+                pap += *p.add(i) * s;
             }
-            pap
         }
+        pap
     }
 
     /// The same matrix taking M·p by recurrence (the resident solver's form): ap = M·z + β·ap
     /// and p = z + β·p in one pass, z read where the direct form reads p.
     struct Recurrent<'a>(Dense<'a>);
-    impl Operator<f64, Alone> for Recurrent<'_> {
-        unsafe fn apply(&mut self, t: &mut Alone, p: *const f64, ap: *mut f64) -> f64 {
+    impl<Tm: Team> Operator<f64, Tm> for Recurrent<'_> {
+        unsafe fn apply(&mut self, _: &mut Tm, p: *const f64, ap: *mut f64) -> f64 {
             // SAFETY: forwarded.
-            unsafe { self.0.apply(t, p, ap) }
+            unsafe { dense_apply(self.0.m, self.0.n, p, ap) }
         }
         const RECURRENT: bool = true;
-        unsafe fn apply_recurrent(&mut self, _: &mut Alone, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
+        unsafe fn apply_recurrent(&mut self, _: &mut Tm, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
             let (m, n) = (self.0.m, self.0.n);
             assert_eq!(len, n);
             let mut pap = 0.0;
@@ -697,6 +702,114 @@ mod tests {
             m[i * n + i] += n as f64;
         }
         m
+    }
+
+    /// A team of one thread with one lane (the GPU teams' `LANES`): x updated inside the update
+    /// pass, as on the GPU, where `Alone`'s eight lanes update it in a loop of its own.
+    #[derive(Default)]
+    struct OneLane;
+    impl Team for OneLane {
+        fn rank(&self) -> usize {
+            0
+        }
+        fn size(&self) -> usize {
+            1
+        }
+        unsafe fn sum2(&mut self, a: f64, b: f64) -> (f64, f64) {
+            (a, b)
+        }
+        unsafe fn barrier(&mut self) {}
+    }
+    impl<Tm: Team> Operator<f64, Tm> for Dense<'_> {
+        unsafe fn apply(&mut self, _: &mut Tm, p: *const f64, ap: *mut f64) -> f64 {
+            // SAFETY: forwarded.
+            unsafe { dense_apply(self.m, self.n, p, ap) }
+        }
+    }
+    /// The recurrent form through the trait's default `apply_recurrent` (the p pass, a barrier,
+    /// then `apply`).
+    struct DefaultRecurrent<'a>(Dense<'a>);
+    impl<Tm: Team> Operator<f64, Tm> for DefaultRecurrent<'_> {
+        unsafe fn apply(&mut self, t: &mut Tm, p: *const f64, ap: *mut f64) -> f64 {
+            // SAFETY: forwarded.
+            unsafe { <Dense<'_> as Operator<f64, Tm>>::apply(&mut self.0, t, p, ap) }
+        }
+        const RECURRENT: bool = true;
+    }
+
+    /// x after `iters` iterations of each form on team `Tm`, operator as given, from x = 0.
+    fn run<Tm: Team + Default, Op: Operator<f64, Tm>>(mut op: Op, m: &[f64], b: &[f64], iters: u32) -> (Vec<f64>, PcgInfo) {
+        let n = b.len();
+        let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
+        let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![f64::NAN; n], std::vec![f64::NAN; n]);
+        let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
+        // SAFETY: every vector holds n entries; a team of one.
+        let res = unsafe { pcg(&mut Tm::default(), &mut op, v, n, PcgParams { rtol: 1e-300, max_iterations: iters }, Start::Residual) };
+        (x, info_of(&res))
+    }
+
+    /// On a one-lane team and through the default `apply_recurrent`, the recurrent form takes the
+    /// direct form's iterates, as with `Alone`.
+    #[test]
+    fn pcg_forms_agree_on_one_lane_and_through_the_default_recurrent_apply() {
+        let (n, m) = (20, spd(20, 13));
+        let b: Vec<f64> = (0..n).map(|i| 1.0 + (i % 5) as f64).collect();
+        for k in [1, 3, 6] {
+            let (xd, id) = run::<OneLane, _>(Dense { m: &m, n }, &m, &b, k);
+            let (xr, ir) = run::<OneLane, _>(Recurrent(Dense { m: &m, n }), &m, &b, k);
+            let (xq, iq) = run::<OneLane, _>(DefaultRecurrent(Dense { m: &m, n }), &m, &b, k);
+            let (xa, _) = run::<Alone, _>(Dense { m: &m, n }, &m, &b, k);
+            for (label, x, info) in [("recurrent", &xr, ir), ("default recurrent", &xq, iq), ("Alone direct", &xa, id)] {
+                assert_eq!(info.iterations, k, "{label}");
+                let rel = (id.residual2 - info.residual2).abs() / id.residual2;
+                assert!(rel <= 1e-8, "{label} after {k}: ‖r‖² {} against the direct form's {} (rel {rel:e})", info.residual2, id.residual2);
+                for i in 0..n {
+                    assert!((xd[i] - x[i]).abs() <= 1e-12 * xd[i].abs().max(1e-3), "{label} after {k}, x[{i}]: {} against {}", x[i], xd[i]);
+                }
+            }
+        }
+    }
+
+    /// A restart as the resident solver makes it (`Start::Prepared` from the true residual: z in
+    /// r's place and p = ap = 0 for the recurrent form, r and p = z for the direct one) converges
+    /// both forms to the same x.
+    #[test]
+    fn pcg_forms_restart_from_the_true_residual_alike() {
+        let (n, m) = (30, spd(30, 17));
+        let b: Vec<f64> = (0..n).map(|i| 2.0 - (i % 3) as f64 * 0.5).collect();
+        let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
+        let bb: f64 = b.iter().map(|v| v * v).sum();
+        let mut xs = Vec::new();
+        for recurrent in FORMS {
+            let (mut x, _) =
+                if recurrent { run::<OneLane, _>(Recurrent(Dense { m: &m, n }), &m, &b, 3) } else { run::<OneLane, _>(Dense { m: &m, n }, &m, &b, 3) };
+            // the true residual and the prepared start
+            let res: Vec<f64> = (0..n).map(|i| b[i] - (0..n).map(|j| m[i * n + j] * x[j]).sum::<f64>()).collect();
+            let z: Vec<f64> = (0..n).map(|i| res[i] / diag[i]).collect();
+            let (rho, rr) = (res.iter().zip(&z).map(|(a, b)| a * b).sum(), res.iter().map(|v| v * v).sum());
+            let (mut r, mut p, mut ap) =
+                if recurrent { (z.clone(), std::vec![0.0; n], std::vec![0.0; n]) } else { (res.clone(), z.clone(), std::vec![f64::NAN; n]) };
+            let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
+            let params = PcgParams { rtol: 1e-13, max_iterations: 200 };
+            let start = Start::Prepared { rho, rr, reference2: bb };
+            // SAFETY: every vector holds n entries; a team of one.
+            let res = unsafe {
+                if recurrent {
+                    pcg(&mut OneLane, &mut Recurrent(Dense { m: &m, n }), v, n, params, start)
+                } else {
+                    pcg(&mut OneLane, &mut Dense { m: &m, n }, v, n, params, start)
+                }
+            };
+            assert!(res.is_ok(), "recurrent {recurrent}: {res:?}");
+            for i in 0..n {
+                let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
+                assert!((mx - b[i]).abs() <= 1e-10 * b[i].abs(), "recurrent {recurrent} row {i}: M·x = {mx}, b = {}", b[i]);
+            }
+            xs.push(x);
+        }
+        for (i, (d, r)) in xs[0].iter().zip(&xs[1]).enumerate() {
+            assert!((d - r).abs() <= 1e-11 * d.abs(), "x[{i}]: direct {d} recurrent {r}");
+        }
     }
 
     /// Both forms of the PCG: M·p applied directly, and by recurrence ([`Operator::RECURRENT`]).

@@ -983,9 +983,10 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
         let n = n1 * n2;
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it (the PCG's contract); z, p, ap and dg hold n1·n2 values
-        // in the slice; every index below is < n; each row's p and ap are written by the thread
-        // that walks it (the same thread every iteration: the walks are fixed), or, by pieces,
-        // in by_pieces' own-entry pass before its barriers.
+        // in the slice; every index below is < n. Each row's p and ap are read and written here
+        // by the one thread that walks it; the other threads' accesses to them (the PCG's update
+        // pass, `start_row`'s writes in the natural order) are ordered by the team sums between
+        // the passes (a sum is also a barrier), and by pieces by by_pieces' own barriers.
         unsafe {
             if xmv.pieces() > 0 {
                 pap = self.pieces(crew, z, p, ap, |k| {
