@@ -737,6 +737,17 @@ mod tests {
         const RECURRENT: bool = true;
     }
 
+    /// `got` (x and info after `k` iterations) is the direct form's `want`: k iterations, ‖r‖²
+    /// within 1e-8 and x within 1e-12 relative (1e-15 absolute near 0), reporting the index.
+    fn assert_same_iterate(label: &str, k: u32, (xd, id): (&[f64], PcgInfo), (x, info): (&[f64], PcgInfo)) {
+        assert_eq!(info.iterations, k, "{label}");
+        let rel = (id.residual2 - info.residual2).abs() / id.residual2;
+        assert!(rel <= 1e-8, "{label} after {k}: ‖r‖² {} against the direct form's {} (rel {rel:e})", info.residual2, id.residual2);
+        for (i, (d, v)) in xd.iter().zip(x).enumerate() {
+            assert!((d - v).abs() <= 1e-12 * d.abs().max(1e-3), "{label} after {k}, x[{i}]: {v} against {d}");
+        }
+    }
+
     /// x after `iters` iterations of each form on team `Tm`, operator as given, from x = 0.
     fn run<Tm: Team + Default, Op: Operator<f64, Tm>>(mut op: Op, m: &[f64], b: &[f64], iters: u32) -> (Vec<f64>, PcgInfo) {
         let n = b.len();
@@ -760,12 +771,7 @@ mod tests {
             let (xq, iq) = run::<OneLane, _>(DefaultRecurrent(Dense { m: &m, n }), &m, &b, k);
             let (xa, _) = run::<Alone, _>(Dense { m: &m, n }, &m, &b, k);
             for (label, x, info) in [("recurrent", &xr, ir), ("default recurrent", &xq, iq), ("Alone direct", &xa, id)] {
-                assert_eq!(info.iterations, k, "{label}");
-                let rel = (id.residual2 - info.residual2).abs() / id.residual2;
-                assert!(rel <= 1e-8, "{label} after {k}: ‖r‖² {} against the direct form's {} (rel {rel:e})", info.residual2, id.residual2);
-                for i in 0..n {
-                    assert!((xd[i] - x[i]).abs() <= 1e-12 * xd[i].abs().max(1e-3), "{label} after {k}, x[{i}]: {} against {}", x[i], xd[i]);
-                }
+                assert_same_iterate(label, k, (&xd, id), (x, info));
             }
         }
     }
@@ -867,13 +873,8 @@ mod tests {
             let params = PcgParams { rtol: 1e-300, max_iterations: k };
             let (xd, rd) = solve_with(&m, &b, params, false);
             let (xr, rr) = solve_with(&m, &b, params, true);
-            let (id, ir) = (info_of(&rd), info_of(&rr));
-            assert_eq!((id.iterations, ir.iterations), (k, k));
-            let rel = (id.residual2 - ir.residual2).abs() / id.residual2;
-            assert!(rel <= 1e-8, "after {k}: ‖r‖² direct {} recurrent {} (rel {rel:e})", id.residual2, ir.residual2);
-            for i in 0..n {
-                assert!((xd[i] - xr[i]).abs() <= 1e-12 * xd[i].abs().max(1e-3), "after {k}, x[{i}]: direct {} recurrent {}", xd[i], xr[i]);
-            }
+            assert_eq!(info_of(&rd).iterations, k);
+            assert_same_iterate("recurrent", k, (&xd, info_of(&rd)), (&xr, info_of(&rr)));
         }
     }
 
