@@ -313,20 +313,25 @@ pub fn info_of(r: &Result<PcgInfo, PcgError>) -> PcgInfo {
     }
 }
 
-/// A [`Start::Residual`]: z = r / diag for every entry, `keep(idx, z)` storing it (an entry of r
-/// is read before its `keep`), and ρ = r·z and ‖r‖², summed over the team.
+/// ρ, ‖r‖² and the reference ‖·‖² a run begins with: those of a [`Start::Prepared`], or for a
+/// [`Start::Residual`] z = r / diag for every entry, `keep(idx, z)` storing it (an entry of r is
+/// read before its `keep`), and ρ = r·z and ‖r₀‖² (also the reference), summed over the team.
 ///
 /// # Safety
 /// The whole team calls it; `r` and `diag` hold `len` entries; `keep` writes only entry `idx`.
 #[inline(always)]
-unsafe fn start_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
+unsafe fn begin<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     team: &mut Tm,
     op: &Op,
     r: *const T,
     diag: *const T::Scalar,
     len: usize,
+    start: Start,
     mut keep: impl FnMut(usize, T),
-) -> (f64, f64) {
+) -> (f64, f64, f64) {
+    if let Start::Prepared { rho, rr, reference2 } = start {
+        return (rho, rr, reference2);
+    }
     let (mut rho, mut r0) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
     owned(
         team,
@@ -345,7 +350,8 @@ unsafe fn start_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         },
     );
     // SAFETY: the whole team calls it.
-    unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) }
+    let (rho, r0) = unsafe { team.sum2(lanes_sum::<Tm>(&rho), lanes_sum::<Tm>(&r0)) };
+    (rho, r0, r0)
 }
 
 /// One update: x += α·p, and r = `r_old(idx)` − α·ap and z = r / diag for every entry, `v.r` ← r,
@@ -447,15 +453,9 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         return unsafe { pcg_recurrent(team, op, v, len, params, start) };
     }
     let PcgVectors { r, p, ap, diag, .. } = v;
-    let (mut rho, mut rr, reference2) = match start {
-        Start::Residual => {
-            // SAFETY: idx < len (caller's contract); the sum also orders the p writes before the
-            // operator reads them.
-            let (rho, r0) = unsafe { start_sums(team, op, r, diag, len, |idx, zi| *p.add(idx) = zi) };
-            (rho, r0, r0)
-        }
-        Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
-    };
+    // SAFETY: idx < len (caller's contract); the sum also orders the p writes before the
+    // operator reads them.
+    let (mut rho, mut rr, reference2) = unsafe { begin(team, op, r, diag, len, start, |idx, zi| *p.add(idx) = zi) };
     let tol2 = params.rtol * params.rtol * reference2;
     let mut iterations = 0u32;
     let mut converged = rr <= tol2;
@@ -504,20 +504,14 @@ unsafe fn pcg_recurrent<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     start: Start,
 ) -> Result<PcgInfo, PcgError> {
     let PcgVectors { r: z, p, ap, diag, .. } = v;
-    let (mut rho, mut rr, reference2) = match start {
-        Start::Residual => {
-            // SAFETY: idx < len (caller's contract), z holds r₀ here; the sum also orders the z
-            // writes before the operator reads them.
-            let (rho, r0) = unsafe {
-                start_sums(team, op, z, diag, len, |idx, zi| {
-                    *z.add(idx) = zi;
-                    *p.add(idx) = T::default();
-                    *ap.add(idx) = T::default();
-                })
-            };
-            (rho, r0, r0)
-        }
-        Start::Prepared { rho, rr, reference2 } => (rho, rr, reference2),
+    // SAFETY: idx < len (caller's contract), z holds r₀ here at a Residual start; the sum also
+    // orders the z, p and ap writes before the operator reads them.
+    let (mut rho, mut rr, reference2) = unsafe {
+        begin(team, op, z, diag, len, start, |idx, zi| {
+            *z.add(idx) = zi;
+            *p.add(idx) = T::default();
+            *ap.add(idx) = T::default();
+        })
     };
     let tol2 = params.rtol * params.rtol * reference2;
     let mut iterations = 0u32;
