@@ -480,13 +480,23 @@ trait Xmv<T: Real = f32> {
     unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, T) {
         (0, T::ZERO)
     }
-    /// `body(k, at)` for this thread's share of the n = n1·n2 product rows of the XMV (k = i·n′ + i′,
-    /// `at` the row for [`Xmv::row_at`]), each row once across the team: k = rank, rank + size, …
-    /// (the natural order, [`walk_natural`]) unless the form orders its rows itself ([`Product`]).
+    /// `body(s, at)` for this thread's share of the n = n1·n2 product rows of the XMV (`s` the
+    /// row's place in the vectors, `at` the row for [`Xmv::row_at`]), each row once across the
+    /// team: k = i·n′ + i′ = rank, rank + size, … (the natural order, [`walk_natural`], s = k) unless
+    /// the form orders its rows itself ([`Product`]).
     ///
     /// # Safety
     /// Called by the whole team; n2 and n are the pair's.
     unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, body: impl FnMut(usize, Self::At));
+    /// The place of row k = i·n′ + i′ in the vectors: k, unless the form keeps its vectors in its
+    /// own row order ([`Product`] with `ORDERED`).
+    ///
+    /// # Safety
+    /// k < n1·n2.
+    #[inline(always)]
+    unsafe fn slot(&self, k: usize) -> usize {
+        k
+    }
 }
 
 /// [`Xmv::walk`] in the natural order, each row handed over as (i, i′).
@@ -751,16 +761,20 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
 }
 
 /// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
-/// team's slice, κe = 1 or h.
+/// team's slice, κe = 1 or h. The vectors hold the rows in the XMV's order
+/// (`product_row_position`) and the entries' columns are places in that order, so that the XMV
+/// reads and writes its own rows' vector values at consecutive words across a warp and loads no
+/// order table; the passes in the natural order find a row's place in `ord` ([`Xmv::slot`]).
 #[derive(Clone, Copy)]
 struct Product<T = f32> {
     rp1: *const u32,
     rp2: *const u32,
     nnz2: usize,
     ent: *mut u16,
-    /// The XMV's row order: k = i·n′ + i′ of its s-th row, n1·n2 of them (`product_row_position`).
+    /// The place of row k = i·n′ + i′ in the vectors (its position in the XMV's order,
+    /// `product_row_position`), n1·n2 of them.
     ord: *const u16,
-    /// The span of the XMV's s-th row (`product_span`).
+    /// The span of the XMV's s-th row (`product_span`), the row at place s of the vectors.
     spans: *const u32,
     h: T,
 }
@@ -800,16 +814,21 @@ impl<T: ResidentReal> Xmv<T> for Product<T> {
     #[inline(always)]
     unsafe fn walk<C: Team>(&self, crew: &C, _n2: usize, n: usize, mut body: impl FnMut(usize, (usize, u32))) {
         // rows s = rank, rank + size, … of the order (rows of equally many entries together), each
-        // with its span at hand
+        // with its span at hand; row s lies at place s of the vectors
         let (size, n) = (crew.size() as u32, n as u32);
         let mut s = crew.rank() as u32;
         while s < n {
-            // SAFETY: s < n1·n2, the order's and the spans' length (built by `product_pairs`).
-            let (k, span) = unsafe { (*self.ord.add(s as usize) as usize, *self.spans.add(s as usize)) };
+            // SAFETY: s < n1·n2, the spans' length (built by `product_pairs`).
+            let span = unsafe { *self.spans.add(s as usize) };
             let (start, len) = product_span_parts(span);
-            body(k, (start as usize, len));
+            body(s as usize, (start as usize, len));
             s += size;
         }
+    }
+    #[inline(always)]
+    unsafe fn slot(&self, k: usize) -> usize {
+        // SAFETY: k < n1·n2, the table's length (built by `product_pairs`).
+        unsafe { *self.ord.add(k) as usize }
     }
 }
 
@@ -1103,9 +1122,10 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             let b = a1[bs] * a2[bs];
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let z = jacobi(b, d);
-            *dg.add(k) = d;
-            *x.add(k) = T::ZERO;
-            start_row(r, p, ap, k, b, z);
+            let s = xmv.slot(k);
+            *dg.add(s) = d;
+            *x.add(s) = T::ZERO;
+            start_row(r, p, ap, s, b, z);
             rho += b.to_f64() * z.to_f64();
             bb += b.to_f64() * b.to_f64();
         });
@@ -1130,12 +1150,13 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
                 let b = a1[bs].to_f64() * a2[bs].to_f64();
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
-                let xk = (*x.add(k)).to_f64();
+                let s = xmv.slot(k);
+                let xk = (*x.add(s)).to_f64();
                 let res = b - (dd / kv * xk - xmv.row(i, i2, x).to_f64());
                 res2 += res * res;
                 value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
-                let z = jacobi(T::from_f64(res), *dg.add(k));
-                start_row(r, p, ap, k, T::from_f64(res), z);
+                let z = jacobi(T::from_f64(res), *dg.add(s));
+                start_row(r, p, ap, s, T::from_f64(res), z);
                 rz += res * z.to_f64();
             });
             let (res2, value) = crew.sum2(res2, value);
@@ -1153,15 +1174,54 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
 /// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`),
 /// the two halves interleaved (entry k the pair [primal, adjoint]): one [`Xmv::row2`] per product
 /// row serves both, one 8-byte load per product nonzero; the PCG's vector updates move both halves
-/// of an entry with one 8-byte access and one diagonal value.
-struct FusedOperator<'a, X> {
+/// of an entry with one 8-byte access and one diagonal value. `RECURRENT`: M·p by recurrence
+/// ([`Operator::RECURRENT`]), which the product-form entries take where all the fused vectors lie
+/// in the team's slice (`Room::FusedInSlice`: molecules). Direct elsewhere: where x and ap lie
+/// beside the slice in global scratch the recurrence reads ap once more per entry and iteration,
+/// and in the on-the-fly entries its second copy of the solve cost registers (H100,
+/// `results/product-row-order-h100.md`: ChEMBL's gradient 0.423 → 0.415 s by recurrence; BA's
+/// 0.209 → 0.222 s with every entry recurrent, 0.207 → 0.214 s with the on-the-fly entries
+/// recurrent in the slice alone, where BA never is).
+struct FusedOperator<'a, X, const RECURRENT: bool> {
     xmv: &'a X,
     dg: *const f32,
     n1: usize,
     n2: usize,
 }
 
-impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
+impl<X: FusedXmv, const RECURRENT: bool> FusedOperator<'_, X, RECURRENT> {
+    /// The product by (row of G, piece of G′) (split launches, [`by_pieces`]): ap = `diag(k)` for
+    /// every row, then each piece's shares of the XMV against `v` subtracted from both halves (in
+    /// the slice or in global scratch: generic atomics); returns this thread's share of p·ap.
+    ///
+    /// # Safety
+    /// Called by the whole team; `v`, `p` and `ap` hold N pairs (8-byte aligned); the form has
+    /// pieces.
+    #[inline(always)]
+    unsafe fn pieces<C: Team>(&self, crew: &mut C, v: *const Pair, p: *const Pair, ap: *mut Pair, diag: impl Fn(usize) -> Pair) -> f64 {
+        let (xmv, n1, n2) = (self.xmv, self.n1, self.n2);
+        // SAFETY: forwarded; every (i, piece) share lands in row i·n2 + i′ < n1·n2 (the natural
+        // order: the on-the-fly forms, the only ones with pieces).
+        unsafe {
+            by_pieces(
+                crew,
+                (n1 * n2, n1, xmv.pieces()),
+                p,
+                ap,
+                diag,
+                |i, pc| {
+                    let (i2, s1, s2) = xmv.piece2(i, pc, v as *const f32);
+                    let a = ap.add(i * n2 + i2) as *mut f32;
+                    atomic_add_generic_f32(a, -s1);
+                    atomic_add_generic_f32(a.add(1), -s2);
+                },
+                |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
+            )
+        }
+    }
+}
+
+impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedOperator<'_, X, REC> {
     #[inline(always)]
     unsafe fn apply(&mut self, crew: &mut C, p: *const Pair, ap: *mut Pair) -> f64 {
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
@@ -1169,24 +1229,9 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
-            let np = xmv.pieces();
-            if np > 0 {
+            if xmv.pieces() > 0 {
                 // G′ has long rows (split launches): as ResidentOperator, both shares added to ap
-                // (in the slice or in global scratch: generic atomics)
-                pap = by_pieces(
-                    crew,
-                    (n, self.n1, np),
-                    p,
-                    ap,
-                    |k| (*p.add(k)).scale(*dg.add(k)),
-                    |i, pc| {
-                        let (i2, s1, s2) = xmv.piece2(i, pc, p as *const f32);
-                        let a = ap.add(i * n2 + i2) as *mut f32;
-                        atomic_add_generic_f32(a, -s1);
-                        atomic_add_generic_f32(a.add(1), -s2);
-                    },
-                    |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
-                );
+                pap = self.pieces(crew, p, p, ap, |k| (*p.add(k)).scale(*dg.add(k)));
             } else {
                 xmv.walk(crew, n2, n, |k, at| {
                     let Pair([p1, p2]) = *p.add(k);
@@ -1205,6 +1250,66 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
         // SAFETY: idx < N (the PCG's contract). Both halves: one reciprocal.
         r.scale(rcp_approx(unsafe { *diag.add(idx) }))
     }
+    /// M·p by recurrence where the vectors lie in the slice, as the plain f32 solve's
+    /// ([`ResidentOperator::apply_recurrent`]): the product walks z (in r's place), and each row's
+    /// p and ap pairs are updated where its product is taken: two passes an iteration instead of
+    /// three, and no barrier. Split launches take the product directly (ap = M·p, p = z + βp
+    /// updated in by_pieces' first pass, before its barrier).
+    const RECURRENT: bool = REC;
+    #[inline(always)]
+    unsafe fn apply_recurrent(&mut self, crew: &mut C, z: *const Pair, p: *mut Pair, ap: *mut Pair, beta: f32, _len: usize) -> f64 {
+        let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
+        let n = self.n1 * n2;
+        let mut pap = 0.0f64;
+        // SAFETY: the whole team calls it; z, p and ap hold N pairs (8-byte aligned), dg N values.
+        // Each row's p and ap are read and written here by the one thread that walks it; the
+        // other threads' accesses to them (the PCG's update pass, the starts' writes in the
+        // natural order) are ordered by the team sums between the passes. By pieces, each thread
+        // updates p at the rows it owns in by_pieces' first pass, whose barrier orders those
+        // writes before the pieces read p at other rows.
+        unsafe {
+            if xmv.pieces() > 0 {
+                pap = self.pieces(crew, p, p, ap, |k| {
+                    let pk = (*z.add(k)).axpy(beta, *p.add(k));
+                    *p.add(k) = pk;
+                    pk.scale(*dg.add(k))
+                });
+            } else {
+                xmv.walk(crew, n2, n, |k, at| {
+                    let (Pair([z1, z2]), Pair([p1, p2]), Pair([a1, a2])) = (*z.add(k), *p.add(k), *ap.add(k));
+                    let (s1, s2) = xmv.row2_at(at, z as *const f32);
+                    let d = *dg.add(k);
+                    let (q1, q2) = (fma32(beta, p1, z1), fma32(beta, p2, z2));
+                    let (b1, b2) = (fma32(beta, a1, d * z1 - s1), fma32(beta, a2, d * z2 - s2));
+                    *p.add(k) = Pair([q1, q2]);
+                    *ap.add(k) = Pair([b1, b2]);
+                    pap += q1 as f64 * b1 as f64 + q2 as f64 * b2 as f64;
+                });
+            }
+        }
+        pap
+    }
+}
+
+/// Entry k of the fused solve's prepared start ([`Start::Prepared`]) from residual `r0` and z =
+/// `z0`: r = r0 and p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
+/// (`RECURRENT`, [`FusedOperator`]).
+///
+/// # Safety
+/// k < N; `r`, `p` and `ap` hold N pairs.
+#[inline(always)]
+unsafe fn start_pair<const RECURRENT: bool>(r: *mut Pair, p: *mut Pair, ap: *mut Pair, k: usize, r0: Pair, z0: Pair) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if RECURRENT {
+            *r.add(k) = z0;
+            *p.add(k) = Pair([0.0, 0.0]);
+            *ap.add(k) = Pair([0.0, 0.0]);
+        } else {
+            *r.add(k) = r0;
+            *p.add(k) = z0;
+        }
+    }
 }
 
 /// Where the fused solve keeps its vectors (`solve_pair_fused`): all five in the team's slice
@@ -1222,7 +1327,8 @@ impl<C: ResidentTeam, X: FusedXmv> Operator<Pair, C> for FusedOperator<'_, X> {
 /// Why interleaved: the XMV reads each product nonzero's column once for both solves (one `LD.64`
 /// instead of two loads and two address computations). Why beside: pairs of two 96-node graphs
 /// (NWS, BA) have room in shared memory for the plain solve's five N-vectors, not for 10·N. Why
-/// those three stay: p is the one vector the XMV reads at other threads' rows; of the rest a
+/// those three stay: p is the one vector the (direct: beside the slice, `FusedOperator`) XMV reads at
+/// other threads' rows; of the rest a
 /// PCG iteration moves 24 bytes per entry of r (read twice, written once) and 12 of dg (read
 /// three times), 16 each of x and ap — with x and ap beside, the scratch traffic, which misses L1
 /// (the slice leaves it little room) and streams from L2, is 32 bytes per entry and iteration
@@ -1348,7 +1454,7 @@ impl Fold {
 /// [`FusedVectors`] puts them; `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
+unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: bool>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
@@ -1387,19 +1493,19 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
             let dd = a1[NODE_D] * a2[NODE_D];
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let (b1, b2) = (dd, sf * (a1[NODE_P] * a2[NODE_P]));
-            *dg.add(k) = d;
-            *pair(x, k) = Pair([0.0, 0.0]);
-            *pair(r, k) = Pair([b1, b2]);
+            let s = xmv.slot(k);
+            *dg.add(s) = d;
+            *pair(x, s) = Pair([0.0, 0.0]);
             let (z1, z2) = (jacobi(b1, d), jacobi(b2, d));
-            *pair(p, k) = Pair([z1, z2]);
+            start_pair::<REC>(pair(r, 0), pair(p, 0), pair(ap, 0), s, Pair([b1, b2]), Pair([z1, z2]));
             rho += b1 as f64 * z1 as f64 + b2 as f64 * z2 as f64;
         });
         let bb2s = scale * scale * bb2;
         let bb = bb1 + bb2s;
-        // also orders the p writes before the PCG's first XMV
+        // also orders the r (z), p and ap writes before the PCG's first XMV
         let rho = crew.sum2(rho, 0.0).0;
         let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
-        let mut op = FusedOperator { xmv, dg, n1, n2 };
+        let mut op = FusedOperator::<X, REC> { xmv, dg, n1, n2 };
         let vectors = PcgVectors { x: pair(x, 0), r: pair(r, 0), p: pair(p, 0), ap: pair(ap, 0), diag: dg as *const f32 };
         let (mut it, mut replaced) = (0u32, 0u32);
         loop {
@@ -1417,7 +1523,8 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
                 let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                 // κv from the table where the launch has one (the same value)
                 let kv: f64 = if tabled { table.kv[table.mask(f1, f2)] } else { prm.node_kernel.eval_as::<f64, f32>(f1, f2) };
-                let Pair([x1, x2]) = *pair(x, k);
+                let s = xmv.slot(k);
+                let Pair([x1, x2]) = *pair(x, s);
                 let (x1, x2) = (x1 as f64, x2 as f64);
                 let (s1, s2, sd) = row3(i, i2, x);
                 let res1 = dd - (dd / kv * x1 - s1 as f64);
@@ -1426,10 +1533,9 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
                 e2 += res2 * res2;
                 k1 += pp * x1;
                 k2 += dd * x2;
-                let d = *dg.add(k);
+                let d = *dg.add(s);
                 let (z1, z2) = (jacobi(res1 as f32, d), jacobi(res2 as f32, d));
-                *pair(r, k) = Pair([res1 as f32, res2 as f32]);
-                *pair(p, k) = Pair([z1, z2]);
+                start_pair::<REC>(pair(r, 0), pair(p, 0), pair(ap, 0), s, Pair([res1 as f32, res2 as f32]), Pair([z1, z2]));
                 rz += res1 * z1 as f64 + res2 * z2 as f64;
                 de += x2 * sd as f64;
             });
@@ -1448,13 +1554,14 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv>(
                     }
                 }
                 if fold.apart {
-                    // x and s·y apart in p's room, for the other contractions: each thread moves
-                    // the rows it owns (p is read by others only in the XMV, whose last use ended
-                    // with the reductions above)
+                    // x and s·y apart in p's room (at the rows' places), for the other
+                    // contractions: each thread moves the rows it owns (p's last use, in the PCG,
+                    // ended with the reductions above)
                     rows!(crew, n2, n, |k, _i, _i2| {
-                        let Pair([x1, x2]) = *pair(x, k);
-                        *p.add(k) = x1;
-                        *p.add(n + k) = x2;
+                        let s = xmv.slot(k);
+                        let Pair([x1, x2]) = *pair(x, s);
+                        *p.add(s) = x1;
+                        *p.add(n + s) = x2;
                     });
                 }
                 return (primal, adjoint, scale);
@@ -1568,7 +1675,7 @@ unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLI
 /// `out` holds `gp.n_hyper` f64.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
+unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv, const REC: bool>(
     crew: &mut C,
     prm: &ResidentParams,
     gp: &GradientParams,
@@ -1587,12 +1694,12 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
     let fold = Fold::of(hy, folds_edge);
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
-        let (primal, adjoint, scale) = solve_pair_fused(crew, prm, gp, xmv, g1, g2, fv, fold, row3, out);
+        let (primal, adjoint, scale) = solve_pair_fused::<C, X, REC>(crew, prm, gp, xmv, g1, g2, fv, fold, row3, out);
         let y_scale = 1.0 / scale;
         // q and κv's: NODE_PASS at a time, from κv's table where the launch has one (one mask and
         // one coefficient per entry and hyperparameter), else κv interpreted once per entry and
-        // each derivative per hyperparameter; x and s·y read where the solve left them (each
-        // thread its own rows: no barrier)
+        // each derivative per hyperparameter; x and s·y read where the solve left them, row k at
+        // its place (the solve's last team sums came after every write to them: no barrier)
         let xy = fv.x as *const Pair;
         let table = &gp.node_table;
         let tabled = table.used != 0;
@@ -1617,7 +1724,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
                 rows!(crew, n2, n, |k, i, i2| {
                     let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
                     let coef = &table.coef[table.mask(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..])];
-                    let Pair([x1, x2]) = *xy.add(k);
+                    let Pair([x1, x2]) = *xy.add(xmv.slot(k));
                     let w = x2 as f64 * x1 as f64 * (a1[NODE_D] as f64 * a2[NODE_D] as f64);
                     for c in 0..NODE_PASS {
                         if c < cnt {
@@ -1631,7 +1738,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
                     let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                     let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                     let inv_kv = 1.0 / prm.node_kernel.eval_as::<f64, f32>(f1, f2);
-                    let Pair([x1, x2]) = *xy.add(k);
+                    let Pair([x1, x2]) = *xy.add(xmv.slot(k));
                     let base = x2 as f64 * x1 as f64 * dd * inv_kv;
                     for c in 0..cnt {
                         acc[c] += node_share_kv(&hy[pick[c]], gp, &prm.node_kernel, f1, f2, base, inv_kv);
@@ -1659,7 +1766,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv>(
                 if h.is_edge() && hi != fold.edge {
                     let mut sum = 0.0f64;
                     rows!(crew, n2, n, |k, i, i2| {
-                        sum += *y.add(k) as f64 * edge_row(h, i, i2, x) as f64;
+                        sum += *y.add(xmv.slot(k)) as f64 * edge_row(h, i, i2, x) as f64;
                     });
                     sum = crew.sum2(sum * y_scale, 0.0).0;
                     if crew.rank() == 0 {
@@ -1749,7 +1856,8 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
                 (a, b, 0.0)
             }
         };
-        gradient_pair(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), folds_edge, row3, edge_row)
+        // the fused solve direct (FusedOperator: the recurrence measured slower here)
+        gradient_pair::<C, _, false>(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), folds_edge, row3, edge_row)
     };
     // SAFETY: forwarded contract.
     unsafe {
@@ -1812,7 +1920,13 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
             // residual pass
             let row3 = #[inline(always)]
             |i: usize, i2: usize, v: *const f32| prod.row2_d(i, i2, v);
-            gradient_pair(crew, prm, gp, prod, g1, g2, fv, grad.add(j as usize * np), |h: &Hyper| h.is_edge(), row3, edge_row)
+            // the fused solve by recurrence where its vectors lie in the slice (FusedOperator)
+            let (out, folds_edge) = (grad.add(j as usize * np), |h: &Hyper| h.is_edge());
+            if room == Room::FusedInSlice {
+                gradient_pair::<C, _, true>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, edge_row)
+            } else {
+                gradient_pair::<C, _, false>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, edge_row)
+            }
         };
         fused_room(
             prm,
@@ -1959,20 +2073,24 @@ unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                 crew.barrier();
                 let run = |w: u32| (w & 0xffff, w >> 16);
                 // each thread builds the entries of its own rows (disjoint runs), their places in
-                // the row order and their spans there
+                // the row order (the table: k's place) and their spans there; the columns are
+                // places in that order too
                 rows!(crew, n2, n, |k, i, i2| {
                     let (a, b) = (run(*runs.add(i)), run(*runs.add(n1 + i2)));
                     let (a0, a1) = (*g1.rp.add(i) as usize, *g1.rp.add(i + 1) as usize);
                     let (b0, b1) = (*g2.rp.add(i2) as usize, *g2.rp.add(i2 + 1) as usize);
                     let mut o = a0 * nnz2 + (a1 - a0) * b0;
                     let at = product_row_position(i as u32, a, i2 as u32, b, n2 as u32) as usize;
-                    *ord.add(at) = k as u16;
+                    *ord.add(k) = at as u16;
                     *spans.add(at) = product_span(o as u32, ((a1 - a0) * (b1 - b0)) as u32);
                     for a in a0..a1 {
-                        let base = *g1.col.add(a) * n2 as u32;
+                        let j = *g1.col.add(a);
+                        let ra = run(*runs.add(j as usize));
                         let la = *g1.edge.add(a * nzs + NZ_FEATURES + f);
                         for b in b0..b1 {
-                            *ent.add(o) = product_entry(base + *g2.col.add(b), la != *g2.edge.add(b * nzs + NZ_FEATURES + f));
+                            let j2 = *g2.col.add(b);
+                            let column = product_row_position(j, ra, j2, run(*runs.add(n1 + j2 as usize)), n2 as u32);
+                            *ent.add(o) = product_entry(column, la != *g2.edge.add(b * nzs + NZ_FEATURES + f));
                             o += 1;
                         }
                     }

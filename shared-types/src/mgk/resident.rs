@@ -85,18 +85,24 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// 16-bit entry, built once per pair and read by every CG iteration:
 ///
 /// ```text
-/// entry = k′ << 2 | differs        k′ = j·n′ + j′ < 2^14 (the column), differs: the labels differ
+/// entry = k′ << 2 | differs        k′ < 2^14: the column (j, j′)'s place in the vectors, differs: the labels differ
 ///
 /// team slice (shared memory, `product_slice_words` words):
 ///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ spans : N u32 ][ entries : nnz·nnz′ u16 ][ order : N u16 ]
 ///   row (i, i′)'s entries: from rp1[i]·nnz′ + (rp1[i+1] − rp1[i])·rp2[i′], (rp1[i+1] − rp1[i])·(rp2[i′+1] − rp2[i′]) of them
-///   order[s] = k = i·n′ + i′: the XMV's s-th row (`product_row_position`); spans[s] = that row's
-///   first entry | its entry count << PRODUCT_SPAN_START_BITS (`product_span`)
+///   spans[s] = the span of the XMV's s-th row (`product_row_position`): its first entry | its
+///   entry count << PRODUCT_SPAN_START_BITS (`product_span`)
+///   the vectors hold row s at place s, k′ is the column's place, order[k] = s: the place of row
+///   k = i·n′ + i′
 /// ```
-/// The XMV walks its rows in the order with their spans at hand: one u16 and one u32 load a row,
-/// where finding the span from (i, i′) took four row-pointer loads and their arithmetic (33 SASS
-/// instructions a row and iteration, 2026-12-02); the passes in the natural order (the setup, the
-/// true residual, the gradients' contractions) find it from the row pointers as before.
+/// The XMV walks its rows in the order with their spans at hand: one u32 load a row, where finding
+/// the span from (i, i′) took four row-pointer loads and their arithmetic (33 SASS instructions a
+/// row and iteration, 2026-12-02); the passes in the natural order (the setup, the true residual,
+/// the gradients' contractions) find a row's span from the row pointers and its place in the
+/// order table. Why the vectors follow the XMV's order: each lane then reads and writes its own
+/// row's z, p, ap and dg at consecutive words across the warp (one shared-memory wavefront, where
+/// the rows' natural places, scattered by the order, met bank conflicts) and the XMV loads no order
+/// table.
 /// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
 /// every iteration; the product form reads one 2-byte entry (the molecule regime of design note 1).
 /// The graphs themselves stay in global memory: they are read once per pair. The entry is the
