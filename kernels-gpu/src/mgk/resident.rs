@@ -489,7 +489,8 @@ trait Xmv<T: Real = f32> {
     /// Called by the whole team; n2 and n are the pair's.
     unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, body: impl FnMut(usize, Self::At));
     /// The place of row k = i·n′ + i′ in the vectors: k, unless the form keeps its vectors in its
-    /// own row order ([`Product`] with `ORDERED`).
+    /// own row order ([`Product`]). The split paths (`pieces() > 0`: the on-the-fly forms alone)
+    /// index ap by i·n′ + i′ and rely on the identity.
     ///
     /// # Safety
     /// k < n1·n2.
@@ -1129,7 +1130,7 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             rho += b.to_f64() * z.to_f64();
             bb += b.to_f64() * b.to_f64();
         });
-        // also orders the p writes before the PCG's first XMV
+        // also orders the r, p (and ap) writes before the PCG's first XMV
         let (rho, bb) = crew.sum2(rho, bb);
         let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
         let mut op = ResidentOperator { xmv, dg, n1, n2 };
@@ -1314,10 +1315,11 @@ unsafe fn start_pair<const RECURRENT: bool>(r: *mut Pair, p: *mut Pair, ap: *mut
 
 /// Where the fused solve keeps its vectors (`solve_pair_fused`): all five in the team's slice
 /// where they fit ([`FusedVectors::in_slice`]), else p, r and dg in the slice — the solver's room
-/// of five N-vectors — and x and ap in the team's global scratch ([`FusedVectors::beside`]: each
-/// thread reads and writes only its own entries of x there; ap's rows are written by the XMV's
-/// threads — in the product form's row order other threads than those that read them — and read
-/// after the p·ap reduction's barrier, which orders global memory too).
+/// of five N-vectors — and x and ap in the team's global scratch ([`FusedVectors::beside`]: the PCG
+/// writes each entry of x by its owner; the residual and contraction passes read x at other
+/// threads' entries after a team sum or barrier, which orders global memory too; ap's entries are
+/// written by the XMV's threads and read by the same threads in the update pass, the product form's
+/// walk stepping through the places as the PCG's passes do).
 ///
 /// ```text
 /// in the slice:   v: [ pad | dg (N, even) | x (2N) | r (2N) | p (2N) | ap (2N) ]   ≤ 10·N f32
@@ -1409,7 +1411,8 @@ unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParams, scratch:
 ///
 /// Measured (H100, `results/gradient-h200-5.md`): the node-side shares (q, κv's) folded into the
 /// same pass as well gave no faster call on any set and raised the warp entries' spill stores from
-/// 32–100 to 260–404 bytes: they keep their pass, which reads each thread's own rows only.
+/// 32–100 to 260–404 bytes: they keep their pass, which reads x and y at its rows' places only
+/// (no neighbour's columns).
 #[derive(Clone, Copy)]
 struct Fold {
     /// The folded κe hyperparameter's index, [`Fold::NONE`] if none.
@@ -1447,7 +1450,8 @@ impl Fold {
 /// its derivative row against v's first half): the last pass's sum, finished, goes to `out[h]`
 /// (first thread). Returns the two statuses (both with the fused iterations) and s; where
 /// `fold.apart`, x and s·y are left apart in p's room (in the slice, where
-/// the other contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`.
+/// the other contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`, each row at its place
+/// ([`Xmv::slot`]).
 ///
 /// # Safety
 /// Called by every thread of the team; the views lie in the team's slice, the vectors where
