@@ -126,12 +126,32 @@ pub trait Operator<T: Entry, Tm: Team> {
     /// `apply` orders its `ap` writes).
     #[inline(always)]
     unsafe fn apply_recurrent(&mut self, team: &mut Tm, z: *const T, p: *mut T, ap: *mut T, beta: T::Scalar, len: usize) -> f64 {
-        // SAFETY: idx < len; the barrier orders the p writes before the product reads them.
-        unsafe {
-            each_owned(team, len, |idx| *p.add(idx) = (*z.add(idx)).axpy(beta, *p.add(idx)));
-            team.barrier();
-            self.apply(team, p, ap)
-        }
+        // SAFETY: forwarded.
+        unsafe { apply_direct(self, team, z, p, ap, beta, len) }
+    }
+}
+
+/// [`Operator::apply_recurrent`] in the direct form, the trait's default: p = z + β·p for this
+/// thread's entries, a barrier, then [`Operator::apply`] (ap = M·p). For an operator that takes the
+/// recurrence in its own pass where it can and not elsewhere (the resident solver's split launches).
+///
+/// # Safety
+/// As [`Operator::apply_recurrent`].
+#[inline(always)]
+pub unsafe fn apply_direct<T: Entry, Tm: Team, Op: Operator<T, Tm> + ?Sized>(
+    op: &mut Op,
+    team: &mut Tm,
+    z: *const T,
+    p: *mut T,
+    ap: *mut T,
+    beta: T::Scalar,
+    len: usize,
+) -> f64 {
+    // SAFETY: idx < len; the barrier orders the p writes before the product reads them.
+    unsafe {
+        each_owned(team, len, |idx| *p.add(idx) = (*z.add(idx)).axpy(beta, *p.add(idx)));
+        team.barrier();
+        op.apply(team, p, ap)
     }
 }
 

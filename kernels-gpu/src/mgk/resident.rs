@@ -30,7 +30,7 @@ use octile_types::mgk::resident::{
     graph_value_offset, graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_position, product_slice_words, product_span,
     product_span_parts, product_vector_offset,
 };
-use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, info_of, pcg};
+use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, apply_direct, info_of, pcg};
 use octile_types::real::{Entry, Pair, fma32, fma64};
 use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
 
@@ -1190,38 +1190,6 @@ struct FusedOperator<'a, X, const RECURRENT: bool> {
     n2: usize,
 }
 
-impl<X: FusedXmv, const RECURRENT: bool> FusedOperator<'_, X, RECURRENT> {
-    /// The product by (row of G, piece of G′) (split launches, [`by_pieces`]): ap = `diag(k)` for
-    /// every row, then each piece's shares of the XMV against `v` subtracted from both halves (in
-    /// the slice or in global scratch: generic atomics); returns this thread's share of p·ap.
-    ///
-    /// # Safety
-    /// Called by the whole team; `v`, `p` and `ap` hold N pairs (8-byte aligned); the form has
-    /// pieces.
-    #[inline(always)]
-    unsafe fn pieces<C: Team>(&self, crew: &mut C, v: *const Pair, p: *const Pair, ap: *mut Pair, diag: impl Fn(usize) -> Pair) -> f64 {
-        let (xmv, n1, n2) = (self.xmv, self.n1, self.n2);
-        // SAFETY: forwarded; every (i, piece) share lands in row i·n2 + i′ < n1·n2 (the natural
-        // order: the on-the-fly forms, the only ones with pieces).
-        unsafe {
-            by_pieces(
-                crew,
-                (n1 * n2, n1, xmv.pieces()),
-                p,
-                ap,
-                diag,
-                |i, pc| {
-                    let (i2, s1, s2) = xmv.piece2(i, pc, v as *const f32);
-                    let a = ap.add(i * n2 + i2) as *mut f32;
-                    atomic_add_generic_f32(a, -s1);
-                    atomic_add_generic_f32(a.add(1), -s2);
-                },
-                |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
-            )
-        }
-    }
-}
-
 impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedOperator<'_, X, REC> {
     #[inline(always)]
     unsafe fn apply(&mut self, crew: &mut C, p: *const Pair, ap: *mut Pair) -> f64 {
@@ -1230,9 +1198,24 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
-            if xmv.pieces() > 0 {
+            let np = xmv.pieces();
+            if np > 0 {
                 // G′ has long rows (split launches): as ResidentOperator, both shares added to ap
-                pap = self.pieces(crew, p, p, ap, |k| (*p.add(k)).scale(*dg.add(k)));
+                // (in the slice or in global scratch: generic atomics)
+                pap = by_pieces(
+                    crew,
+                    (n, self.n1, np),
+                    p,
+                    ap,
+                    |k| (*p.add(k)).scale(*dg.add(k)),
+                    |i, pc| {
+                        let (i2, s1, s2) = xmv.piece2(i, pc, p as *const f32);
+                        let a = ap.add(i * n2 + i2) as *mut f32;
+                        atomic_add_generic_f32(a, -s1);
+                        atomic_add_generic_f32(a.add(1), -s2);
+                    },
+                    |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
+                );
             } else {
                 xmv.walk(crew, n2, n, |k, at| {
                     let Pair([p1, p2]) = *p.add(k);
@@ -1254,8 +1237,8 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
     /// M·p by recurrence where the vectors lie in the slice, as the plain f32 solve's
     /// ([`ResidentOperator::apply_recurrent`]): the product walks z (in r's place), and each row's
     /// p and ap pairs are updated where its product is taken: two passes an iteration instead of
-    /// three, and no barrier. Split launches take the product directly (ap = M·p, p = z + βp
-    /// updated in by_pieces' first pass, before its barrier).
+    /// three, and no barrier. Split launches (never recurrent today: only the product form is, and it
+    /// has no pieces) take the direct form ([`apply_direct`]).
     const RECURRENT: bool = REC;
     #[inline(always)]
     unsafe fn apply_recurrent(&mut self, crew: &mut C, z: *const Pair, p: *mut Pair, ap: *mut Pair, beta: f32, _len: usize) -> f64 {
@@ -1265,16 +1248,11 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
         // SAFETY: the whole team calls it; z, p and ap hold N pairs (8-byte aligned), dg N values.
         // Each row's p and ap are read and written here by the one thread that walks it; the
         // other threads' accesses to them (the PCG's update pass, the starts' writes in the
-        // natural order) are ordered by the team sums between the passes. By pieces, each thread
-        // updates p at the rows it owns in by_pieces' first pass, whose barrier orders those
-        // writes before the pieces read p at other rows.
+        // natural order) are ordered by the team sums between the passes; by pieces, apply_direct's
+        // barrier orders the p writes.
         unsafe {
             if xmv.pieces() > 0 {
-                pap = self.pieces(crew, p, p, ap, |k| {
-                    let pk = (*z.add(k)).axpy(beta, *p.add(k));
-                    *p.add(k) = pk;
-                    pk.scale(*dg.add(k))
-                });
+                pap = apply_direct(self, crew, z, p, ap, beta, n);
             } else {
                 xmv.walk(crew, n2, n, |k, at| {
                     let (Pair([z1, z2]), Pair([p1, p2]), Pair([a1, a2])) = (*z.add(k), *p.add(k), *ap.add(k));
