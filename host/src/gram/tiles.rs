@@ -18,7 +18,6 @@ use super::kernel::{GraphKernel, check_memory, finish_entries, finite};
 use crate::error::{OctileError, Result};
 use crate::graph::Graph;
 use crate::matrix::{Gram, PairInfo};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// A block K[rows, cols] of a Gram matrix (half-open index ranges over the inputs' order).
@@ -176,9 +175,8 @@ pub struct TilePairs<'a> {
     pub graphs: std::borrow::Cow<'a, [Graph]>,
     /// Pairs of `graphs` to evaluate.
     pub pairs: Vec<(u32, u32)>,
-    /// Per entry (row-major): its pair in `pairs`; empty where entry k is pair k (a tile with no
-    /// mirrored entries: every tile off the diagonal), so that results are moved, not copied.
-    slot: Vec<u32>,
+    /// Which pair each entry's value is (see [`Mirror`]).
+    mirror: Mirror,
     /// Rows and columns of the tile.
     pub rows: usize,
     pub cols: usize,
@@ -200,8 +198,13 @@ impl<'a> TilePairs<'a> {
             std::borrow::Cow::Owned(x[tile.rows.clone()].iter().chain(&cols_of[tile.cols.clone()]).cloned().collect())
         };
         let off = if square { 0 } else { nr };
-        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
         let mirrored = symmetric && tile.rows.start < tile.cols.end && tile.cols.start < tile.rows.end;
+        if square {
+            // the upper triangle, row by row: pair (a, b), a ≤ b, is Mirror::Square's index
+            let pairs: Vec<(u32, u32)> = (0..nr as u32).flat_map(|a| (a..nr as u32).map(move |b| (a, b))).collect();
+            return Ok(TilePairs { graphs, pairs, mirror: Mirror::Square, rows: nr, cols: nc });
+        }
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
         let mut slot: Vec<u32> = Vec::with_capacity(if mirrored { nr * nc } else { 0 });
         for a in 0..nr {
             for b in 0..nc {
@@ -222,20 +225,61 @@ impl<'a> TilePairs<'a> {
                 }
             }
         }
-        Ok(TilePairs { graphs, pairs, slot, rows: nr, cols: nc })
+        let mirror = if mirrored { Mirror::Table(slot) } else { Mirror::None };
+        Ok(TilePairs { graphs, pairs, mirror, rows: nr, cols: nc })
     }
 
-    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major (moved
-    /// as they are where entry k is pair k).
-    pub fn gather<T: Copy + Send + Sync>(&self, per_pair: Vec<T>, width: usize) -> Vec<T> {
-        if self.slot.is_empty() {
+    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major, in the
+    /// same buffer: moved as they are where entry k is pair k; else grown to the entries and
+    /// filled from the last entry back (entry k's pair is never after k — each entry lists at most
+    /// one new pair, in entry order — so the pairs still to be read are not yet overwritten). One
+    /// pass, no second buffer: a fresh one cost a MUTAG-size tile (35 k entries) more in first-touch
+    /// page faults than the copy.
+    pub fn gather<T: Copy>(&self, mut per_pair: Vec<T>, width: usize) -> Vec<T> {
+        let (rows, cols) = (self.rows, self.cols);
+        let Some(&fill) = per_pair.first() else { return per_pair };
+        if matches!(self.mirror, Mirror::None) || width == 0 {
             return per_pair;
         }
-        if width == 1 {
-            return self.slot.par_iter().map(|&s| per_pair[s as usize]).collect();
+        per_pair.resize(rows * cols * width, fill);
+        let mut put = |k: usize, s: usize| {
+            if s != k {
+                per_pair.copy_within(s * width..(s + 1) * width, k * width);
+            }
+        };
+        match &self.mirror {
+            Mirror::None => {}
+            Mirror::Table(slot) => {
+                for k in (0..rows * cols).rev() {
+                    put(k, slot[k] as usize);
+                }
+            }
+            Mirror::Square => {
+                // pair (r, c), r ≤ c: rows 0..r hold n, n − 1, …, n − r + 1 pairs, then c − r
+                let pair = |r: usize, c: usize| r * cols - r * (r + 1) / 2 + c;
+                for a in (0..rows).rev() {
+                    for b in (0..cols).rev() {
+                        put(a * cols + b, if a <= b { pair(a, b) } else { pair(b, a) });
+                    }
+                }
+            }
         }
-        self.slot.par_iter().flat_map_iter(|&s| per_pair[s as usize * width..(s as usize + 1) * width].iter().copied()).collect()
+        per_pair
     }
+}
+
+/// Which pair each entry of a tile is (entries row-major).
+///
+/// ```text
+/// None     a tile off the diagonal: entry k is pair k
+/// Square   a tile on the diagonal of K(X): the pairs are its upper triangle row by row,
+///          entry (a, b) is pair (min, max) of (a, b)
+/// Table    a tile of K(X) part on, part off the diagonal: a table of each entry's pair
+/// ```
+enum Mirror {
+    None,
+    Square,
+    Table(Vec<u32>),
 }
 
 /// K[tile] of K(X) (`y` None) or K(X, Y), un-normalized, as a `rows.len()` × `cols.len()` Gram:
@@ -248,6 +292,7 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
     let cols_of = y.unwrap_or(x);
     tile.check(x.len(), cols_of.len())?;
     check_memory(kernel, nr, nc, nr * nc)?;
+    crate::phases::mark("checked");
     // a tile on the diagonal of K(X) is K(X) of its graphs (transformed once, as the whole matrix)
     let xr = &x[tile.rows.clone()];
     let against = (!tile.square(y.is_none())).then(|| &cols_of[tile.cols.clone()]);
@@ -269,10 +314,12 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
     }
     let exact = PairInfo { iterations: 0, residual: 0.0, converged: true };
     let info = if e.info.len() == e.values.len() { tp.gather(e.info, 1) } else { vec![exact; nr * nc] };
+    let values = tp.gather(e.values, 1);
+    crate::phases::mark("gathered");
     let g = Gram {
         rows: nr,
         cols: nc,
-        values: tp.gather(e.values, 1),
+        values,
         info,
         pairs_solved: tp.pairs.len(),
         backend: kernel.backend_name().into(),
@@ -295,6 +342,47 @@ pub fn normalize_tile(g: &mut Gram, tile: &Tile, d_rows: &[f64], d_cols: &[f64],
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gathered_entries_are_their_pairs_on_every_kind_of_tile() {
+        // K(X) of 9 graphs: tiles on the diagonal (square), across it (table), off it (moved as
+        // is), of K(X, Y); each pair's results are (first, second) graph indices, `width` copies
+        let x: Vec<Graph> = (0..9).map(|n| Graph::new(n % 3 + 1, &[], &[])).collect();
+        let y: Vec<Graph> = (0..4).map(|_| Graph::new(2, &[], &[])).collect();
+        let tiles = [(0..9, 0..9), (2..7, 2..7), (4..5, 4..5), (3..8, 0..9), (0..4, 2..9), (0..3, 5..9), (6..9, 0..2), (0..0, 0..3)];
+        for (against, y_opt) in [("K(X)", None), ("K(X, Y)", Some(&y[..]))] {
+            for (rows, cols) in tiles.iter().cloned() {
+                if y_opt.is_some() && cols.end > y.len() {
+                    continue;
+                }
+                let tile = Tile { rows: rows.clone(), cols: cols.clone() };
+                let tp = TilePairs::of(&x, y_opt, &tile).unwrap();
+                // the tile's graphs back to their indices in X or Y
+                let whole = |g: u32| -> (bool, usize) {
+                    let g = g as usize;
+                    if y_opt.is_none() && tile.square(true) {
+                        (false, rows.start + g)
+                    } else if g < rows.len() {
+                        (false, rows.start + g)
+                    } else {
+                        (true, cols.start + g - rows.len())
+                    }
+                };
+                for width in [1, 3] {
+                    let per_pair: Vec<(usize, usize)> = tp.pairs.iter().flat_map(|&(a, b)| std::iter::repeat_n((whole(a).1, whole(b).1), width)).collect();
+                    let got = tp.gather(per_pair, width);
+                    assert_eq!(got.len(), rows.len() * cols.len() * width, "{against} {rows:?} × {cols:?}");
+                    for (k, &(i, j)) in got.iter().enumerate() {
+                        let (a, b) = ((k / width) / cols.len(), (k / width) % cols.len());
+                        let (want_i, want_j) = (rows.start + a, cols.start + b);
+                        // K(X) pairs are in the whole matrix's orientation (lower index first)
+                        let want = if y_opt.is_none() { (want_i.min(want_j), want_i.max(want_j)) } else { (want_i, want_j) };
+                        assert_eq!((i, j), want, "{against} {rows:?} × {cols:?}, width {width}, entry {k}: actual {:?}, expected {want:?}", (i, j));
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn gpus_get_smaller_default_tiles_until_each_has_its_share() {

@@ -18,6 +18,20 @@ fn extend_f64_bytes(out: &mut Vec<u8>, values: &[f64]) {
     }
 }
 
+/// `values` as little-endian bytes: the values' own memory on a little-endian machine (no copy:
+/// a fresh buffer of a MUTAG-size tile cost more in page faults than its write), else a copy.
+fn f64_le_bytes(values: &[f64]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: f64 has no padding and every byte is initialized; u8 needs no alignment; the
+        // slice covers exactly the values' size_of_val bytes and borrows them for its lifetime.
+        std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) })
+    } else {
+        let mut out = Vec::new();
+        extend_f64_bytes(&mut out, values);
+        std::borrow::Cow::Owned(out)
+    }
+}
+
 /// Bytes of an `.npy` file holding `values` (row-major) with shape (rows, cols).
 pub fn npy_bytes(values: &[f64], rows: usize, cols: usize) -> Vec<u8> {
     let mut out = npy_header("<f8", rows, cols, values.len() * 8);
@@ -457,9 +471,7 @@ impl NpyWriter {
         if first.checked_add(values.len()).is_none_or(|end| end > self.len) {
             return Err(OctileError::Output { path: self.path.clone(), what: format!("elements {first}.. past the {} of the file", self.len) });
         }
-        let mut bytes = Vec::new();
-        extend_f64_bytes(&mut bytes, values);
-        self.file.write_all_at(&bytes, self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
+        self.file.write_all_at(&f64_le_bytes(values), self.data_offset + first as u64 * 8).map_err(|e| io_err(&self.path, e))
     }
 
     /// Read elements `first..first + n` (C order) back, e.g. to check a resumed run's tiles

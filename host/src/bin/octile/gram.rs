@@ -254,9 +254,9 @@ fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize
 /// since the start when it was started, computed, taken by the writer and written, and the
 /// solvers' phase marks while it was computed ([name, seconds] in order: packed, planned,
 /// submitted, back, …; `octile::phases`): [r0, r1, c0, c1, device, start, computed, handed,
-/// written, phases] (to a tenth of a millisecond: a small call's phases take less than one).
+/// written, phases] (to the microsecond: a small call's phases take tenths of a millisecond).
 fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::TileTimes)], devices: usize) -> serde_json::Value {
-    let ms = |s: f64| (s * 1e4).round() / 1e4;
+    let ms = |s: f64| (s * 1e6).round() / 1e6;
     let tiles: Vec<serde_json::Value> = timeline
         .iter()
         .take(TIMELINE_TILES)

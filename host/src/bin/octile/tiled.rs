@@ -94,25 +94,28 @@ pub struct Tally {
 impl Tally {
     pub fn add(&mut self, g: &Gram, tile: &Tile, mirrored: bool) {
         self.pairs += g.pairs_solved;
-        for (e, f) in g.info.iter().enumerate() {
-            let (a, b) = (e / g.cols.max(1), e % g.cols.max(1));
-            let (i, j) = (tile.rows.start + a, tile.cols.start + b);
-            if !f.converged {
-                self.failures.push((i, j, *f));
-                if mirrored && tile.rows != tile.cols {
-                    self.failures.push((j, i, *f));
+        // row by row (no division per entry: a MUTAG-size tile's 35 k entries took 0.27 ms so)
+        for (a, row) in g.info.chunks(g.cols.max(1)).enumerate() {
+            let i = tile.rows.start + a;
+            for (b, f) in row.iter().enumerate() {
+                let j = tile.cols.start + b;
+                if !f.converged {
+                    self.failures.push((i, j, *f));
+                    if mirrored && tile.rows != tile.cols {
+                        self.failures.push((j, i, *f));
+                    }
                 }
+                // a mirrored tile's entries below the diagonal are counted by their mirror
+                if mirrored && tile.rows == tile.cols && i > j {
+                    continue;
+                }
+                self.failed_pairs += usize::from(!f.converged);
+                let it = f.iterations as usize;
+                if self.iterations.len() <= it {
+                    self.iterations.resize(it + 1, 0);
+                }
+                self.iterations[it] += 1;
             }
-            // a mirrored tile's entries below the diagonal are counted by their mirror
-            if mirrored && tile.rows == tile.cols && i > j {
-                continue;
-            }
-            self.failed_pairs += usize::from(!f.converged);
-            let it = f.iterations as usize;
-            if self.iterations.len() <= it {
-                self.iterations.resize(it + 1, 0);
-            }
-            self.iterations[it] += 1;
         }
         if self.details.is_none() {
             self.details = Some(g.details.clone());
@@ -394,6 +397,18 @@ pub const TRANSPOSE_GROUP: usize = 16;
 fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64]) -> octile::Result<Vec<u64>> {
     let spans = spans(job, tile, width);
     let shape = (tile.rows.len(), tile.cols.len(), width);
+    if let Some(first) = contiguous(&spans, values.len()) {
+        // one piece of the file (a tile of whole rows: a one-tile call): one write, no mapping
+        // (MUTAG's 283 KB: ~50 µs against ~250 µs of page faults in a fresh mapping)
+        w.write_at(first, values)?;
+        return Ok(spans
+            .iter()
+            .scan(0, |at, &(_, n)| {
+                *at += n;
+                Some(values_checksum(&values[*at - n..*at]))
+            })
+            .collect());
+    }
     let (rows, transposed) = spans.split_at(tile.rows.len().min(spans.len()));
     // the rows, then the transpose's rows: two bands apart, mapped apart
     let (row_band, transposed_band) = (band(rows), band(transposed));
@@ -411,6 +426,14 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
         Some(sums) => Ok(sums),
         None => write_positioned(w, &spans, shape, values),
     }
+}
+
+/// Where `spans` are the tile's rows alone and follow each other in the file with no gap, holding
+/// the `len` values in order: the first element (else `None`).
+fn contiguous(spans: &[(usize, usize)], len: usize) -> Option<usize> {
+    let &(first, _) = spans.first()?;
+    let end = spans.iter().try_fold(first, |at, &(f, n)| (f == at).then_some(at + n))?;
+    (end - first == len).then_some(first)
 }
 
 /// The elements from the first of `spans` (in file order) to the end of the last; empty for none.
