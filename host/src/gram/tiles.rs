@@ -357,19 +357,10 @@ mod tests {
                 }
                 let tile = Tile { rows: rows.clone(), cols: cols.clone() };
                 let tp = TilePairs::of(&x, y_opt, &tile).unwrap();
-                // the tile's graphs back to their indices in X or Y
-                let whole = |g: u32| -> (bool, usize) {
-                    let g = g as usize;
-                    if y_opt.is_none() && tile.square(true) {
-                        (false, rows.start + g)
-                    } else if g < rows.len() {
-                        (false, rows.start + g)
-                    } else {
-                        (true, cols.start + g - rows.len())
-                    }
-                };
+                // the tile's graphs back to their indices in X or Y (a square tile's: X[rows] alone)
+                let whole = |g: u32| if (g as usize) < rows.len() { rows.start + g as usize } else { cols.start + g as usize - rows.len() };
                 for width in [1, 3] {
-                    let per_pair: Vec<(usize, usize)> = tp.pairs.iter().flat_map(|&(a, b)| std::iter::repeat_n((whole(a).1, whole(b).1), width)).collect();
+                    let per_pair: Vec<(usize, usize)> = tp.pairs.iter().flat_map(|&(a, b)| std::iter::repeat_n((whole(a), whole(b)), width)).collect();
                     let got = tp.gather(per_pair, width);
                     assert_eq!(got.len(), rows.len() * cols.len() * width, "{against} {rows:?} × {cols:?}");
                     for (k, &(i, j)) in got.iter().enumerate() {
