@@ -536,7 +536,11 @@ impl GraphKernel for MarginalizedGraphKernel {
 
 /// The solver's statuses as the driver's per-pair values and diagnostics.
 fn evaluation(status: &[PairStatus], seconds: f64, details: Details) -> Evaluation {
-    Evaluation { values: status.par_iter().map(|s| s.value).collect(), info: status.par_iter().map(info).collect(), seconds, details }
+    // a light pass: on the pool only for many pairs (`crate::parallel`)
+    let pooled = crate::parallel::pooled(status.len());
+    let values = crate::parallel::collect(status.len(), pooled, |k| status[k].value);
+    let info = crate::parallel::collect(status.len(), pooled, |k| info(&status[k]));
+    Evaluation { values, info, seconds, details }
 }
 
 fn info(s: &PairStatus) -> PairInfo {
