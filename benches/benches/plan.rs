@@ -56,6 +56,36 @@ fn bench(c: &mut Criterion) {
     let tset = pack_resident(&tp.graphs, &opt, Precision::F32).expect("packs");
     t.bench_function("plan", |b| b.iter(|| plan_with(&tset, &tp.pairs, shape, dev, &opts, |_, _| Some(2), false)));
     t.finish();
+    // a one-tile call's host work as a fresh process meets it: the allocator's free memory handed
+    // back to the system before each run (`malloc_trim`), so every buffer is touched for the first
+    // time (page faults: ~2 µs a page on the CI machine) as in a CLI call, not reused as in a loop
+    let whole = Tile { rows: 0..n, cols: 0..n };
+    let mut cold = c.benchmark_group("cold");
+    cold.sample_size(20).throughput(Throughput::Elements(pairs.len() as u64));
+    cold.bench_function("pairs", |b| b.iter_custom(|iters| trimmed(iters, || drop(TilePairs::of(&graphs, None, &whole).expect("pairs")))));
+    let wp = TilePairs::of(&graphs, None, &whole).expect("pairs");
+    cold.bench_function("pack-resident", |b| b.iter_custom(|iters| trimmed(iters, || drop(pack_resident(&wp.graphs, &opt, Precision::F32).expect("packs")))));
+    let wset = pack_resident(&wp.graphs, &opt, Precision::F32).expect("packs");
+    cold.bench_function("plan", |b| b.iter_custom(|iters| trimmed(iters, || drop(plan_with(&wset, &wp.pairs, shape, dev, &opts, |_, _| Some(2), false)))));
+    cold.finish();
+}
+
+/// `iters` runs of `f`, timed, each after the allocator's free memory went back to the system
+/// (`malloc_trim`, glibc): every buffer `f` makes is touched for the first time, as in a fresh
+/// process.
+fn trimmed(iters: u64, f: impl Fn()) -> std::time::Duration {
+    let mut t = std::time::Duration::ZERO;
+    for _ in 0..iters {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only hands the allocator's free memory back to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+        let s = std::time::Instant::now();
+        f();
+        t += s.elapsed();
+    }
+    t
 }
 
 criterion_group!(benches, bench);
