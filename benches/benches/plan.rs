@@ -4,6 +4,8 @@
 //! resident layout) and planned, for plain and gradient
 //! launches, on the host alone (no GPU: H100-like limits and occupancy stand in for the driver's).
 //! Group `tile`: one GPU tile's host work before its first launch (its pairs, resident set and plan).
+//! Group `cold`: the whole set as one tile's pairs, resident set and plan, each run after the
+//! allocator's free memory went back to the system (first-touch page faults, as in a fresh process).
 //! `OCTILE_BENCH_GRAPHS` sets the number of graphs; `OCTILE_BENCH_SET=NAME.jsonl` (with its kernel
 //! in `NAME.toml` beside it, as the peer kits' sets) takes a set from a file instead.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

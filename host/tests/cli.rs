@@ -809,7 +809,7 @@ fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
     assert!(tiles.len() > 1 && Some(tiles.len() as u64) == s["tiles"].as_u64(), "every tile listed: {s}");
     for t in tiles {
         let names: Vec<&str> = t[9].as_array().unwrap().iter().map(|m| m[0].as_str().unwrap()).collect();
-        assert_eq!(names, ["paired", "evaluated"], "{t}");
+        assert_eq!(names, ["checked", "paired", "evaluated", "gathered"], "{t}");
         let (start, computed) = (t[5].as_f64().unwrap(), t[6].as_f64().unwrap());
         assert!(t[9].as_array().unwrap().iter().all(|m| (start..=computed).contains(&m[1].as_f64().unwrap())), "marks between start and computed: {t}");
     }

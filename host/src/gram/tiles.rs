@@ -201,7 +201,8 @@ impl<'a> TilePairs<'a> {
         let mirrored = symmetric && tile.rows.start < tile.cols.end && tile.cols.start < tile.rows.end;
         if square {
             // the upper triangle, row by row: pair (a, b), a ≤ b, is Mirror::Square's index
-            let pairs: Vec<(u32, u32)> = (0..nr as u32).flat_map(|a| (a..nr as u32).map(move |b| (a, b))).collect();
+            let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * (nr + 1) / 2);
+            pairs.extend((0..nr as u32).flat_map(|a| (a..nr as u32).map(move |b| (a, b))));
             return Ok(TilePairs { graphs, pairs, mirror: Mirror::Square, rows: nr, cols: nc });
         }
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(nr * nc);
@@ -229,21 +230,50 @@ impl<'a> TilePairs<'a> {
         Ok(TilePairs { graphs, pairs, mirror, rows: nr, cols: nc })
     }
 
-    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major, in the
-    /// same buffer: moved as they are where entry k is pair k; else grown to the entries and
-    /// filled from the last entry back (entry k's pair is never after k — each entry lists at most
-    /// one new pair, in entry order — so the pairs still to be read are not yet overwritten). One
-    /// pass, no second buffer: a fresh one cost a MUTAG-size tile (35 k entries) more in first-touch
-    /// page faults than the copy.
-    pub fn gather<T: Copy>(&self, mut per_pair: Vec<T>, width: usize) -> Vec<T> {
+    /// Entry k's pair (entries row-major).
+    fn pair_of(&self, k: usize) -> usize {
+        match &self.mirror {
+            Mirror::None => k,
+            Mirror::Table(slot) => slot[k] as usize,
+            Mirror::Square => {
+                let (a, b) = (k / self.cols, k % self.cols);
+                let (r, c) = if a <= b { (a, b) } else { (b, a) };
+                square_pair(self.cols, r, c)
+            }
+        }
+    }
+
+    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major: moved
+    /// as they are where entry k is pair k. Else, for a small tile (below the pool's threshold,
+    /// `crate::parallel`), in the same buffer: grown to the entries and filled from the last entry
+    /// back (entry k's pair is never after k — each entry lists at most one new pair, in entry
+    /// order — so the pairs still to be read are not yet overwritten); a fresh buffer cost a
+    /// MUTAG-size tile (35 k entries) more in first-touch page faults than the copy. A large tile:
+    /// a fresh buffer filled on the pool.
+    pub fn gather<T: Copy + Send + Sync>(&self, mut per_pair: Vec<T>, width: usize) -> Vec<T> {
         let (rows, cols) = (self.rows, self.cols);
         let Some(&fill) = per_pair.first() else { return per_pair };
         if matches!(self.mirror, Mirror::None) || width == 0 {
             return per_pair;
         }
+        if crate::parallel::pooled(rows * cols * width) {
+            use rayon::prelude::*;
+            if width == 1 {
+                return (0..rows * cols).into_par_iter().map(|k| per_pair[self.pair_of(k)]).collect();
+            }
+            return (0..rows * cols)
+                .into_par_iter()
+                .flat_map_iter(|k| {
+                    let s = self.pair_of(k);
+                    per_pair[s * width..(s + 1) * width].iter().copied()
+                })
+                .collect();
+        }
         per_pair.resize(rows * cols * width, fill);
         let mut put = |k: usize, s: usize| {
-            if s != k {
+            if width == 1 {
+                per_pair[k] = per_pair[s];
+            } else if s != k {
                 per_pair.copy_within(s * width..(s + 1) * width, k * width);
             }
         };
@@ -255,11 +285,10 @@ impl<'a> TilePairs<'a> {
                 }
             }
             Mirror::Square => {
-                // pair (r, c), r ≤ c: rows 0..r hold n, n − 1, …, n − r + 1 pairs, then c − r
-                let pair = |r: usize, c: usize| r * cols - r * (r + 1) / 2 + c;
+                // row by row, no division per entry
                 for a in (0..rows).rev() {
                     for b in (0..cols).rev() {
-                        put(a * cols + b, if a <= b { pair(a, b) } else { pair(b, a) });
+                        put(a * cols + b, if a <= b { square_pair(cols, a, b) } else { square_pair(cols, b, a) });
                     }
                 }
             }
@@ -268,13 +297,20 @@ impl<'a> TilePairs<'a> {
     }
 }
 
+/// The index of pair (r, c), r ≤ c, among the upper triangle of an n × n tile listed row by row:
+/// rows 0..r hold n, n − 1, …, n − r + 1 pairs, then c − r more.
+fn square_pair(n: usize, r: usize, c: usize) -> usize {
+    r * n - r * (r + 1) / 2 + c
+}
+
 /// Which pair each entry of a tile is (entries row-major).
 ///
 /// ```text
-/// None     a tile off the diagonal: entry k is pair k
-/// Square   a tile on the diagonal of K(X): the pairs are its upper triangle row by row,
-///          entry (a, b) is pair (min, max) of (a, b)
-/// Table    a tile of K(X) part on, part off the diagonal: a table of each entry's pair
+/// None     every tile of K(X, Y), and of K(X) apart from the diagonal: entry k is pair k
+/// Square   a tile on the diagonal of K(X) (rows = columns): the pairs are its upper triangle
+///          row by row, entry (a, b) is pair (min, max) of (a, b)
+/// Table    any other tile of K(X) that meets or crosses the diagonal: a table of each entry's
+///          pair (the identity where it only touches it)
 /// ```
 enum Mirror {
     None,
@@ -370,6 +406,29 @@ mod tests {
                         let want = if y_opt.is_none() { (want_i.min(want_j), want_i.max(want_j)) } else { (want_i, want_j) };
                         assert_eq!((i, j), want, "{against} {rows:?} × {cols:?}, width {width}, entry {k}: actual {:?}, expected {want:?}", (i, j));
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_tiles_gather_on_the_pool_as_small_ones_in_place() {
+        // past the pool's threshold (`crate::parallel::POOL_MIN_ITEMS` entries): a tile on the
+        // diagonal and one across it, of 600 graphs
+        let x: Vec<Graph> = (0..600).map(|_| Graph::new(1, &[], &[])).collect();
+        for (rows, cols) in [(0..520, 0..520), (0..520, 60..600)] {
+            let tile = Tile { rows: rows.clone(), cols: cols.clone() };
+            assert!(crate::parallel::pooled(rows.len() * cols.len()));
+            let tp = TilePairs::of(&x, None, &tile).unwrap();
+            let graph = |g: u32| if (g as usize) < rows.len() { rows.start + g as usize } else { cols.start + g as usize - rows.len() };
+            for width in [1, 2] {
+                let per_pair: Vec<(usize, usize)> = tp.pairs.iter().flat_map(|&(a, b)| std::iter::repeat_n((graph(a), graph(b)), width)).collect();
+                let got = tp.gather(per_pair, width);
+                assert_eq!(got.len(), rows.len() * cols.len() * width);
+                for (k, &(i, j)) in got.iter().enumerate() {
+                    let (wi, wj) = (rows.start + (k / width) / cols.len(), cols.start + (k / width) % cols.len());
+                    let want = (wi.min(wj), wi.max(wj));
+                    assert_eq!((i, j), want, "{rows:?} × {cols:?}, width {width}, entry {k}: actual {:?}, expected {want:?}", (i, j));
                 }
             }
         }

@@ -539,8 +539,8 @@ fn evaluation(status: &[PairStatus], seconds: f64, details: Details) -> Evaluati
     // a light pass: on the pool only for many pairs (`crate::parallel`)
     let pooled = crate::parallel::pooled(status.len());
     let values = crate::parallel::collect(status.len(), pooled, |k| status[k].value);
-    let info = crate::parallel::collect(status.len(), pooled, |k| info(&status[k]));
-    Evaluation { values, info, seconds, details }
+    let infos = crate::parallel::collect(status.len(), pooled, |k| info(&status[k]));
+    Evaluation { values, info: infos, seconds, details }
 }
 
 fn info(s: &PairStatus) -> PairInfo {

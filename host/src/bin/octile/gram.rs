@@ -252,11 +252,12 @@ fn put_in_place(a: &GramArgs, files: &resume::PartialFiles, (rows, cols): (usize
 /// order written; the first [`TIMELINE_TILES`], the count of the others beside) its rows, columns,
 /// device — its place among the GPUs used (`--devices` order; 0 on the CPU) — and the seconds
 /// since the start when it was started, computed, taken by the writer and written, and the
-/// solvers' phase marks while it was computed ([name, seconds] in order: packed, planned,
-/// submitted, back, …; `octile::phases`): [r0, r1, c0, c1, device, start, computed, handed,
+/// solvers' phase marks while it was computed ([name, seconds] in order: checked, paired,
+/// packed, planned, uploaded, streams, jobs, submitted, back, evaluated, gathered, …;
+/// `octile::phases`): [r0, r1, c0, c1, device, start, computed, handed,
 /// written, phases] (to the microsecond: a small call's phases take tenths of a millisecond).
 fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::TileTimes)], devices: usize) -> serde_json::Value {
-    let ms = |s: f64| (s * 1e6).round() / 1e6;
+    let secs = |s: f64| (s * 1e6).round() / 1e6;
     let tiles: Vec<serde_json::Value> = timeline
         .iter()
         .take(TIMELINE_TILES)
@@ -267,15 +268,15 @@ fn timeline_json(diagonal_secs: f64, timeline: &[(octile::gram::Tile, tiled::Til
                 t.cols.start,
                 t.cols.end,
                 w.worker % devices,
-                ms(w.start),
-                ms(w.computed),
-                ms(w.handed),
-                ms(w.written),
-                w.phases.iter().map(|&(what, at)| json!([what, ms(at)])).collect::<Vec<_>>()
+                secs(w.start),
+                secs(w.computed),
+                secs(w.handed),
+                secs(w.written),
+                w.phases.iter().map(|&(what, at)| json!([what, secs(at)])).collect::<Vec<_>>()
             ])
         })
         .collect();
-    json!({"diagonals_seconds": ms(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written", "phases"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
+    json!({"diagonals_seconds": secs(diagonal_secs), "columns": ["row_start", "row_end", "col_start", "col_end", "device", "start", "computed", "handed", "written", "phases"], "tiles": tiles, "tiles_left_out": timeline.len().saturating_sub(TIMELINE_TILES)})
 }
 
 /// `OCTILE_SLOT_THREADS`: the threads of each tile thread's own pool when several tiles are in

@@ -425,8 +425,9 @@ fn write_tile(job: &Job, tile: &Tile, w: &NpyWriter, width: usize, values: &[f64
     }
 }
 
-/// Where `spans` are the tile's rows alone and follow each other in the file with no gap, holding
-/// the `len` values in order: the first element (else `None`).
+/// Where `spans` follow each other in the file with no gap and hold exactly the `len` values in
+/// order: the first element (else `None`). A mirrored tile's transposed spans double its spans'
+/// total, so the length check leaves only tiles of whole rows (their rows alone) to this path.
 fn contiguous(spans: &[(usize, usize)], len: usize) -> Option<usize> {
     let &(first, _) = spans.first()?;
     let end = spans.iter().try_fold(first, |at, &(f, n)| (f == at).then_some(at + n))?;
@@ -637,6 +638,23 @@ mod tests {
         assert_eq!(tile_checksum(&one_job, &one, &out3).unwrap(), sum4, "a one-tile K(X)");
         let kw = out3.values.read_at(0, 17 * 17).unwrap();
         assert!(kw.iter().zip(&gd.values).all(|(a, b)| a.to_bits() == b.to_bits()), "a one-tile K(X): the file holds the tile");
+        // both took the one-write path; a mirrored tile off the diagonal did not
+        assert!(contiguous(&spans(&against, &wide, 1), 13 * 40).is_some() && contiguous(&spans(&one_job, &one, 3), 17 * 17 * 3).is_some());
+        assert!(contiguous(&spans(&job, &tile, 1), nr * nc).is_none());
+        // a one-tile K(X) with ∂K/∂θ (3 per entry): the gradient's file in one write too
+        let gg = Gram {
+            gradient: Some(octile::Gradient { names: vec!["a".into(), "b".into(), "c".into()], values: (0..17 * 17 * np).map(|e| 0.5 - e as f64).collect() }),
+            ..gd.clone()
+        };
+        let out4 = Outputs {
+            values: NpyWriter::create(&dir.join("W2.npy"), &[17, 17]).unwrap(),
+            gradient: Some((NpyWriter::create(&dir.join("WG.npy"), &[17, 17, np]).unwrap(), np)),
+        };
+        let sum5 = write_outputs(&one_job, &one, &gg, &out4).unwrap();
+        assert_eq!(tile_checksum(&one_job, &one, &out4).unwrap(), sum5, "a one-tile K(X) with its gradient");
+        let dw = out4.gradient.as_ref().unwrap().0.read_at(0, 17 * 17 * np).unwrap();
+        let want = &gg.gradient.as_ref().unwrap().values;
+        assert!(dw.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()), "a one-tile K(X): the gradient's file holds the tile's ∂K/∂θ");
         std::fs::remove_dir_all(&dir).ok();
     }
 
