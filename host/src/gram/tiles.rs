@@ -230,71 +230,57 @@ impl<'a> TilePairs<'a> {
         Ok(TilePairs { graphs, pairs, mirror, rows: nr, cols: nc })
     }
 
-    /// Entry k's pair (entries row-major).
-    fn pair_of(&self, k: usize) -> usize {
+    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major: moved
+    /// as they are where entry k is pair k, else by [`place`] with the tile's map of entries to
+    /// pairs.
+    pub fn gather<T: Copy + Send + Sync>(&self, per_pair: Vec<T>, width: usize) -> Vec<T> {
+        let (rows, cols) = (self.rows, self.cols);
         match &self.mirror {
-            Mirror::None => k,
-            Mirror::Table(slot) => slot[k] as usize,
-            Mirror::Square => {
-                let (a, b) = (k / self.cols, k % self.cols);
-                let (r, c) = if a <= b { (a, b) } else { (b, a) };
-                square_pair(self.cols, r, c)
-            }
+            Mirror::None => per_pair,
+            Mirror::Table(slot) => place(per_pair, (rows, cols, width), |a, b| slot[a * cols + b] as usize),
+            Mirror::Square => place(per_pair, (rows, cols, width), |a, b| if a <= b { square_pair(cols, a, b) } else { square_pair(cols, b, a) }),
         }
     }
+}
 
-    /// Per-pair results (`width` each, e.g. a gradient's P) laid out per entry, row-major: moved
-    /// as they are where entry k is pair k. Else, for a small tile (below the pool's threshold,
-    /// `crate::parallel`), in the same buffer: grown to the entries and filled from the last entry
-    /// back (entry k's pair is never after k — each entry lists at most one new pair, in entry
-    /// order — so the pairs still to be read are not yet overwritten); a fresh buffer cost a
-    /// MUTAG-size tile (35 k entries) more in first-touch page faults than the copy. A large tile:
-    /// a fresh buffer filled on the pool.
-    pub fn gather<T: Copy + Send + Sync>(&self, mut per_pair: Vec<T>, width: usize) -> Vec<T> {
-        let (rows, cols) = (self.rows, self.cols);
-        let Some(&fill) = per_pair.first() else { return per_pair };
-        if matches!(self.mirror, Mirror::None) || width == 0 {
-            return per_pair;
-        }
-        if crate::parallel::pooled(rows * cols * width) {
-            use rayon::prelude::*;
-            if width == 1 {
-                return (0..rows * cols).into_par_iter().map(|k| per_pair[self.pair_of(k)]).collect();
-            }
-            return (0..rows * cols)
-                .into_par_iter()
-                .flat_map_iter(|k| {
-                    let s = self.pair_of(k);
+/// Per-pair results (`width` each) laid out per entry of a `rows` × `cols` tile, row-major, entry
+/// (a, b) taking pair `pair(a, b)`'s (one map per kind of tile, so no per-entry branch on the
+/// kind), walked row by row (no division per entry). A small tile (below the pool's threshold,
+/// `crate::parallel`): in the same buffer, grown to the entries and filled from the last entry
+/// back (entry k's pair is never after k — each entry lists at most one new pair, in entry order —
+/// so the pairs still to be read are not yet overwritten); a fresh buffer cost a MUTAG-size tile
+/// (35 k entries) more in first-touch page faults than the copy. A large tile: a fresh buffer
+/// filled on the pool.
+fn place<T: Copy + Send + Sync>(mut per_pair: Vec<T>, (rows, cols, width): (usize, usize, usize), pair: impl Fn(usize, usize) -> usize + Sync) -> Vec<T> {
+    let Some(&fill) = per_pair.first() else { return per_pair };
+    if width == 0 {
+        return per_pair;
+    }
+    if crate::parallel::pooled(rows * cols * width) {
+        use rayon::prelude::*;
+        let (per_pair, pair) = (&per_pair, &pair);
+        return (0..rows)
+            .into_par_iter()
+            .flat_map_iter(|a| {
+                (0..cols).flat_map(move |b| {
+                    let s = pair(a, b);
                     per_pair[s * width..(s + 1) * width].iter().copied()
                 })
-                .collect();
-        }
-        per_pair.resize(rows * cols * width, fill);
-        let mut put = |k: usize, s: usize| {
+            })
+            .collect();
+    }
+    per_pair.resize(rows * cols * width, fill);
+    for a in (0..rows).rev() {
+        for b in (0..cols).rev() {
+            let (k, s) = (a * cols + b, pair(a, b));
             if width == 1 {
                 per_pair[k] = per_pair[s];
             } else if s != k {
                 per_pair.copy_within(s * width..(s + 1) * width, k * width);
             }
-        };
-        match &self.mirror {
-            Mirror::None => {}
-            Mirror::Table(slot) => {
-                for k in (0..rows * cols).rev() {
-                    put(k, slot[k] as usize);
-                }
-            }
-            Mirror::Square => {
-                // row by row, no division per entry
-                for a in (0..rows).rev() {
-                    for b in (0..cols).rev() {
-                        put(a * cols + b, if a <= b { square_pair(cols, a, b) } else { square_pair(cols, b, a) });
-                    }
-                }
-            }
         }
-        per_pair
     }
+    per_pair
 }
 
 /// The index of pair (r, c), r ≤ c, among the upper triangle of an n × n tile listed row by row:
