@@ -272,11 +272,12 @@ impl Csr {
 /// Threads of a product-form team for `n` unknowns when shared memory holds `pairs_per_sm`
 /// slices: one warp while that many warps keep an SM busy (`warps_per_sm`, the latency-hiding
 /// target: `ResidentOptions::product_warps_per_sm`, 16 by default), else as many warps per pair as make up the
-/// target, a power of two with at least 4 rows per thread and at most `RESIDENT_BLOCK_THREADS`.
-pub fn product_team(n: usize, pairs_per_sm: usize, warps_per_sm: usize) -> u32 {
+/// target, a power of two with at least 4 rows per thread and at most `max_threads` (the block
+/// entry's declared limit: `Kernel::decl().threads`).
+pub fn product_team(n: usize, pairs_per_sm: usize, warps_per_sm: usize, max_threads: u32) -> u32 {
     let want = warps_per_sm.div_ceil(pairs_per_sm.max(1)).next_power_of_two();
     let most = n.div_ceil(32 * 4).next_power_of_two();
-    (32 * want.min(most).max(1)).min(RESIDENT_BLOCK_THREADS as usize) as u32
+    (32 * want.min(most).max(1)).min(max_threads as usize) as u32
 }
 
 /// Threads of the team for a product system of `n` unknowns: a power of two times 32, about
@@ -427,6 +428,9 @@ pub fn plan_with(
     let product_warps = opts.product_warps_per_sm;
     let split = opts.split;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
+    // the product form's block entry bounds its team (the gradient's at 256 threads: no spill)
+    let product_block = if gradient { Kernel::MgkResidentBlockGradientProduct } else { Kernel::MgkResidentBlockProduct };
+    let product_max_threads = product_block.decl().threads.max();
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
         // gradients: room for the fused primal and adjoint solve (ten vectors) where it fits
@@ -444,7 +448,7 @@ pub fn plan_with(
         };
         if let Some((words, beside)) = set.product_words(a, b).map(fused).filter(|&(w, _)| product && bucket_words(w) <= max_smem / 4) {
             let slice = bucket_words(words);
-            let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps);
+            let team = product_team(set.size(a).0 * set.size(b).0, max_smem / (4 * slice), product_warps, product_max_threads);
             let warps = if team == 32 { warps_for(slice) } else { 1 };
             let l = Launch { team, warps, slice_words: slice as u32, product: true, split: false, fused_beside: beside };
             if l.warps >= 1 && l.smem_bytes() <= max_smem {
@@ -1368,6 +1372,9 @@ mod tests {
                 // beside: p, r and dg in the solver's room, with one word of alignment
                 assert!(l.slice_words as usize >= need + FUSED_BESIDE_EXTRA_WORDS, "pair ({a}, {b}): {l:?}");
                 assert_eq!(l.fused_beside, !fits, "pair ({a}, {b}): {l:?}, fused {fused} words");
+                // a team the gradient entry it runs on was compiled for
+                let entry = crate::mgk::gpu::resident_launch::gradient_entry(l, shape);
+                assert!(l.team <= entry.decl().threads.max(), "pair ({a}, {b}): {l:?} on {entry:?}");
             }
             // a launch never mixes jobs whose vectors stay in the slice with jobs whose do not
             for pl in &p.launches {
@@ -1418,10 +1425,15 @@ mod tests {
     #[test]
     fn product_teams_grow_only_when_few_pairs_fit_an_sm() {
         // many slices per SM: one warp each; few: more warps per pair, at least 4 rows a thread
-        assert_eq!(product_team(300, 22, 16), 32);
-        assert_eq!(product_team(1500, 5, 16), 128);
-        assert_eq!(product_team(200, 1, 16), 64);
-        assert_eq!(product_team(100_000, 1, 64), RESIDENT_BLOCK_THREADS);
+        assert_eq!(product_team(300, 22, 16, RESIDENT_BLOCK_THREADS), 32);
+        assert_eq!(product_team(1500, 5, 16, RESIDENT_BLOCK_THREADS), 128);
+        assert_eq!(product_team(200, 1, 16, RESIDENT_BLOCK_THREADS), 64);
+        assert_eq!(product_team(100_000, 1, 64, RESIDENT_BLOCK_THREADS), RESIDENT_BLOCK_THREADS);
+        // the gradient's product-form block entry is compiled for 256 threads
+        let gradient_max = Kernel::MgkResidentBlockGradientProduct.decl().threads.max();
+        assert_eq!(gradient_max, 256);
+        assert_eq!(product_team(100_000, 1, 64, gradient_max), 256);
+        assert_eq!(product_team(1500, 5, 16, gradient_max), 128);
         assert_eq!(team_threads(9216, 4), RESIDENT_BLOCK_THREADS);
         assert_eq!(team_threads(100, 4), 32);
     }

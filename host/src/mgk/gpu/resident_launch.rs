@@ -15,7 +15,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig,
 use octile_types::Kernel;
 use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK,
+    GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_MAX_WARPS_PER_BLOCK,
 };
 use octile_types::{EdgeShape, GradientParams, PairJob, PairStatus, ResidentParams};
 use rayon::prelude::*;
@@ -260,7 +260,7 @@ pub fn mgk_resident(
     let team_ok = if warp {
         (1..=RESIDENT_MAX_WARPS_PER_BLOCK).contains(&launch.warps)
     } else {
-        launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= RESIDENT_BLOCK_THREADS
+        launch.warps == 1 && launch.team.is_power_of_two() && launch.team <= name.decl().threads.max()
     };
     if !team_ok {
         return fail(format!("team of {} threads, {} per block", launch.team, launch.warps));
