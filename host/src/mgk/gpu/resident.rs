@@ -103,10 +103,13 @@ fn resident_in_parts(graphs: &[Graph], opt: &PackOptions, parts: &[Range<usize>]
 fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, precision: Precision) -> Result<ResidentSet> {
     let (ns, nzs) = strides(opt.kernel);
     let rw = real_words(precision);
+    // the part's words reserved at once (2·edges bounds each graph's nonzeros; pieces grow it
+    // where a graph has long rows): no regrowth, each page touched once
+    let words = graphs[range.clone()].iter().map(|g| graph_words(g.n_nodes(), 2 * g.n_edges(), ns, nzs, 0, rw)).sum();
     let mut out = ResidentSet {
         precision,
         graphs: Vec::with_capacity(range.len()),
-        words: Vec::new(),
+        words: Vec::with_capacity(words),
         node_stride: ns,
         nz_stride: nzs,
         unit_weights: Vec::with_capacity(range.len()),
