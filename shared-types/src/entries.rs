@@ -16,7 +16,7 @@
 //! [`Kernel::decl`], and the host loads and sizes launches by id.
 use crate::graphlets::launch::GRAPHLET_BLOCK_THREADS;
 use crate::mgk::names::SOLVER_BLOCK_THREADS;
-use crate::mgk::resident::{RESIDENT_BLOCK_THREADS, RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK};
+use crate::mgk::resident::{RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK};
 use crate::names::SMOKE_BLOCK_THREADS;
 use crate::sp::SP_BLOCK_THREADS;
 
@@ -112,12 +112,6 @@ const GRID_GENERAL_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_T
 const GRID_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
 /// The general κe's f64 grid entry: 3 an SM (its interpreter spills at 4 and 5).
 const GRID_GENERAL_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 3);
-/// The resident gradient entries of one warp per pair: 144 registers (at 128 the fused walk spilled
-/// 4–40 bytes; the fused solve's slices leave room for few warps an SM anyway: 14 at 144 registers).
-const RESIDENT_WARP_GRADIENT_BOUNDS: LaunchBounds = LaunchBounds::NONE.with_registers(144);
-/// The product-form gradient block entry: at most 256 threads and 144 registers (no spill; 128 at
-/// 512 threads spilled 76 bytes).
-const RESIDENT_BLOCK_GRADIENT_PRODUCT_BOUNDS: LaunchBounds = LaunchBounds::threads(RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS).with_registers(144);
 /// Resident warp entries: 32·w threads, w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`.
 const RESIDENT_WARPS: Threads = Threads::UpTo(32 * RESIDENT_MAX_WARPS_PER_BLOCK);
 
@@ -214,33 +208,34 @@ declare_entries! {
     /// an H200, `results/xmv-rows-h200.md` call 21).
     MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_PRODUCT_BOUNDS },
     /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
-    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
+    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient = mgk_resident_block_gradient {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one square-exponential term.
-    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
+    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, one square-exponential term.
     MgkResidentBlockGradientSqexp = mgk_resident_block_gradient_sqexp {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one Kronecker-delta term.
-    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
+    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient, one block per pair, one Kronecker-delta term.
     MgkResidentBlockGradientKdelta = mgk_resident_block_gradient_kdelta {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp
-    /// per pair: 144 registers (96 spilled ~440 bytes, 128 spilled 40).
-    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
+    /// per pair: 128 registers (96 spilled ~440 bytes; the fused solve's slices leave room for few
+    /// warps per SM anyway).
+    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct = mgk_resident_block_gradient_product {
-        threads: Threads::UpTo(RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS),
-        bounds: RESIDENT_BLOCK_GRADIENT_PRODUCT_BOUNDS,
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident solver, one block per pair, any κe, long rows of the second graph split into pieces.
     MgkResidentBlockGeneralSplit = mgk_resident_block_general_split {

@@ -625,8 +625,7 @@ macro_rules! mgk_entry {
             $(#[$doc])*
             ///
             /// # Safety
-            /// See [`solve_all`]; `mgk_params` points at one [`MgkParams`] in global memory; launched with
-            /// `SOLVER_BLOCK_THREADS` threads.
+            /// See [`solve_all`]; launched with `SOLVER_BLOCK_THREADS` threads.
             $name, $t, $sparse, $blocked, params, [], BlockTeam::new());
     };
     ($(#[$doc:meta])* team $name:ident, $t:ty, $blocked:expr) => {
@@ -634,7 +633,7 @@ macro_rules! mgk_entry {
             $(#[$doc])*
             ///
             /// # Safety
-            /// See [`solve_all`]; `mgk_params` as in the one-block entries; launched cooperatively (every block resident) with
+            /// See [`solve_all`]; launched cooperatively (every block resident) with
             /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
             /// `team_sync` holds `team_sync_records(team_blocks)` zeroed records per team (the team contract: team_blocks
             /// divides the grid, one TeamSync per team, cooperative launch).
@@ -645,7 +644,7 @@ macro_rules! mgk_entry {
         #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(clippy::too_many_arguments, non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $name(
-            mgk_params: *const MgkParams,
+            $params: MgkParams,
             graphs: *const GraphDesc,
             row_ptr: *const u32,
             octiles: *const Octile,
@@ -659,12 +658,10 @@ macro_rules! mgk_entry {
             job_counter: *mut u32,
             $($extra: $extra_ty),*
         ) {
-            // SAFETY: `mgk_params` points at one MgkParams in global memory (the launch contract).
-            let $params: &MgkParams = unsafe { &*mgk_params };
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded to the launcher's contract (see the entry's docs).
-            unsafe { solve_all::<$t, _, { $sparse }, { $blocked }>(&mut $team, $params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
+            unsafe { solve_all::<$t, _, { $sparse }, { $blocked }>(&mut $team, &$params, &inputs, &inputs64, jobs, status, scratch, job_counter) }
         }
     };
 }
@@ -677,8 +674,7 @@ macro_rules! gradient_entry {
         gradient_entry!(@entry $(#[$doc])*
             ///
             /// # Safety
-            /// As the solver entries (see [`solve_all`]; `mgk_params` points at one [`MgkParams`] in
-            /// global memory), with each job's scratch
+            /// As the solver entries (see [`solve_all`]), with each job's scratch
             /// `gradient_scratch_len(n, m)` f64 long, `gparams` valid and `grad` holding
             /// `n_jobs · gparams.n_hyper` f64.
             $name, $t, params, [], BlockTeam::new());
@@ -696,7 +692,7 @@ macro_rules! gradient_entry {
         #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(clippy::too_many_arguments, non_snake_case)]
         pub unsafe extern "ptx-kernel" fn $name(
-            mgk_params: *const MgkParams,
+            $params: MgkParams,
             graphs: *const GraphDesc,
             row_ptr: *const u32,
             octiles: *const Octile,
@@ -712,12 +708,10 @@ macro_rules! gradient_entry {
             gparams: *const GradientParams,
             grad: *mut f64,
         ) {
-            // SAFETY: `mgk_params` points at one MgkParams in global memory (the launch contract).
-            let $params: &MgkParams = unsafe { &*mgk_params };
             let inputs = Inputs { graphs, row_ptr, octiles, edge_data, node_data };
             let inputs64 = Inputs { graphs, row_ptr, octiles, edge_data: edge_data64, node_data: node_data64 };
             // SAFETY: forwarded launch contract; `gparams` points at one GradientParams.
-            unsafe { gradient_all::<$t, _>(&mut $team, $params, &*gparams, &inputs, &inputs64, jobs, status, scratch, job_counter, grad) }
+            unsafe { gradient_all::<$t, _>(&mut $team, &$params, &*gparams, &inputs, &inputs64, jobs, status, scratch, job_counter, grad) }
         }
     };
 }

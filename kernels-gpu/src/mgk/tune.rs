@@ -71,12 +71,12 @@ macro_rules! bench_entry {
         $(#[$doc])*
         ///
         /// # Safety
-        /// See [`bench`]; `params` points at one [`TileBenchParams`] in global memory.
+        /// See [`bench`].
         #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $name(params: *const TileBenchParams, octiles: *const Octile, edge_data: *const $t, pblocks: *const $t, out: *mut $t) {
-            // SAFETY: forwarded to the launcher's contract (`params` valid, see above).
-            unsafe { bench::<$t>(&*params, octiles, edge_data, pblocks, out) }
+        pub unsafe extern "ptx-kernel" fn $name(params: TileBenchParams, octiles: *const Octile, edge_data: *const $t, pblocks: *const $t, out: *mut $t) {
+            // SAFETY: forwarded to the launcher's contract.
+            unsafe { bench::<$t>(&params, octiles, edge_data, pblocks, out) }
         }
     };
 }

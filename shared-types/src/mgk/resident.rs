@@ -199,10 +199,6 @@ pub const fn product_vector_offset(n1: usize, n2: usize, real_words: usize) -> u
 
 /// Threads of a block-team launch (one block per pair).
 pub const RESIDENT_BLOCK_THREADS: u32 = 512;
-/// Most threads of a product-form gradient block (`mgk_resident_block_gradient_product`): at 512
-/// threads ptxas has 128 registers a thread and spilled 76 bytes of the fused walk; at 256 it keeps
-/// it in 144 with no spill (the planner caps those teams here: `Kernel::decl().threads`).
-pub const RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS: u32 = 256;
 /// Warps of a block team.
 pub const RESIDENT_BLOCK_WARPS: u32 = RESIDENT_BLOCK_THREADS / 32;
 /// Bytes at the start of a block team's shared memory for its reductions and broadcasts
@@ -295,7 +291,6 @@ pub const RECURRENCE_SHARE: f64 = 0.5;
 const _: () = assert!(core::mem::size_of::<ResidentGraph>() == 16 && core::mem::align_of::<ResidentGraph>() == 4);
 const _: () = assert!(core::mem::size_of::<ResidentParams>() == 2 * 264 + 8 + 32 && core::mem::align_of::<ResidentParams>() == 8);
 const _: () = assert!(RESIDENT_BLOCK_HEADER_BYTES.is_multiple_of(16) && RESIDENT_BLOCK_THREADS.is_multiple_of(32));
-const _: () = assert!(RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS.is_power_of_two() && RESIDENT_GRADIENT_PRODUCT_BLOCK_THREADS <= RESIDENT_BLOCK_THREADS);
 
 #[cfg(test)]
 mod tests {

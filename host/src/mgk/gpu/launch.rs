@@ -119,12 +119,10 @@ pub fn mgk_solve<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     dev.stream.memset_zeros(&mut *buf.counter)?;
     let f = dev.function(name)?;
-    let params_dev = upload_params(dev, params)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
-    push_solver_args(&mut b, &params_dev, graphs, buf);
-    // SAFETY: `params_dev` is one MgkParams in global memory, a copy of the checked `params`; the
-    // kernel's contract (octile_kernels::mgk::solver::solve_all) is checked in check_solve (the
+    push_solver_args(&mut b, params, graphs, buf);
+    // SAFETY: the kernel's contract (octile_kernels::mgk::solver::solve_all) is checked in check_solve (the
     // sparse-only entry additionally gets compact storage, the blocked one a usable gathered κe
     // whose slots lie inside the nonzero rows, both checked there): every tile's
     // entries in the chosen storage lie inside edge_data, job count and
@@ -177,12 +175,11 @@ pub fn mgk_solve_team<T: Real + DeviceRepr + ValidAsZeroBits>(
     dev.stream.memset_zeros(&mut *buf.counter)?;
     dev.stream.memset_zeros(sync)?;
     let f = dev.function(name)?;
-    let params_dev = upload_params(dev, params)?;
     let cfg = LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
-    push_solver_args(&mut b, &params_dev, graphs, buf);
+    push_solver_args(&mut b, params, graphs, buf);
     b.arg(sync);
-    // SAFETY: `params_dev` as in mgk_solve; solve_all's contract is checked in check_solve (as for mgk_solve); the team
+    // SAFETY: solve_all's contract is checked in check_solve (as for mgk_solve); the team
     // contract: the grid is exactly `teams` whole teams of team_blocks ≥ 2 blocks, `sync` holds
     // ≥ teams · team_sync_records(team_blocks) zeroed records (checked above), and the launch is cooperative, so every block is resident
     // together (the driver fails the launch otherwise) and no team barrier can wait forever.
@@ -201,22 +198,9 @@ pub fn team_resident_blocks<T: Real>(dev: &GpuDevice, blocked: bool) -> u32 {
     per_sm * dev.sm_count
 }
 
-/// A launch's [`MgkParams`] in global memory, on the device's stream (freed in stream order after
-/// the launch that reads it).
-pub(super) fn upload_params(dev: &GpuDevice, params: &MgkParams) -> Result<CudaSlice<MgkParams>> {
-    Ok(dev.stream.clone_htod(std::slice::from_ref(params))?)
-}
-
 /// Push the arguments every solver entry takes, in the order of `octile_kernels::mgk`'s entry
 /// signature (the team entries take one more, pushed by the caller).
-/// `params`: the launch's one [`MgkParams`], uploaded by [`upload_params`] (the entries read it
-/// from global memory: taken by value, the kernel copied its ~1.2 KB to every thread's local memory).
-pub(super) fn push_solver_args<'a, T: DeviceRepr>(
-    b: &mut LaunchArgs<'a>,
-    params: &'a CudaSlice<MgkParams>,
-    graphs: &'a DeviceGraphs<T>,
-    buf: &'a mut BatchBuffers<'_>,
-) {
+pub(super) fn push_solver_args<'a, T: DeviceRepr>(b: &mut LaunchArgs<'a>, params: &'a MgkParams, graphs: &'a DeviceGraphs<T>, buf: &'a mut BatchBuffers<'_>) {
     b.arg(params)
         .arg(&graphs.descs)
         .arg(&graphs.row_ptr)
@@ -345,14 +329,13 @@ pub fn mgk_gradient<T: Real + DeviceRepr + ValidAsZeroBits>(
     }
     dev.stream.memset_zeros(&mut *buf.counter)?;
     let f = dev.function(name)?;
-    let params_dev = upload_params(dev, params)?;
     let cfg = LaunchConfig { grid_dim: (grid.max(1) as u32, 1, 1), block_dim: (SOLVER_BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut b = dev.stream.launch_builder(&f);
-    push_solver_args(&mut b, &params_dev, graphs, buf);
+    push_solver_args(&mut b, params, graphs, buf);
     match shape {
         GradientGrid::Blocks(_) => {
             b.arg(gparams).arg(grad);
-            // SAFETY: `params_dev` as in mgk_solve; the solver entries' contract is checked in check_solve (adaptive entry), each
+            // SAFETY: the solver entries' contract is checked in check_solve (adaptive entry), each
             // job's gradient scratch range lies in the scratch buffer (checked above; disjoint by
             // construction), `gparams` holds one GradientParams and `grad` n_jobs · n_hyper f64
             // (checked above), the counter is zeroed and the block size is SOLVER_BLOCK_THREADS.

@@ -431,7 +431,7 @@ pub fn plan_with(
     let product_warps = opts.product_warps_per_sm;
     let split = opts.split;
     let warps_for = |slice: usize| ((max_smem / 4) / slice).min(RESIDENT_MAX_WARPS_PER_BLOCK as usize) as u32;
-    // the product form's block entry bounds its team (the gradient's at 256 threads: no spill)
+    // the product form's block entry bounds its team (its declared threads)
     let product_block = if gradient { Kernel::MgkResidentBlockGradientProduct } else { Kernel::MgkResidentBlockProduct };
     let product_max_threads = product_block.decl().threads.max();
     let shape_of = |&(a, b): &(u32, u32)| {
@@ -1432,11 +1432,9 @@ mod tests {
         assert_eq!(product_team(1500, 5, 16, RESIDENT_BLOCK_THREADS), 128);
         assert_eq!(product_team(200, 1, 16, RESIDENT_BLOCK_THREADS), 64);
         assert_eq!(product_team(100_000, 1, 64, RESIDENT_BLOCK_THREADS), RESIDENT_BLOCK_THREADS);
-        // the gradient's product-form block entry is compiled for 256 threads
-        let gradient_max = Kernel::MgkResidentBlockGradientProduct.decl().threads.max();
-        assert_eq!(gradient_max, 256);
-        assert_eq!(product_team(100_000, 1, 64, gradient_max), 256);
-        assert_eq!(product_team(1500, 5, 16, gradient_max), 128);
+        // a team never past what its entry was compiled for
+        assert_eq!(product_team(100_000, 1, 64, 256), 256);
+        assert_eq!(product_team(1500, 5, 16, 256), 128);
         assert_eq!(team_threads(9216, 4), RESIDENT_BLOCK_THREADS);
         assert_eq!(team_threads(100, 4), 32);
     }
