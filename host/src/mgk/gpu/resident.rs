@@ -104,12 +104,18 @@ fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, preci
     let (ns, nzs) = strides(opt.kernel);
     let rw = real_words(precision);
     // the part's words reserved at once (2·edges bounds each graph's nonzeros; pieces grow it
-    // where a graph has long rows): no regrowth, each page touched once
-    let words = graphs[range.clone()].iter().map(|g| graph_words(g.n_nodes(), 2 * g.n_edges(), ns, nzs, 0, rw)).sum();
+    // where a graph has long rows): no regrowth, each page touched once. Only what the 32-bit
+    // offsets can address, and only if the allocator gives it (a larger set fails its offset
+    // check below, with its error, not here)
+    let words: usize = graphs[range.clone()].iter().map(|g| graph_words(g.n_nodes(), 2 * g.n_edges(), ns, nzs, 0, rw)).sum();
+    let mut reserved = Vec::new();
+    if words < u32::MAX as usize {
+        let _ = reserved.try_reserve_exact(words);
+    }
     let mut out = ResidentSet {
         precision,
         graphs: Vec::with_capacity(range.len()),
-        words: Vec::with_capacity(words),
+        words: reserved,
         node_stride: ns,
         nz_stride: nzs,
         unit_weights: Vec::with_capacity(range.len()),
