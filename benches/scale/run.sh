@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The scale benchmark on the device (one GPU; benches/scale/scale.py says what it measures).
 # Carries: the octile CLI (OCT), the octile wheel and Dask's wheels (WHEELS: a folder of .whl, e.g.
-# `pip download "dask[array]" distributed --only-binary=:all: --python-version 3.12 --platform
-# manylinux2014_x86_64 -d .carry/wheels`), and data/ (scripts/fetch-datasets chembl nci).
+# `pip download "dask[array]==2026.8.0" "distributed==2026.8.0" --only-binary=:all: --python-version 3.12
+# --platform manylinux2014_x86_64 -d .carry/wheels`: pinned together, as scripts/test-python does —
+# unpinned, a dask release without its distributed yet makes pip pick a distributed that does not
+# import), and data/ (scripts/fetch-datasets chembl nci).
 # Usage: OCT=/tmp/quick/octile WHEELS=.carry/wheels OUT=$OUT/scale bash benches/scale/run.sh
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
