@@ -60,11 +60,16 @@ fn bits(g: &Gram) -> Vec<u64> {
     g.values.iter().map(|v| v.to_bits()).collect()
 }
 
+/// Held by each test of this file while it uses the GPU: the stream pool's counts are only
+/// meaningful with no other test's calls under way.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn several_threads_on_the_gpu_get_the_single_threaded_results() {
     if !gpu_or_skip("several_threads_on_the_gpu_get_the_single_threaded_results") {
         return;
     }
+    let _alone = ALONE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let graphs: Vec<Graph> = nws_set(12, 3);
     let (x, y) = graphs.split_at(5);
     let ks = kernels();
@@ -96,4 +101,30 @@ fn several_threads_on_the_gpu_get_the_single_threaded_results() {
     });
     let f = failures.into_inner().unwrap();
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+}
+
+#[test]
+fn a_call_borrows_its_streams_from_the_device_and_gives_them_back() {
+    if !gpu_or_skip("a_call_borrows_its_streams_from_the_device_and_gives_them_back") {
+        return;
+    }
+    let dev = octile::gpu::device().unwrap();
+    let graphs: Vec<Graph> = nws_set(10, 5);
+    let _alone = ALONE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut cfg = synthetic_kernel(0.05);
+    cfg.backend = Backend::Cuda;
+    cfg.precision = Precision::F32;
+    let k = MarginalizedGraphKernel::new(cfg).unwrap();
+    // a kernel made on the GPU has one solve's streams ready before its first call
+    let per_solve = octile::mgk::gpu::resident::STREAMS_PER_SOLVE;
+    let ready = dev.streams.idle();
+    assert!(ready >= per_solve, "{ready} idle streams after the kernel was made, a solve takes {per_solve}");
+    let first = bits(&k.gram(&graphs).unwrap());
+    // every stream lent to the call came back (no other test of this binary uses the GPU
+    // meanwhile: each holds ALONE)
+    assert!(dev.streams.idle() >= ready, "{} idle streams after the call, {ready} before", dev.streams.idle());
+    // the same streams again give the same values, bit for bit
+    for round in 0..3 {
+        assert_eq!(bits(&k.gram(&graphs).unwrap()), first, "round {round}: values differ from the first call's");
+    }
 }

@@ -7,6 +7,7 @@
 
 pub mod pinned;
 pub mod staging;
+pub mod streams;
 
 use crate::error::OctileError;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, result, sys};
@@ -48,6 +49,9 @@ pub struct GpuDevice {
     pub kernels_from: &'static str,
     /// Page-locked host buffers for copies that must not stop the calling thread.
     pub pinned: pinned::PinnedPool,
+    /// Streams made once and lent to each call (`streams::StreamPool`): a call does not pay for
+    /// creating its own.
+    pub streams: streams::StreamPool,
     /// Held while one caller queues a batch of launches that should reach the GPU together (a
     /// GPU tile's block of launches): batches of several threads then do not interleave, so the
     /// GPU finishes them one after another instead of all at once at the end.
@@ -384,6 +388,7 @@ fn init(opts: &GpuOptions, ordinal: usize) -> Result<Arc<GpuDevice>, String> {
     let name = ctx.name().map_err(|e| e.to_string())?;
     Ok(Arc::new(GpuDevice {
         pinned: pinned::PinnedPool::new(ctx.clone()),
+        streams: streams::StreamPool::default(),
         submission: Mutex::new(()),
         ctx,
         stream,

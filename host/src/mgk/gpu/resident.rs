@@ -21,7 +21,7 @@ use crate::mgk::gpu::options::ResidentOptions;
 pub use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet, real_words, upload_resident};
 use crate::mgk::pack::{GraphRows, PackOptions, strides};
 use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::CudaSlice;
 use octile_types::Kernel;
 use octile_types::mgk::layout::NZ_WEIGHT;
 use octile_types::mgk::resident::{
@@ -31,7 +31,6 @@ use octile_types::mgk::resident::{
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// The smallest rtol the resident solver is asked to meet: its f32 true residual settles at
 /// ~2–6·10⁻⁷ (measured on NWS and MUTAG pairs), so for a smaller rtol every pair goes to the tile
@@ -50,8 +49,11 @@ pub fn resident_min_rtol(precision: Precision) -> f64 {
     }
 }
 
-/// Streams the launches of one solve go round-robin over.
+/// Streams the launches of one solve go round-robin over (one launch's tail overlaps the next
+/// one's start; 1 or 2 measured no faster: `results/small-call-h200.md`).
 const RESIDENT_STREAMS: usize = 4;
+/// Streams one solve takes from the device's pool: its launches', its uploads' and its downloads'.
+pub const STREAMS_PER_SOLVE: usize = RESIDENT_STREAMS + 2;
 
 /// Pack `graphs` into the resident layout, straight from their edge lists (no octiles: the
 /// values are [`GraphRows`]', checked as `pack` checks them), each graph's nodes sorted by
@@ -716,9 +718,10 @@ pub fn execute(
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
     // shape's start (each launch has its own counter and statuses: its parts of the block's two
     // buffers); results come back on a
-    // stream of their own, so that a block's download waits for that block's launches only
-    let streams: Vec<Arc<CudaStream>> = (0..RESIDENT_STREAMS).map(|_| dev.stream.fork()).collect::<std::result::Result<_, _>>()?;
-    let copy = dev.stream.fork()?;
+    // stream of their own, so that a block's download waits for that block's launches only; the
+    // jobs go up on a third (below). All lent by the device's pool, not made per call
+    let lent = dev.streams.take(&dev.stream, STREAMS_PER_SOLVE)?;
+    let (streams, copy, up) = (&lent[..RESIDENT_STREAMS], &lent[RESIDENT_STREAMS], &lent[RESIDENT_STREAMS + 1]);
     crate::phases::mark("streams");
     let (mut launches, mut teams_seen) = (0usize, std::collections::BTreeSet::new());
     let np = gradient.map_or(0, |g| g.n_hyper as usize);
@@ -733,7 +736,6 @@ pub fn execute(
     // the jobs go up on a stream of this call's own, after the set and the parameters: a copy
     // from pageable memory first waits for its stream's earlier work, and on the device's stream
     // that was every tile's uploads
-    let up = dev.stream.fork()?;
     up.join(&dev.stream)?;
     // results in pair order, written as each block comes back (a block never submitted after a
     // cancellation stays None / NaN); ∂K/∂θ `np` per pair in one flat vector
@@ -755,11 +757,14 @@ pub fn execute(
         // block's launches, and the other tiles' copies with it)
         let tb = std::time::Instant::now();
         let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
+        crate::phases::mark("jobs built");
         let dev_jobs = up.clone_htod(&jobs)?;
+        crate::phases::mark("jobs up");
         // the block's statuses and its launches' counters, one buffer each (made and zeroed on
         // `up`, which the launches' streams join): two allocations a block, not two a launch
         let mut statuses = up.alloc_zeros::<PairStatus>(range.len().max(1))?;
         let mut counters = up.alloc_zeros::<u32>(block.launches.len().max(1))?;
+        crate::phases::mark("statuses");
         // each launch's parameters (one upload a block) and its jobs checked, before the lock:
         // the other tiles' blocks wait for nothing of this one's host work
         let launched = &plan.launches[block.launches.clone()];
@@ -783,8 +788,10 @@ pub fn execute(
                 })
                 .collect(),
         )?;
+        crate::phases::mark("params up");
         let mut checked = launched.iter().map(|pl| check_jobs(dset, pl.launch, &jobs[local(pl)])).collect::<Result<Vec<_>>>()?.into_iter();
-        for s in &streams {
+        crate::phases::mark("jobs checked");
+        for s in streams {
             s.join(&up)?;
         }
         crate::phases::mark("jobs");
@@ -847,6 +854,7 @@ pub fn execute(
             }
             launches += 1;
             teams_seen.insert(TeamKind::of(l));
+            crate::phases::mark("launched");
         }
         if at + 1 < plan.blocks.len().min(RESIDENT_BLOCKS_QUEUED) {
             *held.borrow_mut() = Some(in_order);
