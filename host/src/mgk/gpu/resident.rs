@@ -165,7 +165,7 @@ fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, preci
         let offset = out.words.len();
         // pieces (PIECE_NONZEROS): node << 16 | first nonzero, longest first, when some row is long
         let mut pieces: Vec<u32> = Vec::new();
-        if n < 1 << 16 && nnz < 1 << 16 && (0..n).any(|i| len(i) > PIECE_NONZEROS) {
+        if cut_in_pieces(n, nnz, len) {
             let mut cut: Vec<(usize, u32)> = Vec::new();
             let mut first = 0usize;
             for (new, &old) in order.iter().enumerate() {
@@ -237,6 +237,53 @@ fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, preci
         out.graphs.push(ResidentGraph { offset: offset as u32, n_nodes: n as u32, nnz: nnz as u32, n_pieces: pieces.len() as u32 });
     }
     Ok(out)
+}
+
+/// Whether a graph of `n` nodes and `nnz` nonzeros whose row i holds `len(i)` of them is walked in
+/// pieces of at most `PIECE_NONZEROS` (some row is longer, and node and nonzero indices fit the
+/// pieces' 16 bits each); it then has Σ ⌈len(i) / PIECE_NONZEROS⌉ pieces.
+fn cut_in_pieces(n: usize, nnz: usize, len: impl Fn(usize) -> usize) -> bool {
+    n < 1 << 16 && nnz < 1 << 16 && (0..n).any(|i| len(i) > PIECE_NONZEROS)
+}
+
+/// What the planner reads of [`pack_resident`]'s set — each graph's nodes, nonzeros and pieces, its
+/// unit-weight flag, the strides and precision — without packing it (its words stay empty): one
+/// pass over each graph's edges, so that the plan is made while the set is packed. The graphs are
+/// not checked here (packing checks them; a plan of a set that fails to pack is dropped).
+pub fn resident_shapes(graphs: &[Graph], opt: &PackOptions, precision: Precision) -> ResidentSet {
+    let (ns, nzs) = strides(opt.kernel);
+    let mut out = ResidentSet {
+        precision,
+        graphs: Vec::with_capacity(graphs.len()),
+        words: Vec::new(),
+        node_stride: ns,
+        nz_stride: nzs,
+        unit_weights: Vec::with_capacity(graphs.len()),
+    };
+    let mut deg: Vec<usize> = Vec::new();
+    for g in graphs {
+        let n = g.n_nodes();
+        deg.clear();
+        deg.resize(n, 0);
+        for e in g.edges() {
+            // (an edge naming a node past n: the packing's check refuses the graph)
+            if let Some(d) = deg.get_mut(e.i as usize) {
+                *d += 1;
+            }
+            if e.i != e.j
+                && let Some(d) = deg.get_mut(e.j as usize)
+            {
+                *d += 1;
+            }
+        }
+        let nnz: usize = deg.iter().sum();
+        let n_pieces = if cut_in_pieces(n, nnz, |i| deg[i]) { deg.iter().map(|d| d.div_ceil(PIECE_NONZEROS)).sum() } else { 0 };
+        let scale = g.weight_scale();
+        // the packed rows' weights are weight · scale (`GraphRows::edge_row_into`)
+        out.unit_weights.push(g.edges().iter().all(|e| e.weight * scale == 1.0));
+        out.graphs.push(ResidentGraph { offset: 0, n_nodes: n as u32, nnz: nnz as u32, n_pieces: n_pieces as u32 });
+    }
+    out
 }
 
 /// One graph's adjacency in CSR form, in the graph's node order: row i's nonzeros are
@@ -598,6 +645,8 @@ fn order_by_bucket(distinct: &[Launch], bucket: &[u32]) -> (Vec<usize>, Vec<(Lau
 /// Blocks of `launch` (entry `entry`) one SM can hold at once, from the driver's occupancy
 /// calculator (`None` when it cannot tell).
 fn occupancy(dev: &GpuDevice, entry: Kernel, launch: Launch) -> Option<u32> {
+    // (asked from whichever thread plans: the device's context made current there first)
+    dev.ctx.bind_to_thread().ok()?;
     dev.function_with_smem(entry, launch.smem_bytes())
         .ok()?
         .occupancy_max_active_blocks_per_multiprocessor(launch.block_threads(), launch.smem_bytes(), None)
@@ -644,13 +693,23 @@ pub fn solve_resident(
     if gradient.is_some() && precision != Precision::F32 {
         return Err(OctileError::Internal("the resident gradient entries run in f32 alone".into()));
     }
-    let set = pack_resident(graphs, pack, precision)?;
-    crate::phases::mark("packed");
-    log::debug!("resident: packed {} graphs in {:.1} ms", set.graphs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    // the plan reads only the set's shapes: made from them while the set is packed (MUTAG's
+    // call: its 0.3 ms beside the packing's 0.46, on an H100)
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
-    let plan = plan_with(&set, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
-    crate::phases::mark("planned");
-    log::debug!("resident: packed and planned {} pairs in {:.1} ms", pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
+    let (set, (shapes, plan)) = rayon::join(
+        || pack_resident(graphs, pack, precision),
+        || {
+            let shapes = resident_shapes(graphs, pack, precision);
+            let plan = plan_with(&shapes, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
+            (shapes, plan)
+        },
+    );
+    let set = set?;
+    if !set.same_shapes(&shapes) {
+        return Err(OctileError::Internal("the resident set's shapes differ from those its plan was made for".into()));
+    }
+    crate::phases::mark("packed and planned");
+    log::debug!("resident: packed {} graphs and planned {} pairs in {:.1} ms", set.graphs.len(), pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
     crate::phases::mark("uploaded");
     let mut out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
@@ -1177,6 +1236,65 @@ mod tests {
         let resolved = cfg.resolve().unwrap();
         let set = pack_resident(graphs, &PackOptions::new(&resolved, 0.05, 1.0), precision).unwrap();
         (set, EdgeShape::of(&resolved.edge_spec))
+    }
+
+    #[test]
+    fn the_shapes_the_plan_is_made_from_are_the_packed_sets() {
+        // hubs (pieces), unit and other weights (scaled by powers of two), self-loops, an isolated
+        // node, a single node, no edges; f32 and f64, κe square exponential and Kronecker delta
+        let mut graphs = mixed_set(9);
+        let mut odd = crate::graph::Graph::new(5, &["label"], &["length"]);
+        for i in 0..5 {
+            odd.set_node_features(i, &[0.0]).unwrap();
+        }
+        odd.add_edge(0, 0, 4.0, &[1.0]).unwrap();
+        odd.add_edge(0, 1, 4.0, &[1.0]).unwrap();
+        odd.add_edge(2, 3, 4.0, &[0.0]).unwrap();
+        let mut heavy = odd.clone();
+        heavy.add_edge(3, 3, 3.0, &[0.0]).unwrap();
+        let mut one = crate::graph::Graph::new(1, &["label"], &["length"]);
+        one.set_node_features(0, &[2.0]).unwrap();
+        let mut bare = crate::graph::Graph::new(3, &["label"], &["length"]);
+        for i in 0..3 {
+            bare.set_node_features(i, &[1.0]).unwrap();
+        }
+        graphs.extend([odd, heavy, one, bare]);
+        for precision in [Precision::F32, Precision::F64] {
+            for delta in [false, true] {
+                let mut cfg = synthetic_kernel(0.05);
+                if delta {
+                    cfg.edge[0].kernel = crate::mgk::config::BaseKernelConfig::KroneckerDelta { h: 0.3 };
+                }
+                let resolved = cfg.resolve().unwrap();
+                let opt = PackOptions::new(&resolved, 0.05, 1.0);
+                let (set, shapes) = (pack_resident(&graphs, &opt, precision).unwrap(), resident_shapes(&graphs, &opt, precision));
+                assert!(
+                    set.same_shapes(&shapes),
+                    "{precision:?} delta {delta}: packed {:?} {:?}, shapes {:?} {:?}",
+                    set.graphs,
+                    set.unit_weights,
+                    shapes.graphs,
+                    shapes.unit_weights
+                );
+                assert!(set.graphs.iter().any(|g| g.n_pieces > 0) && set.unit_weights.iter().any(|&u| u) && set.unit_weights.iter().any(|&u| !u));
+                // and the plan made from the shapes is the plan of the set
+                let pairs: Vec<(u32, u32)> = (0..graphs.len() as u32).flat_map(|a| (a..graphs.len() as u32).map(move |b| (a, b))).collect();
+                let shape = EdgeShape::of(&resolved.edge_spec);
+                let (a, b) = (
+                    plan(&set, &pairs, shape, H100, &ResidentOptions::default(), occupancy),
+                    plan(&shapes, &pairs, shape, H100, &ResidentOptions::default(), occupancy),
+                );
+                assert_eq!((a.order, a.bucket, a.launches), (b.order, b.bucket, b.launches));
+            }
+        }
+        // a set that differs in one graph's shape is told apart
+        let (set, _) = resident_set(&graphs, true);
+        let mut other = set.clone();
+        other.graphs[3].n_pieces += 1;
+        assert!(!set.same_shapes(&other));
+        let mut other = set.clone();
+        other.unit_weights[0] = !other.unit_weights[0];
+        assert!(!set.same_shapes(&other));
     }
 
     #[test]

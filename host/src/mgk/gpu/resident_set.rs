@@ -32,6 +32,14 @@ impl ResidentSet {
         let d = &self.graphs[g as usize];
         (d.n_nodes as usize, d.nnz as usize, d.n_pieces as usize)
     }
+    /// Whether `other` has this set's shapes: precision, strides, and per graph its nodes,
+    /// nonzeros, pieces and unit-weight flag (what a plan reads; offsets and words aside).
+    pub fn same_shapes(&self, other: &ResidentSet) -> bool {
+        let sizes = |s: &ResidentSet| s.graphs.iter().map(|d| (d.n_nodes, d.nnz, d.n_pieces)).collect::<Vec<_>>();
+        (self.precision, self.node_stride, self.nz_stride) == (other.precision, other.node_stride, other.nz_stride)
+            && self.unit_weights == other.unit_weights
+            && sizes(self) == sizes(other)
+    }
     /// Words of one value.
     pub fn real_words(&self) -> usize {
         real_words(self.precision)
