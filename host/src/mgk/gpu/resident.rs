@@ -696,12 +696,13 @@ pub fn solve_resident(
     // the plan reads only the set's shapes: made from them while the set is packed (MUTAG's
     // call: its 0.3 ms beside the packing's 0.46, on an H100)
     let limits = PlanDevice { max_smem_bytes: dev.max_smem_per_block_bytes(), sm_count: dev.sm_count };
-    let (set, (shapes, plan)) = rayon::join(
+    let (set, (shapes, plan, jobs)) = rayon::join(
         || pack_resident(graphs, pack, precision),
         || {
             let shapes = resident_shapes(graphs, pack, precision);
             let plan = plan_with(&shapes, pairs, EdgeShape::of(edge), limits, opts, |entry, l| occupancy(dev, entry, l), gradient.is_some());
-            (shapes, plan)
+            let jobs = plan_jobs(&plan, pairs);
+            (shapes, plan, jobs)
         },
     );
     let set = set?;
@@ -712,7 +713,7 @@ pub fn solve_resident(
     log::debug!("resident: packed {} graphs and planned {} pairs in {:.1} ms", set.graphs.len(), pairs.len(), t0.elapsed().as_secs_f64() * 1e3);
     let dset = upload_resident(dev, set)?;
     crate::phases::mark("uploaded");
-    let mut out = execute(dev, &dset, &plan, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
+    let mut out = execute(dev, &dset, &plan, &jobs, pairs, node, edge, rtol, max_iterations, ctl, t0, gradient)?;
     log::debug!("resident: all launches done at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     if gradient.is_none() && opts.grid && plan.order.len() < pairs.len() {
         // the pairs whose slice exceeds shared memory: the same solver in global memory
@@ -748,8 +749,14 @@ pub fn solve_resident(
     Ok(out)
 }
 
+/// The jobs of `plan`'s pairs, in its order (`plan.order`): what its launches upload, block by block.
+pub fn plan_jobs(plan: &ResidentPlan, pairs: &[(u32, u32)]) -> Vec<PairJob> {
+    plan.order.iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect()
+}
+
 /// Run `plan` over the uploaded set: its launches block by block (progress and cancellation per
-/// block), round-robin over a few streams, and the statuses back in pair order. `t0`: when the
+/// block), round-robin over a few streams, and the statuses back in pair order. `jobs`: the
+/// plan's ([`plan_jobs`]), made beside the packing. `t0`: when the
 /// solve started (for the debug log's timings; with debug logging on, every launch is
 /// synchronized to be timed).
 #[allow(clippy::too_many_arguments)]
@@ -757,6 +764,7 @@ pub fn execute(
     dev: &GpuDevice,
     dset: &DeviceResident,
     plan: &ResidentPlan,
+    jobs: &[PairJob],
     pairs: &[(u32, u32)],
     node: &KernelSpec,
     edge: &KernelSpec,
@@ -771,8 +779,8 @@ pub fn execute(
         dev.stream.synchronize()?;
         log::debug!("resident: uploaded at {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    if plan.shape != EdgeShape::of(edge) || plan.n_pairs() != pairs.len() || plan.gradient != gradient.is_some() {
-        return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan was made for another κe or pair list".into() });
+    if plan.shape != EdgeShape::of(edge) || plan.n_pairs() != pairs.len() || plan.gradient != gradient.is_some() || jobs.len() != plan.order.len() {
+        return Err(OctileError::LaunchContract { launch: "resident".into(), what: "the plan (or its jobs) was made for another κe or pair list".into() });
     }
     // launches go round-robin over a few streams, so that one shape's tail overlaps the next
     // shape's start (each launch has its own counter and statuses: its parts of the block's two
@@ -815,9 +823,8 @@ pub fn execute(
         // down into pinned memory (`collect`: a download into pageable memory would wait for the
         // block's launches, and the other tiles' copies with it)
         let tb = std::time::Instant::now();
-        let jobs: Vec<PairJob> = plan.order[range.clone()].iter().map(|&k| PairJob { g1: pairs[k].0, g2: pairs[k].1, scratch_offset: 0 }).collect();
-        crate::phases::mark("jobs built");
-        let dev_jobs = up.clone_htod(&jobs)?;
+        let jobs = &jobs[range.clone()];
+        let dev_jobs = up.clone_htod(jobs)?;
         crate::phases::mark("jobs up");
         // the block's statuses and its launches' counters, one buffer each (made and zeroed on
         // `up`, which the launches' streams join): two allocations a block, not two a launch
@@ -857,7 +864,7 @@ pub fn execute(
         let mut parts: Vec<Part> = Vec::new();
         if trace {
             up.synchronize()?;
-            log::debug!("resident: block of {} pairs: jobs built and uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
+            log::debug!("resident: block of {} pairs: jobs uploaded in {:.3} ms", jobs.len(), tb.elapsed().as_secs_f64() * 1e3);
         }
         // the block's launches reach the GPU together, not interleaved with another tile's: the
         // GPU runs launches in about the order they come, so interleaved tiles all ended at
