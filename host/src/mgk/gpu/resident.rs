@@ -50,7 +50,7 @@ pub fn resident_min_rtol(precision: Precision) -> f64 {
 }
 
 /// Streams the launches of one solve go round-robin over (one launch's tail overlaps the next
-/// one's start; 1 or 2 measured no faster: `results/small-call-h200.md`).
+/// one's start; 1 or 2 measured no faster: `results/small-call-h100.md`).
 const RESIDENT_STREAMS: usize = 4;
 /// Streams one solve takes from the device's pool: its launches', its uploads' and its downloads'.
 pub const STREAMS_PER_SOLVE: usize = RESIDENT_STREAMS + 2;
