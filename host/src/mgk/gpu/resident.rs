@@ -836,7 +836,7 @@ pub fn execute(
         let launched = &plan.launches[block.launches.clone()];
         let local = |pl: &PlannedLaunch| pl.pairs.start - range.start..pl.pairs.end - range.start;
         let params = LaunchParams::upload(
-            &up,
+            up,
             launched
                 .iter()
                 .map(|pl| ResidentParams {
@@ -858,7 +858,7 @@ pub fn execute(
         let mut checked = launched.iter().map(|pl| check_jobs(dset, pl.launch, &jobs[local(pl)])).collect::<Result<Vec<_>>>()?.into_iter();
         crate::phases::mark("jobs checked");
         for s in streams {
-            s.join(&up)?;
+            s.join(up)?;
         }
         crate::phases::mark("jobs");
         let mut parts: Vec<Part> = Vec::new();
@@ -944,8 +944,8 @@ pub fn execute(
         // this thread's own event: a copy into pageable memory would hold the driver's staging
         // until the block's launches end, and with it the other tiles' uploads
         let total: usize = f.parts.iter().map(|p| p.len).sum();
-        let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), Direction::Down, &copy)?;
-        let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), Direction::Down, &copy)?) } else { None };
+        let mut stage = dev.pinned.take(total * std::mem::size_of::<PairStatus>(), Direction::Down, copy)?;
+        let mut stage_grads = if np > 0 { Some(dev.pinned.take(total * np * std::mem::size_of::<f64>(), Direction::Down, copy)?) } else { None };
         {
             let statuses = stage.view_mut::<PairStatus>(total)?;
             let mut grads_view = match stage_grads.as_mut() {
