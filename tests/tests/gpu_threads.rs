@@ -111,10 +111,8 @@ fn a_call_borrows_its_streams_from_the_device_and_gives_them_back() {
     let dev = octile::gpu::device().unwrap();
     let graphs: Vec<Graph> = nws_set(10, 5);
     let _alone = ALONE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut cfg = synthetic_kernel(0.05);
-    cfg.backend = Backend::Cuda;
-    cfg.precision = Precision::F32;
-    let k = MarginalizedGraphKernel::new(cfg).unwrap();
+    let make = kernels().into_iter().find_map(|(name, make)| (name == "mgk-f32").then_some(make)).unwrap();
+    let k = make();
     // a kernel made on the GPU has one solve's streams ready before its first call
     let per_solve = octile::mgk::gpu::resident::STREAMS_PER_SOLVE;
     let ready = dev.streams.idle();

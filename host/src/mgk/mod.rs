@@ -119,9 +119,12 @@ impl MarginalizedGraphKernel {
         Ok(k)
     }
 
-    /// One solve's streams made on each GPU now, not during the first call (creating them took
-    /// MUTAG's call 0.2–0.45 ms: `gpu::streams`).
+    /// One resident solve's streams made on each GPU now, not during the first call (creating them
+    /// took MUTAG's call 0.2–0.45 ms: `gpu::streams`); none where the resident solver does not run.
     fn streams_ready(&self) -> Result<()> {
+        if self.resident_device(false).is_none() {
+            return Ok(());
+        }
         for d in self.gpus() {
             d.streams.keep_ready(&d.stream, gpu::resident::STREAMS_PER_SOLVE)?;
         }

@@ -35,10 +35,10 @@ impl ResidentSet {
     /// Whether `other` has this set's shapes: precision, strides, and per graph its nodes,
     /// nonzeros, pieces and unit-weight flag (what a plan reads; offsets and words aside).
     pub fn same_shapes(&self, other: &ResidentSet) -> bool {
-        let sizes = |s: &ResidentSet| s.graphs.iter().map(|d| (d.n_nodes, d.nnz, d.n_pieces)).collect::<Vec<_>>();
+        let size = |d: &ResidentGraph| (d.n_nodes, d.nnz, d.n_pieces);
         (self.precision, self.node_stride, self.nz_stride) == (other.precision, other.node_stride, other.nz_stride)
             && self.unit_weights == other.unit_weights
-            && sizes(self) == sizes(other)
+            && self.graphs.iter().map(size).eq(other.graphs.iter().map(size))
     }
     /// Words of one value.
     pub fn real_words(&self) -> usize {
