@@ -47,6 +47,12 @@ pub trait GraphKernel {
     fn control(&self) -> &RunControl;
     /// "cpu" or "cuda".
     fn backend_name(&self) -> &'static str;
+    /// Host bytes the method's [`evaluate`](Self::evaluate) holds per pair of a call beside the
+    /// driver's pair list, values and diagnostics (which [`check_memory`] counts itself): a solver's
+    /// statuses, plans and job lists, counted before anything is allocated. Default: none.
+    fn working_bytes_per_pair(&self) -> usize {
+        0
+    }
     /// Human-readable device.
     fn device_name(&self) -> String;
     /// The device as a typed report (e.g. `gpu::DeviceInfo`), for JSON summaries; its `Display` is
@@ -292,11 +298,12 @@ fn interrupted(mut g: Gram, done: Vec<bool>, pairs_done: &[bool]) -> OctileError
 }
 
 /// The driver's largest allocations for a rows × cols result of `pairs` evaluated pairs — the
-/// matrix with per-entry diagnostics, and the pair list with its values and diagnostics — against
-/// the control's `max_memory_bytes` and the memory available, before any of them is made.
+/// matrix with per-entry diagnostics, the pair list with its values and diagnostics, and what the
+/// method holds per pair while it evaluates them ([`GraphKernel::working_bytes_per_pair`]) —
+/// against the control's `max_memory_bytes` and the memory available, before any of them is made.
 pub fn check_memory<K: GraphKernel + ?Sized>(kernel: &K, rows: usize, cols: usize, pairs: usize) -> Result<()> {
     let entry = (8 + std::mem::size_of::<PairInfo>()) as u128;
-    let pair = (8 + 8 + std::mem::size_of::<PairInfo>()) as u128;
+    let pair = (8 + 8 + std::mem::size_of::<PairInfo>() + kernel.working_bytes_per_pair()) as u128;
     let need = rows as u128 * cols as u128 * entry + pairs as u128 * pair;
     crate::memory::check(need, kernel.control().max_memory_bytes, || format!("a {rows} × {cols} Gram matrix"))
 }
@@ -440,11 +447,13 @@ mod tests {
         fail: Option<(usize, usize)>,
         asked: RefCell<Vec<Vec<(u32, u32)>>>,
         control: RunControl,
+        /// What it says it holds per pair while it evaluates ([`GraphKernel::working_bytes_per_pair`]).
+        working: usize,
     }
 
     impl Toy {
         fn new(fail: Option<(usize, usize)>) -> Self {
-            Toy { fail, asked: RefCell::new(Vec::new()), control: RunControl::default() }
+            Toy { fail, asked: RefCell::new(Vec::new()), control: RunControl::default(), working: 0 }
         }
         fn k(graphs: &[Graph], a: usize, b: usize) -> f64 {
             (1 + graphs[a].n_nodes()) as f64 * (1 + graphs[b].n_nodes()) as f64 + (a == b) as u8 as f64
@@ -463,6 +472,9 @@ mod tests {
                 })
                 .collect();
             Ok(Evaluation { values: pairs.iter().map(|&(a, b)| Toy::k(graphs, a as usize, b as usize)).collect(), info, seconds: 0.25, details: "toy".into() })
+        }
+        fn working_bytes_per_pair(&self) -> usize {
+            self.working
         }
         fn control(&self) -> &RunControl {
             &self.control
@@ -592,6 +604,20 @@ mod tests {
         let (x, y) = all.split_at(200);
         assert!(matches!(toy.gram_between(x, y), Err(OctileError::TooLarge { .. })), "200 × 200 (2.8 MiB) is past 1 MiB");
         assert!(toy.gram_between(&x[..10], &y[..10]).is_ok(), "a 10 × 10 block fits");
+    }
+
+    #[test]
+    fn what_a_method_holds_per_pair_counts_against_the_memory_limit() {
+        // 120 × 120: 461 KB of matrix (32 bytes an entry) and 290 KB of pair list (7,260 pairs of
+        // 40 bytes) — under 1 MiB, until the method holds 100 bytes a pair more: 1.5 MB
+        let all = graphs(120);
+        let mut toy = Toy::new(None);
+        toy.control.max_memory_bytes = Some(1 << 20);
+        assert!(toy.gram(&all).is_ok(), "fits without the method's own bytes");
+        toy.working = 100;
+        let e = toy.gram(&all).unwrap_err();
+        assert!(matches!(e, OctileError::TooLarge { .. }) && e.to_string().contains("a 120 × 120 Gram matrix needs"), "{e}");
+        assert_eq!(toy.asked.borrow().len(), 1, "the refused call asked for nothing");
     }
 
     #[test]

@@ -353,7 +353,8 @@ impl super::MarginalizedGraphKernel {
     /// and diagnostics each), against `--max-memory` and what is available; `what`: the result.
     fn check_gradient_memory(&self, entries: usize, pairs: usize, np: usize, what: impl FnOnce() -> String) -> Result<()> {
         crate::memory::check(
-            (entries as u128 + pairs as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128),
+            (entries as u128 + pairs as u128) * (8 * (np as u128 + 1) + std::mem::size_of::<PairInfo>() as u128)
+                + pairs as u128 * crate::gram::GraphKernel::working_bytes_per_pair(self) as u128,
             self.control.max_memory_bytes,
             || format!("{} with its gradient ({np} hyperparameters)", what()),
         )

@@ -533,6 +533,12 @@ impl GraphKernel for MarginalizedGraphKernel {
         self.engine.name()
     }
 
+    /// Every backend keeps a status per pair; a GPU's resident solve also its plan (the pair's
+    /// launch shape and place in the sorted order) and its job, made for a whole tile at once.
+    fn working_bytes_per_pair(&self) -> usize {
+        working_bytes_per_pair(!matches!(self.engine, Engine::Cpu))
+    }
+
     fn per_device(&self) -> Vec<Box<dyn GraphKernel + Send + Sync>> {
         self.per_gpu().into_iter().map(|k| Box::new(k) as Box<dyn GraphKernel + Send + Sync>).collect()
     }
@@ -547,6 +553,14 @@ impl GraphKernel for MarginalizedGraphKernel {
     fn device_report(&self) -> crate::report::Details {
         crate::report::Details::new(self.engine.info())
     }
+}
+
+/// Host bytes a call holds per pair beside the driver's pair list, values and diagnostics: the
+/// solver's status, and on a GPU the resident plan's bucket (u32) and order (usize) entries and the
+/// pair's job.
+fn working_bytes_per_pair(gpu: bool) -> usize {
+    let plan = std::mem::size_of::<u32>() + std::mem::size_of::<usize>() + std::mem::size_of::<octile_types::PairJob>();
+    std::mem::size_of::<PairStatus>() + if gpu { plan } else { 0 }
 }
 
 /// The solver's statuses as the driver's per-pair values and diagnostics.

@@ -25,6 +25,34 @@ pub fn mgk_dense(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<f64> {
 /// The node-wise similarities R[i·m + i'] = p_i · x_ii' · p'_i' of the same dense solve (input node
 /// order); K = Σ R.
 pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<Vec<f64>> {
+    let (mut a, mut x) = dense_system(g1, g2, cfg)?;
+    cholesky_solve(&mut a, x.len(), &mut x).ok_or_else(not_spd)?;
+    Ok(x.iter().map(|v| v * cfg.p * cfg.p).collect())
+}
+
+/// How far K can move, relatively, for a solve that stops at a relative residual ε: a solution x
+/// with M·x = b − r, ‖r‖ ≤ ε·‖b‖, has |Σx − K| ≤ ε · ‖M⁻¹·1‖ · ‖b‖ / |Σ M⁻¹b| · |K| — this factor
+/// times ε, reached when r lies along M⁻¹·1 (M is symmetric). Small where the walk stops early (q
+/// near 1), large where it runs long and the product system is nearly singular (q → 0). The
+/// solvers' tolerance bounds the residual, not K: a test of an f32 solve (rtol 1e-6) against the
+/// dense reference expects K within this factor times its rtol.
+pub fn value_condition(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<f64> {
+    let (a, b) = dense_system(g1, g2, cfg)?;
+    let big = b.len();
+    let (mut l, mut x) = (a.clone(), b.clone());
+    cholesky_solve(&mut l, big, &mut x).ok_or_else(not_spd)?;
+    let (mut l, mut y) = (a, vec![1.0; big]);
+    cholesky_solve(&mut l, big, &mut y).ok_or_else(not_spd)?;
+    let norm = |v: &[f64]| v.iter().map(|t| t * t).sum::<f64>().sqrt();
+    Ok(norm(&y) * norm(&b) / x.iter().sum::<f64>().abs())
+}
+
+fn not_spd() -> OctileError {
+    OctileError::InvalidConfig("reference: product matrix is not positive definite".into())
+}
+
+/// M = D×V×⁻¹ − A×⊙E× (natural order, index i·m + i′, row-major) and b = D×·1.
+fn dense_system(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<(Vec<f64>, Vec<f64>)> {
     let k = cfg.resolve()?;
     let (n, m) = (g1.n_nodes(), g2.n_nodes());
     let big = n * m;
@@ -60,9 +88,8 @@ pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<Vec<f6
             a[r * big + c] -= w * wp * k.edge_spec.eval(&ef1[e], &ef2[ep]);
         }
     }
-    let mut x: Vec<f64> = (0..big).map(|r| d1[r / m] * d2[r % m]).collect();
-    cholesky_solve(&mut a, big, &mut x).ok_or_else(|| OctileError::InvalidConfig("reference: product matrix is not positive definite".into()))?;
-    Ok(x.iter().map(|v| v * cfg.p * cfg.p).collect())
+    let b: Vec<f64> = (0..big).map(|r| d1[r / m] * d2[r % m]).collect();
+    Ok((a, b))
 }
 
 /// In-place Cholesky (lower) of the SPD `a` (n×n, row-major) and solve; `None` if not SPD.
@@ -103,4 +130,59 @@ pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
         b[i] = s / a[i * n + i];
     }
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A complete graph of `n` nodes against a path of `m`, unlabeled (κv = κe = 1), stopping
+    /// probability `q`: the reference test's pair that missed (K18 against a path, q ≈ 0.01).
+    fn pair(n: usize, m: usize, q: f64) -> (Graph, Graph, MgkConfig) {
+        let mut g1 = Graph::new(n, &[], &[]);
+        for i in 0..n {
+            for j in 0..i {
+                g1.add_edge(j, i, 1.0, &[]).unwrap();
+            }
+        }
+        let mut g2 = Graph::new(m, &[], &[]);
+        for i in 1..m {
+            g2.add_edge(i - 1, i, 1.0, &[]).unwrap();
+        }
+        (g1, g2, MgkConfig { q, node: vec![], edge: vec![], ..MgkConfig::default() })
+    }
+
+    /// The value condition is what it says: a residual of ε‖b‖ along M⁻¹·1 moves K by exactly
+    /// condition · ε relative, and no residual of that size moves it more (Cauchy–Schwarz: ≥ 1).
+    #[test]
+    fn the_value_condition_bounds_how_far_a_residual_moves_k() {
+        for (n, m, q) in [(1, 1, 0.5), (18, 5, 0.0098), (6, 9, 0.05), (12, 12, 0.0005), (4, 3, 0.9)] {
+            let (g1, g2, cfg) = pair(n, m, q);
+            let cond = value_condition(&g1, &g2, &cfg).unwrap();
+            assert!(cond >= 1.0 - 1e-12, "({n}, {m}, q {q}): condition {cond} below 1");
+            if n * m == 1 {
+                assert!((cond - 1.0).abs() <= 1e-12, "a 1 × 1 system: condition {cond}, expected 1");
+            }
+            // x + M⁻¹r for r = ε‖b‖ · M⁻¹1 / ‖M⁻¹1‖: K moves by ε‖b‖ · ‖M⁻¹1‖
+            let (a, b) = dense_system(&g1, &g2, &cfg).unwrap();
+            let big = b.len();
+            let (mut l, mut x) = (a.clone(), b.clone());
+            cholesky_solve(&mut l, big, &mut x).unwrap();
+            let (mut l, mut y) = (a.clone(), vec![1.0; big]);
+            cholesky_solve(&mut l, big, &mut y).unwrap();
+            let norm = |v: &[f64]| v.iter().map(|t| t * t).sum::<f64>().sqrt();
+            let eps = 1e-6;
+            let k: f64 = x.iter().sum();
+            // the solution error a residual r of ε‖b‖ along M⁻¹·1 leaves: M·δx = r, solved
+            let (ny, nb) = (norm(&y), norm(&b));
+            let (mut l, mut dx): (Vec<f64>, Vec<f64>) = (a, y.iter().map(|t| eps * nb * t / ny).collect());
+            cholesky_solve(&mut l, big, &mut dx).unwrap();
+            let rel = dx.iter().sum::<f64>().abs() / k.abs();
+            assert!((rel / (cond * eps) - 1.0).abs() <= 1e-9, "({n}, {m}, q {q}): K moved {rel:e}, condition · ε = {:e}", cond * eps);
+        }
+        // the reference test's pair: K may move 1.2 × rtol
+        let (g1, g2, cfg) = pair(18, 5, 0.0098);
+        let cond = value_condition(&g1, &g2, &cfg).unwrap();
+        assert!((1.0..2.0).contains(&cond), "K18 against P5 at q 0.0098: condition {cond}");
+    }
 }

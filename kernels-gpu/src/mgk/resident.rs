@@ -18,7 +18,8 @@
 //! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
     FULL_MASK, add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32,
-    block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+    block_dim_x, block_idx_x, compensated_add_f32, compensated_add_product_f32, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp,
+    thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -66,6 +67,17 @@ pub trait ResidentReal: Real {
     unsafe fn add_shared(p: *mut Self, v: Self);
     /// `v` added to `differ` where the product-form entry `entry`'s labels differ, else to `same`.
     fn add_by_entry(entry: u32, v: Self, same: &mut Self, differ: &mut Self);
+    /// A sum of a true residual's row ([`Xmv::row_f64`]): f32 compensated (s, c) — each term's
+    /// product kept exact, the sum's lost low part carried —, f64 plain.
+    type RowSum: Copy;
+    /// The empty sum.
+    const ROW_SUM_ZERO: Self::RowSum;
+    /// `acc` += k·v.
+    fn row_sum_add_product(acc: &mut Self::RowSum, k: Self, v: Self);
+    /// `acc` += v.
+    fn row_sum_add(acc: &mut Self::RowSum, v: Self);
+    /// The sum's value.
+    fn row_sum_value(acc: Self::RowSum) -> f64;
 }
 
 impl ResidentReal for f32 {
@@ -93,6 +105,20 @@ impl ResidentReal for f32 {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f32(entry, v, differ, same)
     }
+    type RowSum = (f32, f32);
+    const ROW_SUM_ZERO: (f32, f32) = (0.0, 0.0);
+    #[inline(always)]
+    fn row_sum_add_product((s, c): &mut (f32, f32), k: f32, v: f32) {
+        compensated_add_product_f32(s, c, k, v)
+    }
+    #[inline(always)]
+    fn row_sum_add((s, c): &mut (f32, f32), v: f32) {
+        compensated_add_f32(s, c, v)
+    }
+    #[inline(always)]
+    fn row_sum_value((s, c): (f32, f32)) -> f64 {
+        s as f64 - c as f64
+    }
 }
 
 impl ResidentReal for f64 {
@@ -119,6 +145,20 @@ impl ResidentReal for f64 {
     fn add_by_entry(entry: u32, v: f64, same: &mut f64, differ: &mut f64) {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f64(entry, v, differ, same)
+    }
+    type RowSum = f64;
+    const ROW_SUM_ZERO: f64 = 0.0;
+    #[inline(always)]
+    fn row_sum_add_product(acc: &mut f64, k: f64, v: f64) {
+        *acc = fma64(k, v, *acc)
+    }
+    #[inline(always)]
+    fn row_sum_add(acc: &mut f64, v: f64) {
+        *acc += v
+    }
+    #[inline(always)]
+    fn row_sum_value(acc: f64) -> f64 {
+        acc
     }
 }
 
@@ -464,6 +504,19 @@ trait Xmv<T: Real = f32> {
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T;
+    /// [`Xmv::row`] summed to about f64's accuracy ([`ResidentReal::RowSum`]: in f32 each term
+    /// κe·v kept exact and the sum compensated; κe as the solve's iterations evaluate it): the
+    /// true residual's pass. Where the walk rarely stops (q → 0) a row's sum nearly cancels dg·v,
+    /// and a plain f32 sum's rounding was as large as the residual it was to check: a pair (K18
+    /// against a path, q = 0.0098) passed its check at 1e-6 with K 1.0e-5 off, where its value
+    /// condition allows 1.2e-6 (`tests/tests/reference.rs`). Summed so, the residual shows what is
+    /// left, and the replacement's restart from it refines x. (Terms converted to f64 and summed
+    /// there cost BA's call 14 %: two conversions a term beside κe's `ex2`, all on the SM's 16-a-clock
+    /// unit.)
+    ///
+    /// # Safety
+    /// As [`Xmv::row`].
+    unsafe fn row_f64(&self, i: usize, i2: usize, v: *const T) -> f64;
     /// The row `walk` handed over as `at`, against `v`: [`Xmv::row`] of that row.
     ///
     /// # Safety
@@ -708,6 +761,38 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
         unsafe { self.sum(i, *self.g2.rp.add(i2) as usize, *self.g2.rp.add(i2 + 1) as usize, v) }
     }
     #[inline(always)]
+    unsafe fn row_f64(&self, i: usize, i2: usize, v: *const T) -> f64 {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        // SAFETY: i < n1, i2 < n2 (caller's contract); CSR entries of a staged graph are in range
+        // (host-built). One loop over the d·d′ terms, G's row innermost, as `single` (the grid
+        // entries' 80 registers spilled with a loop in a loop here).
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
+            let (mut b, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
+            let mut acc = T::ROW_SUM_ZERO;
+            if a0 == a1 || b == b1 {
+                return 0.0;
+            }
+            let n2 = g2.n as u32;
+            let mut a = a0;
+            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
+            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
+            loop {
+                T::row_sum_add_product(&mut acc, self.e.eval(eb, g1.edge.add(a as usize * nzs)), *vcol.add((*g1.col.add(a as usize) * n2) as usize));
+                a += 1;
+                if a == a1 {
+                    b += 1;
+                    if b == b1 {
+                        return T::row_sum_value(acc);
+                    }
+                    a = a0;
+                    vcol = v.add(*g2.col.add(b as usize) as usize);
+                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
+                }
+            }
+        }
+    }
+    #[inline(always)]
     unsafe fn row_at(&self, (i, i2): (usize, usize), v: *const T) -> T {
         // SAFETY: `walk_natural` hands over rows of the pair.
         unsafe { self.row(i, i2, v) }
@@ -801,6 +886,23 @@ impl<T: ResidentReal> Xmv<T> for Product<T> {
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T {
         // SAFETY: i < n1, i2 < n2 (caller's contract).
         unsafe { self.row_at(self.span(i, i2), v) }
+    }
+    #[inline(always)]
+    unsafe fn row_f64(&self, i: usize, i2: usize, v: *const T) -> f64 {
+        // SAFETY: as in `row_at`, of row (i, i′) (i < n1, i2 < n2: the caller's contract).
+        unsafe {
+            let (start, len) = self.span(i, i2);
+            let (mut same, mut diff) = (T::ROW_SUM_ZERO, T::ROW_SUM_ZERO);
+            walk_entries(
+                self.ent.add(start),
+                len,
+                v,
+                |c, val: T| {
+                    if product_entry_differs(c) { T::row_sum_add(&mut diff, val) } else { T::row_sum_add(&mut same, val) }
+                },
+            );
+            T::row_sum_value(same) + self.h.to_f64() * T::row_sum_value(diff)
+        }
     }
     #[inline(always)]
     unsafe fn row_at(&self, (start, len): (usize, u32), v: *const T) -> T {
@@ -1153,7 +1255,7 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
                 let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
                 let s = xmv.slot(k);
                 let xk = (*x.add(s)).to_f64();
-                let res = b - (dd / kv * xk - xmv.row(i, i2, x).to_f64());
+                let res = b - (dd / kv * xk - xmv.row_f64(i, i2, x));
                 res2 += res * res;
                 value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
                 let z = jacobi(T::from_f64(res), *dg.add(s));
