@@ -263,42 +263,6 @@ pub fn add_pair_by_bit0_f32(flags: u32, (v0, v1): (f32, f32), (hit0, hit1): (&mu
     };
 }
 
-/// One compensated (Kahan) step of an f32 sum `s` with compensation `c` (the negated part the sum
-/// has lost so far; the sum's value is s − c), adding k·v exactly: the product's rounding error by
-/// one FMA (k·v = t + e), then t − c added with the addition's own error kept. Every operation
-/// `.rn`, so that ptxas contracts none of them into an FMA (which would change what the
-/// compensation measures). Seven FP32 instructions, no conversion to f64 (16 a clock and SM on
-/// sm_90, against 128 FP32 operations).
-#[inline(always)]
-pub fn compensated_add_product_f32(s: &mut f32, c: &mut f32, k: f32, v: f32) {
-    // SAFETY: pure ALU instructions on registers.
-    unsafe {
-        asm!(
-            "{{ .reg .f32 %t, %n, %e, %y, %s2, %d; mul.rn.f32 %t, {k}, {v}; neg.f32 %n, %t; fma.rn.f32 %e, {k}, {v}, %n; sub.rn.f32 %y, %t, {c}; add.rn.f32 %s2, {s}, %y; sub.rn.f32 %d, %s2, {s}; sub.rn.f32 %d, %d, %y; sub.rn.f32 {c}, %d, %e; mov.f32 {s}, %s2; }}",
-            k = in(reg32) k,
-            v = in(reg32) v,
-            s = inout(reg32) *s,
-            c = inout(reg32) *c,
-            options(nostack, preserves_flags, pure, nomem)
-        )
-    };
-}
-
-/// [`compensated_add_product_f32`] of a value alone (k = 1: no product, no rounding to keep).
-#[inline(always)]
-pub fn compensated_add_f32(s: &mut f32, c: &mut f32, v: f32) {
-    // SAFETY: pure ALU instructions on registers.
-    unsafe {
-        asm!(
-            "{{ .reg .f32 %y, %s2, %d; sub.rn.f32 %y, {v}, {c}; add.rn.f32 %s2, {s}, %y; sub.rn.f32 %d, %s2, {s}; sub.rn.f32 {c}, %d, %y; mov.f32 {s}, %s2; }}",
-            v = in(reg32) v,
-            s = inout(reg32) *s,
-            c = inout(reg32) *c,
-            options(nostack, preserves_flags, pure, nomem)
-        )
-    };
-}
-
 /// `atom.global.add.u32`: adds `v` to `*p`, returns the old value.
 ///
 /// # Safety

@@ -18,8 +18,7 @@
 //! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
     FULL_MASK, add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32,
-    block_dim_x, block_idx_x, compensated_add_f32, compensated_add_product_f32, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp,
-    thread_idx_x, warp_id,
+    block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -67,17 +66,6 @@ pub trait ResidentReal: Real {
     unsafe fn add_shared(p: *mut Self, v: Self);
     /// `v` added to `differ` where the product-form entry `entry`'s labels differ, else to `same`.
     fn add_by_entry(entry: u32, v: Self, same: &mut Self, differ: &mut Self);
-    /// A sum of a true residual's row ([`Xmv::row_f64`]): f32 compensated (s, c) — each term's
-    /// product kept exact, the sum's lost low part carried —, f64 plain.
-    type RowSum: Copy;
-    /// The empty sum.
-    const ROW_SUM_ZERO: Self::RowSum;
-    /// `acc` += k·v.
-    fn row_sum_add_product(acc: &mut Self::RowSum, k: Self, v: Self);
-    /// `acc` += v.
-    fn row_sum_add(acc: &mut Self::RowSum, v: Self);
-    /// The sum's value.
-    fn row_sum_value(acc: Self::RowSum) -> f64;
 }
 
 impl ResidentReal for f32 {
@@ -105,20 +93,6 @@ impl ResidentReal for f32 {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f32(entry, v, differ, same)
     }
-    type RowSum = (f32, f32);
-    const ROW_SUM_ZERO: (f32, f32) = (0.0, 0.0);
-    #[inline(always)]
-    fn row_sum_add_product((s, c): &mut (f32, f32), k: f32, v: f32) {
-        compensated_add_product_f32(s, c, k, v)
-    }
-    #[inline(always)]
-    fn row_sum_add((s, c): &mut (f32, f32), v: f32) {
-        compensated_add_f32(s, c, v)
-    }
-    #[inline(always)]
-    fn row_sum_value((s, c): (f32, f32)) -> f64 {
-        s as f64 - c as f64
-    }
 }
 
 impl ResidentReal for f64 {
@@ -145,20 +119,6 @@ impl ResidentReal for f64 {
     fn add_by_entry(entry: u32, v: f64, same: &mut f64, differ: &mut f64) {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f64(entry, v, differ, same)
-    }
-    type RowSum = f64;
-    const ROW_SUM_ZERO: f64 = 0.0;
-    #[inline(always)]
-    fn row_sum_add_product(acc: &mut f64, k: f64, v: f64) {
-        *acc = fma64(k, v, *acc)
-    }
-    #[inline(always)]
-    fn row_sum_add(acc: &mut f64, v: f64) {
-        *acc += v
-    }
-    #[inline(always)]
-    fn row_sum_value(acc: f64) -> f64 {
-        acc
     }
 }
 
@@ -504,15 +464,14 @@ trait Xmv<T: Real = f32> {
     /// # Safety
     /// i < n1, i2 < n2, `v` holds n1·n2 values.
     unsafe fn row(&self, i: usize, i2: usize, v: *const T) -> T;
-    /// [`Xmv::row`] summed to about f64's accuracy ([`ResidentReal::RowSum`]: in f32 each term
-    /// κe·v kept exact and the sum compensated; κe as the solve's iterations evaluate it): the
-    /// true residual's pass. Where the walk rarely stops (q → 0) a row's sum nearly cancels dg·v,
-    /// and a plain f32 sum's rounding was as large as the residual it was to check: a pair (K18
-    /// against a path, q = 0.0098) passed its check at 1e-6 with K 1.0e-5 off, where its value
-    /// condition allows 1.2e-6 (`tests/tests/reference.rs`). Summed so, the residual shows what is
-    /// left, and the replacement's restart from it refines x. (Terms converted to f64 and summed
-    /// there cost BA's call 14 %: two conversions a term beside κe's `ex2`, all on the SM's 16-a-clock
-    /// unit.)
+    /// [`Xmv::row`] with each term κe·v (κe as the solve's iterations evaluate it) taken and
+    /// summed in f64: the true residual's pass. Where the walk rarely stops (q → 0) a row's sum
+    /// nearly cancels dg·v, and an f32 sum's rounding was as large as the residual it was to check:
+    /// a pair (K18 against a path, q = 0.0098) passed its check at 1e-6 with K 1.0e-5 off, where
+    /// its value condition allows 1.2e-6 (`tests/tests/reference.rs`). Summed so, the residual shows
+    /// what is left, and the replacement's restart from it refines x. Its cost: BA's call +14 %
+    /// (the hubs' long rows walked whole, one term at a time), ChEMBL +0.6 %, the proteins none (H100,
+    /// `results/true-residual-h100.md`; a compensated f32 sum of exact products cost as much).
     ///
     /// # Safety
     /// As [`Xmv::row`].
@@ -769,21 +728,21 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
             let (mut b, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
-            let mut acc = T::ROW_SUM_ZERO;
+            let mut acc = 0.0f64;
             if a0 == a1 || b == b1 {
-                return 0.0;
+                return acc;
             }
             let n2 = g2.n as u32;
             let mut a = a0;
             let mut vcol = v.add(*g2.col.add(b as usize) as usize);
             let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
             loop {
-                T::row_sum_add_product(&mut acc, self.e.eval(eb, g1.edge.add(a as usize * nzs)), *vcol.add((*g1.col.add(a as usize) * n2) as usize));
+                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)).to_f64() * (*vcol.add((*g1.col.add(a as usize) * n2) as usize)).to_f64();
                 a += 1;
                 if a == a1 {
                     b += 1;
                     if b == b1 {
-                        return T::row_sum_value(acc);
+                        return acc;
                     }
                     a = a0;
                     vcol = v.add(*g2.col.add(b as usize) as usize);
@@ -892,16 +851,15 @@ impl<T: ResidentReal> Xmv<T> for Product<T> {
         // SAFETY: as in `row_at`, of row (i, i′) (i < n1, i2 < n2: the caller's contract).
         unsafe {
             let (start, len) = self.span(i, i2);
-            let (mut same, mut diff) = (T::ROW_SUM_ZERO, T::ROW_SUM_ZERO);
-            walk_entries(
-                self.ent.add(start),
-                len,
-                v,
-                |c, val: T| {
-                    if product_entry_differs(c) { T::row_sum_add(&mut diff, val) } else { T::row_sum_add(&mut same, val) }
-                },
-            );
-            T::row_sum_value(same) + self.h.to_f64() * T::row_sum_value(diff)
+            let (mut same, mut diff) = (0.0f64, 0.0f64);
+            walk_entries(self.ent.add(start), len, v, |c, val: T| {
+                if product_entry_differs(c) {
+                    diff += val.to_f64();
+                } else {
+                    same += val.to_f64();
+                }
+            });
+            same + self.h.to_f64() * diff
         }
     }
     #[inline(always)]
