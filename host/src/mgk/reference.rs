@@ -38,13 +38,18 @@ pub fn mgk_dense_nodal(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<Vec<f6
 /// dense reference expects K within this factor times its rtol.
 pub fn value_condition(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<f64> {
     let (a, b) = dense_system(g1, g2, cfg)?;
-    let big = b.len();
-    let (mut l, mut x) = (a.clone(), b.clone());
-    cholesky_solve(&mut l, big, &mut x).ok_or_else(not_spd)?;
-    let (mut l, mut y) = (a, vec![1.0; big]);
-    cholesky_solve(&mut l, big, &mut y).ok_or_else(not_spd)?;
-    let norm = |v: &[f64]| v.iter().map(|t| t * t).sum::<f64>().sqrt();
+    let (x, y) = (solved(&a, b.clone())?, solved(&a, vec![1.0; b.len()])?);
     Ok(norm(&y) * norm(&b) / x.iter().sum::<f64>().abs())
+}
+
+/// M⁻¹·rhs by a Cholesky factorisation of a copy of `a` (M, row-major).
+fn solved(a: &[f64], mut rhs: Vec<f64>) -> Result<Vec<f64>> {
+    cholesky_solve(&mut a.to_vec(), rhs.len(), &mut rhs).ok_or_else(not_spd)?;
+    Ok(rhs)
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|t| t * t).sum::<f64>().sqrt()
 }
 
 fn not_spd() -> OctileError {
@@ -165,18 +170,12 @@ mod tests {
             }
             // x + M⁻¹r for r = ε‖b‖ · M⁻¹1 / ‖M⁻¹1‖: K moves by ε‖b‖ · ‖M⁻¹1‖
             let (a, b) = dense_system(&g1, &g2, &cfg).unwrap();
-            let big = b.len();
-            let (mut l, mut x) = (a.clone(), b.clone());
-            cholesky_solve(&mut l, big, &mut x).unwrap();
-            let (mut l, mut y) = (a.clone(), vec![1.0; big]);
-            cholesky_solve(&mut l, big, &mut y).unwrap();
-            let norm = |v: &[f64]| v.iter().map(|t| t * t).sum::<f64>().sqrt();
+            let (x, y) = (solved(&a, b.clone()).unwrap(), solved(&a, vec![1.0; b.len()]).unwrap());
             let eps = 1e-6;
             let k: f64 = x.iter().sum();
             // the solution error a residual r of ε‖b‖ along M⁻¹·1 leaves: M·δx = r, solved
             let (ny, nb) = (norm(&y), norm(&b));
-            let (mut l, mut dx): (Vec<f64>, Vec<f64>) = (a, y.iter().map(|t| eps * nb * t / ny).collect());
-            cholesky_solve(&mut l, big, &mut dx).unwrap();
+            let dx = solved(&a, y.iter().map(|t| eps * nb * t / ny).collect()).unwrap();
             let rel = dx.iter().sum::<f64>().abs() / k.abs();
             assert!((rel / (cond * eps) - 1.0).abs() <= 1e-9, "({n}, {m}, q {q}): K moved {rel:e}, condition · ε = {:e}", cond * eps);
         }
