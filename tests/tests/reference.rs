@@ -18,13 +18,30 @@ fn case(seed: u64) -> (Graph, Graph, octile::MgkConfig) {
     (g1, g2, random_config(&mut rng))
 }
 
+/// Which call's K is checked: the Gram call's, or the gradient call's (its own solve: on a GPU the
+/// resident solver's fused primal and adjoint system), which owes K the same rtol.
+#[derive(Clone, Copy)]
+enum Call {
+    Gram,
+    Gradient,
+}
+
 fn check_all(label: &str, g1: &Graph, g2: &Graph, cfg: &octile::MgkConfig, targets: &[octile_tests::Target]) -> Result<(), String> {
+    check_call(Call::Gram, label, g1, g2, cfg, targets)
+}
+
+fn check_call(call: Call, label: &str, g1: &Graph, g2: &Graph, cfg: &octile::MgkConfig, targets: &[octile_tests::Target]) -> Result<(), String> {
     let want = mgk_dense(g1, g2, cfg).map_err(|e| format!("{label}: reference failed: {e}"))?;
     for t in targets {
         let mut c = cfg.clone();
         t.apply(&mut c);
         let k = MarginalizedGraphKernel::new(c).map_err(|e| format!("{label} {}: {e}", t.name))?;
-        let got = k.gram_between(std::slice::from_ref(g1), std::slice::from_ref(g2)).map_err(|e| format!("{label} {}: {e}", t.name))?;
+        let (x, y) = (std::slice::from_ref(g1), std::slice::from_ref(g2));
+        let got = match call {
+            Call::Gram => k.gram_between(x, y),
+            Call::Gradient => k.gram_gradient(x, Some(y), false),
+        }
+        .map_err(|e| format!("{label} {}: {e}", t.name))?;
         check_rel(&format!("{label} {} (n={}, m={}, q={:.4})", t.name, g1.n_nodes(), g2.n_nodes(), cfg.q), got.get(0, 0), want, t.rtol).map_err(|e| {
             // how far K may move for a solve at its rtol (`value_condition`): tells a solver that
             // missed its own tolerance from a test tolerance below what the rtol allows
@@ -47,6 +64,26 @@ fn random_pairs_match_dense_reference() {
         let seed: u64 = seeds.r#gen();
         let (g1, g2, cfg) = case(seed);
         if let Err(e) = check_all(&format!("seed {seed}"), &g1, &g2, &cfg, &targets) {
+            f.push(e);
+        }
+    }
+    assert!(n >= 500, "only {n} random pairs were checked");
+    assert!(f.is_empty(), "{} of {n} pairs failed:\n{}", f.len(), f.join("\n"));
+}
+
+/// The gradient call's K on the same random pairs: its solve (on a GPU the fused primal and adjoint
+/// system, with its own true-residual pass) owes K the rtol the Gram call does. ∂K itself is
+/// checked against finite differences and the CPU f64 gradient in `gradient.rs`.
+#[test]
+fn gradient_calls_k_matches_dense_reference() {
+    let targets = targets("gradient_calls_k_matches_dense_reference");
+    let mut seeds = ChaCha8Rng::seed_from_u64(20261122);
+    let mut f = Vec::new();
+    let n = 520;
+    for _ in 0..n {
+        let seed: u64 = seeds.r#gen();
+        let (g1, g2, cfg) = case(seed);
+        if let Err(e) = check_call(Call::Gradient, &format!("seed {seed} gradient call"), &g1, &g2, &cfg, &targets) {
             f.push(e);
         }
     }

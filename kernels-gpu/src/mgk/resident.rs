@@ -66,6 +66,15 @@ pub trait ResidentReal: Real {
     unsafe fn add_shared(p: *mut Self, v: Self);
     /// `v` added to `differ` where the product-form entry `entry`'s labels differ, else to `same`.
     fn add_by_entry(entry: u32, v: Self, same: &mut Self, differ: &mut Self);
+    /// [`ResidentReal::add_by_entry`] of an entry of the fused solve's pair of vectors: each value
+    /// to its own `same` or `differ`, one flag test for both where the precision has it.
+    fn add_pair_by_entry(entry: u32, v: (Self, Self), same: (&mut Self, &mut Self), differ: (&mut Self, &mut Self));
+    /// An f32 value in this precision (exact).
+    fn of_f32(v: f32) -> Self;
+    /// `acc + a·b` of two f32 factors: f32 as the iterations sum (a multiply, then an add); f64 with
+    /// the product exact (24-bit significands: 48 bits fit f64's 53), so one DFMA rounds as the
+    /// add alone would.
+    fn add_product(acc: Self, a: f32, b: f32) -> Self;
 }
 
 impl ResidentReal for f32 {
@@ -93,6 +102,18 @@ impl ResidentReal for f32 {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f32(entry, v, differ, same)
     }
+    #[inline(always)]
+    fn add_pair_by_entry(entry: u32, v: (f32, f32), same: (&mut f32, &mut f32), differ: (&mut f32, &mut f32)) {
+        add_pair_by_bit0_f32(entry, v, differ, same)
+    }
+    #[inline(always)]
+    fn of_f32(v: f32) -> f32 {
+        v
+    }
+    #[inline(always)]
+    fn add_product(acc: f32, a: f32, b: f32) -> f32 {
+        acc + a * b
+    }
 }
 
 impl ResidentReal for f64 {
@@ -119,6 +140,19 @@ impl ResidentReal for f64 {
     fn add_by_entry(entry: u32, v: f64, same: &mut f64, differ: &mut f64) {
         // the flag is bit 0 (`product_entry`)
         add_by_bit0_f64(entry, v, differ, same)
+    }
+    #[inline(always)]
+    fn add_pair_by_entry(entry: u32, (v0, v1): (f64, f64), (same0, same1): (&mut f64, &mut f64), (differ0, differ1): (&mut f64, &mut f64)) {
+        add_by_bit0_f64(entry, v0, differ0, same0);
+        add_by_bit0_f64(entry, v1, differ1, same1);
+    }
+    #[inline(always)]
+    fn of_f32(v: f32) -> f64 {
+        v as f64
+    }
+    #[inline(always)]
+    fn add_product(acc: f64, a: f32, b: f32) -> f64 {
+        fma64(a as f64, b as f64, acc)
     }
 }
 
@@ -492,6 +526,14 @@ trait Xmv<T: Real = f32> {
     unsafe fn piece(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, T) {
         (0, T::ZERO)
     }
+    /// [`Xmv::piece`] with its terms multiplied and summed in f64 (as [`Xmv::row_f64`]): the true
+    /// residual's pass where the iterations walk pieces ([`sums_by_pieces`]).
+    ///
+    /// # Safety
+    /// As [`Xmv::piece`].
+    unsafe fn piece_f64(&self, _i: usize, _pc: usize, _v: *const T) -> (usize, f64) {
+        (0, 0.0)
+    }
     /// `body(s, at)` for this thread's share of the n = n1·n2 product rows of the XMV (`s` the
     /// row's place in the vectors, `at` the row for [`Xmv::row_at`]), each row once across the
     /// team: k = i·n′ + i′ = rank, rank + size, … (the natural order, [`walk_natural`], s = k) unless
@@ -662,17 +704,74 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
             }
         }
     }
+    /// [`Xmv::row_f64`] over G′'s nonzeros b0..b1 (a row, or a piece of one).
+    ///
+    /// # Safety
+    /// i < n1, b0..b1 within one row of G′, `v` holds n1·n2 values.
+    #[inline(always)]
+    unsafe fn range_f64(&self, i: usize, b0: u32, b1: u32, v: *const T) -> f64 {
+        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
+        // SAFETY: i < n1, b0..b1 within one row of G′ (caller's contract); CSR entries of a staged
+        // graph are in range (host-built). One loop over the d·d′ terms, G's row innermost, as `single` (the grid
+        // entries' 80 registers spilled with a loop in a loop here).
+        unsafe {
+            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
+            let mut b = b0;
+            let mut acc = 0.0f64;
+            if a0 == a1 || b == b1 {
+                return acc;
+            }
+            let n2 = g2.n as u32;
+            let mut a = a0;
+            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
+            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
+            loop {
+                // one DFMA: for f32 factors the product is exact in f64 and it rounds as the add
+                // would; for f64 factors once instead of twice
+                acc = fma64(self.e.eval(eb, g1.edge.add(a as usize * nzs)).to_f64(), (*vcol.add((*g1.col.add(a as usize) * n2) as usize)).to_f64(), acc);
+                a += 1;
+                if a == a1 {
+                    b += 1;
+                    if b == b1 {
+                        return acc;
+                    }
+                    a = a0;
+                    vcol = v.add(*g2.col.add(b as usize) as usize);
+                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
+                }
+            }
+        }
+    }
+    /// Piece `pc` of G′'s rows: (its node, first nonzero, end).
+    ///
+    /// # Safety
+    /// pc < np.
+    #[inline(always)]
+    unsafe fn piece_span(&self, pc: usize) -> (usize, u32, u32) {
+        let g2 = self.g2;
+        // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end.
+        unsafe {
+            let w = *g2.pieces.add(pc);
+            let (node, b0) = ((w >> 16) as usize, w & 0xffff);
+            (node, b0, (b0 + PIECE_NONZEROS as u32).min(*g2.rp.add(node + 1)))
+        }
+    }
 }
 
 impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, f32, PAIRED> {
     /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe (`de`) against `v`'s first
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
-    /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe).
+    /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe). The
+    /// two rows' terms (f32 factors, as the iterations evaluate them) are multiplied and summed in
+    /// `A` ([`ResidentReal::add_product`]): f32 in the iterations' [`FusedXmv::row2`], f64 in the
+    /// true residual's pass (as [`Xmv::row_f64`], for the same reason: at small q an f32 row sum's
+    /// rounding is as large as the residual it checks); the derivative row, a contraction and no
+    /// check, in f32.
     ///
     /// # Safety
     /// As [`FusedXmv::row2`].
     #[inline(always)]
-    unsafe fn row2_d<D: EdgeEval>(&self, de: &D, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+    unsafe fn row2_d<D: EdgeEval, A: ResidentReal>(&self, de: &D, i: usize, i2: usize, v: *const f32) -> (A, A, f32) {
         // SAFETY: i2 < n2 (caller's contract).
         unsafe { self.range2_d(de, i, *self.g2.rp.add(i2), *self.g2.rp.add(i2 + 1), v) }
     }
@@ -682,14 +781,14 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
     /// # Safety
     /// As [`FusedXmv::row2`], b0..b1 within one row of G′.
     #[inline(always)]
-    unsafe fn range2_d<D: EdgeEval>(&self, de: &D, i: usize, b0: u32, b1: u32, v: *const f32) -> (f32, f32, f32) {
+    unsafe fn range2_d<D: EdgeEval, A: ResidentReal>(&self, de: &D, i: usize, b0: u32, b1: u32, v: *const f32) -> (A, A, f32) {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
         let n2 = g2.n;
         let v = v as *const Pair;
         // SAFETY: as in `single`, for both vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let (mut s1, mut s2, mut sd) = (0.0f32, 0.0f32, 0.0f32);
+            let (mut s1, mut s2, mut sd) = (A::ZERO, A::ZERO, 0.0f32);
             // u32 counters: 32-bit loop arithmetic; G's row innermost (broadcast loads, as `single`;
             // κe and ∂κe are symmetric)
             for b in b0..b1 {
@@ -702,8 +801,8 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
                     let w = self.e.eval(eb, g1.edge.add(a * nzs));
                     let dw = de.eval(db, g1.edge.add(a * nzs));
                     let Pair([x, y]) = *vcol.add(*g1.col.add(a) as usize * n2);
-                    s1 += w * x;
-                    s2 += w * y;
+                    s1 = A::add_product(s1, w, x);
+                    s2 = A::add_product(s2, w, y);
                     sd += dw * x;
                 }
             }
@@ -721,34 +820,15 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
     }
     #[inline(always)]
     unsafe fn row_f64(&self, i: usize, i2: usize, v: *const T) -> f64 {
-        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        // SAFETY: i < n1, i2 < n2 (caller's contract); CSR entries of a staged graph are in range
-        // (host-built). One loop over the d·d′ terms, G's row innermost, as `single` (the grid
-        // entries' 80 registers spilled with a loop in a loop here).
+        // SAFETY: i2 < n2 (caller's contract).
+        unsafe { self.range_f64(i, *self.g2.rp.add(i2), *self.g2.rp.add(i2 + 1), v) }
+    }
+    #[inline(always)]
+    unsafe fn piece_f64(&self, i: usize, pc: usize, v: *const T) -> (usize, f64) {
+        // SAFETY: pc < np (caller's contract).
         unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let (mut b, b1) = (*g2.rp.add(i2), *g2.rp.add(i2 + 1));
-            let mut acc = 0.0f64;
-            if a0 == a1 || b == b1 {
-                return acc;
-            }
-            let n2 = g2.n as u32;
-            let mut a = a0;
-            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
-            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
-            loop {
-                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)).to_f64() * (*vcol.add((*g1.col.add(a as usize) * n2) as usize)).to_f64();
-                a += 1;
-                if a == a1 {
-                    b += 1;
-                    if b == b1 {
-                        return acc;
-                    }
-                    a = a0;
-                    vcol = v.add(*g2.col.add(b as usize) as usize);
-                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
-                }
-            }
+            let (node, b0, b1) = self.piece_span(pc);
+            (node, self.range_f64(i, b0, b1, v))
         }
     }
     #[inline(always)]
@@ -782,7 +862,7 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         // SAFETY: the caller's contract; the unused derivative row is dead code.
-        let (s1, s2, _) = unsafe { self.row2_d(&NoDerivative, i, i2, v) };
+        let (s1, s2, _) = unsafe { self.row2_d::<_, f32>(&NoDerivative, i, i2, v) };
         (s1, s2)
     }
     #[inline(always)]
@@ -792,14 +872,10 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
     }
     #[inline(always)]
     unsafe fn piece2(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32, f32) {
-        let g2 = self.g2;
-        // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end
-        // (as in `piece`); the unused derivative row is dead code.
+        // SAFETY: pc < np (caller's contract); the unused derivative row is dead code.
         unsafe {
-            let w = *g2.pieces.add(pc);
-            let (node, b0) = ((w >> 16) as usize, w & 0xffff);
-            let b1 = (b0 + PIECE_NONZEROS as u32).min(*g2.rp.add(node + 1));
-            let (s1, s2, _) = self.range2_d(&NoDerivative, i, b0, b1, v);
+            let (node, b0, b1) = self.piece_span(pc);
+            let (s1, s2, _) = self.range2_d::<_, f32>(&NoDerivative, i, b0, b1, v);
             (node, s1, s2)
         }
     }
@@ -920,13 +996,13 @@ impl FusedXmv for Product {
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
         // SAFETY: as in `row`, for both vectors (8-byte aligned pairs: the caller's contract); the
         // walk sums the differing entries anyway, so the derivative row costs nothing here.
-        let (a, b, _) = unsafe { self.row2_d(i, i2, v) };
+        let (a, b, _) = unsafe { self.row2_d::<f32>(i, i2, v) };
         (a, b)
     }
     #[inline(always)]
     unsafe fn row2_at(&self, at: (usize, u32), v: *const f32) -> (f32, f32) {
         // SAFETY: as in `row2`.
-        let (a, b, _) = unsafe { self.row2_d_at(at, v) };
+        let (a, b, _) = unsafe { self.row2_d_at::<f32>(at, v) };
         (a, b)
     }
 }
@@ -934,12 +1010,13 @@ impl FusedXmv for Product {
 impl Product {
     /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe/∂h = 1 − δ against `v`'s
     /// first half (the sum of its entries whose labels differ): the fused solve's last residual
-    /// pass and κe's contraction in one walk of the row.
+    /// pass and κe's contraction in one walk of the row; summed in `A` (f32 in the iterations, f64
+    /// in the true residual's pass, as [`OnTheFly::row2_d`]).
     ///
     /// # Safety
     /// As [`FusedXmv::row2`].
     #[inline(always)]
-    unsafe fn row2_d(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32, f32) {
+    unsafe fn row2_d<A: ResidentReal>(&self, i: usize, i2: usize, v: *const f32) -> (A, A, A) {
         // SAFETY: i < n1, i2 < n2 (caller's contract).
         unsafe { self.row2_d_at(self.span(i, i2), v) }
     }
@@ -948,14 +1025,17 @@ impl Product {
     /// # Safety
     /// As [`FusedXmv::row2_at`].
     #[inline(always)]
-    unsafe fn row2_d_at(&self, (start, len): (usize, u32), v: *const f32) -> (f32, f32, f32) {
+    unsafe fn row2_d_at<A: ResidentReal>(&self, (start, len): (usize, u32), v: *const f32) -> (A, A, A) {
         let v = v as *const Pair;
         // SAFETY: as in `row` (the entries lie in the slice, their columns are < n1·n2), for both
         // vectors (8-byte aligned pairs: the caller's contract).
         unsafe {
-            let (mut same1, mut diff1, mut same2, mut diff2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-            walk_entries(self.ent.add(start), len, v, |c, Pair([a, b])| add_pair_by_bit0_f32(c, (a, b), (&mut diff1, &mut diff2), (&mut same1, &mut same2)));
-            (same1 + self.h * diff1, same2 + self.h * diff2, diff1)
+            let (mut same1, mut diff1, mut same2, mut diff2) = (A::ZERO, A::ZERO, A::ZERO, A::ZERO);
+            walk_entries(self.ent.add(start), len, v, |c, Pair([a, b])| {
+                A::add_pair_by_entry(c, (A::of_f32(a), A::of_f32(b)), (&mut same1, &mut same2), (&mut diff1, &mut diff2))
+            });
+            let h = A::of_f32(self.h);
+            (same1 + h * diff1, same2 + h * diff2, diff1)
         }
     }
     /// Row (i, i′) of the XMV with ∂κe/∂h = 1 − δ: the sum over the entries whose labels differ.
@@ -1129,6 +1209,61 @@ unsafe fn by_pieces<V: Copy, C: Team>(
     }
 }
 
+/// The true residual's XMV rows where the iterations walk G′'s long rows in pieces (split
+/// launches): `sums[k]` = 0 for every row, a barrier, each thread's (row i of G, piece pc of G′)
+/// summed in f64 (`share(i, pc)`: (i′, the piece's W sums, a term of this thread's sum that
+/// `sums_by_pieces` returns)) and added to row (i, i′)'s with shared-memory f64 atomics, a barrier. Walked whole, a row of a hub of G′ kept the team waiting on
+/// the one thread that walked it (BA's call +14 % when the true residual's sums went from f32 to
+/// f64, `results/true-residual-h100.md`).
+///
+/// ```text
+///   sums: n × [f64; W], from the first 8-byte boundary of r's room (plain, W = 1: r and p's
+///         2·N f32, or r's N f64) or of the fused solve's r and p (W = 2: 4·N f32, contiguous in
+///         both of its layouts) — vectors a restart rewrites anyway
+/// ```
+///
+/// # Safety
+/// Called by the whole team; `sums` holds n = `sizes.0` entries, 8-byte aligned, in this block's
+/// shared memory, and nothing else of the solve lives there until a restart rewrites it; each
+/// share's row i·n2 + i′ < n.
+#[inline(always)]
+unsafe fn sums_by_pieces<const W: usize, C: Team>(
+    crew: &mut C,
+    (n, n1, np, n2): (usize, usize, usize, usize),
+    sums: *mut [f64; W],
+    share: impl Fn(usize, usize) -> (usize, [f64; W], f64),
+) -> f64 {
+    // SAFETY: every index below is < n (caller's contract); the barriers order the passes.
+    unsafe {
+        let mut total = 0.0f64;
+        let mut k = crew.rank();
+        while k < n {
+            *sums.add(k) = [0.0; W];
+            k += crew.size();
+        }
+        crew.barrier();
+        let mut vk = crew.rank();
+        while vk < n1 * np {
+            let i = vk / np;
+            let (i2, part, term) = share(i, vk - i * np);
+            let row = sums.add(i * n2 + i2) as *mut f64;
+            for (w, v) in part.iter().enumerate() {
+                atomic_add_shared_f64(row.add(w), *v);
+            }
+            total += term;
+            vk += crew.size();
+        }
+        crew.barrier();
+        total
+    }
+}
+
+/// Where [`sums_by_pieces`] keeps its sums: `room`'s first 8-byte boundary.
+#[inline(always)]
+fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
+    room.cast::<u8>().wrapping_add(room as usize & 4).cast()
+}
+
 /// Entry k of a prepared PCG start ([`Start::Prepared`]) from residual `r0` and z = `z0`: r = r0 and
 /// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
 /// ([`ResidentReal::RECURRENT_PCG`]).
@@ -1203,31 +1338,54 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             crew.barrier(); // the residual reads x entries of other threads
             // ---- true residual b − M·x (T products, f64 sums) and the value; the true residual
             // also replaces r (or z, in r's place), and restarts p (and ap), for another round if
-            // it misses rtol
-            let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
-            rows!(crew, n2, n, |k, i, i2| {
-                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                let dd = a1[NODE_D].to_f64() * a2[NODE_D].to_f64();
-                let b = a1[bs].to_f64() * a2[bs].to_f64();
-                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
-                let s = xmv.slot(k);
-                let xk = (*x.add(s)).to_f64();
-                let res = b - (dd / kv * xk - xmv.row_f64(i, i2, x));
-                res2 += res * res;
-                value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
-                let z = jacobi(T::from_f64(res), *dg.add(s));
-                start_row(r, p, ap, s, T::from_f64(res), z);
-                rz += res * z.to_f64();
-            });
-            let (res2, value) = crew.sum2(res2, value);
-            let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
-            if residual <= prm.rtol || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
-                return PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 };
-            }
+            // it misses rtol. Where the iterations walk pieces, so do the rows' sums
+            // (`sums_by_pieces`, in r's room); a restart then takes the pass again with the rows
+            // walked whole (`whole`), which writes r and p there (rare: most pairs meet rtol at
+            // their first check).
+            let split = xmv.pieces() > 0;
+            let sums = sums_at::<T, 1>(r);
+            let mut whole = !split;
+            let (rz, rr) = loop {
+                if !whole {
+                    sums_by_pieces(crew, (n, n1, xmv.pieces(), n2), sums, |i, pc| {
+                        let (i2, share) = xmv.piece_f64(i, pc, x);
+                        (i2, [share], 0.0)
+                    });
+                }
+                let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                    let dd = a1[NODE_D].to_f64() * a2[NODE_D].to_f64();
+                    let b = a1[bs].to_f64() * a2[bs].to_f64();
+                    let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                    let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
+                    let s = xmv.slot(k);
+                    let xk = (*x.add(s)).to_f64();
+                    let row = if whole { xmv.row_f64(i, i2, x) } else { (*sums.add(k))[0] };
+                    let res = b - (dd / kv * xk - row);
+                    res2 += res * res;
+                    value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
+                    if whole {
+                        let z = jacobi(T::from_f64(res), *dg.add(s));
+                        start_row(r, p, ap, s, T::from_f64(res), z);
+                        rz += res * z.to_f64();
+                    }
+                });
+                // (a team sum is also a barrier: every thread has read its sums)
+                let (res2, value) = crew.sum2(res2, value);
+                let residual = if bb > 0.0 { libm::sqrt(res2 / bb) } else { 0.0 };
+                if residual <= prm.rtol || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
+                    return PairStatus { value, residual, iterations: it, converged: (residual <= prm.rtol) as u32 };
+                }
+                if !whole {
+                    whole = true;
+                    continue;
+                }
+                break (rz, res2);
+            };
             // residual replacement: rounding let the recurrence drift from b − M·x
             replaced += 1;
-            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr: res2, reference2: bb };
+            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr, reference2: bb };
         }
     }
 }
@@ -1481,7 +1639,8 @@ impl Fold {
 /// The primal M x = D×·1 and the adjoint M y = p× solved together as one system of 2N unknowns,
 /// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
 /// the shared residual): the shared PCG, one [`FusedXmv::row2`] per product row and iteration, one set of
-/// reductions; then the true residual of each half (f32 products, f64 sums), restarting both
+/// reductions; then the true residual of each half (its rows' terms multiplied and summed in f64:
+/// `row3`, as [`Xmv::row_f64`] in the plain solve), restarting both
 /// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times.
 ///
 /// The residual pass also contracts `fold`'s κe hyperparameter (`row3(i, i′, v)`: [`FusedXmv::row2`] and
@@ -1505,7 +1664,8 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: bool>(
     g2: &View,
     fv: FusedVectors,
     fold: Fold,
-    row3: impl Fn(usize, usize, *const f32) -> (f32, f32, f32),
+    row3: impl Fn(usize, usize, *const f32) -> (f64, f64, f64),
+    piece3: impl Fn(usize, usize, *const f32) -> (usize, f64, f64, f32),
     out: *mut f64,
 ) -> (PairStatus, PairStatus, f64) {
     let (n1, n2) = (g1.n, g2.n);
@@ -1555,62 +1715,90 @@ unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: bool>(
             let pcg_params = PcgParams { rtol: RECURRENCE_SHARE * prm.rtol * core::f64::consts::FRAC_1_SQRT_2, max_iterations: prm.max_iterations - it };
             it += info_of(&pcg(crew, &mut op, vectors, n, pcg_params, start)).iterations;
             crew.barrier(); // the residual reads x entries of other threads
-            let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
-            // the folded contraction's share (kept if this pass is the last)
-            let mut de = 0.0f64;
-            rows!(crew, n2, n, |k, i, i2| {
-                let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
-                let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
-                let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
-                // κv from the table where the launch has one (the same value)
-                let kv: f64 = if tabled { table.kv[table.mask(f1, f2)] } else { prm.node_kernel.eval_as::<f64, f32>(f1, f2) };
-                let s = xmv.slot(k);
-                let Pair([x1, x2]) = *pair(x, s);
-                let (x1, x2) = (x1 as f64, x2 as f64);
-                let (s1, s2, sd) = row3(i, i2, x);
-                let res1 = dd - (dd / kv * x1 - s1 as f64);
-                let res2 = scale * pp - (dd / kv * x2 - s2 as f64);
-                e1 += res1 * res1;
-                e2 += res2 * res2;
-                k1 += pp * x1;
-                k2 += dd * x2;
-                let d = *dg.add(s);
-                let (z1, z2) = (jacobi(res1 as f32, d), jacobi(res2 as f32, d));
-                start_pair::<REC>(pair(r, 0), pair(p, 0), pair(ap, 0), s, Pair([res1 as f32, res2 as f32]), Pair([z1, z2]));
-                rz += res1 * z1 as f64 + res2 * z2 as f64;
-                de += x2 * sd as f64;
-            });
-            let (e1, e2) = crew.sum2(e1, e2);
-            let (k1, k2) = crew.sum2(k1, k2);
-            let rel1 = if bb1 > 0.0 { libm::sqrt(e1 / bb1) } else { 0.0 };
-            let rel2 = if bb2s > 0.0 { libm::sqrt(e2 / bb2s) } else { 0.0 };
-            if (rel1 <= prm.rtol && rel2 <= prm.rtol) || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
-                let primal = PairStatus { value: k1, residual: rel1, iterations: it, converged: (rel1 <= prm.rtol) as u32 };
-                let adjoint = PairStatus { value: k2 / scale, residual: rel2, iterations: 0, converged: (rel2 <= prm.rtol) as u32 };
-                // the folded contraction (the shares are linear in y: scaled by 1/s per thread)
-                if fold.edge != Fold::NONE {
-                    let sum = crew.sum2(de * (1.0 / scale), 0.0).0;
-                    if crew.rank() == 0 {
-                        *out.add(fold.edge) = finish(&hy[fold.edge], gp, k1, sum);
-                    }
-                }
-                if fold.apart {
-                    // x and s·y apart in p's room (at the rows' places), for the other
-                    // contractions: each thread moves the rows it owns (p's last use, in the PCG,
-                    // ended with the reductions above)
-                    rows!(crew, n2, n, |k, _i, _i2| {
-                        let s = xmv.slot(k);
-                        let Pair([x1, x2]) = *pair(x, s);
-                        *p.add(s) = x1;
-                        *p.add(n + s) = x2;
+            // where the iterations walk pieces, so do the rows' sums (`sums_by_pieces`, in r and
+            // p's room; the contraction's shares are linear: taken piece by piece); a restart then
+            // takes the pass again with the rows walked whole (`whole`), which writes r, p and ap
+            // (rare: most pairs meet rtol at their first check)
+            let split = xmv.pieces() > 0;
+            let sums = sums_at::<f32, 2>(if r < p { r } else { p });
+            let mut whole = !split;
+            let (rz, rr) = loop {
+                let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+                // the folded contraction's share (kept if this pass is the last)
+                let mut de = 0.0f64;
+                if !whole {
+                    de = sums_by_pieces(crew, (n, n1, xmv.pieces(), n2), sums, |i, pc| {
+                        let (i2, s1, s2, sd) = piece3(i, pc, x);
+                        (i2, [s1, s2], (*pair(x, i * n2 + i2)).0[1] as f64 * sd as f64)
                     });
                 }
-                return (primal, adjoint, scale);
-            }
+                rows!(crew, n2, n, |k, i, i2| {
+                    let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
+                    let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                    let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
+                    let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
+                    // κv from the table where the launch has one (the same value)
+                    let kv: f64 = if tabled { table.kv[table.mask(f1, f2)] } else { prm.node_kernel.eval_as::<f64, f32>(f1, f2) };
+                    let s = xmv.slot(k);
+                    let Pair([x1, x2]) = *pair(x, s);
+                    let (x1, x2) = (x1 as f64, x2 as f64);
+                    let (s1, s2, sd) = if !whole {
+                        let [s1, s2] = *sums.add(k);
+                        (s1, s2, 0.0)
+                    } else {
+                        row3(i, i2, x)
+                    };
+                    let res1 = dd - (dd / kv * x1 - s1);
+                    let res2 = scale * pp - (dd / kv * x2 - s2);
+                    e1 += res1 * res1;
+                    e2 += res2 * res2;
+                    k1 += pp * x1;
+                    k2 += dd * x2;
+                    if whole {
+                        let d = *dg.add(s);
+                        let (z1, z2) = (jacobi(res1 as f32, d), jacobi(res2 as f32, d));
+                        start_pair::<REC>(pair(r, 0), pair(p, 0), pair(ap, 0), s, Pair([res1 as f32, res2 as f32]), Pair([z1, z2]));
+                        rz += res1 * z1 as f64 + res2 * z2 as f64;
+                        de += x2 * sd;
+                    }
+                });
+                // (a team sum is also a barrier: every thread has read its sums)
+                let (e1, e2) = crew.sum2(e1, e2);
+                let (k1, k2) = crew.sum2(k1, k2);
+                let rel1 = if bb1 > 0.0 { libm::sqrt(e1 / bb1) } else { 0.0 };
+                let rel2 = if bb2s > 0.0 { libm::sqrt(e2 / bb2s) } else { 0.0 };
+                if (rel1 <= prm.rtol && rel2 <= prm.rtol) || replaced >= MAX_REPLACEMENTS || it >= prm.max_iterations {
+                    let primal = PairStatus { value: k1, residual: rel1, iterations: it, converged: (rel1 <= prm.rtol) as u32 };
+                    let adjoint = PairStatus { value: k2 / scale, residual: rel2, iterations: 0, converged: (rel2 <= prm.rtol) as u32 };
+                    // the folded contraction (the shares are linear in y: scaled by 1/s per thread)
+                    if fold.edge != Fold::NONE {
+                        let sum = crew.sum2(de * (1.0 / scale), 0.0).0;
+                        if crew.rank() == 0 {
+                            *out.add(fold.edge) = finish(&hy[fold.edge], gp, k1, sum);
+                        }
+                    }
+                    if fold.apart {
+                        // x and s·y apart in p's room (at the rows' places), for the other
+                        // contractions: each thread moves the rows it owns (p's last use, in the PCG,
+                        // ended with the reductions above)
+                        rows!(crew, n2, n, |k, _i, _i2| {
+                            let s = xmv.slot(k);
+                            let Pair([x1, x2]) = *pair(x, s);
+                            *p.add(s) = x1;
+                            *p.add(n + s) = x2;
+                        });
+                    }
+                    return (primal, adjoint, scale);
+                }
+                if !whole {
+                    whole = true;
+                    continue;
+                }
+                break (rz, e1 + e2);
+            };
             // residual replacement for both halves
             replaced += 1;
-            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr: e1 + e2, reference2: bb };
+            start = Start::Prepared { rho: crew.sum2(rz, 0.0).0, rr, reference2: bb };
         }
     }
 }
@@ -1727,7 +1915,8 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv, const REC: bool>(
     fv: FusedVectors,
     out: *mut f64,
     folds_edge: impl Fn(&Hyper) -> bool,
-    row3: impl Fn(usize, usize, *const f32) -> (f32, f32, f32),
+    row3: impl Fn(usize, usize, *const f32) -> (f64, f64, f64),
+    piece3: impl Fn(usize, usize, *const f32) -> (usize, f64, f64, f32),
     edge_row: impl Fn(&Hyper, usize, usize, *const f32) -> f32,
 ) -> PairStatus {
     let ns = prm.node_stride as usize;
@@ -1736,7 +1925,7 @@ unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv, const REC: bool>(
     let fold = Fold::of(hy, folds_edge);
     // SAFETY: forwarded contract; every index below is < n.
     unsafe {
-        let (primal, adjoint, scale) = solve_pair_fused::<C, X, REC>(crew, prm, gp, xmv, g1, g2, fv, fold, row3, out);
+        let (primal, adjoint, scale) = solve_pair_fused::<C, X, REC>(crew, prm, gp, xmv, g1, g2, fv, fold, row3, piece3, out);
         let y_scale = 1.0 / scale;
         // q and κv's: NODE_PASS at a time, from κv's table where the launch has one (one mask and
         // one coefficient per entry and hyperparameter), else κv interpreted once per entry and
@@ -1892,14 +2081,32 @@ unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         let folds_edge = |h: &Hyper| de.is_some() && h.kind == HyperKind::EdgeParam as u32 && h.term == 0;
         let row3 = #[inline(always)]
         |i: usize, i2: usize, v: *const f32| match de {
-            Some(de) => fly.row2_d(de, i, i2, v),
+            Some(de) => {
+                let (s1, s2, sd) = fly.row2_d::<_, f64>(de, i, i2, v);
+                (s1, s2, sd as f64)
+            }
             None => {
-                let (a, b) = fly.row2(i, i2, v);
-                (a, b, 0.0)
+                let (s1, s2, _) = fly.row2_d::<_, f64>(&NoDerivative, i, i2, v);
+                (s1, s2, 0.0)
+            }
+        };
+        // `row3` of piece pc of G′'s rows (split launches: the residual's rows by pieces)
+        let piece3 = #[inline(always)]
+        |i: usize, pc: usize, v: *const f32| {
+            let (node, b0, b1) = fly.piece_span(pc);
+            match de {
+                Some(de) => {
+                    let (s1, s2, sd) = fly.range2_d::<_, f64>(de, i, b0, b1, v);
+                    (node, s1, s2, sd)
+                }
+                None => {
+                    let (s1, s2, _) = fly.range2_d::<_, f64>(&NoDerivative, i, b0, b1, v);
+                    (node, s1, s2, 0.0)
+                }
             }
         };
         // the fused solve direct (FusedOperator: the recurrence measured slower here)
-        gradient_pair::<C, _, false>(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), folds_edge, row3, edge_row)
+        gradient_pair::<C, _, false>(crew, prm, gp, &fly, &g1, &g2, fv, grad.add(j as usize * np), folds_edge, row3, piece3, edge_row)
     };
     // SAFETY: forwarded contract.
     unsafe {
@@ -1961,13 +2168,15 @@ unsafe fn gradient_all_product<C: ResidentTeam>(
             // κe's one hyperparameter (1 − δ: the differing entries) folded into the solve's last
             // residual pass
             let row3 = #[inline(always)]
-            |i: usize, i2: usize, v: *const f32| prod.row2_d(i, i2, v);
+            |i: usize, i2: usize, v: *const f32| prod.row2_d::<f64>(i, i2, v);
+            // (the product form walks no pieces: never called)
+            let piece3 = |_: usize, _: usize, _: *const f32| (0usize, 0.0f64, 0.0f64, 0.0f32);
             // the fused solve by recurrence where its vectors lie in the slice (FusedOperator)
             let (out, folds_edge) = (grad.add(j as usize * np), |h: &Hyper| h.is_edge());
             if room == Room::FusedInSlice {
-                gradient_pair::<C, _, true>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, edge_row)
+                gradient_pair::<C, _, true>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, piece3, edge_row)
             } else {
-                gradient_pair::<C, _, false>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, edge_row)
+                gradient_pair::<C, _, false>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, piece3, edge_row)
             }
         };
         fused_room(
