@@ -847,13 +847,10 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
     }
     #[inline(always)]
     unsafe fn piece(&self, i: usize, pc: usize, v: *const T) -> (usize, T) {
-        let g2 = self.g2;
-        // SAFETY: pc < np; a piece starts inside its node's row and ends at most at the row's end.
+        // SAFETY: pc < np (caller's contract).
         unsafe {
-            let w = *g2.pieces.add(pc);
-            let (node, b0) = ((w >> 16) as usize, (w & 0xffff) as usize);
-            let b1 = (b0 + PIECE_NONZEROS).min(*g2.rp.add(node + 1) as usize);
-            (node, self.sum(i, b0, b1, v))
+            let (node, b0, b1) = self.piece_span(pc);
+            (node, self.sum(i, b0 as usize, b1 as usize, v))
         }
     }
 }
@@ -1193,12 +1190,7 @@ unsafe fn by_pieces<V: Copy, C: Team>(
             k += crew.size();
         }
         crew.barrier();
-        let mut vk = crew.rank();
-        while vk < n1 * np {
-            let i = vk / np;
-            take(i, vk - i * np);
-            vk += crew.size();
-        }
+        each_piece(crew, n1, np, take);
         crew.barrier();
         let (mut pap, mut k) = (0.0f64, crew.rank());
         while k < n {
@@ -1206,6 +1198,18 @@ unsafe fn by_pieces<V: Copy, C: Team>(
             k += crew.size();
         }
         pap
+    }
+}
+
+/// `take(i, pc)` for this thread's share of the (row i of G, piece pc of G′) pairs: rank, rank +
+/// size, … of the n1 · np.
+#[inline(always)]
+fn each_piece<C: Team>(crew: &C, n1: usize, np: usize, mut take: impl FnMut(usize, usize)) {
+    let mut vk = crew.rank();
+    while vk < n1 * np {
+        let i = vk / np;
+        take(i, vk - i * np);
+        vk += crew.size();
     }
 }
 
@@ -1242,17 +1246,14 @@ unsafe fn sums_by_pieces<const W: usize, C: Team>(
             k += crew.size();
         }
         crew.barrier();
-        let mut vk = crew.rank();
-        while vk < n1 * np {
-            let i = vk / np;
-            let (i2, part, term) = share(i, vk - i * np);
+        each_piece(crew, n1, np, |i, pc| {
+            let (i2, part, term) = share(i, pc);
             let row = sums.add(i * n2 + i2) as *mut f64;
             for (w, v) in part.iter().enumerate() {
                 atomic_add_shared_f64(row.add(w), *v);
             }
             total += term;
-            vk += crew.size();
-        }
+        });
         crew.barrier();
         total
     }
