@@ -36,7 +36,7 @@ fn main() {
     println!("cargo:rustc-env=OCTILE_CUDA_ARCH={arch}");
     if let Ok(prebuilt) = env::var("OCTILE_PTX") {
         std::fs::copy(&prebuilt, &dest).unwrap_or_else(|e| fail(&format!("OCTILE_PTX={prebuilt}: {e}")));
-        build_cubin(&root, &dest, &arch);
+        build_cubin(&root, &dest, &arch, &ptx_target_dir(&out_dir).join("cubin"));
         return;
     }
     if !arch.starts_with("sm_") || arch[3..].parse::<u32>().is_err() {
@@ -71,7 +71,9 @@ fn main() {
     }
 
     let target_dir = ptx_target_dir(&out_dir);
-    let linker = link_step(&root, &out_dir);
+    // the linker beside the shared PTX build, not in this profile's OUT_DIR: its path is in the
+    // nested cargo's flags, and a path of each profile would rebuild core and the kernels for each
+    let linker = link_step(&root, &target_dir);
     let rustflags = [
         format!("-Ctarget-cpu={arch}"),
         "-Zunstable-options".into(),
@@ -109,50 +111,105 @@ fn main() {
     }
     let text = add_declared_bounds(&text);
     std::fs::write(&dest, text).unwrap();
-    build_cubin(&root, &dest, &arch);
+    build_cubin(&root, &dest, &arch, &target_dir.join("cubin"));
 }
 
 /// Assemble the PTX into a cubin for `arch` with ptxas (`OCTILE_PTXAS`, else the setup's
 /// `.venv`), so that a GPU of that architecture loads machine code instead of JIT-compiling 5 MB of
 /// PTX on its first run (~26 s on an H100). Without ptxas an empty cubin is embedded and every GPU
 /// JIT-compiles the PTX (a warning says so).
-fn build_cubin(root: &Path, ptx: &Path, arch: &str) {
+///
+/// ptxas runs on every core (`--split-compile 0`: the same machine code, only its tool note differs)
+/// and verbosely: its per-entry registers and spills go to `octile_kernels.ptxas-<arch>.log` beside
+/// the PTX, which `scripts/check-ptx` reads instead of assembling again. The cubin and its log are
+/// kept in `<target>/ptx/cubin/`, named by a hash of the PTX, the architecture and the ptxas: a
+/// profile or a build script rerun (a new commit) with the same PTX copies them instead of spending
+/// two minutes of ptxas.
+///
+/// ```text
+/// target/ptx/cubin/<hash>.cubin  <hash>.log      one per (PTX, arch, ptxas): every profile's
+///        │                                        build script finds it here
+///        └─ copied to  target/<profile>/build/octile-*/out/octile_kernels.cubin
+///                                                  octile_kernels.ptxas-sm_90.log
+/// ```
+fn build_cubin(root: &Path, ptx: &Path, arch: &str, cache: &Path) {
+    use std::hash::{DefaultHasher, Hash, Hasher};
     println!("cargo:rerun-if-env-changed=OCTILE_PTXAS");
     let cubin = ptx.with_extension("cubin");
-    // the build script reruns when the commit moves (embed_git_commit); the same PTX needs no new
-    // cubin (ptxas takes a while on 5 MB)
-    let built_from = ptx.with_extension("cubin.ptx");
-    let ptx_text = std::fs::read(ptx).unwrap_or_default();
-    if std::fs::metadata(&cubin).is_ok_and(|m| m.len() > 0) && std::fs::read(&built_from).is_ok_and(|b| b == ptx_text) {
-        return;
-    }
+    let log = ptx.with_extension(format!("ptxas-{arch}.log"));
+    // a log of another PTX must not outlive it (check-ptx would read it)
+    let _ = std::fs::remove_file(&log);
     let ptxas = env::var_os("OCTILE_PTXAS").map(PathBuf::from).or_else(|| find_ptxas(&root.join(".venv")));
     let Some(ptxas) = ptxas else {
         println!("cargo:warning=no ptxas (run scripts/setup or set OCTILE_PTXAS): the kernels are embedded as PTX only and JIT-compiled on the first GPU run");
         std::fs::write(&cubin, b"").unwrap();
         return;
     };
-    let status = Command::new(&ptxas).arg(format!("-arch={arch}")).arg("-O3").arg("-o").arg(&cubin).arg(ptx).status();
-    match status {
-        Ok(s) if s.success() => {}
-        other => fail(&format!("{} failed on the kernels' PTX: {other:?}", ptxas.display())),
+    let ptx_text = std::fs::read(ptx).unwrap_or_else(|e| fail(&format!("{}: {e}", ptx.display())));
+    let mut h = DefaultHasher::new();
+    (&ptx_text, arch, &ptxas, std::fs::metadata(&ptxas).ok().and_then(|m| m.modified().ok())).hash(&mut h);
+    let key = cache.join(format!("{:016x}", h.finish()));
+    let (cached, cached_log) = (key.with_extension("cubin"), key.with_extension("log"));
+    if !std::fs::metadata(&cached).is_ok_and(|m| m.len() > 0) || !cached_log.exists() {
+        std::fs::create_dir_all(cache).unwrap_or_else(|e| fail(&format!("{}: {e}", cache.display())));
+        // written under a name of this process, renamed when whole: a build of another profile
+        // running beside this one never copies half a cubin
+        let tmp = key.with_extension(format!("{}.tmp", std::process::id()));
+        let out = Command::new(&ptxas).arg(format!("-arch={arch}")).args(["-O3", "-v", "--split-compile", "0", "-o"]).arg(&tmp).arg(ptx).output();
+        let out = match out {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                fail(&format!("{} failed on the kernels' PTX:\n{}{}", ptxas.display(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+            }
+            Err(e) => fail(&format!("cannot run {}: {e}", ptxas.display())),
+        };
+        let tmp_log = key.with_extension(format!("{}.log.tmp", std::process::id()));
+        std::fs::write(&tmp_log, [out.stdout, out.stderr].concat()).unwrap_or_else(|e| fail(&format!("{}: {e}", tmp_log.display())));
+        std::fs::rename(&tmp_log, &cached_log).unwrap_or_else(|e| fail(&format!("{}: {e}", cached_log.display())));
+        std::fs::rename(&tmp, &cached).unwrap_or_else(|e| fail(&format!("{}: {e}", cached.display())));
+        prune(cache, 8);
+    } else if let Ok(f) = std::fs::File::options().append(true).open(&cached) {
+        // used now: the pruning keeps the cubins used last
+        let _ = f.set_modified(std::time::SystemTime::now());
     }
-    let _ = std::fs::write(&built_from, ptx_text);
+    std::fs::copy(&cached, &cubin).unwrap_or_else(|e| fail(&format!("{}: {e}", cubin.display())));
+    std::fs::copy(&cached_log, &log).unwrap_or_else(|e| fail(&format!("{}: {e}", log.display())));
+}
+
+/// The newest `keep` cubins of the cache (with their logs); older ones go: a session of kernel
+/// changes would otherwise leave 9 MB a change behind.
+fn prune(cache: &Path, keep: usize) {
+    let Ok(dir) = std::fs::read_dir(cache) else { return };
+    let mut cubins: Vec<(std::time::SystemTime, PathBuf)> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    cubins.sort();
+    for (_, p) in cubins.iter().rev().skip(keep) {
+        let _ = std::fs::remove_file(p);
+        let _ = std::fs::remove_file(p.with_extension("log"));
+    }
 }
 
 /// The link step (`tools/ptx-link.sh` and the IR module it links, `tools/smem.ll`) copied into a
-/// folder of OUT_DIR named by their contents' hash: the nested cargo sees the linker's path in its
-/// flags, so a changed link step rebuilds the kernels (cargo does not watch a linker's contents).
-fn link_step(root: &Path, out_dir: &Path) -> PathBuf {
+/// folder of `dir` (the shared PTX build's) named by their contents' hash: the nested cargo sees
+/// the linker's path in its flags, so a changed link step rebuilds the kernels (cargo does not
+/// watch a linker's contents).
+fn link_step(root: &Path, dir: &Path) -> PathBuf {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let files = ["ptx-link.sh", "smem.ll"];
     let mut h = DefaultHasher::new();
     let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(root.join("tools").join(f)).unwrap_or_else(|e| fail(&format!("tools/{f}: {e}")))).collect();
     texts.hash(&mut h);
-    let dir = out_dir.join(format!("link-{:016x}", h.finish()));
+    let dir = dir.join(format!("link-{:016x}", h.finish()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    // written only when missing: another profile's nested cargo may be running the script
     for (f, text) in files.iter().zip(&texts) {
-        std::fs::write(dir.join(f), text).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.join(f).display())));
+        if std::fs::read(dir.join(f)).ok().as_ref() != Some(text) {
+            std::fs::write(dir.join(f), text).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.join(f).display())));
+        }
     }
     #[cfg(unix)]
     {

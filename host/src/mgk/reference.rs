@@ -97,13 +97,12 @@ fn dense_system(g1: &Graph, g2: &Graph, cfg: &MgkConfig) -> Result<(Vec<f64>, Ve
     Ok((a, b))
 }
 
-/// In-place Cholesky (lower) of the SPD `a` (n×n, row-major) and solve; `None` if not SPD.
+/// In-place Cholesky (lower) of the SPD `a` (n×n, row-major) and solve; `None` if not SPD. Rows
+/// against rows (`dot`): both factors of every product are contiguous.
 pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
     for j in 0..n {
-        let mut s = a[j * n + j];
-        for k in 0..j {
-            s -= a[j * n + k] * a[j * n + k];
-        }
+        let rowj = &a[j * n..j * n + j];
+        let s = a[j * n + j] - dot(rowj, rowj);
         if s.is_nan() || s <= 0.0 {
             return None;
         }
@@ -113,19 +112,11 @@ pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
         let rowj = &head[j * n..j * n + j];
         for i in (j + 1)..n {
             let rowi = &mut tail[(i - j - 1) * n..(i - j) * n];
-            let mut s = rowi[j];
-            for k in 0..j {
-                s -= rowi[k] * rowj[k];
-            }
-            rowi[j] = s / ljj;
+            rowi[j] = (rowi[j] - dot(&rowi[..j], rowj)) / ljj;
         }
     }
     for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= a[i * n + k] * b[k];
-        }
-        b[i] = s / a[i * n + i];
+        b[i] = (b[i] - dot(&a[i * n..i * n + i], &b[..i])) / a[i * n + i];
     }
     for i in (0..n).rev() {
         let mut s = b[i];
@@ -135,6 +126,22 @@ pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
         b[i] = s / a[i * n + i];
     }
     Some(())
+}
+
+/// Σ x·y with eight partial sums: one running sum is a chain of dependent adds (one a few cycles,
+/// the reference tests' hundreds of 1200-row factorisations spent minutes of CI in it); eight
+/// independent ones keep the multiply-add units busy. The order of the adds differs from one sum's
+/// by rounding only (the reference's values move in the last bits).
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
+    let mut acc = [0.0f64; 8];
+    for (a, b) in xs.zip(ys) {
+        for ((s, p), q) in acc.iter_mut().zip(a).zip(b) {
+            *s += p * q;
+        }
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
 
 #[cfg(test)]
