@@ -131,7 +131,8 @@ pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> Option<()> {
 /// Σ x·y with eight partial sums: one running sum is a chain of dependent adds (one a few cycles,
 /// the reference tests' hundreds of 1200-row factorisations spent minutes of CI in it); eight
 /// independent ones keep the multiply-add units busy. The order of the adds differs from one sum's
-/// by rounding only (the reference's values move in the last bits).
+/// by rounding only (the reference's values move in the last bits). Not `cpu::product::dot`, its
+/// twin: the reference shares no arithmetic with the solvers it checks.
 fn dot(x: &[f64], y: &[f64]) -> f64 {
     let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
     let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
