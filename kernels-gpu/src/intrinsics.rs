@@ -466,3 +466,11 @@ pub fn trap() -> ! {
     // SAFETY: `trap` never returns and touches no memory the program can observe afterwards.
     unsafe { nvptx::trap() }
 }
+
+/// PTX's `.pragma "nounroll"` at this point: placed in a loop's header block, it keeps ptxas from
+/// unrolling that loop (ptxas unrolls short loops 4× with a remainder chain of its own).
+#[inline(always)]
+pub fn no_unroll() {
+    // SAFETY: a directive to the assembler; no instruction, no register, no memory.
+    unsafe { asm!(".pragma \"nounroll\";", options(nostack, preserves_flags, nomem)) };
+}

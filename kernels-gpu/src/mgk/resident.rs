@@ -18,7 +18,7 @@
 //! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 use crate::intrinsics::{
     FULL_MASK, add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32,
-    block_dim_x, block_idx_x, lane_id, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
+    block_dim_x, block_idx_x, lane_id, no_unroll, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
 };
 use crate::reduce::warp_sum2;
 use crate::smem::dynamic_smem;
@@ -967,10 +967,14 @@ impl<T: ResidentReal> Xmv<T> for Product<T> {
 }
 
 /// Calls `take(entry, v[entry's column])` for the `len` product entries from `e`, in order. The
-/// columns are decoded as byte offsets (`product_entry_byte_offset`: one AND per entry). One plain
-/// loop: the compiler unrolls it 4× with a remainder; a loop of two entries a step, which it
-/// unrolled 4× more, ran ChEMBL 3 % slower on an H200 (more remainder blocks per row of 4–9
-/// entries).
+/// columns are decoded as byte offsets (`product_entry_byte_offset`: one AND per entry). Two
+/// entries a step, ptxas's unrolling off ([`no_unroll`]), the odd one after: a product row holds
+/// d·d′ entries (MUTAG 4.8 on average), and ptxas unrolled a plain loop 4× with a 2× and a 1×
+/// remainder, each a reconvergence region of its own (26.5 loop-control and reconvergence
+/// instructions a row and iteration in the XMV's passes, Nsight Compute's source counters). Two a
+/// step: 3.5–4.2 % fewer warp instructions on MUTAG and ChEMBL, ChEMBL 0.2435 → 0.2353 s,
+/// `--gradient` 0.4159 → 0.4050 s, values bit-identical (H100, `results/counters-h100.md`). Two a
+/// step unrolled 4× more (by LLVM, before `-unroll-runtime=false`) ran ChEMBL 3 % slower on an H200.
 ///
 /// # Safety
 /// `e..e + len` lie in the slice; every entry's column is within `v` (values of `size_of::<V>()`
@@ -981,7 +985,17 @@ unsafe fn walk_entries<V: Copy>(e: *const u16, len: u32, v: *const V, mut take: 
     let base = v as *const u8;
     // SAFETY: the caller's contract.
     unsafe {
-        for t in 0..len {
+        let mut t = 0u32;
+        while t + 1 < len {
+            no_unroll();
+            let (c0, c1) = (*e.add(t as usize) as u32, *e.add(t as usize + 1) as u32);
+            let (v0, v1) =
+                (*base.add(product_entry_byte_offset(c0, words) as usize).cast::<V>(), *base.add(product_entry_byte_offset(c1, words) as usize).cast::<V>());
+            take(c0, v0);
+            take(c1, v1);
+            t += 2;
+        }
+        if t < len {
             let c = *e.add(t as usize) as u32;
             take(c, *base.add(product_entry_byte_offset(c, words) as usize).cast::<V>());
         }
