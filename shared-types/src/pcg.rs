@@ -102,16 +102,21 @@ pub trait Operator<T: Entry, Tm: Team> {
     /// Every thread of the team calls it; `p` and `ap` hold the system's `len` entries; every
     /// thread's writes to `p` are visible to the team (a reduction or barrier came after them).
     unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64;
-    /// The preconditioned residual z = r / diag at entry `idx` (Jacobi). An operator that keeps
-    /// 1/diag may multiply instead: the same preconditioner, a cheaper instruction (CPU).
+    /// The preconditioned residual z = r / diag at entry `idx` (Jacobi; diag's entry idx at
+    /// `diag[idx · STRIDE]`). An operator that keeps 1/diag may multiply instead: the same
+    /// preconditioner, a cheaper instruction (CPU).
     ///
     /// # Safety
     /// `idx` < the system's length; `diag` holds its entries.
     #[inline(always)]
     unsafe fn precondition(&self, r: T, idx: usize, diag: *const T::Scalar) -> T {
         // SAFETY: the caller's contract.
-        r.div(unsafe { *diag.add(idx) })
+        r.div(unsafe { *diag.add(idx * Self::STRIDE) })
     }
+    /// Entries from one of p's, ap's and diag's entries to the next (1: each vector apart; 3: the
+    /// resident product solve's row records `[p ap dg]`, one address a row for the three); x and r
+    /// are apart in every layout. entry idx of p is `p[idx · STRIDE]`.
+    const STRIDE: usize = 1;
     /// Whether [`pcg`] takes M·p by recurrence through [`Operator::apply_recurrent`] (module docs):
     /// its `r` vector then holds z = r / diag.
     const RECURRENT: bool = false;
@@ -149,7 +154,8 @@ pub unsafe fn apply_direct<T: Entry, Tm: Team, Op: Operator<T, Tm> + ?Sized>(
 ) -> f64 {
     // SAFETY: idx < len; the barrier orders the p writes before the product reads them.
     unsafe {
-        each_owned(team, len, |idx| *p.add(idx) = (*z.add(idx)).axpy(beta, *p.add(idx)));
+        let s = Op::STRIDE;
+        each_owned(team, len, |idx| *p.add(idx * s) = (*z.add(idx)).axpy(beta, *p.add(idx * s)));
         team.barrier();
         op.apply(team, p, ap)
     }
@@ -236,7 +242,8 @@ fn lanes_sum<Tm: Team>(acc: &[f64; MAX_LANES]) -> f64 {
 const _: () = assert!(Alone::LANES <= MAX_LANES);
 
 /// The solver's vectors, each `len` entries: x, the residual r, the search direction p, ap = M·p
-/// and the diagonal of M (the Jacobi preconditioner; one value per entry, for both halves of a pair).
+/// and the diagonal of M (the Jacobi preconditioner; one value per entry, for both halves of a pair);
+/// p's, ap's and diag's entries [`Operator::STRIDE`] apart.
 pub struct PcgVectors<T: Entry> {
     /// The solution (updated in place).
     pub x: *mut T,
@@ -394,10 +401,11 @@ unsafe fn update_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     r_old: impl Fn(usize) -> T,
 ) -> (f64, f64) {
     let PcgVectors { x, r, p, ap, diag } = v;
+    let s = Op::STRIDE;
     let split_x = Tm::LANES > 1;
     if split_x {
         // SAFETY: idx < len (caller's contract).
-        each_owned(team, len, |idx| unsafe { *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx)) });
+        each_owned(team, len, |idx| unsafe { *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx * s)) });
     }
     let (mut rho_part, mut rr_part) = ([0.0f64; MAX_LANES], [0.0f64; MAX_LANES]);
     owned(
@@ -406,7 +414,7 @@ unsafe fn update_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         |idx| {
             // SAFETY: idx < len (caller's contract).
             unsafe {
-                let ri = r_old(idx).axpy(-alpha, *ap.add(idx));
+                let ri = r_old(idx).axpy(-alpha, *ap.add(idx * s));
                 (ri, op.precondition(ri, idx, diag))
             }
         },
@@ -414,7 +422,7 @@ unsafe fn update_sums<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
             // SAFETY: idx < len.
             unsafe {
                 if !split_x {
-                    *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx));
+                    *x.add(idx) = (*x.add(idx)).axpy(alpha, *p.add(idx * s));
                 }
                 *r.add(idx) = if keep_z { zi } else { ri };
             }
@@ -473,9 +481,10 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         return unsafe { pcg_recurrent(team, op, v, len, params, start) };
     }
     let PcgVectors { r, p, ap, diag, .. } = v;
+    let s = Op::STRIDE;
     // SAFETY: idx < len (caller's contract); the sum also orders the p writes before the
     // operator reads them.
-    let (mut rho, mut rr, reference2) = unsafe { begin(team, op, r, diag, len, start, |idx, zi| *p.add(idx) = zi) };
+    let (mut rho, mut rr, reference2) = unsafe { begin(team, op, r, diag, len, start, |idx, zi| *p.add(idx * s) = zi) };
     let tol2 = params.rtol * params.rtol * reference2;
     let mut iterations = 0u32;
     let mut converged = rr <= tol2;
@@ -502,7 +511,7 @@ pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         rho = rho_new;
         // ---- p = z + βp
         // SAFETY: idx < len.
-        each_owned(team, len, |idx| unsafe { *p.add(idx) = op.precondition(*r.add(idx), idx, diag).axpy(beta, *p.add(idx)) });
+        each_owned(team, len, |idx| unsafe { *p.add(idx * s) = op.precondition(*r.add(idx), idx, diag).axpy(beta, *p.add(idx * s)) });
         // SAFETY: the whole team reaches it; the operator reads p entries of other threads.
         unsafe { team.barrier() };
     }
@@ -524,13 +533,14 @@ unsafe fn pcg_recurrent<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     start: Start,
 ) -> Result<PcgInfo, PcgError> {
     let PcgVectors { r: z, p, ap, diag, .. } = v;
+    let s = Op::STRIDE;
     // SAFETY: idx < len (caller's contract), z holds r₀ here at a Residual start; the sum also
     // orders the z, p and ap writes before the operator reads them.
     let (mut rho, mut rr, reference2) = unsafe {
         begin(team, op, z, diag, len, start, |idx, zi| {
             *z.add(idx) = zi;
-            *p.add(idx) = T::default();
-            *ap.add(idx) = T::default();
+            *p.add(idx * s) = T::default();
+            *ap.add(idx * s) = T::default();
         })
     };
     let tol2 = params.rtol * params.rtol * reference2;
@@ -550,7 +560,7 @@ unsafe fn pcg_recurrent<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
         // ---- x += αp, r = z·diag − α·ap, z = r / diag, ρ' = r·z, rr = r·r
         // SAFETY: idx < len; the whole team calls it (the sum also orders the z writes before
         // the next product).
-        let (rho_new, rr_new) = unsafe { update_sums(team, op, v, len, alpha, true, |idx| (*z.add(idx)).scale(*diag.add(idx))) };
+        let (rho_new, rr_new) = unsafe { update_sums(team, op, v, len, alpha, true, |idx| (*z.add(idx)).scale(*diag.add(idx * s))) };
         rr = rr_new;
         iterations += 1;
         if rr <= tol2 {
@@ -601,6 +611,7 @@ pub unsafe fn pcg_refined<T: Real, Tm: Team, Op: Operator<T, Tm>, Res: Residual<
     params: PcgParams,
     bb: f64,
 ) -> Result<PcgInfo, PcgError> {
+    const { assert!(Op::STRIDE == 1, "the refinement's operators keep p, ap and diag apart") };
     let (rank, size) = (team.rank(), team.size());
     let tol2 = params.rtol * params.rtol * bb;
     let mut rr64 = bb;

@@ -1078,15 +1078,16 @@ fn jacobi<T: ResidentReal>(r: T, d: T) -> T {
 }
 
 /// M·p of one staged pair for the shared PCG: dg·p minus the XMV, by rows or, where G′ has long
-/// rows, by (row of G, piece of G′) with the shares added to ap.
-struct ResidentOperator<'a, X, T = f32> {
+/// rows, by (row of G, piece of G′) with the shares added to ap. `S`: p's, ap's and dg's entries
+/// apart (1), or the product form's row records `[p ap dg]` (3: `solve_pair`).
+struct ResidentOperator<'a, X, T = f32, const S: usize = 1> {
     xmv: &'a X,
     dg: *const T,
     n1: usize,
     n2: usize,
 }
 
-impl<T: ResidentReal, X: Xmv<T>> ResidentOperator<'_, X, T> {
+impl<T: ResidentReal, X: Xmv<T>, const S: usize> ResidentOperator<'_, X, T, S> {
     /// The product by (row of G, piece of G′) ([`by_pieces`]): ap = `diag(k)` for every row,
     /// then each piece's share of the XMV against `v` subtracted; returns this thread's share of
     /// p·ap.
@@ -1114,12 +1115,19 @@ impl<T: ResidentReal, X: Xmv<T>> ResidentOperator<'_, X, T> {
     }
 }
 
-impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOperator<'_, X, T> {
+impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize> Operator<T, C> for ResidentOperator<'_, X, T, S> {
+    const STRIDE: usize = S;
     #[inline(always)]
     unsafe fn apply(&mut self, crew: &mut C, p: *const T, ap: *mut T) -> f64 {
         let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
         let n = n1 * n2;
         let mut pap = 0.0f64;
+        if S != 1 {
+            // never taken: an operator of row records is recurrent (`RECURRENT`), and the PCG then
+            // calls `apply_recurrent` alone (were it taken: a NaN p·ap, which the PCG reports as a
+            // breakdown)
+            return f64::NAN;
+        }
         // SAFETY: the whole team calls it (the PCG's contract); p, ap and dg hold n1·n2 values
         // in the slice; every index below is < n.
         unsafe {
@@ -1142,12 +1150,13 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
     #[inline(always)]
     unsafe fn precondition(&self, r: T, idx: usize, diag: *const T) -> T {
         // SAFETY: idx < n (the PCG's contract).
-        jacobi(r, unsafe { *diag.add(idx) })
+        jacobi(r, unsafe { *diag.add(idx * S) })
     }
     /// M·p by recurrence where the precision allows ([`ResidentReal::RECURRENT_PCG`]): the
     /// product walks z, and each row's p and ap are updated where its product is taken (one pass
-    /// and no barrier for p = z + βp; `octile_types::pcg`).
-    const RECURRENT: bool = T::RECURRENT_PCG;
+    /// and no barrier for p = z + βp; `octile_types::pcg`). Row records (S ≠ 1) only so: the
+    /// direct form's XMV reads p at other rows, which the entries address apart.
+    const RECURRENT: bool = T::RECURRENT_PCG || S != 1;
     #[inline(always)]
     unsafe fn apply_recurrent(&mut self, crew: &mut C, z: *const T, p: *mut T, ap: *mut T, beta: T, _len: usize) -> f64 {
         let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
@@ -1159,7 +1168,7 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
         // pass, `start_row`'s writes in the natural order) are ordered by the team sums between
         // the passes (a sum is also a barrier), and by pieces by by_pieces' own barriers.
         unsafe {
-            if xmv.pieces() > 0 {
+            if S == 1 && xmv.pieces() > 0 {
                 pap = self.pieces(crew, z, p, ap, |k| {
                     let zk = *z.add(k);
                     *p.add(k) = T::fma(beta, *p.add(k), zk);
@@ -1168,10 +1177,10 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>> Operator<T, C> for ResidentOpe
             } else {
                 xmv.walk(crew, n2, n, |k, at| {
                     let zk = *z.add(k);
-                    let pk = T::fma(beta, *p.add(k), zk);
-                    let val = T::fma(beta, *ap.add(k), *dg.add(k) * zk - xmv.row_at(at, z));
-                    *p.add(k) = pk;
-                    *ap.add(k) = val;
+                    let pk = T::fma(beta, *p.add(k * S), zk);
+                    let val = T::fma(beta, *ap.add(k * S), *dg.add(k * S) * zk - xmv.row_at(at, z));
+                    *p.add(k * S) = pk;
+                    *ap.add(k * S) = val;
                     pap = fma64(pk.to_f64(), val.to_f64(), pap);
                 });
             }
@@ -1283,16 +1292,18 @@ fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
 /// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
 /// ([`ResidentReal::RECURRENT_PCG`]).
 ///
+/// `S`: p's and ap's entries apart (1) or in row records (`solve_pair`).
+///
 /// # Safety
 /// k is within the three vectors.
 #[inline(always)]
-unsafe fn start_row<T: ResidentReal>(r: *mut T, p: *mut T, ap: *mut T, k: usize, r0: T, z0: T) {
+unsafe fn start_row<T: ResidentReal, const S: usize>(r: *mut T, p: *mut T, ap: *mut T, k: usize, r0: T, z0: T) {
     // SAFETY: the caller's contract.
     unsafe {
-        if T::RECURRENT_PCG {
+        if T::RECURRENT_PCG || S != 1 {
             *r.add(k) = z0;
-            *p.add(k) = T::ZERO;
-            *ap.add(k) = T::ZERO;
+            *p.add(k * S) = T::ZERO;
+            *ap.add(k * S) = T::ZERO;
         } else {
             *r.add(k) = r0;
             *p.add(k) = z0;
@@ -1300,7 +1311,21 @@ unsafe fn start_row<T: ResidentReal>(r: *mut T, p: *mut T, ap: *mut T, k: usize,
     }
 }
 
-/// Solve one staged pair; `v` holds room for the five vectors.
+/// Solve one staged pair; `v` holds room for the five vectors: apart (`S` = 1), or x, r and the
+/// rows' records (`S` = 3, the f32 product form, recurrent):
+///
+/// ```text
+///   S = 1:  [ dg | x | r | p | ap ]                          each n values
+///   S = 3:  [ x | r (z) | p₀ ap₀ dg₀ | p₁ ap₁ dg₁ | … ]       x, r: n values; records: 3·n
+/// ```
+/// Why records: the XMV's pass reads and writes a row's p, ap and dg, the update pass its p, ap
+/// and dg beside x and z; apart, each vector's address was an instruction of its own at every row
+/// (LLVM's loop strength reduction keeps the slice's base apart: one add per vector and row), in a
+/// record one address serves the three. z stays apart: the entries read it at other rows; so does
+/// x, which the true residual reads there. H100: warp instructions −5.8 % (MUTAG) / −6.0 %
+/// (ChEMBL), ChEMBL's launches −2.1 % and its call 0.2293 → 0.2261 s, MUTAG's launches as before
+/// (the issue rate fell with the count), values bit-identical (`results/rows2-h100.md`, call 6).
+/// f64 keeps its vectors apart: its PCG is direct, and the direct XMV reads p at other rows.
 ///
 /// The shared PCG runs in T (f64 sums) until the recurrence residual reaches
 /// `RECURRENCE_SHARE`·rtol; then the true residual b − M·x (T products, f64 sums) and the value;
@@ -1310,7 +1335,7 @@ unsafe fn start_row<T: ResidentReal>(r: *mut T, p: *mut T, ap: *mut T, k: usize,
 /// # Safety
 /// Called by every thread of the team; the views and `v` lie in the team's slice.
 #[inline(always)]
-unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
+unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize>(
     crew: &mut C,
     prm: &ResidentParams,
     xmv: &X,
@@ -1325,7 +1350,8 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
     let ns = prm.node_stride as usize;
     // SAFETY: five n-long vectors in the slice (caller's contract); every index below is < n.
     unsafe {
-        let (dg, x, r, p, ap) = (v, v.add(n), v.add(2 * n), v.add(3 * n), v.add(4 * n));
+        let (dg, x, r, p, ap) =
+            if S == 1 { (v, v.add(n), v.add(2 * n), v.add(3 * n), v.add(4 * n)) } else { (v.add(2 * n + 2), v, v.add(n), v.add(2 * n), v.add(2 * n + 1)) };
         let (mut rho, mut bb) = (0.0f64, 0.0f64);
         rows!(crew, n2, n, |k, i, i2| {
             let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
@@ -1334,16 +1360,16 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
             let d = dd / prm.node_kernel.eval(&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
             let z = jacobi(b, d);
             let s = xmv.slot(k);
-            *dg.add(s) = d;
+            *dg.add(s * S) = d;
             *x.add(s) = T::ZERO;
-            start_row(r, p, ap, s, b, z);
+            start_row::<T, S>(r, p, ap, s, b, z);
             rho += b.to_f64() * z.to_f64();
             bb += b.to_f64() * b.to_f64();
         });
         // also orders the r, p (and ap) writes before the PCG's first XMV
         let (rho, bb) = crew.sum2(rho, bb);
         let mut start = Start::Prepared { rho, rr: bb, reference2: bb };
-        let mut op = ResidentOperator { xmv, dg, n1, n2 };
+        let mut op = ResidentOperator::<X, T, S> { xmv, dg, n1, n2 };
         let vectors = PcgVectors { x, r, p, ap, diag: dg };
         let mut it = 0u32;
         let mut replaced = 0u32;
@@ -1381,8 +1407,8 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>>(
                     res2 += res * res;
                     value += a1[vs].to_f64() * a2[vs].to_f64() * xk;
                     if whole {
-                        let z = jacobi(T::from_f64(res), *dg.add(s));
-                        start_row(r, p, ap, s, T::from_f64(res), z);
+                        let z = jacobi(T::from_f64(res), *dg.add(s * S));
+                        start_row::<T, S>(r, p, ap, s, T::from_f64(res), z);
                         rz += res * z.to_f64();
                     }
                 });
@@ -1903,7 +1929,7 @@ unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLI
     unsafe {
         deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
             let (g1, g2, staged) = stage_pair::<T, C>(crew, prm, words, s, &d1, &d2);
-            solve_pair(crew, prm, &OnTheFly::<E, SPLIT, T> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut T)
+            solve_pair::<T, C, _, 1>(crew, prm, &OnTheFly::<E, SPLIT, T> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut T)
         })
     }
 }
@@ -2225,7 +2251,8 @@ unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
     // SAFETY: forwarded contract.
     unsafe {
         product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::Solver, |crew, _, prod: &Product<T>, g1, g2, v, _| {
-            solve_pair(crew, prm, prod, g1, g2, v)
+            // the f32 solve's vectors in row records (recurrent: `solve_pair`), f64's apart
+            if T::RECURRENT_PCG { solve_pair::<T, C, _, 3>(crew, prm, prod, g1, g2, v) } else { solve_pair::<T, C, _, 1>(crew, prm, prod, g1, g2, v) }
         })
     }
 }

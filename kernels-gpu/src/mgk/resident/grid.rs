@@ -94,7 +94,7 @@ unsafe fn solve_grid<T: ResidentReal, E: EdgeEval<T>>(
             let g1 = View::<T>::at(words.add(d1.offset as usize), &d1, nzs, ns);
             let g2 = View::<T>::at(words.add(d2.offset as usize), &d2, nzs, ns);
             let v = crew.slice() as *mut T;
-            solve_pair(crew, prm, &OnTheFly::<E, false, T, false> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, v)
+            solve_pair::<T, _, _, 1>(crew, prm, &OnTheFly::<E, false, T, false> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, v)
         })
     }
 }
