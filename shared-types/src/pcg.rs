@@ -115,7 +115,9 @@ pub trait Operator<T: Entry, Tm: Team> {
     }
     /// Entries from one of p's, ap's and diag's entries to the next (1: each vector apart; 3: the
     /// resident product solve's row records `[p ap dg]`, one address a row for the three); x and r
-    /// are apart in every layout. entry idx of p is `p[idx · STRIDE]`.
+    /// are apart in every layout. Entry idx of p is `p[idx · STRIDE]`. An operator with STRIDE ≠ 1
+    /// is [`Operator::RECURRENT`] and takes [`Operator::apply_recurrent`] itself: `apply`'s
+    /// product reads p at other rows, which an operator addresses apart.
     const STRIDE: usize = 1;
     /// Whether [`pcg`] takes M·p by recurrence through [`Operator::apply_recurrent`] (module docs):
     /// its `r` vector then holds z = r / diag.
@@ -916,6 +918,96 @@ mod tests {
             let (x, res) = solve_with(&m, &std::vec![0.0; 30], PcgParams { rtol: 1e-8, max_iterations: 5 }, recurrent);
             assert_eq!(res, Ok(PcgInfo { iterations: 0, residual2: 0.0, reference2: 0.0 }), "recurrent {recurrent}");
             assert!(x.iter().all(|&v| v == 0.0));
+        }
+    }
+
+    /// The recurrent form with p, ap and diag in row records `[p ap diag]` ([`Operator::STRIDE`]
+    /// = 3, the resident f32 product solve's layout): z and x apart, p, ap and diag of row i at
+    /// 3·i, 3·i + 1 and 3·i + 2.
+    struct Records<'a>(Dense<'a>);
+    impl<Tm: Team> Operator<f64, Tm> for Records<'_> {
+        unsafe fn apply(&mut self, _: &mut Tm, _: *const f64, _: *mut f64) -> f64 {
+            unreachable!("an operator of row records is recurrent: the PCG calls apply_recurrent alone")
+        }
+        const STRIDE: usize = 3;
+        const RECURRENT: bool = true;
+        unsafe fn apply_recurrent(&mut self, _: &mut Tm, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
+            let (m, n) = (self.0.m, self.0.n);
+            assert_eq!(len, n);
+            let mut pap = 0.0;
+            for i in 0..n {
+                // SAFETY: z holds n entries, p and ap n records of 3.
+                unsafe {
+                    let mz: f64 = (0..n).map(|j| m[i * n + j] * *z.add(j)).sum();
+                    *p.add(3 * i) = *z.add(i) + beta * *p.add(3 * i);
+                    *ap.add(3 * i) = mz + beta * *ap.add(3 * i);
+                    pap += *p.add(3 * i) * *ap.add(3 * i);
+                }
+            }
+            pap
+        }
+    }
+
+    /// x, the last z and the outcome of `iters` iterations (or convergence to `rtol`) with p, ap
+    /// and diag in row records, on team `Tm`, from x = 0.
+    fn run_records<Tm: Team + Default>(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Vec<f64>, Result<PcgInfo, PcgError>) {
+        let n = b.len();
+        // NaN in p's and ap's places: the recurrent start must zero them itself
+        let mut rec = std::vec![f64::NAN; 3 * n];
+        for i in 0..n {
+            rec[3 * i + 2] = m[i * n + i];
+        }
+        let (mut x, mut r) = (std::vec![0.0; n], b.to_vec());
+        let base = rec.as_mut_ptr();
+        // SAFETY: p, ap and diag at offsets 0, 1, 2 of 3·n values, STRIDE 3 apart.
+        let v = unsafe { PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: base, ap: base.add(1), diag: base.add(2) as *const f64 } };
+        // SAFETY: x and r hold n entries, the records n of 3; a team of one.
+        let res = unsafe { pcg(&mut Tm::default(), &mut Records(Dense { m, n }), v, n, params, Start::Residual) };
+        (x, r, res)
+    }
+
+    /// Row records take the same arithmetic as vectors apart: x, z and the outcome bit for bit,
+    /// on a one-lane team (the GPU's loops) and on `Alone` (lane steps), after 1–8 iterations and
+    /// at convergence.
+    #[test]
+    fn pcg_row_records_run_the_iterates_of_vectors_apart() {
+        fn apart<Tm: Team + Default>(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Vec<f64>, Result<PcgInfo, PcgError>) {
+            let n = b.len();
+            let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
+            let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![f64::NAN; n], std::vec![f64::NAN; n]);
+            let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
+            // SAFETY: every vector holds n entries; a team of one.
+            let res = unsafe { pcg(&mut Tm::default(), &mut Recurrent(Dense { m, n }), v, n, params, Start::Residual) };
+            (x, r, res)
+        }
+        fn check<Tm: Team + Default>(label: &str, m: &[f64], b: &[f64], params: PcgParams) {
+            let (xa, za, ra) = apart::<Tm>(m, b, params);
+            let (xr, zr, rr) = run_records::<Tm>(m, b, params);
+            assert_eq!(ra, rr, "{label}: outcome");
+            for (i, (a, r)) in xa.iter().zip(&xr).enumerate() {
+                assert!(a.to_bits() == r.to_bits(), "{label}, x[{i}]: records {r} against apart {a}");
+            }
+            for (i, (a, r)) in za.iter().zip(&zr).enumerate() {
+                assert!(a.to_bits() == r.to_bits(), "{label}, z[{i}]: records {r} against apart {a}");
+            }
+        }
+        for (n, seed) in [(1, 21), (9, 22), (33, 23)] {
+            let m = spd(n, seed);
+            let b: Vec<f64> = (0..n).map(|i| 0.75 + (i % 4) as f64).collect();
+            for k in 1..=8 {
+                let params = PcgParams { rtol: 1e-300, max_iterations: k };
+                check::<OneLane>(&std::format!("one lane, n {n}, {k} iterations"), &m, &b, params);
+                check::<Alone>(&std::format!("Alone, n {n}, {k} iterations"), &m, &b, params);
+            }
+            let params = PcgParams { rtol: 1e-12, max_iterations: 200 };
+            check::<OneLane>(&std::format!("one lane, n {n}, converged"), &m, &b, params);
+            check::<Alone>(&std::format!("Alone, n {n}, converged"), &m, &b, params);
+            let (x, _, res) = run_records::<OneLane>(&m, &b, params);
+            assert!(res.is_ok(), "n {n}: {res:?}");
+            for i in 0..n {
+                let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
+                assert!((mx - b[i]).abs() <= 1e-9 * b[i].abs(), "n {n} row {i}: M·x = {mx}, b = {}", b[i]);
+            }
         }
     }
 

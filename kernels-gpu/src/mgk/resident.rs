@@ -1163,7 +1163,7 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize> Operator<T, C>
         let n = n1 * n2;
         let mut pap = 0.0f64;
         // SAFETY: the whole team calls it (the PCG's contract); z, p, ap and dg hold n1·n2 values
-        // in the slice; every index below is < n. Each row's p and ap are read and written here
+        // in the slice (p's, ap's and dg's S apart); every index below is < n. Each row's p and ap are read and written here
         // by the one thread that walks it; the other threads' accesses to them (the PCG's update
         // pass, `start_row`'s writes in the natural order) are ordered by the team sums between
         // the passes (a sum is also a barrier), and by pieces by by_pieces' own barriers.
