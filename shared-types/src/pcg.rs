@@ -99,7 +99,7 @@ pub trait Operator<T: Entry, Tm: Team> {
     /// thread reads them).
     ///
     /// # Safety
-    /// Every thread of the team calls it; `p` and `ap` hold the system's `len` entries; every
+    /// Every thread of the team calls it; `p` and `ap` hold the system's `len` entries (`STRIDE` apart); every
     /// thread's writes to `p` are visible to the team (a reduction or barrier came after them).
     unsafe fn apply(&mut self, team: &mut Tm, p: *const T, ap: *mut T) -> f64;
     /// The preconditioned residual z = r / diag at entry `idx` (Jacobi; diag's entry idx at
@@ -127,7 +127,7 @@ pub trait Operator<T: Entry, Tm: Team> {
     /// direct form: the update of p, a barrier, then [`Operator::apply`].
     ///
     /// # Safety
-    /// As [`Operator::apply`], with z for p; every vector holds the system's `len` entries; the
+    /// As [`Operator::apply`], with z for p; every vector holds the system's `len` entries (p and ap `STRIDE` apart); the
     /// last team sum came after every write to z, p and ap (the update pass's, or the start's);
     /// the operator's own writes to p and ap are ordered before the sum that follows it (as
     /// `apply` orders its `ap` writes).
@@ -468,7 +468,8 @@ fn outcome(info: PcgInfo, converged: bool, breakdown: bool) -> Result<PcgInfo, P
 ///
 /// # Safety
 /// Every thread of the team calls it with the same arguments; the five vectors hold `len` entries
-/// each and belong to this pair; `diag` has no zero entry.
+/// each (p, ap and diag [`Operator::STRIDE`] apart) and belong to this pair; `diag` has no zero
+/// entry.
 #[inline(always)]
 pub unsafe fn pcg<T: Entry, Tm: Team, Op: Operator<T, Tm>>(
     team: &mut Tm,

@@ -881,8 +881,9 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
 /// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
 /// team's slice, κe = 1 or h. The vectors hold the rows in the XMV's order
 /// (`product_row_position`) and the entries' columns are places in that order, so that the XMV
-/// reads and writes its own rows' vector values at consecutive words across a warp and loads no
-/// order table; the passes in the natural order find a row's place in `ord` ([`Xmv::slot`]).
+/// reads and writes its own rows' vector values at consecutive places across a warp (words, or f32's
+/// row records of 3) and loads no order table; the passes in the natural order find a row's place
+/// in `ord` ([`Xmv::slot`]).
 #[derive(Clone, Copy)]
 struct Product<T = f32> {
     rp1: *const u32,
@@ -1290,12 +1291,12 @@ fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
 
 /// Entry k of a prepared PCG start ([`Start::Prepared`]) from residual `r0` and z = `z0`: r = r0 and
 /// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
-/// ([`ResidentReal::RECURRENT_PCG`]).
+/// ([`ResidentReal::RECURRENT_PCG`], and every solve of row records: S ≠ 1).
 ///
 /// `S`: p's and ap's entries apart (1) or in row records (`solve_pair`).
 ///
 /// # Safety
-/// k is within the three vectors.
+/// k < n: r holds n values, p and ap n at S apart.
 #[inline(always)]
 unsafe fn start_row<T: ResidentReal, const S: usize>(r: *mut T, p: *mut T, ap: *mut T, k: usize, r0: T, z0: T) {
     // SAFETY: the caller's contract.
@@ -1348,7 +1349,8 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
-    // SAFETY: five n-long vectors in the slice (caller's contract); every index below is < n.
+    // SAFETY: five n-long vectors in the slice (caller's contract: 5·n values, which either layout
+    // takes); every row index below is < n (p, ap and dg at S times it).
     unsafe {
         let (dg, x, r, p, ap) =
             if S == 1 { (v, v.add(n), v.add(2 * n), v.add(3 * n), v.add(4 * n)) } else { (v.add(2 * n + 2), v, v.add(n), v.add(2 * n), v.add(2 * n + 1)) };
@@ -1383,7 +1385,8 @@ unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize
             // (`sums_by_pieces`, in r's room); a restart then takes the pass again with the rows
             // walked whole (`whole`), which writes r and p there (rare: most pairs meet rtol at
             // their first check).
-            let split = xmv.pieces() > 0;
+            // (row records: never split — the sums' 2·n words in r's room would run into them)
+            let split = S == 1 && xmv.pieces() > 0;
             let sums = sums_at::<T, 1>(r);
             let mut whole = !split;
             let (rz, rr) = loop {

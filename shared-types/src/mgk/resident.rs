@@ -64,7 +64,8 @@ pub const fn graph_value_offset(n_nodes: usize, nnz: usize, real_words: usize) -
     (n_nodes + 1 + nnz).next_multiple_of(real_words)
 }
 
-/// Vectors of the product system a team keeps: dg, x, r, p, ap.
+/// Vectors of the product system a team keeps: dg, x, r, p, ap (apart, or the f32 product form's
+/// x, r and row records `[p ap dg]`: `octile_kernels::mgk::resident::solve_pair`).
 pub const RESIDENT_VECTORS: usize = 5;
 
 /// Global scratch of a resident gradient launch per team, in slices (`slice_words` f32 each): one
@@ -88,7 +89,8 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// entry = k′ << 2 | differs        k′ < 2^14: the column (j, j′)'s place in the vectors, differs: the labels differ
 ///
 /// team slice (shared memory, `product_slice_words` words):
-///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ dg | x | r | p | ap : 5·N real ][ spans : N u32 ][ entries : nnz·nnz′ u16 ][ order : N u16 ]
+///   [ row_ptr 1 : n + 1 ][ row_ptr 2 : n′ + 1 ][ pad: f64 only ][ the vectors : 5·N real ][ spans : N u32 ][ entries : nnz·nnz′ u16 ][ order : N u16 ]
+///   the vectors: f32 [ x | r | p₀ ap₀ dg₀ | p₁ ap₁ dg₁ | … ] (row records), f64 [ dg | x | r | p | ap ]
 ///   row (i, i′)'s entries: from rp1[i]·nnz′ + (rp1[i+1] − rp1[i])·rp2[i′], (rp1[i+1] − rp1[i])·(rp2[i′+1] − rp2[i′]) of them
 ///   spans[s] = the span of the XMV's s-th row (`product_row_position`): its first entry | its
 ///   entry count << PRODUCT_SPAN_START_BITS (`product_span`)
@@ -100,9 +102,9 @@ pub const fn slice_words(g1: (usize, usize, usize), g2: (usize, usize, usize), n
 /// row and iteration, 2026-12-02); the passes in the natural order (the setup, the true residual,
 /// the gradients' contractions) find a row's span from the row pointers and its place in the
 /// order table. Why the vectors follow the XMV's order: each lane then reads and writes its own
-/// row's z, p, ap and dg at consecutive words across the warp (one shared-memory wavefront, where
-/// the rows' natural places, scattered by the order, met bank conflicts) and the XMV loads no order
-/// table.
+/// row's z at consecutive words across the warp, and its p, ap and dg 3 words apart in f32's row
+/// records (3 and 32 share no factor: one shared-memory wavefront either way, where the rows'
+/// natural places, scattered by the order, met bank conflicts) and the XMV loads no order table.
 /// Why: the on-the-fly XMV reads two columns, two weights and two labels per product nonzero in
 /// every iteration; the product form reads one 2-byte entry (the molecule regime of design note 1).
 /// The graphs themselves stay in global memory: they are read once per pair. The entry is the
