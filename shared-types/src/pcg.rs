@@ -697,20 +697,31 @@ mod tests {
         }
         const RECURRENT: bool = true;
         unsafe fn apply_recurrent(&mut self, _: &mut Tm, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
-            let (m, n) = (self.0.m, self.0.n);
-            assert_eq!(len, n);
-            let mut pap = 0.0;
-            for i in 0..n {
-                // SAFETY: z, p, ap hold n entries.
-                unsafe {
-                    let mz: f64 = (0..n).map(|j| m[i * n + j] * *z.add(j)).sum();
-                    *p.add(i) = *z.add(i) + beta * *p.add(i);
-                    *ap.add(i) = mz + beta * *ap.add(i);
-                    pap += *p.add(i) * *ap.add(i);
-                }
-            }
-            pap
+            // SAFETY: forwarded; p and ap apart (stride 1).
+            unsafe { recurrent_apply(&self.0, z, p, ap, beta, len, 1) }
         }
+    }
+
+    /// p = z + β·p and ap = M·z + β·ap for every row of `dense`, p's and ap's entries `stride` apart;
+    /// returns p·ap.
+    ///
+    /// # Safety
+    /// z holds n entries, p and ap n entries `stride` apart.
+    unsafe fn recurrent_apply(dense: &Dense<'_>, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize, stride: usize) -> f64 {
+        let (m, n) = (dense.m, dense.n);
+        assert_eq!(len, n);
+        let mut pap = 0.0;
+        for i in 0..n {
+            let k = i * stride;
+            // SAFETY: the caller's contract.
+            unsafe {
+                let mz: f64 = (0..n).map(|j| m[i * n + j] * *z.add(j)).sum();
+                *p.add(k) = *z.add(i) + beta * *p.add(k);
+                *ap.add(k) = mz + beta * *ap.add(k);
+                pap += *p.add(k) * *ap.add(k);
+            }
+        }
+        pap
     }
 
     fn spd(n: usize, seed: u64) -> Vec<f64> {
@@ -933,37 +944,36 @@ mod tests {
         const STRIDE: usize = 3;
         const RECURRENT: bool = true;
         unsafe fn apply_recurrent(&mut self, _: &mut Tm, z: *const f64, p: *mut f64, ap: *mut f64, beta: f64, len: usize) -> f64 {
-            let (m, n) = (self.0.m, self.0.n);
-            assert_eq!(len, n);
-            let mut pap = 0.0;
-            for i in 0..n {
-                // SAFETY: z holds n entries, p and ap n records of 3.
-                unsafe {
-                    let mz: f64 = (0..n).map(|j| m[i * n + j] * *z.add(j)).sum();
-                    *p.add(3 * i) = *z.add(i) + beta * *p.add(3 * i);
-                    *ap.add(3 * i) = mz + beta * *ap.add(3 * i);
-                    pap += *p.add(3 * i) * *ap.add(3 * i);
-                }
-            }
-            pap
+            // SAFETY: forwarded; p and ap in records of 3.
+            unsafe { recurrent_apply(&self.0, z, p, ap, beta, len, 3) }
         }
     }
 
-    /// x, the last z and the outcome of `iters` iterations (or convergence to `rtol`) with p, ap
-    /// and diag in row records, on team `Tm`, from x = 0.
-    fn run_records<Tm: Team + Default>(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Vec<f64>, Result<PcgInfo, PcgError>) {
+    /// x, the last z and the outcome of the recurrent form, `iters` iterations (or convergence to
+    /// `rtol`) on team `Tm` from x = 0, with p, ap and diag in row records ([`Records`]) or apart
+    /// ([`Recurrent`]).
+    fn run_recurrent<Tm: Team + Default>(m: &[f64], b: &[f64], params: PcgParams, records: bool) -> (Vec<f64>, Vec<f64>, Result<PcgInfo, PcgError>) {
         let n = b.len();
+        // p, ap and diag in one buffer: field f of row i at i·3 + f (records) or f·n + i (apart);
         // NaN in p's and ap's places: the recurrent start must zero them itself
-        let mut rec = std::vec![f64::NAN; 3 * n];
+        let (stride, field) = if records { (3, 1) } else { (1, n) };
+        let mut pad = std::vec![f64::NAN; 3 * n];
         for i in 0..n {
-            rec[3 * i + 2] = m[i * n + i];
+            pad[i * stride + 2 * field] = m[i * n + i];
         }
         let (mut x, mut r) = (std::vec![0.0; n], b.to_vec());
-        let base = rec.as_mut_ptr();
-        // SAFETY: p, ap and diag at offsets 0, 1, 2 of 3·n values, STRIDE 3 apart.
-        let v = unsafe { PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: base, ap: base.add(1), diag: base.add(2) as *const f64 } };
-        // SAFETY: x and r hold n entries, the records n of 3; a team of one.
-        let res = unsafe { pcg(&mut Tm::default(), &mut Records(Dense { m, n }), v, n, params, Start::Residual) };
+        let base = pad.as_mut_ptr();
+        // SAFETY: p, ap and diag at offsets 0, field and 2·field of 3·n values, stride apart.
+        let v = unsafe { PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: base, ap: base.add(field), diag: base.add(2 * field) as *const f64 } };
+        let dense = Dense { m, n };
+        // SAFETY: x and r hold n entries, p, ap and diag n each as laid out above; a team of one.
+        let res = unsafe {
+            if records {
+                pcg(&mut Tm::default(), &mut Records(dense), v, n, params, Start::Residual)
+            } else {
+                pcg(&mut Tm::default(), &mut Recurrent(dense), v, n, params, Start::Residual)
+            }
+        };
         (x, r, res)
     }
 
@@ -972,18 +982,9 @@ mod tests {
     /// at convergence.
     #[test]
     fn pcg_row_records_run_the_iterates_of_vectors_apart() {
-        fn apart<Tm: Team + Default>(m: &[f64], b: &[f64], params: PcgParams) -> (Vec<f64>, Vec<f64>, Result<PcgInfo, PcgError>) {
-            let n = b.len();
-            let diag: Vec<f64> = (0..n).map(|i| m[i * n + i]).collect();
-            let (mut x, mut r, mut p, mut ap) = (std::vec![0.0; n], b.to_vec(), std::vec![f64::NAN; n], std::vec![f64::NAN; n]);
-            let v = PcgVectors { x: x.as_mut_ptr(), r: r.as_mut_ptr(), p: p.as_mut_ptr(), ap: ap.as_mut_ptr(), diag: diag.as_ptr() };
-            // SAFETY: every vector holds n entries; a team of one.
-            let res = unsafe { pcg(&mut Tm::default(), &mut Recurrent(Dense { m, n }), v, n, params, Start::Residual) };
-            (x, r, res)
-        }
         fn check<Tm: Team + Default>(label: &str, m: &[f64], b: &[f64], params: PcgParams) {
-            let (xa, za, ra) = apart::<Tm>(m, b, params);
-            let (xr, zr, rr) = run_records::<Tm>(m, b, params);
+            let (xa, za, ra) = run_recurrent::<Tm>(m, b, params, false);
+            let (xr, zr, rr) = run_recurrent::<Tm>(m, b, params, true);
             assert_eq!(ra, rr, "{label}: outcome");
             for (i, (a, r)) in xa.iter().zip(&xr).enumerate() {
                 assert!(a.to_bits() == r.to_bits(), "{label}, x[{i}]: records {r} against apart {a}");
@@ -1003,7 +1004,7 @@ mod tests {
             let params = PcgParams { rtol: 1e-12, max_iterations: 200 };
             check::<OneLane>(&std::format!("one lane, n {n}, converged"), &m, &b, params);
             check::<Alone>(&std::format!("Alone, n {n}, converged"), &m, &b, params);
-            let (x, _, res) = run_records::<OneLane>(&m, &b, params);
+            let (x, _, res) = run_recurrent::<OneLane>(&m, &b, params, true);
             assert!(res.is_ok(), "n {n}: {res:?}");
             for i in 0..n {
                 let mx: f64 = (0..n).map(|j| m[i * n + j] * x[j]).sum();
