@@ -1155,9 +1155,8 @@ impl<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, const S: usize> Operator<T, C>
     }
     /// M·p by recurrence where the precision allows ([`ResidentReal::RECURRENT_PCG`]): the
     /// product walks z, and each row's p and ap are updated where its product is taken (one pass
-    /// and no barrier for p = z + βp; `octile_types::pcg`). Row records (S ≠ 1) only so: the
-    /// direct form's XMV reads p at other rows, which the entries address apart.
-    const RECURRENT: bool = T::RECURRENT_PCG || S != 1;
+    /// and no barrier for p = z + βp; `octile_types::pcg`), and with row records ([`recurrent`]).
+    const RECURRENT: bool = recurrent::<T, S>();
     #[inline(always)]
     unsafe fn apply_recurrent(&mut self, crew: &mut C, z: *const T, p: *mut T, ap: *mut T, beta: T, _len: usize) -> f64 {
         let (xmv, dg, n1, n2) = (self.xmv, self.dg, self.n1, self.n2);
@@ -1289,9 +1288,17 @@ fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
     room.cast::<u8>().wrapping_add(room as usize & 4).cast()
 }
 
+/// Whether a resident solve in precision T with p's, ap's and dg's entries `S` apart takes M·p by
+/// recurrence: where the precision allows ([`ResidentReal::RECURRENT_PCG`]), and with row records
+/// (S ≠ 1) always, since the direct form's XMV reads p at other rows, which the entries address
+/// apart ([`ResidentOperator`]'s `RECURRENT`, [`start_row`]).
+#[inline(always)]
+const fn recurrent<T: ResidentReal, const S: usize>() -> bool {
+    T::RECURRENT_PCG || S != 1
+}
+
 /// Entry k of a prepared PCG start ([`Start::Prepared`]) from residual `r0` and z = `z0`: r = r0 and
-/// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one
-/// ([`ResidentReal::RECURRENT_PCG`], and every solve of row records: S ≠ 1).
+/// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one ([`recurrent`]).
 ///
 /// `S`: p's and ap's entries apart (1) or in row records (`solve_pair`).
 ///
@@ -1301,7 +1308,7 @@ fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
 unsafe fn start_row<T: ResidentReal, const S: usize>(r: *mut T, p: *mut T, ap: *mut T, k: usize, r0: T, z0: T) {
     // SAFETY: the caller's contract.
     unsafe {
-        if T::RECURRENT_PCG || S != 1 {
+        if recurrent::<T, S>() {
             *r.add(k) = z0;
             *p.add(k * S) = T::ZERO;
             *ap.add(k * S) = T::ZERO;
