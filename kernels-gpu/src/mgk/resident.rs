@@ -17,17 +17,18 @@
 //! ([`Xmv::walk`], `octile_types::mgk::resident::product_row_position`). Pairs whose slice exceeds
 //! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 //!
-//! One concept a file (the items are `pub(super)`, reached through this module):
+//! One concept a file; each imports what it uses from its siblings (`pub(super)` items; no file
+//! imports this module, so `scripts/check-imports` sees no cycle), from the bottom up:
 //!
 //! ```text
-//!   real.rs          ResidentReal: the solve's precision (f32, f64)
+//!   real.rs          ResidentReal: the solve's precision (f32, f64); ex2
 //!   teams.rs         ResidentTeam: a warp or a block with its slice; warp_team, block_team
 //!   edge.rs          EdgeEval: κe and both weights (the interpreter, one-term forms)
 //!   view.rs          View: a graph staged in the slice
 //!   xmv.rs           Xmv, FusedXmv: one product row's off-diagonal sum, as the solves see it
 //!   on_the_fly.rs    OnTheFly: the XMV from both graphs' CSR
 //!   product.rs       Product: the XMV from the product form's 16-bit entries
-//!   operator.rs      ResidentOperator: M·p for the shared PCG; walks by (row, piece)
+//!   operator.rs      ResidentOperator: M·p for the shared PCG; walks by (row, piece); recurrent
 //!   solve.rs         solve_pair: PCG, true residual, residual replacement
 //!   fused.rs         solve_pair_fused: primal and adjoint in one PCG (the gradient entries)
 //!   jobs.rs          deal, stage_pair, solve_all: drawing and staging jobs; where vectors go
@@ -36,28 +37,6 @@
 //!   entries.rs       the kernel entries, by macro per precision and κe form
 //!   grid.rs          pairs past shared memory: teams of blocks, vectors in global memory
 //! ```
-use crate::intrinsics::{
-    FULL_MASK, add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_generic_f32, atomic_add_shared_f32, atomic_add_shared_f64, atomic_add_u32,
-    block_dim_x, block_idx_x, lane_id, no_unroll, rcp_approx, rcp_approx_f64, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id,
-};
-use crate::reduce::warp_sum2;
-use crate::smem::dynamic_smem;
-use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, Rhs, combined, finish, node_share_kv};
-use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P, NZ_FEATURES};
-use octile_types::mgk::node_table::TABLE_SLOTS;
-use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, PRODUCT_MAX_ENTRIES, RECURRENCE_SHARE, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS, RESIDENT_VECTORS,
-    graph_value_offset, graph_words, product_entry, product_entry_byte_offset, product_entry_differs, product_row_position, product_slice_words, product_span,
-    product_span_parts, product_vector_offset,
-};
-use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, Team, apply_direct, info_of, pcg};
-use octile_types::real::{Entry, Pair, fma32, fma64};
-use octile_types::{Combine, KernelSpec, PairJob, PairKernel, PairStatus, Real, ResidentGraph, ResidentParams};
-
-/// Rounds of residual replacement after the first CG run: when the true residual misses rtol
-/// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
-/// residual, at most this many times.
-const MAX_REPLACEMENTS: u32 = 2;
 
 pub mod grid;
 
@@ -99,17 +78,3 @@ mod solve;
 mod teams;
 mod view;
 mod xmv;
-
-use edge::*;
-use fused::*;
-use gradient::*;
-use jobs::*;
-use on_the_fly::*;
-use operator::*;
-use product::*;
-use product_jobs::*;
-pub use real::ResidentReal;
-use solve::*;
-use teams::*;
-use view::*;
-use xmv::*;

@@ -1,7 +1,7 @@
 //! κe times both weights of a nonzero pair: the general interpreter and the one-term forms.
-#[allow(unused_imports)]
-use super::*;
-
+use super::real::ResidentReal;
+use octile_types::mgk::layout::NZ_FEATURES;
+use octile_types::{KernelSpec, PairKernel, Real, ResidentParams};
 /// κe times both weights, for two nonzero rows `[w, features…]`; `A` is what the outer loop
 /// keeps of its row.
 pub(super) trait EdgeEval<T = f32> {
@@ -18,15 +18,6 @@ pub(super) trait EdgeEval<T = f32> {
     /// κe(a, b) times the other row's (`b`'s) weight alone: the XMV's inner loop sums these and
     /// multiplies the sum by the prepared row's [`EdgeEval::weight`] once.
     unsafe fn inner(&self, a: Self::A, b: *const T) -> T;
-}
-
-/// `ex2.approx.ftz.f32` (one MUFU instruction).
-#[inline(always)]
-pub(super) fn ex2(x: f32) -> f32 {
-    let r: f32;
-    // SAFETY: a pure arithmetic instruction.
-    unsafe { core::arch::asm!("ex2.approx.ftz.f32 {r}, {a};", r = out(reg32) r, a = in(reg32) x, options(pure, nomem, nostack, preserves_flags)) };
-    r
 }
 
 /// Any κe — or ∂κe for the gradients' contractions: the [`KernelSpec`] interpreter.

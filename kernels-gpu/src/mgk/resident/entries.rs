@@ -1,7 +1,14 @@
 //! The resident kernel entries, declared by macro per precision and κe form.
-#[allow(unused_imports)]
-use super::*;
-
+use super::edge::{General, OneTerm, kdelta, sqexp};
+use super::gradient::{gradient_all, gradient_all_product};
+use super::jobs::solve_all;
+use super::product_jobs::product_launch;
+use super::real::ex2;
+use super::teams::{block_team, warp_team};
+use octile_types::mgk::gradient::GradientParams;
+use octile_types::mgk::layout::NZ_FEATURES;
+use octile_types::mgk::resident::RESIDENT_VECTORS;
+use octile_types::{Combine, PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// Defines the product-form entries of one precision: one warp per pair and one block per pair.
 macro_rules! product_entries {
     ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident) => {

@@ -1,7 +1,16 @@
 //! The fused primal and adjoint solve of the gradient entries: its operator, vectors and solve.
-#[allow(unused_imports)]
-use super::*;
-
+use super::operator::{by_pieces, jacobi, sums_at, sums_by_pieces};
+use super::solve::MAX_REPLACEMENTS;
+use super::teams::ResidentTeam;
+use super::view::View;
+use super::xmv::FusedXmv;
+use crate::intrinsics::{atomic_add_generic_f32, rcp_approx};
+use octile_types::mgk::gradient::{GradientParams, Hyper, finish};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
+use octile_types::mgk::resident::{GRADIENT_SCRATCH_SLICES, RECURRENCE_SHARE};
+use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, apply_direct, info_of, pcg};
+use octile_types::real::{Entry, Pair, fma32};
+use octile_types::{PairStatus, ResidentParams};
 /// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`),
 /// the two halves interleaved (entry k the pair [primal, adjoint]): one [`Xmv::row2`] per product
 /// row serves both, one 8-byte load per product nonzero; the PCG's vector updates move both halves

@@ -1,7 +1,18 @@
 //! K and ∂K/∂θ of one staged pair, and the gradient launches' job loops.
-#[allow(unused_imports)]
-use super::*;
-
+use super::edge::{EdgeEval, General, NoDerivative};
+use super::fused::{Fold, FusedVectors, solve_pair_fused, team_scratch};
+use super::jobs::{NOT_PLANNED, Room, deal, fused_room, stage_pair};
+use super::on_the_fly::OnTheFly;
+use super::product::Product;
+use super::product_jobs::product_pairs;
+use super::teams::ResidentTeam;
+use super::view::View;
+use super::xmv::{FusedXmv, Xmv};
+use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, combined, finish, node_share_kv};
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::node_table::TABLE_SLOTS;
+use octile_types::real::Pair;
+use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): x and the adjoint y by the
 /// fused solve ([`solve_pair_fused`], its vectors where `fv` puts them), whose last residual pass
 /// also contracts κe's hyperparameter of [`Fold::of`] (`folds_edge`, `row3`: the one whose derivative

@@ -14,7 +14,13 @@
 //! product nonzero. Why not staged graphs: two 800-atom chains take ~300 KB, more than a block's
 //! shared memory; their CSR rows stay in L1 and L2 while a warp walks them (the warp's rows share
 //! G's row i, read by one broadcast load per nonzero: [`OnTheFly`] walks G's row innermost).
-use super::{EdgeEval, General, OnTheFly, ResidentReal, ResidentTeam, View, deal, kdelta, solve_pair, sqexp};
+use super::edge::{EdgeEval, General, kdelta, sqexp};
+use super::jobs::deal;
+use super::on_the_fly::OnTheFly;
+use super::real::ResidentReal;
+use super::solve::solve_pair;
+use super::teams::ResidentTeam;
+use super::view::View;
 use crate::intrinsics::block_idx_x;
 use crate::mgk::team::{GridTeam, TileTeam};
 use octile_types::mgk::layout::NZ_FEATURES;

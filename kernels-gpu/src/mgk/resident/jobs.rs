@@ -1,7 +1,12 @@
 //! How a team draws its jobs and stages a pair's graphs; the jobs on the fly; where a job's vectors go.
-#[allow(unused_imports)]
-use super::*;
-
+use super::edge::EdgeEval;
+use super::on_the_fly::OnTheFly;
+use super::real::ResidentReal;
+use super::solve::solve_pair;
+use super::teams::ResidentTeam;
+use super::view::View;
+use octile_types::mgk::resident::graph_words;
+use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// Every job, drawn from `counter` by each team in turn: `solve` gets the pair's two graphs and
 /// returns its status, which the team's first thread stores.
 ///

@@ -1,7 +1,11 @@
 //! κe evaluated on the fly from the two graphs' CSR.
-#[allow(unused_imports)]
-use super::*;
-
+use super::edge::{EdgeEval, NoDerivative};
+use super::real::ResidentReal;
+use super::view::View;
+use super::xmv::{FusedXmv, Xmv, walk_natural};
+use octile_types::mgk::resident::PIECE_NONZEROS;
+use octile_types::pcg::Team;
+use octile_types::real::{Pair, fma64};
 /// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
 /// G's row ([`OnTheFly::paired`]: the shared-memory solver entries), else [`OnTheFly::single`] (the
 /// grid and gradient entries).

@@ -1,7 +1,10 @@
 //! M·p of the plain solve ([`ResidentOperator`]), and the walks by (row of G, piece of G′) for long rows.
-#[allow(unused_imports)]
-use super::*;
-
+use super::real::ResidentReal;
+use super::teams::ResidentTeam;
+use super::xmv::Xmv;
+use crate::intrinsics::atomic_add_shared_f64;
+use octile_types::pcg::{Operator, Team};
+use octile_types::real::fma64;
 /// The Jacobi preconditioner z = r / dg of every resident solve, with the reciprocal approximated
 /// ([`ResidentReal::rcp`]: two instructions where division takes about ten): the same function of
 /// dg at every use, so still one fixed SPD preconditioner for the PCG.
@@ -218,4 +221,13 @@ pub(super) unsafe fn sums_by_pieces<const W: usize, C: Team>(
 #[inline(always)]
 pub(super) fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
     room.cast::<u8>().wrapping_add(room as usize & 4).cast()
+}
+
+/// Whether a resident solve in precision T with p's, ap's and dg's entries `S` apart takes M·p by
+/// recurrence: where the precision allows ([`ResidentReal::RECURRENT_PCG`]), and with row records
+/// (S ≠ 1) always, since the direct form's XMV reads p at other rows, which the entries address
+/// apart ([`ResidentOperator`]'s `RECURRENT`, [`start_row`]).
+#[inline(always)]
+pub(super) const fn recurrent<T: ResidentReal, const S: usize>() -> bool {
+    T::RECURRENT_PCG || S != 1
 }

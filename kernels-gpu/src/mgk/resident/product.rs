@@ -1,7 +1,10 @@
 //! The product form's XMV: 16-bit entries in the team's slice.
-#[allow(unused_imports)]
-use super::*;
-
+use super::real::ResidentReal;
+use super::xmv::{FusedXmv, Xmv};
+use crate::intrinsics::no_unroll;
+use octile_types::mgk::resident::{product_entry_byte_offset, product_entry_differs, product_span_parts};
+use octile_types::pcg::Team;
+use octile_types::real::Pair;
 /// The product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): 16-bit entries in the
 /// team's slice, κe = 1 or h. The vectors hold the rows in the XMV's order
 /// (`product_row_position`) and the entries' columns are places in that order, so that the XMV

@@ -1,7 +1,17 @@
 //! The product form's jobs: each pair's entries built in the slice, then solved.
-#[allow(unused_imports)]
-use super::*;
-
+use super::fused::FusedVectors;
+use super::jobs::{NOT_PLANNED, Room, deal};
+use super::product::Product;
+use super::real::ResidentReal;
+use super::solve::solve_pair;
+use super::teams::ResidentTeam;
+use super::view::View;
+use crate::intrinsics::no_unroll;
+use octile_types::mgk::layout::NZ_FEATURES;
+use octile_types::mgk::resident::{
+    PRODUCT_MAX_ENTRIES, RESIDENT_VECTORS, product_entry, product_row_position, product_slice_words, product_span, product_vector_offset,
+};
+use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// Every job in product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): κe a Kronecker
 /// delta on edge feature `f` with value `h` for differing labels, every weight 1. The graphs stay
 /// in global memory (read once per pair, to build the entries and the node terms); the slice holds

@@ -1,7 +1,7 @@
 //! The precision of a resident solve: f32 or f64 ([`ResidentReal`]).
-#[allow(unused_imports)]
-use super::*;
-
+use crate::intrinsics::{add_by_bit0_f32, add_by_bit0_f64, add_pair_by_bit0_f32, atomic_add_shared_f32, atomic_add_shared_f64, rcp_approx, rcp_approx_f64};
+use octile_types::Real;
+use octile_types::real::{fma32, fma64};
 /// The precision of a resident solve: f32 (the default, GraphDot's) or f64 (`precision = "f64"`:
 /// the same solver, every value and vector in f64, two words each in the layout).
 pub trait ResidentReal: Real {
@@ -115,4 +115,13 @@ impl ResidentReal for f64 {
     fn add_product(acc: f64, a: f32, b: f32) -> f64 {
         fma64(a as f64, b as f64, acc)
     }
+}
+
+/// `ex2.approx.ftz.f32` (one MUFU instruction).
+#[inline(always)]
+pub(super) fn ex2(x: f32) -> f32 {
+    let r: f32;
+    // SAFETY: a pure arithmetic instruction.
+    unsafe { core::arch::asm!("ex2.approx.ftz.f32 {r}, {a};", r = out(reg32) r, a = in(reg32) x, options(pure, nomem, nostack, preserves_flags)) };
+    r
 }

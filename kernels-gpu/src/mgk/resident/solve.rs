@@ -1,15 +1,18 @@
 //! One staged pair's solve: the shared PCG, the true residual, residual replacement.
-#[allow(unused_imports)]
-use super::*;
-
-/// Whether a resident solve in precision T with p's, ap's and dg's entries `S` apart takes M·p by
-/// recurrence: where the precision allows ([`ResidentReal::RECURRENT_PCG`]), and with row records
-/// (S ≠ 1) always, since the direct form's XMV reads p at other rows, which the entries address
-/// apart ([`ResidentOperator`]'s `RECURRENT`, [`start_row`]).
-#[inline(always)]
-pub(super) const fn recurrent<T: ResidentReal, const S: usize>() -> bool {
-    T::RECURRENT_PCG || S != 1
-}
+use super::operator::{ResidentOperator, jacobi, recurrent, sums_at, sums_by_pieces};
+use super::real::ResidentReal;
+use super::teams::ResidentTeam;
+use super::view::View;
+use super::xmv::Xmv;
+use octile_types::mgk::gradient::Rhs;
+use octile_types::mgk::layout::{NODE_D, NODE_FEATURES};
+use octile_types::mgk::resident::RECURRENCE_SHARE;
+use octile_types::pcg::{PcgParams, PcgVectors, Start, info_of, pcg};
+use octile_types::{PairStatus, ResidentParams};
+/// Rounds of residual replacement after the first CG run: when the true residual misses rtol
+/// (f32 rounding made the recurrence drift from b − M·x), CG restarts from x with the true
+/// residual, at most this many times.
+pub(super) const MAX_REPLACEMENTS: u32 = 2;
 
 /// Entry k of a prepared PCG start ([`Start::Prepared`]) from residual `r0` and z = `z0`: r = r0 and
 /// p = z for the direct form; z in r's place and p = ap = 0 for the recurrent one ([`recurrent`]).

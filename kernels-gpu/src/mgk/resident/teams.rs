@@ -1,7 +1,9 @@
 //! The resident teams: one warp or one block, with its shared-memory slice and job drawing.
-#[allow(unused_imports)]
-use super::*;
-
+use crate::intrinsics::{FULL_MASK, atomic_add_u32, block_dim_x, block_idx_x, lane_id, shfl_idx_u32, sync_threads, sync_warp, thread_idx_x, warp_id};
+use crate::reduce::warp_sum2;
+use crate::smem::dynamic_smem;
+use octile_types::mgk::resident::{RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_BLOCK_WARPS};
+use octile_types::pcg::Team;
 /// A resident team (one warp, or one block): the PCG's [`Team`] with its shared-memory slice and
 /// job drawing.
 pub(super) trait ResidentTeam: Team {

@@ -1,7 +1,7 @@
 //! A graph staged in the team's slice.
-#[allow(unused_imports)]
-use super::*;
-
+use super::real::ResidentReal;
+use octile_types::ResidentGraph;
+use octile_types::mgk::resident::graph_value_offset;
 /// A graph staged in the team's slice.
 pub(super) struct View<T = f32> {
     pub(super) n: usize,

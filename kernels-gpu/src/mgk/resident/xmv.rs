@@ -1,7 +1,6 @@
 //! The off-diagonal part of one product row (the XMV) as the solves see it: [`Xmv`], and [`FusedXmv`] for the fused primal and adjoint solve.
-#[allow(unused_imports)]
-use super::*;
-
+use octile_types::Real;
+use octile_types::pcg::Team;
 /// The off-diagonal part of one product row: Σ_{j,j′} w w′ κe(e_ij, e′_i′j′) v[(j, j′)].
 pub(super) trait Xmv<T: Real = f32> {
     /// A row as [`Xmv::walk`] hands it over: (i, i′) for the forms that find a row's nonzeros in
