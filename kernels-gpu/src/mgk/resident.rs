@@ -3,7 +3,7 @@
 //!
 //! Teams are persistent and draw pairs from a global counter, like the tile solver. Per pair:
 //! stage both graphs, set up dg = D×V×⁻¹, b = D×·1, run the shared Jacobi-PCG (`octile_types::pcg`) in the
-//! set's precision (f32, or f64 for `precision = "f64"`: [`ResidentReal`]) with f64 reductions
+//! set's precision (f32, or f64 for `precision = "f64"`: [`ResidentReal`](real::ResidentReal)) with f64 reductions
 //! until the recurrence residual reaches `RECURRENCE_SHARE`·rtol, then compute the true residual
 //! b − M·x (products in that precision, f64 sums) and the value Σ pᵢ p′ᵢ′ xᵢᵢ′; if the true residual misses
 //! rtol, restart CG from x with it (residual replacement, at most `MAX_REPLACEMENTS` times). The XMV
@@ -14,7 +14,7 @@
 //! gives thread t the rows k = t, t + T, … (k = i·n′ + i′); the host sorts each graph's nodes
 //! by degree, so the lanes of a warp walk rows of similar length. The product form's XMV takes
 //! rows t, t + T, … of its own order instead, the rows grouped by the degrees of i and i′
-//! ([`Xmv::walk`], `octile_types::mgk::resident::product_row_position`). Pairs whose slice exceeds
+//! ([`Xmv::walk`](xmv::Xmv::walk), `octile_types::mgk::resident::product_row_position`). Pairs whose slice exceeds
 //! shared memory: [`grid`] (a team of blocks, the vectors in global memory).
 //!
 //! One concept a file; each imports what it uses from its siblings (`pub(super)` items; no file

@@ -97,7 +97,7 @@ impl<T: Real, K: Fn(T, T) -> T> EdgeEval<T> for OneTerm<K> {
     }
 }
 
-/// ∂κe ≡ 0: [`OnTheFly::row2_d`] without a derivative row (its sum is dead code, removed).
+/// ∂κe ≡ 0: [`OnTheFly::row2_d`](super::on_the_fly::OnTheFly::row2_d) without a derivative row (its sum is dead code, removed).
 pub(super) struct NoDerivative;
 impl EdgeEval for NoDerivative {
     type A = ();

@@ -12,7 +12,7 @@ use octile_types::pcg::{Operator, PcgParams, PcgVectors, Start, apply_direct, in
 use octile_types::real::{Entry, Pair, fma32};
 use octile_types::{PairStatus, ResidentParams};
 /// M·p for the fused primal and adjoint system diag(M, M) of 2N unknowns (`solve_pair_fused`),
-/// the two halves interleaved (entry k the pair [primal, adjoint]): one [`Xmv::row2`] per product
+/// the two halves interleaved (entry k the pair [primal, adjoint]): one [`FusedXmv::row2`] per product
 /// row serves both, one 8-byte load per product nonzero; the PCG's vector updates move both halves
 /// of an entry with one 8-byte access and one diagonal value. `RECURRENT`: M·p by recurrence
 /// ([`Operator::RECURRENT`]), which the product-form entries take where all the fused vectors lie
@@ -74,7 +74,7 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
         r.scale(rcp_approx(unsafe { *diag.add(idx) }))
     }
     /// M·p by recurrence where the vectors lie in the slice, as the plain f32 solve's
-    /// ([`ResidentOperator::apply_recurrent`]): the product walks z (in r's place), and each row's
+    /// ([`ResidentOperator::apply_recurrent`](super::operator::ResidentOperator)): the product walks z (in r's place), and each row's
     /// p and ap pairs are updated where its product is taken: two passes an iteration instead of
     /// three, and no barrier. Split launches (never recurrent today: only the product form is, and it
     /// has no pieces) take the direct form ([`apply_direct`]).
@@ -223,7 +223,7 @@ pub(super) unsafe fn team_scratch<C: ResidentTeam>(crew: &C, prm: &ResidentParam
 /// κe's hyperparameter the fused solve's last residual pass contracts as it walks the rows
 /// ([`solve_pair_fused`]): the one whose derivative row the entry's XMV gives beside the
 /// residual's (`row2_d`), each product nonzero read once for both. Every other hyperparameter
-/// takes a pass of its own after the solve ([`gradient_pair`]); `apart`: some κe one does, reading
+/// takes a pass of its own after the solve ([`gradient_pair`](super::gradient::gradient_pair)); `apart`: some κe one does, reading
 /// x at other threads' rows, so the solve leaves x and s·y apart for it.
 ///
 /// Measured (H100, `results/gradient-h200-5.md`): the node-side shares (q, κv's) folded into the
@@ -261,7 +261,7 @@ impl Fold {
 /// diag(M, M) [x; s·y] = [D×·1; s·p×] with s = ‖D×·1‖ / ‖p×‖ (so that both halves weigh the same in
 /// the shared residual): the shared PCG, one [`FusedXmv::row2`] per product row and iteration, one set of
 /// reductions; then the true residual of each half (its rows' terms multiplied and summed in f64:
-/// `row3`, as [`Xmv::row_f64`] in the plain solve), restarting both
+/// `row3`, as [`Xmv::row_f64`](super::xmv::Xmv::row_f64) in the plain solve), restarting both
 /// ([`Start::Prepared`]) while either misses rtol, at most `MAX_REPLACEMENTS` times.
 ///
 /// The residual pass also contracts `fold`'s κe hyperparameter (`row3(i, i′, v)`: [`FusedXmv::row2`] and
@@ -269,7 +269,7 @@ impl Fold {
 /// (first thread). Returns the two statuses (both with the fused iterations) and s; where
 /// `fold.apart`, x and s·y are left apart in p's room (in the slice, where
 /// the other contractions read them), x at `p[0..N]` and s·y at `p[N..2N]`, each row at its place
-/// ([`Xmv::slot`]).
+/// ([`Xmv::slot`](super::xmv::Xmv::slot)).
 ///
 /// # Safety
 /// Called by every thread of the team; the views lie in the team's slice, the vectors where

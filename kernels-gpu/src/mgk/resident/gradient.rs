@@ -145,7 +145,7 @@ pub(super) unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv, const REC: bool
 /// `grad[job · n_hyper + h]`.
 ///
 /// # Safety
-/// As [`solve_all`], with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and `scratch`
+/// As [`solve_all`](super::jobs::solve_all), with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and `scratch`
 /// `params.slice_words` f32 per team of the grid.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -251,10 +251,10 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
 
 /// Every job's K and ∂K/∂θ in product form (κe one Kronecker delta on feature `f`, value `h`,
 /// unit weights): ∂κe/∂h = 1 − δ, so κe's one hyperparameter contracts the entries whose labels
-/// differ. Slice as [`solve_all_product`]'s with the kept x after the five vectors.
+/// differ. Slice as [`solve_all_product`](super::product_jobs::solve_all_product)'s with the kept x after the five vectors.
 ///
 /// # Safety
-/// As [`solve_all_product`], with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and
+/// As [`solve_all_product`](super::product_jobs::solve_all_product), with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and
 /// `scratch` `params.slice_words` f32 per team of the grid.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]

@@ -74,7 +74,7 @@ pub(super) unsafe fn stage_pair<T: ResidentReal, C: ResidentTeam>(
 /// Every job, on the fly.
 ///
 /// # Safety
-/// The launch contract of the entries (see [`MgkResidentWarpGeneral`]).
+/// The launch contract of the entries (see [`MgkResidentWarpGeneral`](super::entries::MgkResidentWarpGeneral)).
 #[inline(always)]
 pub(super) unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLIT: bool>(
     crew: &mut C,
@@ -98,7 +98,7 @@ pub(super) unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>,
 }
 
 /// What a launch's slices hold for each job's vectors (the launch's `fused_beside` chooses between
-/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`]) — all of them, or p,
+/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`](super::fused::FusedVectors)) — all of them, or p,
 /// r and dg.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Room {

@@ -226,7 +226,7 @@ pub(super) fn sums_at<T, const W: usize>(room: *mut T) -> *mut [f64; W] {
 /// Whether a resident solve in precision T with p's, ap's and dg's entries `S` apart takes M·p by
 /// recurrence: where the precision allows ([`ResidentReal::RECURRENT_PCG`]), and with row records
 /// (S ≠ 1) always, since the direct form's XMV reads p at other rows, which the entries address
-/// apart ([`ResidentOperator`]'s `RECURRENT`, [`start_row`]).
+/// apart ([`ResidentOperator`]'s `RECURRENT`, [`start_row`](super::solve::start_row)).
 #[inline(always)]
 pub(super) const fn recurrent<T: ResidentReal, const S: usize>() -> bool {
     T::RECURRENT_PCG || S != 1

@@ -150,7 +150,7 @@ impl Product {
     /// [`FusedXmv::row2`] and, beside it, row (i, i′) of the XMV with ∂κe/∂h = 1 − δ against `v`'s
     /// first half (the sum of its entries whose labels differ): the fused solve's last residual
     /// pass and κe's contraction in one walk of the row; summed in `A` (f32 in the iterations, f64
-    /// in the true residual's pass, as [`OnTheFly::row2_d`]).
+    /// in the true residual's pass, as [`OnTheFly::row2_d`](super::on_the_fly::OnTheFly::row2_d)).
     ///
     /// # Safety
     /// As [`FusedXmv::row2`].

@@ -18,7 +18,7 @@ use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// both row-pointer arrays, the five vectors and the entries.
 ///
 /// # Safety
-/// The launch contract of [`MgkResidentWarpProduct`].
+/// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
@@ -47,7 +47,7 @@ pub(super) unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
 /// that room).
 ///
 /// # Safety
-/// The launch contract of [`MgkResidentWarpProduct`].
+/// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
@@ -172,7 +172,7 @@ pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
 /// A product-form launch's jobs: κe's one Kronecker-delta term (feature, h in T) read from `p`.
 ///
 /// # Safety
-/// The launch contract of [`MgkResidentWarpProduct`] (or its block and f64 forms) for `crew`'s kind.
+/// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct) (or its block and f64 forms) for `crew`'s kind.
 #[inline(always)]
 pub(super) unsafe fn product_launch<T: ResidentReal, C: ResidentTeam>(
     crew: &mut C,

@@ -40,7 +40,7 @@ pub(super) trait Xmv<T: Real = f32> {
         (0, T::ZERO)
     }
     /// [`Xmv::piece`] with its terms multiplied and summed in f64 (as [`Xmv::row_f64`]): the true
-    /// residual's pass where the iterations walk pieces ([`sums_by_pieces`]).
+    /// residual's pass where the iterations walk pieces ([`sums_by_pieces`](super::operator::sums_by_pieces)).
     ///
     /// # Safety
     /// As [`Xmv::piece`].
@@ -50,13 +50,13 @@ pub(super) trait Xmv<T: Real = f32> {
     /// `body(s, at)` for this thread's share of the n = n1·n2 product rows of the XMV (`s` the
     /// row's place in the vectors, `at` the row for [`Xmv::row_at`]), each row once across the
     /// team: k = i·n′ + i′ = rank, rank + size, … (the natural order, [`walk_natural`], s = k) unless
-    /// the form orders its rows itself ([`Product`]).
+    /// the form orders its rows itself ([`Product`](super::product::Product)).
     ///
     /// # Safety
     /// Called by the whole team; n2 and n are the pair's.
     unsafe fn walk<C: Team>(&self, crew: &C, n2: usize, n: usize, body: impl FnMut(usize, Self::At));
     /// The place of row k = i·n′ + i′ in the vectors: k, unless the form keeps its vectors in its
-    /// own row order ([`Product`]). The split paths (`pieces() > 0`: the on-the-fly forms alone)
+    /// own row order ([`Product`](super::product::Product)). The split paths (`pieces() > 0`: the on-the-fly forms alone)
     /// index ap by i·n′ + i′ and rely on the identity.
     ///
     /// # Safety
