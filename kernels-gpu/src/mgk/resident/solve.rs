@@ -73,6 +73,8 @@ pub(super) unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, con
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
+    // the two layouts above, and no other (the offsets below are written for records of 3)
+    const { assert!(S == 1 || S == 3, "solve_pair's vectors: apart (S = 1) or in records [p ap dg] (S = 3)") };
     // SAFETY: five n-long vectors in the slice (caller's contract: 5·n values, which either layout
     // takes); every row index below is < n (p, ap and dg at S times it).
     unsafe {
