@@ -89,7 +89,9 @@ pub struct EntryDecl {
 /// blocks fit an SM. Measured on an H200 (pairs/s, none/3/4/5): NWS 13.7k/17.6k/20.8k/23.1k, BA
 /// 746/936/991/1170, ChEMBL 165k/218k/252k/273k. The tiling-blocking entries keep 5 too: B's row in
 /// registers spills at 5 (~0.6–1 KB), but fewer resident blocks cost more (two protein chains
-/// 0.61 s at 3, 0.50 s at 5).
+/// 0.61 s at 3, 0.50 s at 5). At 5 they spill 268–1,040 bytes a thread; spill-free (`.maxnreg 255`:
+/// 179–255 registers, 2 blocks an SM) measured 1.6–1.7× slower on the tile solver's sets (H100,
+/// `results/spill-bounds-h100-2.md`: MUTAG 42.5 → 72.4 ms, NWS 0.524 → 0.852 s).
 const SOLVER_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
 /// The resident block entries run at most 512 threads (ptxas then keeps them within 128
 /// registers: at 1024 threads and 64 registers the unrolled XMV spills).
@@ -112,6 +114,11 @@ const GRID_GENERAL_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_T
 const GRID_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
 /// The general κe's f64 grid entry: 3 an SM (its interpreter spills at 4 and 5).
 const GRID_GENERAL_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 3);
+/// The resident warp gradient entries: 144 registers, no spills (at 128 they spilled 12–56 bytes a
+/// thread). Measured on an H100 against 128 (`results/spill-bounds-h100-2.md`, medians, alternating):
+/// ChEMBL `--gradient` 0.4011 → 0.4019 s, NWS 35.8 → 36.1 ms, BA 197.7 → 198.2 ms, MUTAG 7.9 → 7.8
+/// ms — within the runs' spread; values bit-identical.
+const RESIDENT_WARP_GRADIENT_BOUNDS: LaunchBounds = LaunchBounds::NONE.with_registers(144);
 /// Resident warp entries: 32·w threads, w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`.
 const RESIDENT_WARPS: Threads = Threads::UpTo(32 * RESIDENT_MAX_WARPS_PER_BLOCK);
 
@@ -208,30 +215,30 @@ declare_entries! {
     /// an H200, `results/xmv-rows-h200.md` call 21).
     MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_PRODUCT_BOUNDS },
     /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
-    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
+    MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient = mgk_resident_block_gradient {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one square-exponential term.
-    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
+    MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
     /// Resident hyperparameter gradient, one block per pair, one square-exponential term.
     MgkResidentBlockGradientSqexp = mgk_resident_block_gradient_sqexp {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one Kronecker-delta term.
-    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
+    MgkResidentWarpGradientKdelta = mgk_resident_warp_gradient_kdelta { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
     /// Resident hyperparameter gradient, one block per pair, one Kronecker-delta term.
     MgkResidentBlockGradientKdelta = mgk_resident_block_gradient_kdelta {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp
-    /// per pair: 128 registers (96 spilled ~440 bytes; the fused solve's slices leave room for few
+    /// per pair (at 96 registers it spilled ~440 bytes; the fused solve's slices leave room for few
     /// warps per SM anyway).
-    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: LaunchBounds::NONE.with_registers(128) },
+    MgkResidentWarpGradientProduct = mgk_resident_warp_gradient_product { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct = mgk_resident_block_gradient_product {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
