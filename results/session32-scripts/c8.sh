@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# session 32: the test binaries c5 left out, with C's kernels, and memcheck, as run (after c7)
+B=/tmp/b; O=$OUT; export OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo OCTILE_PTX_FILE=$B/C.cubin; xz -dc .carry/bundle.tar.xz | tar -xf - -C $B tests/reference tests/tiles tests/gpu_smoke; for t in tiles reference gpu_smoke; do timeout 50 $B/tests/$t --test-threads=4 > $O/t_C_$t.log 2>&1; echo "test C $t rc=$? $(grep -E '^test result' $O/t_C_$t.log | tr '\n' ' ')"; grep -E 'FAILED|panicked|SKIP' $O/t_C_$t.log | head -5; done; timeout 50 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/gpu_sanitize --test-threads=1 > $O/memcheck_C.log 2>&1; echo "memcheck C gpu_sanitize rc=$? $(grep -E 'ERROR SUMMARY' $O/memcheck_C.log | tr '\n' ' ')"
