@@ -31,7 +31,7 @@
 //!   operator.rs      ResidentOperator: M·p for the shared PCG; walks by (row, piece); recurrent
 //!   solve.rs         solve_pair: PCG, true residual, residual replacement
 //!   fused.rs         solve_pair_fused: primal and adjoint in one PCG (the gradient entries)
-//!   jobs.rs          deal, stage_pair, solve_all: drawing and staging jobs; where vectors go
+//!   jobs.rs          Jobs, deal, stage_pair, solve_all: a launch's jobs, drawn and staged; where vectors go
 //!   product_jobs.rs  product_pairs: the product form's entry build and job loop
 //!   gradient.rs      gradient_pair: the contractions of ∂K/∂θ; the gradient job loops
 //!   entries.rs       the kernel entries, by macro per precision and κe form

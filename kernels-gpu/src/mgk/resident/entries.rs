@@ -1,7 +1,7 @@
 //! The resident kernel entries, declared by macro per precision and κe form.
 use super::edge::{General, OneTerm, kdelta, sqexp};
 use super::gradient::{gradient_all, gradient_all_product};
-use super::jobs::solve_all;
+use super::jobs::{Jobs, solve_all};
 use super::product_jobs::product_launch;
 use super::real::ex2;
 use super::teams::{block_team, warp_team};
@@ -31,7 +31,7 @@ macro_rules! product_entries {
         ) {
             // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries);
             // forwarded launch contract (slices, then the solve's).
-            unsafe { product_launch::<$t, _>(&mut warp_team((*params).slice_words), &*params, graphs, words, jobs, status, counter) }
+            unsafe { product_launch::<$t, _>(&mut warp_team((*params).slice_words), &*params, Jobs { graphs, words, jobs, status, counter }) }
         }
         $(#[$bdoc])*
         ///
@@ -49,7 +49,7 @@ macro_rules! product_entries {
             counter: *mut u32,
         ) {
             // SAFETY: as in the warp entry (header and slice, then the solve's).
-            unsafe { product_launch::<$t, _>(&mut block_team(), &*params, graphs, words, jobs, status, counter) }
+            unsafe { product_launch::<$t, _>(&mut block_team(), &*params, Jobs { graphs, words, jobs, status, counter }) }
         }
     };
 }
@@ -71,18 +71,33 @@ product_entries!(
     MgkResidentBlockProductF64
 );
 
-/// Defines a warp-team and a block-team gradient entry: `|p, gp, team, grad…| body` runs one team's jobs.
+/// Defines a warp-team and a block-team gradient entry: `|p, gp, team| body`, called with the
+/// launch's [`Jobs`], `grad` and `scratch`, runs one team's jobs. Both expand the one `@entry` arm,
+/// which owns the argument list every gradient entry shares; `@team` makes the team of each.
 macro_rules! gradient_entries {
     ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
-        $(#[$wdoc])*
-        ///
-        /// # Safety
-        /// As the solver entry of the same form, with `gparams` pointing at one `GradientParams`,
-        /// `grad` holding `n_jobs · n_hyper` f64 and `scratch` `slice_words` f32 per team of the
-        /// grid (where each team keeps its primal x).
-        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        gradient_entries!(@entry
+            $(#[$wdoc])*
+            ///
+            /// # Safety
+            /// As the solver entry of the same form, with `gparams` pointing at one `GradientParams`,
+            /// `grad` holding `n_jobs · n_hyper` f64 and `scratch` `slice_words` f32 per team of the
+            /// grid (where each team keeps its primal x).
+            $warp, warp, |$p, $gp, $team| $body);
+        gradient_entries!(@entry
+            $(#[$bdoc])*
+            ///
+            /// # Safety
+            /// As the warp entry, launched as the block entries.
+            $block, block, |$p, $gp, $team| $body);
+    };
+    (@team warp, $p:ident) => { warp_team($p.slice_words) };
+    (@team block, $p:ident) => { block_team() };
+    (@entry $(#[$doc:meta])* $name:ident, $kind:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
+        $(#[$doc])*
+        #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(non_snake_case, clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $warp(
+        pub unsafe extern "ptx-kernel" fn $name(
             params: *const ResidentParams,
             graphs: *const ResidentGraph,
             words: *const u32,
@@ -95,32 +110,9 @@ macro_rules! gradient_entries {
         ) {
             // SAFETY: both parameter blocks are in global memory (read through the pointers).
             let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
-            let $team = &mut unsafe { warp_team($p.slice_words) };
+            let $team = &mut unsafe { gradient_entries!(@team $kind, $p) };
             // SAFETY: forwarded launch contract.
-            unsafe { $body(graphs, words, jobs, status, counter, grad, scratch) }
-        }
-        $(#[$bdoc])*
-        ///
-        /// # Safety
-        /// As the warp entry, launched as the block entries.
-        #[unsafe(export_name = octile_types::entry_name!($block))]
-        #[allow(non_snake_case, clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $block(
-            params: *const ResidentParams,
-            graphs: *const ResidentGraph,
-            words: *const u32,
-            jobs: *const PairJob,
-            status: *mut PairStatus,
-            counter: *mut u32,
-            gparams: *const GradientParams,
-            grad: *mut f64,
-            scratch: *mut f32,
-        ) {
-            // SAFETY: as in the warp entry.
-            let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
-            let $team = &mut unsafe { block_team() };
-            // SAFETY: forwarded launch contract.
-            unsafe { $body(graphs, words, jobs, status, counter, grad, scratch) }
+            unsafe { $body(Jobs { graphs, words, jobs, status, counter }, grad, scratch) }
         }
     };
 }
@@ -130,9 +122,9 @@ gradient_entries!(
     MgkResidentWarpGradient,
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient,
-    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let e = General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES };
-        gradient_all(team, p, gp, &e, None::<&General>, g, w, j, s, c, out, sc)
+        gradient_all(team, p, gp, &e, None::<&General>, js, out, sc)
     }
 );
 gradient_entries!(
@@ -140,14 +132,14 @@ gradient_entries!(
     MgkResidentWarpGradientSqexp,
     /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
     MgkResidentBlockGradientSqexp,
-    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let c2 = (t.coef * core::f64::consts::LOG2_E) as f32;
         let e = sqexp::<f32>(p);
         // ∂κe/∂ℓ = (a − b)²/ℓ³ · κe (BaseKernel::eval_d), times the term's weight where κe is a sum
         let scale = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 } / (t.param * t.param * t.param)) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| (a - b) * (a - b) * scale * ex2(c2 * (a - b) * (a - b)) };
-        gradient_all(team, p, gp, &e, Some(&de), g, w, j, s, c, out, sc)
+        gradient_all(team, p, gp, &e, Some(&de), js, out, sc)
     }
 );
 gradient_entries!(
@@ -155,13 +147,13 @@ gradient_entries!(
     MgkResidentWarpGradientKdelta,
     /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
     MgkResidentBlockGradientKdelta,
-    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let e = kdelta::<f32>(p);
         // ∂κe/∂h = 1 − δ (BaseKernel::eval_d), times the term's weight where κe is a sum
         let wt = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 }) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 0.0 } else { wt } };
-        gradient_all(team, p, gp, &e, Some(&de), g, w, j, s, c, out, sc)
+        gradient_all(team, p, gp, &e, Some(&de), js, out, sc)
     }
 );
 gradient_entries!(
@@ -169,9 +161,9 @@ gradient_entries!(
     MgkResidentWarpGradientProduct,
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct,
-    |p, gp, team| #[inline(always)] |g, w, j, s, c, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let term = &p.edge_kernel.terms[0];
-        gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, g, w, j, s, c, out, sc)
+        gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, js, out, sc)
     }
 );
 
@@ -192,7 +184,7 @@ macro_rules! resident_entries {
             // pointer: a by-value struct parameter would be copied to each thread's stack).
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (slices, then the solve's).
-            unsafe { solve_all::<$t, _, _, false>(&mut warp_team($p.slice_words), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, false>(&mut warp_team($p.slice_words), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
         }
         $(#[$bdoc])*
         ///
@@ -205,7 +197,7 @@ macro_rules! resident_entries {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<$t, _, _, false>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, false>(&mut block_team(), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
         }
         $(#[$sdoc])*
         ///
@@ -217,7 +209,7 @@ macro_rules! resident_entries {
             // SAFETY: as in the warp entry.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<$t, _, _, true>(&mut block_team(), $p, &$edge, graphs, words, jobs, status, counter) }
+            unsafe { solve_all::<$t, _, _, true>(&mut block_team(), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
         }
     };
 }

@@ -1,7 +1,7 @@
 //! K and ∂K/∂θ of one staged pair, and the gradient launches' job loops.
 use super::edge::{EdgeEval, General, NoDerivative};
 use super::fused::{Fold, FusedVectors, solve_pair_fused, team_scratch};
-use super::jobs::{NOT_PLANNED, Room, deal, fused_room, stage_pair};
+use super::jobs::{Jobs, NOT_PLANNED, Room, deal, fused_room, stage_pair};
 use super::on_the_fly::OnTheFly;
 use super::product::Product;
 use super::product_jobs::product_pairs;
@@ -155,11 +155,7 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     gp: &GradientParams,
     e: &E,
     de: Option<&D>,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
+    js: Jobs,
     grad: *mut f64,
     scratch: *mut f32,
 ) {
@@ -170,7 +166,7 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     let each = #[inline(always)]
     |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, room: Room| unsafe {
-        let (g1, g2, staged) = stage_pair::<f32, C>(crew, prm, words, s, &d1, &d2);
+        let (g1, g2, staged) = stage_pair::<f32, C>(crew, prm, js.words, s, &d1, &d2);
         // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
         // pieces otherwise); the other passes walk whole rows
         let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
@@ -237,10 +233,7 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
                 deal(
                     crew,
                     prm,
-                    graphs,
-                    jobs,
-                    status,
-                    counter,
+                    js,
                     #[inline(always)]
                     |crew, j, d1, d2| each(crew, j, d1, d2, room),
                 )
@@ -264,11 +257,7 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
     gp: &GradientParams,
     f: usize,
     h: f32,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
+    js: Jobs,
     grad: *mut f64,
     scratch: *mut f32,
 ) {
@@ -302,7 +291,7 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
         fused_room(
             prm,
             #[inline(always)]
-            |room| product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, room, each),
+            |room| product_pairs(crew, prm, f, h, js, room, each),
         )
     }
 }

@@ -15,7 +15,7 @@
 //! shared memory; their CSR rows stay in L1 and L2 while a warp walks them (the warp's rows share
 //! G's row i, read by one broadcast load per nonzero: [`OnTheFly`] walks G's row innermost).
 use super::edge::{EdgeEval, General, kdelta, sqexp};
-use super::jobs::deal;
+use super::jobs::{Jobs, deal};
 use super::on_the_fly::OnTheFly;
 use super::real::ResidentReal;
 use super::solve::solve_pair;
@@ -76,18 +76,7 @@ impl ResidentTeam for GridSliceTeam {
 /// # Safety
 /// The launch contract of the grid entries (see [`MgkResidentGridGeneral`]).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn solve_grid<T: ResidentReal, E: EdgeEval<T>>(
-    prm: &ResidentParams,
-    e: &E,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-    sync: *mut TeamSync,
-    scratch: *mut u32,
-) {
+unsafe fn solve_grid<T: ResidentReal, E: EdgeEval<T>>(prm: &ResidentParams, e: &E, js: Jobs, sync: *mut TeamSync, scratch: *mut u32) {
     let (nzs, ns) = (prm.nz_stride as usize, prm.node_stride as usize);
     let index = (block_idx_x() / prm.team_blocks) as usize;
     // SAFETY: team_blocks divides the grid, `sync` holds the teams' records and the launch is
@@ -96,9 +85,9 @@ unsafe fn solve_grid<T: ResidentReal, E: EdgeEval<T>>(
     // SAFETY: forwarded contract: every run lies in `words` (8-byte aligned where the set is f64:
     // runs of f64 sets take an even number of words), and the slice holds five n1·n2 vectors.
     unsafe {
-        deal(&mut crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
-            let g1 = View::<T>::at(words.add(d1.offset as usize), &d1, nzs, ns);
-            let g2 = View::<T>::at(words.add(d2.offset as usize), &d2, nzs, ns);
+        deal(&mut crew, prm, js, |crew, _, d1, d2| {
+            let g1 = View::<T>::at(js.words.add(d1.offset as usize), &d1, nzs, ns);
+            let g2 = View::<T>::at(js.words.add(d2.offset as usize), &d2, nzs, ns);
             let v = crew.slice() as *mut T;
             solve_pair::<T, _, _, 1>(crew, prm, &OnTheFly::<E, false, T, false> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, v)
         })
@@ -133,7 +122,7 @@ macro_rules! grid_entry {
             // SAFETY: `params` points at one ResidentParams in global memory.
             let $p: &ResidentParams = unsafe { &*params };
             // SAFETY: forwarded launch contract.
-            unsafe { solve_grid::<$t, _>($p, &$edge, graphs, words, jobs, status, counter, sync, scratch) }
+            unsafe { solve_grid::<$t, _>($p, &$edge, Jobs { graphs, words, jobs, status, counter }, sync, scratch) }
         }
     };
 }

@@ -7,34 +7,43 @@ use super::teams::ResidentTeam;
 use super::view::View;
 use octile_types::mgk::resident::graph_words;
 use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
-/// Every job, drawn from `counter` by each team in turn: `solve` gets the pair's two graphs and
-/// returns its status, which the team's first thread stores.
+/// A launch's jobs, the arguments every resident entry takes after its params: the set's graph
+/// records and the words their runs lie in (the resident layout), the jobs, one status a job and
+/// the counter the teams draw jobs from.
+#[derive(Clone, Copy)]
+pub(super) struct Jobs {
+    pub(super) graphs: *const ResidentGraph,
+    pub(super) words: *const u32,
+    pub(super) jobs: *const PairJob,
+    pub(super) status: *mut PairStatus,
+    pub(super) counter: *mut u32,
+}
+
+/// Every job of `js`, drawn from its counter by each team in turn: `solve` gets the pair's two
+/// graphs and returns its status, which the team's first thread stores.
 ///
 /// # Safety
-/// Called by the whole team; `counter` valid, `jobs`/`status` hold `n_jobs` entries and every
+/// Called by the whole team; the counter valid, `jobs`/`status` hold `n_jobs` entries and every
 /// job's graphs exist (host-checked).
 #[inline(always)]
 pub(super) unsafe fn deal<C: ResidentTeam>(
     crew: &mut C,
     prm: &ResidentParams,
-    graphs: *const ResidentGraph,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
+    js: Jobs,
     mut solve: impl FnMut(&mut C, u32, ResidentGraph, ResidentGraph) -> PairStatus,
 ) {
     loop {
         // SAFETY: whole team; valid counter (contract).
-        let j = unsafe { crew.next_job(counter) };
+        let j = unsafe { crew.next_job(js.counter) };
         if j >= prm.n_jobs {
             return;
         }
         // SAFETY: j < n_jobs; the job's graphs exist (contract).
         unsafe {
-            let job = *jobs.add(j as usize);
-            let st = solve(crew, j, *graphs.add(job.g1 as usize), *graphs.add(job.g2 as usize));
+            let job = *js.jobs.add(j as usize);
+            let st = solve(crew, j, *js.graphs.add(job.g1 as usize), *js.graphs.add(job.g2 as usize));
             if crew.rank() == 0 {
-                *status.add(j as usize) = st;
+                *js.status.add(j as usize) = st;
             }
             crew.barrier(); // the next pair overwrites the slice
         }
@@ -76,22 +85,13 @@ pub(super) unsafe fn stage_pair<T: ResidentReal, C: ResidentTeam>(
 /// # Safety
 /// The launch contract of the entries (see [`MgkResidentWarpGeneral`](super::entries::MgkResidentWarpGeneral)).
 #[inline(always)]
-pub(super) unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLIT: bool>(
-    crew: &mut C,
-    prm: &ResidentParams,
-    e: &E,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-) {
+pub(super) unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>, const SPLIT: bool>(crew: &mut C, prm: &ResidentParams, e: &E, js: Jobs) {
     let nzs = prm.nz_stride as usize;
     let s = crew.slice();
     // SAFETY: forwarded contract; runs and slice sizes host-checked.
     unsafe {
-        deal(crew, prm, graphs, jobs, status, counter, |crew, _, d1, d2| {
-            let (g1, g2, staged) = stage_pair::<T, C>(crew, prm, words, s, &d1, &d2);
+        deal(crew, prm, js, |crew, _, d1, d2| {
+            let (g1, g2, staged) = stage_pair::<T, C>(crew, prm, js.words, s, &d1, &d2);
             solve_pair::<T, C, _, 1>(crew, prm, &OnTheFly::<E, SPLIT, T> { e, g1: &g1, g2: &g2, nzs }, &g1, &g2, s.add(staged) as *mut T)
         })
     }

@@ -1,6 +1,6 @@
 //! The product form's jobs: each pair's entries built in the slice, then solved.
 use super::fused::FusedVectors;
-use super::jobs::{NOT_PLANNED, Room, deal};
+use super::jobs::{Jobs, NOT_PLANNED, Room, deal};
 use super::product::Product;
 use super::real::ResidentReal;
 use super::solve::solve_pair;
@@ -20,21 +20,10 @@ use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
-    crew: &mut C,
-    prm: &ResidentParams,
-    f: usize,
-    h: T,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-) {
+pub(super) unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(crew: &mut C, prm: &ResidentParams, f: usize, h: T, js: Jobs) {
     // SAFETY: forwarded contract.
     unsafe {
-        product_pairs(crew, prm, f, h, graphs, words, jobs, status, counter, Room::Solver, |crew, _, prod: &Product<T>, g1, g2, v, _| {
+        product_pairs(crew, prm, f, h, js, Room::Solver, |crew, _, prod: &Product<T>, g1, g2, v, _| {
             // the f32 solve's vectors in row records (recurrent: `solve_pair`), f64's apart
             if T::RECURRENT_PCG { solve_pair::<T, C, _, 3>(crew, prm, prod, g1, g2, v) } else { solve_pair::<T, C, _, 1>(crew, prm, prod, g1, g2, v) }
         })
@@ -49,17 +38,12 @@ pub(super) unsafe fn solve_all_product<T: ResidentReal, C: ResidentTeam>(
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
     crew: &mut C,
     prm: &ResidentParams,
     f: usize,
     h: T,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
+    js: Jobs,
     room: Room,
     mut solve: impl FnMut(&mut C, u32, &Product<T>, &View<T>, &View<T>, *mut T, Room) -> PairStatus,
 ) {
@@ -70,15 +54,12 @@ pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
         deal(
             crew,
             prm,
-            graphs,
-            jobs,
-            status,
-            counter,
+            js,
             #[inline(always)]
             |crew, j, d1, d2| {
                 let (n1, n2, nnz2) = (d1.n_nodes as usize, d2.n_nodes as usize, d2.nnz as usize);
-                let g1 = View::<T>::at(words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
-                let g2 = View::<T>::at(words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
+                let g1 = View::<T>::at(js.words.add(d1.offset as usize), &d1, nzs, prm.node_stride as usize);
+                let g2 = View::<T>::at(js.words.add(d2.offset as usize), &d2, nzs, prm.node_stride as usize);
                 let n = n1 * n2;
                 let v = s.add(product_vector_offset(n1, n2, T::WORDS)) as *mut T;
                 let plain = product_slice_words((n1, d1.nnz as usize), (n2, nnz2), T::WORDS);
@@ -174,16 +155,8 @@ pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
 /// # Safety
 /// The launch contract of [`MgkResidentWarpProduct`](super::entries::MgkResidentWarpProduct) (or its block and f64 forms) for `crew`'s kind.
 #[inline(always)]
-pub(super) unsafe fn product_launch<T: ResidentReal, C: ResidentTeam>(
-    crew: &mut C,
-    p: &ResidentParams,
-    graphs: *const ResidentGraph,
-    words: *const u32,
-    jobs: *const PairJob,
-    status: *mut PairStatus,
-    counter: *mut u32,
-) {
+pub(super) unsafe fn product_launch<T: ResidentReal, C: ResidentTeam>(crew: &mut C, p: &ResidentParams, js: Jobs) {
     let term = &p.edge_kernel.terms[0];
     // SAFETY: forwarded.
-    unsafe { solve_all_product::<T, C>(crew, p, term.feature as usize, T::from_f64(term.param), graphs, words, jobs, status, counter) }
+    unsafe { solve_all_product::<T, C>(crew, p, term.feature as usize, T::from_f64(term.param), js) }
 }
