@@ -9,19 +9,42 @@ use octile_types::mgk::gradient::GradientParams;
 use octile_types::mgk::layout::NZ_FEATURES;
 use octile_types::mgk::resident::RESIDENT_VECTORS;
 use octile_types::{Combine, PairJob, PairStatus, ResidentGraph, ResidentParams};
+/// The team of an entry kind: `warp` (one warp per pair, in a block of warps whose slices are
+/// `slice_words` each) or `block` (one block per pair).
+macro_rules! team {
+    (warp, $p:expr) => {
+        warp_team($p.slice_words)
+    };
+    (block, $p:expr) => {
+        block_team()
+    };
+}
+
 /// Defines the product-form entries of one precision: one warp per pair and one block per pair.
 macro_rules! product_entries {
     ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident) => {
-        $(#[$wdoc])*
-        ///
-        /// # Safety
-        /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words`,
-        /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` and nnz1·nnz2 < `PRODUCT_MAX_ENTRIES` for every job (a
-        /// job past these reports NOT_PLANNED), and every edge weight 1 (host-checked; other
-        /// weights would be ignored).
-        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        product_entries!(@entry $t,
+            $(#[$wdoc])*
+            ///
+            /// # Safety
+            /// As [`MgkResidentWarpGeneral`], with `product_slice_words(..)` ≤ `params.slice_words`,
+            /// n1·n2 ≤ `PRODUCT_MAX_UNKNOWNS` and nnz1·nnz2 < `PRODUCT_MAX_ENTRIES` for every job (a
+            /// job past these reports NOT_PLANNED), and every edge weight 1 (host-checked; other
+            /// weights would be ignored).
+            $warp, warp);
+        product_entries!(@entry $t,
+            $(#[$bdoc])*
+            ///
+            /// # Safety
+            /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
+            /// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
+            $block, block);
+    };
+    (@entry $t:ty, $(#[$doc:meta])* $name:ident, $kind:ident) => {
+        $(#[$doc])*
+        #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $warp(
+        pub unsafe extern "ptx-kernel" fn $name(
             params: *const ResidentParams,
             graphs: *const ResidentGraph,
             words: *const u32,
@@ -29,27 +52,9 @@ macro_rules! product_entries {
             status: *mut PairStatus,
             counter: *mut u32,
         ) {
-            // SAFETY: `params` points at one ResidentParams in global memory (see the warp entries);
-            // forwarded launch contract (slices, then the solve's).
-            unsafe { product_launch::<$t, _>(&mut warp_team((*params).slice_words), &*params, Jobs { graphs, words, jobs, status, counter }) }
-        }
-        $(#[$bdoc])*
-        ///
-        /// # Safety
-        /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads
-        /// and `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
-        #[unsafe(export_name = octile_types::entry_name!($block))]
-        #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $block(
-            params: *const ResidentParams,
-            graphs: *const ResidentGraph,
-            words: *const u32,
-            jobs: *const PairJob,
-            status: *mut PairStatus,
-            counter: *mut u32,
-        ) {
-            // SAFETY: as in the warp entry (header and slice, then the solve's).
-            unsafe { product_launch::<$t, _>(&mut block_team(), &*params, Jobs { graphs, words, jobs, status, counter }) }
+            // SAFETY: `params` points at one ResidentParams in global memory (see the resident
+            // entries); forwarded launch contract (slices, or header and slice, then the solve's).
+            unsafe { product_launch::<$t, _>(&mut team!($kind, *params), &*params, Jobs { graphs, words, jobs, status, counter }) }
         }
     };
 }
@@ -73,7 +78,7 @@ product_entries!(
 
 /// Defines a warp-team and a block-team gradient entry: `|p, gp, team| body`, called with the
 /// launch's [`Jobs`], `grad` and `scratch`, runs one team's jobs. Both expand the one `@entry` arm,
-/// which owns the argument list every gradient entry shares; `@team` makes the team of each.
+/// which owns the argument list every gradient entry shares.
 macro_rules! gradient_entries {
     ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
         gradient_entries!(@entry
@@ -91,8 +96,6 @@ macro_rules! gradient_entries {
             /// As the warp entry, launched as the block entries.
             $block, block, |$p, $gp, $team| $body);
     };
-    (@team warp, $p:ident) => { warp_team($p.slice_words) };
-    (@team block, $p:ident) => { block_team() };
     (@entry $(#[$doc:meta])* $name:ident, $kind:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
         $(#[$doc])*
         #[unsafe(export_name = octile_types::entry_name!($name))]
@@ -110,7 +113,7 @@ macro_rules! gradient_entries {
         ) {
             // SAFETY: both parameter blocks are in global memory (read through the pointers).
             let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
-            let $team = &mut unsafe { gradient_entries!(@team $kind, $p) };
+            let $team = &mut unsafe { team!($kind, $p) };
             // SAFETY: forwarded launch contract.
             unsafe { $body(Jobs { graphs, words, jobs, status, counter }, grad, scratch) }
         }
@@ -167,49 +170,43 @@ gradient_entries!(
     }
 );
 
-/// Defines a warp-team and a block-team entry for one κe evaluator.
+/// Defines a warp-team, a block-team and a split block-team entry for one κe evaluator, each by
+/// the one `@entry` arm.
 macro_rules! resident_entries {
     ($t:ty, $(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, $(#[$sdoc:meta])* $split:ident, |$p:ident| $edge:expr) => {
-        $(#[$wdoc])*
-        ///
-        /// # Safety
-        /// `params` points at the launch's parameters in global memory. Launched with 32·w threads (w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`) and w·`slice_words`·4
-        /// bytes of dynamic shared memory; `graphs`/`words` in the resident layout with every run
-        /// inside `words`; every job's graphs exist and its `slice_words(..)` ≤ `params.slice_words`;
-        /// `status` holds `n_jobs` entries; `*counter == 0`.
-        #[unsafe(export_name = octile_types::entry_name!($warp))]
+        resident_entries!(@entry $t,
+            $(#[$wdoc])*
+            ///
+            /// # Safety
+            /// `params` points at the launch's parameters in global memory. Launched with 32·w threads (w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`) and w·`slice_words`·4
+            /// bytes of dynamic shared memory; `graphs`/`words` in the resident layout with every run
+            /// inside `words`; every job's graphs exist and its `slice_words(..)` ≤ `params.slice_words`;
+            /// `status` holds `n_jobs` entries; `*counter == 0`.
+            $warp, warp, false, |$p| $edge);
+        resident_entries!(@entry $t,
+            $(#[$bdoc])*
+            ///
+            /// # Safety
+            /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads and
+            /// `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
+            $block, block, false, |$p| $edge);
+        resident_entries!(@entry $t,
+            $(#[$sdoc])*
+            ///
+            /// # Safety
+            /// As the block entry; the second graph's pieces (`PIECE_NONZEROS`) are read where it has any.
+            $split, block, true, |$p| $edge);
+    };
+    (@entry $t:ty, $(#[$doc:meta])* $name:ident, $kind:ident, $split:literal, |$p:ident| $edge:expr) => {
+        $(#[$doc])*
+        #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $warp(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
+        pub unsafe extern "ptx-kernel" fn $name(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
             // SAFETY: `params` points at one ResidentParams in global memory (read through the
             // pointer: a by-value struct parameter would be copied to each thread's stack).
             let $p: &ResidentParams = unsafe { &*params };
-            // SAFETY: forwarded launch contract (slices, then the solve's).
-            unsafe { solve_all::<$t, _, _, false>(&mut warp_team($p.slice_words), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
-        }
-        $(#[$bdoc])*
-        ///
-        /// # Safety
-        /// As the warp entry, but launched with 32·2^k ≤ `RESIDENT_BLOCK_THREADS` threads and
-        /// `RESIDENT_BLOCK_HEADER_BYTES` + `slice_words`·4 bytes of dynamic shared memory.
-        #[unsafe(export_name = octile_types::entry_name!($block))]
-        #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $block(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
-            // SAFETY: as in the warp entry.
-            let $p: &ResidentParams = unsafe { &*params };
-            // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<$t, _, _, false>(&mut block_team(), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
-        }
-        $(#[$sdoc])*
-        ///
-        /// # Safety
-        /// As the block entry; the second graph's pieces (`PIECE_NONZEROS`) are read where it has any.
-        #[unsafe(export_name = octile_types::entry_name!($split))]
-        #[allow(non_snake_case)]
-        pub unsafe extern "ptx-kernel" fn $split(params: *const ResidentParams, graphs: *const ResidentGraph, words: *const u32, jobs: *const PairJob, status: *mut PairStatus, counter: *mut u32) {
-            // SAFETY: as in the warp entry.
-            let $p: &ResidentParams = unsafe { &*params };
-            // SAFETY: forwarded launch contract (header and slice, then the solve's).
-            unsafe { solve_all::<$t, _, _, true>(&mut block_team(), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
+            // SAFETY: forwarded launch contract (slices, or header and slice, then the solve's).
+            unsafe { solve_all::<$t, _, _, $split>(&mut team!($kind, $p), $p, &$edge, Jobs { graphs, words, jobs, status, counter }) }
         }
     };
 }
