@@ -91,35 +91,8 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     /// As [`OnTheFly::paired`].
     #[inline(always)]
     pub(super) unsafe fn single(&self, i: usize, b0: usize, b1: usize, v: *const T) -> T {
-        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let n2 = g2.n;
         // SAFETY: as in `paired`.
-        unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            // u32 counters: 32-bit loop arithmetic
-            let (b0, b1) = (b0 as u32, b1 as u32);
-            let mut acc = T::ZERO;
-            if a0 == a1 || b0 == b1 {
-                return acc;
-            }
-            let (mut a, mut b) = (a0, b0);
-            let n2 = n2 as u32;
-            let mut vcol = v.add(*g2.col.add(b as usize) as usize);
-            let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
-            loop {
-                acc += self.e.eval(eb, g1.edge.add(a as usize * nzs)) * *vcol.add((*g1.col.add(a as usize) * n2) as usize);
-                a += 1;
-                if a == a1 {
-                    b += 1;
-                    if b == b1 {
-                        return acc;
-                    }
-                    a = a0;
-                    vcol = v.add(*g2.col.add(b as usize) as usize);
-                    eb = self.e.prep(g2.edge.add(b as usize * nzs));
-                }
-            }
-        }
+        unsafe { self.fold_pairs(i, b0 as u32, b1 as u32, v, T::ZERO, |acc, k, x| acc + k * x) }
     }
     /// [`Xmv::row_f64`] over G′'s nonzeros b0..b1 (a row, or a piece of one).
     ///
@@ -127,25 +100,35 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     /// i < n1, b0..b1 within one row of G′, `v` holds n1·n2 values.
     #[inline(always)]
     pub(super) unsafe fn range_f64(&self, i: usize, b0: u32, b1: u32, v: *const T) -> f64 {
+        // SAFETY: the caller's contract. One DFMA a term: for f32 factors the product is exact in
+        // f64 and it rounds as the add would; for f64 factors once instead of twice.
+        unsafe { self.fold_pairs(i, b0, b1, v, 0.0f64, |acc, k, x| fma64(k.to_f64(), x.to_f64(), acc)) }
+    }
+    /// `add(acc, κe, v[column])` folded over the d·d′ pairs of G's row i and G′'s nonzeros b0..b1
+    /// in one loop, a fastest, G′'s nonzero reloaded when a wraps, G's row innermost (broadcast
+    /// loads; the grid entries' 80 registers spilled with a loop in a loop here): [`single`](Self::single)
+    /// and [`range_f64`](Self::range_f64).
+    ///
+    /// # Safety
+    /// i < n1, b0..b1 within one row of G′ (CSR entries of a staged graph are in range:
+    /// host-built), `v` holds n1·n2 values.
+    #[inline(always)]
+    unsafe fn fold_pairs<A: Copy>(&self, i: usize, b0: u32, b1: u32, v: *const T, zero: A, add: impl Fn(A, T, T) -> A) -> A {
         let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        // SAFETY: i < n1, b0..b1 within one row of G′ (caller's contract); CSR entries of a staged
-        // graph are in range (host-built). One loop over the d·d′ terms, G's row innermost, as `single` (the grid
-        // entries' 80 registers spilled with a loop in a loop here).
+        // SAFETY: the caller's contract.
         unsafe {
+            // u32 counters: 32-bit loop arithmetic
             let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let mut b = b0;
-            let mut acc = 0.0f64;
-            if a0 == a1 || b == b1 {
+            let mut acc = zero;
+            if a0 == a1 || b0 == b1 {
                 return acc;
             }
+            let (mut a, mut b) = (a0, b0);
             let n2 = g2.n as u32;
-            let mut a = a0;
             let mut vcol = v.add(*g2.col.add(b as usize) as usize);
             let mut eb = self.e.prep(g2.edge.add(b as usize * nzs));
             loop {
-                // one DFMA: for f32 factors the product is exact in f64 and it rounds as the add
-                // would; for f64 factors once instead of twice
-                acc = fma64(self.e.eval(eb, g1.edge.add(a as usize * nzs)).to_f64(), (*vcol.add((*g1.col.add(a as usize) * n2) as usize)).to_f64(), acc);
+                acc = add(acc, self.e.eval(eb, g1.edge.add(a as usize * nzs)), *vcol.add((*g1.col.add(a as usize) * n2) as usize));
                 a += 1;
                 if a == a1 {
                     b += 1;
