@@ -637,7 +637,8 @@ macro_rules! mgk_entry {
             /// See [`solve_all`]; launched cooperatively (every block resident) with
             /// `SOLVER_BLOCK_THREADS` threads and a grid of whole teams of `params.team_blocks` blocks;
             /// `team_sync` holds `team_sync_records(team_blocks)` zeroed records per team (the team contract: team_blocks
-            /// divides the grid, one TeamSync per team, cooperative launch).
+            /// divides the grid, one TeamSync per team, cooperative launch); `params` as for the
+            /// one-block entries.
             $name, $t, false, $blocked, params, [team_sync: *mut TeamSync], GridTeam::of_block(params.team_blocks, team_sync));
     };
     (@entry $(#[$doc:meta])* $name:ident, $t:ty, $sparse:expr, $blocked:expr, $params:ident, [$($extra:ident: $extra_ty:ty),*], $team:expr) => {
