@@ -89,7 +89,8 @@ pub struct EntryDecl {
 /// blocks fit an SM. Measured on an H200 (pairs/s, none/3/4/5): NWS 13.7k/17.6k/20.8k/23.1k, BA
 /// 746/936/991/1170, ChEMBL 165k/218k/252k/273k. The tiling-blocking entries keep 5 too: B's row in
 /// registers spills at 5 (~0.6–1 KB), but fewer resident blocks cost more (two protein chains
-/// 0.61 s at 3, 0.50 s at 5). At 5 they spill 268–1,040 bytes a thread; spill-free (`.maxnreg 255`:
+/// 0.61 s at 3, 0.50 s at 5). At 5 they spill 188–1,040 bytes a thread (solver entries 188–976
+/// since they take `&MgkParams`, gradient entries 860–1,040); spill-free (`.maxnreg 255`:
 /// 179–255 registers, 2 blocks an SM) measured 1.6–1.7× slower on the tile solver's sets (H100,
 /// `results/spill-bounds-h100-2.md`: MUTAG 42.5 → 72.4 ms, NWS 0.524 → 0.852 s).
 const SOLVER_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLOCK_THREADS, 5);
