@@ -3,6 +3,7 @@
 //! (1 node, no edges, self-loops, disconnected, very different sizes) and every base kernel,
 //! product and additive, q from 0.0005 to 0.9; then K(X), K(X, Y), normalized or not, against
 //! finite differences of the CPU Gram matrix; then every backend against the CPU f64 gradient.
+use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, GraphKernel, MarginalizedGraphKernel, MgkConfig, Precision};
 use octile_tests::{Shape, random_config, random_graph, random_shape, targets};
@@ -225,11 +226,14 @@ fn gram_matrices_match_finite_differences() {
     assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 
-#[test]
-fn every_backend_matches_the_cpu_f64_gradient() {
-    let targets = targets("every_backend_matches_the_cpu_f64_gradient");
+/// One comparison of K(X, Y)'s gradient: (label, X, Y, configuration, normalized).
+type Case = (String, Vec<Graph>, Vec<Graph>, MgkConfig, bool);
+
+/// Every backend's ∂K/∂θ and K of K(X, Y) for each case against the CPU f64 gradient: failures
+/// appended to `f`.
+fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case], f: &mut Vec<String>) {
+    let targets = targets(test);
     let mut seen = Vec::new();
-    let mut f = Vec::new();
     for t in &targets {
         // the resident solver (GPU f32), the tile solver with one block or a team of blocks per pair
         let key = (t.backend, t.precision, t.resident, t.blocks_per_pair);
@@ -237,17 +241,14 @@ fn every_backend_matches_the_cpu_f64_gradient() {
             continue;
         }
         seen.push(key);
-        for seed in 0..8u64 {
-            let mut rng = ChaCha8Rng::seed_from_u64(900 + seed);
-            let (x, y) = (set(&mut rng, 5), set(&mut rng, 3));
-            let cfg = random_config(&mut rng);
-            let want = cpu_f64(&cfg).gram_gradient(&x, Some(&y), seed % 2 == 0).unwrap();
+        for (label, x, y, cfg, normalized) in cases {
+            let want = cpu_f64(cfg).gram_gradient(x, Some(y), *normalized).unwrap();
             let mut c = cfg.clone();
             t.apply(&mut c);
-            let got = match MarginalizedGraphKernel::new(c).and_then(|k| k.gram_gradient(&x, Some(&y), seed % 2 == 0)) {
+            let got = match MarginalizedGraphKernel::new(c).and_then(|k| k.gram_gradient(x, Some(y), *normalized)) {
                 Ok(g) => g,
                 Err(e) => {
-                    f.push(format!("{} seed {seed}: {e}", t.name));
+                    f.push(format!("{} {label}: {e}", t.name));
                     continue;
                 }
             };
@@ -259,7 +260,7 @@ fn every_backend_matches_the_cpu_f64_gradient() {
                 let scale = (0..want.values.len()).fold(0.0f64, |m, e| m.max(gw.values[e * np + h].abs()));
                 for e in 0..want.values.len() {
                     if let Err(m) = check(
-                        &format!("{} seed {seed} ∂K[{e}]/∂{} (index {h})", t.name, gw.names[h]),
+                        &format!("{} {label} ∂K[{e}]/∂{} (index {h})", t.name, gw.names[h]),
                         gg.values[e * np + h],
                         gw.values[e * np + h],
                         rtol,
@@ -270,12 +271,73 @@ fn every_backend_matches_the_cpu_f64_gradient() {
                 }
             }
             for e in 0..want.values.len() {
-                if let Err(m) = check(&format!("{} seed {seed} K[{e}]", t.name), got.values[e], want.values[e], rtol, 1e-300) {
+                if let Err(m) = check(&format!("{} {label} K[{e}]", t.name), got.values[e], want.values[e], rtol, 1e-300) {
                     f.push(m);
                 }
             }
         }
     }
+}
+
+#[test]
+fn every_backend_matches_the_cpu_f64_gradient() {
+    let cases: Vec<_> = (0..8u64)
+        .map(|seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(900 + seed);
+            let (x, y) = (set(&mut rng, 5), set(&mut rng, 3));
+            let cfg = random_config(&mut rng);
+            (format!("seed {seed}"), x, y, cfg, seed % 2 == 0)
+        })
+        .collect();
+    let mut f = Vec::new();
+    backends_match_the_cpu_f64_gradient("every_backend_matches_the_cpu_f64_gradient", &cases, &mut f);
+    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+}
+
+/// A graph of `n` nodes and `edges` with [`random_graph`]'s features.
+fn with_features(rng: &mut ChaCha8Rng, n: usize, edges: &[(usize, usize)]) -> Graph {
+    let mut g = Graph::new(n, &["label", "charge"], &["order", "length"]);
+    for i in 0..n {
+        g.set_node_features(i, &[rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)]).unwrap();
+    }
+    for &(u, v) in edges {
+        g.add_edge(u, v, 1.0, &[rng.gen_range(1..4) as f64, rng.gen_range(0.5..2.0)]).unwrap();
+    }
+    g
+}
+
+/// Pairs of 96-node graphs and a 40-node star, whose fused gradient solve on the GPU takes each room
+/// of the resident gradient entries: K(X, Y) of BA graphs (hubs: the second graph's long rows walked in
+/// pieces, `*_split` entries; 2·N f32 vectors beside the slice, ap kept in it), of a ring lattice
+/// against them (split, beside) and they against it (no pieces, beside: x and ap in global scratch),
+/// of the star (split, every vector in the slice) — for κe one square exponential, one Kronecker delta
+/// and their sum (the any-κe entries): every backend against the CPU f64 gradient.
+#[test]
+fn large_pairs_in_every_resident_room_match_the_cpu_f64_gradient() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let ba = |rng: &mut ChaCha8Rng| {
+        let mut e = octile::generators::barabasi_albert(96, 6, rng);
+        e.push((5, 5)); // a self-loop on an early (hub) node
+        with_features(rng, 96, &e)
+    };
+    let ring: Vec<(usize, usize)> = (0..96).flat_map(|i| [(i, (i + 1) % 96), (i, (i + 2) % 96)]).collect();
+    let star: Vec<(usize, usize)> = (1..40).map(|i| (0, i)).chain((1..39).map(|i| (i, i + 1))).collect();
+    let x = vec![ba(&mut rng), with_features(&mut rng, 96, &ring), with_features(&mut rng, 40, &star)];
+    let y = vec![ba(&mut rng), with_features(&mut rng, 96, &ring)];
+    let fk = |f: &str, k: BaseKernelConfig| FeatureKernel { feature: f.into(), kernel: k, weight: 1.0 };
+    let node = vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 })];
+    let sqexp = fk("length", BaseKernelConfig::SquareExponential { length_scale: 1.0 });
+    let kdelta = fk("order", BaseKernelConfig::KroneckerDelta { h: 0.3 });
+    let cases: Vec<_> = [("square exponential", vec![sqexp.clone()]), ("Kronecker delta", vec![kdelta.clone()]), ("sum", vec![kdelta, sqexp])]
+        .into_iter()
+        .enumerate()
+        .map(|(k, (what, edge))| {
+            let cfg = MgkConfig { q: 0.05, node: node.clone(), edge, edge_combine: octile_types::Combine::Additive, ..MgkConfig::default() };
+            (format!("κe {what}"), x.clone(), y.clone(), cfg, k == 1)
+        })
+        .collect();
+    let mut f = Vec::new();
+    backends_match_the_cpu_f64_gradient("large_pairs_in_every_resident_room_match_the_cpu_f64_gradient", &cases, &mut f);
     assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 
