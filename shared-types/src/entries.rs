@@ -236,24 +236,6 @@ declare_entries! {
         threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
         bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
-    /// Resident hyperparameter gradient, one block per pair, any κe, long rows of the second graph
-    /// split into pieces.
-    MgkResidentBlockGradientSplit = mgk_resident_block_gradient_split {
-        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
-        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
-    },
-    /// Resident hyperparameter gradient, one block per pair, one square-exponential term, rows split
-    /// into pieces.
-    MgkResidentBlockGradientSqexpSplit = mgk_resident_block_gradient_sqexp_split {
-        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
-        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
-    },
-    /// Resident hyperparameter gradient, one block per pair, one Kronecker-delta term, rows split
-    /// into pieces.
-    MgkResidentBlockGradientKdeltaSplit = mgk_resident_block_gradient_kdelta_split {
-        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
-        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
-    },
     /// Resident hyperparameter gradient in product form (Kronecker-delta κe, unit weights), one warp
     /// per pair (at 96 registers it spilled ~440 bytes; the fused solve's slices leave room for few
     /// warps per SM anyway).

@@ -307,11 +307,11 @@ fn with_features(rng: &mut ChaCha8Rng, n: usize, edges: &[(usize, usize)]) -> Gr
 }
 
 /// Pairs of 96-node graphs and a 40-node star, whose fused gradient solve on the GPU takes each room
-/// of the resident gradient entries: K(X, Y) of BA graphs (hubs: the second graph's long rows walked in
-/// pieces, `*_split` entries; 2·N f32 vectors beside the slice, ap kept in it), of a ring lattice
-/// against them (split, beside) and they against it (no pieces, beside: x and ap in global scratch),
-/// of the star (split, every vector in the slice) — for κe one square exponential, one Kronecker delta
-/// and their sum (the any-κe entries): every backend against the CPU f64 gradient.
+/// of the resident gradient entries (block teams): K(X, Y) of BA graphs (hubs: the second graph's
+/// long rows walked in pieces, split launches; the fused vectors beside the slice, x and ap in
+/// global scratch), of a ring lattice against them (split, beside) and they against it (no pieces,
+/// beside), of the star (split, every vector in the slice) — for κe one square exponential, one
+/// Kronecker delta and their sum (the any-κe entries): every backend against the CPU f64 gradient.
 #[test]
 fn large_pairs_in_every_resident_room_match_the_cpu_f64_gradient() {
     let mut rng = ChaCha8Rng::seed_from_u64(77);

@@ -92,16 +92,8 @@ pub fn entry_name(launch: Launch, shape: EdgeShape, precision: Precision) -> Ker
     }
 }
 
-/// The gradient entry of a launch for a κe shape (split launches: the split entries, which walk
-/// G′'s long rows in pieces and keep ap in the slice).
+/// The gradient entry of a launch for a κe shape (split launches: `ResidentParams::split`).
 pub fn gradient_entry(launch: Launch, shape: EdgeShape) -> Kernel {
-    if launch.split && !launch.product {
-        return match shape {
-            EdgeShape::General => Kernel::MgkResidentBlockGradientSplit,
-            EdgeShape::SquareExponential => Kernel::MgkResidentBlockGradientSqexpSplit,
-            EdgeShape::KroneckerDelta => Kernel::MgkResidentBlockGradientKdeltaSplit,
-        };
-    }
     match (launch.team == 32, launch.product, shape) {
         (true, true, _) => Kernel::MgkResidentWarpGradientProduct,
         (false, true, _) => Kernel::MgkResidentBlockGradientProduct,

@@ -76,21 +76,11 @@ product_entries!(
     MgkResidentBlockProductF64
 );
 
-/// Defines gradient entries: a warp-team and a block-team one, and for the on-the-fly forms a split
-/// block-team one (`split`: G′'s long rows walked in pieces). `|p, gp, team, split| body`, called
-/// with the launch's [`Jobs`], `grad` and `scratch`, runs one team's jobs (`split` a constant of the
-/// entry). Every entry expands the one `@entry` arm, which owns the argument list they share.
+/// Defines a warp-team and a block-team gradient entry: `|p, gp, team| body`, called with the
+/// launch's [`Jobs`], `grad` and `scratch`, runs one team's jobs. Both expand the one `@entry` arm,
+/// which owns the argument list every gradient entry shares.
 macro_rules! gradient_entries {
-    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, $(#[$sdoc:meta])* $split:ident, |$p:ident, $gp:ident, $team:ident, $sp:ident| $body:expr) => {
-        gradient_entries!($(#[$wdoc])* $warp, $(#[$bdoc])* $block, |$p, $gp, $team, $sp| $body);
-        gradient_entries!(@entry
-            $(#[$sdoc])*
-            ///
-            /// # Safety
-            /// As the block entry; the second graph's pieces (`PIECE_NONZEROS`) are read where it has any.
-            $split, block, true, |$p, $gp, $team, $sp| $body);
-    };
-    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident, $gp:ident, $team:ident, $sp:ident| $body:expr) => {
+    ($(#[$wdoc:meta])* $warp:ident, $(#[$bdoc:meta])* $block:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
         gradient_entries!(@entry
             $(#[$wdoc])*
             ///
@@ -98,15 +88,15 @@ macro_rules! gradient_entries {
             /// As the solver entry of the same form, with `gparams` pointing at one `GradientParams`,
             /// `grad` holding `n_jobs · n_hyper` f64 and `scratch` `slice_words` f32 per team of the
             /// grid (where each team keeps its primal x).
-            $warp, warp, false, |$p, $gp, $team, $sp| $body);
+            $warp, warp, |$p, $gp, $team| $body);
         gradient_entries!(@entry
             $(#[$bdoc])*
             ///
             /// # Safety
             /// As the warp entry, launched as the block entries.
-            $block, block, false, |$p, $gp, $team, $sp| $body);
+            $block, block, |$p, $gp, $team| $body);
     };
-    (@entry $(#[$doc:meta])* $name:ident, $kind:ident, $split:literal, |$p:ident, $gp:ident, $team:ident, $sp:ident| $body:expr) => {
+    (@entry $(#[$doc:meta])* $name:ident, $kind:ident, |$p:ident, $gp:ident, $team:ident| $body:expr) => {
         $(#[$doc])*
         #[unsafe(export_name = octile_types::entry_name!($name))]
         #[allow(non_snake_case, clippy::too_many_arguments)]
@@ -124,7 +114,6 @@ macro_rules! gradient_entries {
             // SAFETY: both parameter blocks are in global memory (read through the pointers).
             let ($p, $gp): (&ResidentParams, &GradientParams) = unsafe { (&*params, &*gparams) };
             let $team = &mut unsafe { team!($kind, $p) };
-            let $sp = $split;
             // SAFETY: forwarded launch contract.
             unsafe { $body(Jobs { graphs, words, jobs, status, counter }, grad, scratch) }
         }
@@ -136,11 +125,9 @@ gradient_entries!(
     MgkResidentWarpGradient,
     /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient,
-    /// Resident hyperparameter gradient, one block per pair, any κe, long rows of G′ split into pieces.
-    MgkResidentBlockGradientSplit,
-    |p, gp, team, split| #[inline(always)] |js, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let e = General { spec: &p.edge_kernel, features: p.nz_stride as usize - NZ_FEATURES };
-        gradient_all(team, p, gp, &e, None::<&General>, split, js, out, sc)
+        gradient_all(team, p, gp, &e, None::<&General>, js, out, sc)
     }
 );
 gradient_entries!(
@@ -148,17 +135,14 @@ gradient_entries!(
     MgkResidentWarpGradientSqexp,
     /// Resident hyperparameter gradient, one block per pair, κe one square exponential.
     MgkResidentBlockGradientSqexp,
-    /// Resident hyperparameter gradient, one block per pair, one square exponential, long rows of G′
-    /// split into pieces.
-    MgkResidentBlockGradientSqexpSplit,
-    |p, gp, team, split| #[inline(always)] |js, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let c2 = (t.coef * core::f64::consts::LOG2_E) as f32;
         let e = sqexp::<f32>(p);
         // ∂κe/∂ℓ = (a − b)²/ℓ³ · κe (BaseKernel::eval_d), times the term's weight where κe is a sum
         let scale = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 } / (t.param * t.param * t.param)) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| (a - b) * (a - b) * scale * ex2(c2 * (a - b) * (a - b)) };
-        gradient_all(team, p, gp, &e, Some(&de), split, js, out, sc)
+        gradient_all(team, p, gp, &e, Some(&de), js, out, sc)
     }
 );
 gradient_entries!(
@@ -166,16 +150,13 @@ gradient_entries!(
     MgkResidentWarpGradientKdelta,
     /// Resident hyperparameter gradient, one block per pair, κe one Kronecker delta.
     MgkResidentBlockGradientKdelta,
-    /// Resident hyperparameter gradient, one block per pair, one Kronecker delta, long rows of G′
-    /// split into pieces.
-    MgkResidentBlockGradientKdeltaSplit,
-    |p, gp, team, split| #[inline(always)] |js, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let t = &p.edge_kernel.terms[0];
         let e = kdelta::<f32>(p);
         // ∂κe/∂h = 1 − δ (BaseKernel::eval_d), times the term's weight where κe is a sum
         let wt = (if p.edge_kernel.combine == Combine::Additive as u32 { t.weight } else { 1.0 }) as f32;
         let de = OneTerm { f: t.feature as usize, k: move |a: f32, b: f32| if a == b { 0.0 } else { wt } };
-        gradient_all(team, p, gp, &e, Some(&de), split, js, out, sc)
+        gradient_all(team, p, gp, &e, Some(&de), js, out, sc)
     }
 );
 gradient_entries!(
@@ -183,7 +164,7 @@ gradient_entries!(
     MgkResidentWarpGradientProduct,
     /// Resident hyperparameter gradient in product form, one block per pair.
     MgkResidentBlockGradientProduct,
-    |p, gp, team, _split| #[inline(always)] |js, out, sc| {
+    |p, gp, team| #[inline(always)] |js, out, sc| {
         let term = &p.edge_kernel.terms[0];
         gradient_all_product(team, p, gp, term.feature as usize, term.param as f32, js, out, sc)
     }

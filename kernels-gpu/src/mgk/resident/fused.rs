@@ -4,7 +4,7 @@ use super::solve::MAX_REPLACEMENTS;
 use super::teams::ResidentTeam;
 use super::view::View;
 use super::xmv::FusedXmv;
-use crate::intrinsics::{atomic_add_shared_f32, rcp_approx};
+use crate::intrinsics::{atomic_add_generic_f32, rcp_approx};
 use octile_types::mgk::gradient::{GradientParams, Hyper, finish};
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NODE_P};
 use octile_types::mgk::resident::{GRADIENT_SCRATCH_SLICES, RECURRENCE_SHARE};
@@ -35,15 +35,12 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
         let (xmv, dg, n2) = (self.xmv, self.dg, self.n2);
         let n = self.n1 * n2;
         let mut pap = 0.0f64;
-        // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values;
-        // where the XMV walks pieces, ap lies in this block's shared memory (the rooms a split
-        // launch gives: `fused_room`, `FusedVectors`).
+        // SAFETY: the whole team calls it; p and ap hold N pairs (8-byte aligned), dg N values.
         unsafe {
             let np = xmv.pieces();
             if np > 0 {
-                // G′ has long rows (split launches): as ResidentOperator, both shares added to ap,
-                // which then lies in the slice (`FusedVectors::in_slice` or `beside_split`: the
-                // rooms a split launch gives): shared-memory atomics
+                // G′ has long rows (split launches): as ResidentOperator, both shares added to ap
+                // (in the slice or in global scratch: generic atomics)
                 pap = by_pieces(
                     crew,
                     (n, self.n1, np),
@@ -53,8 +50,8 @@ impl<C: ResidentTeam, X: FusedXmv, const REC: bool> Operator<Pair, C> for FusedO
                     |i, pc| {
                         let (i2, s1, s2) = xmv.piece2(i, pc, p as *const f32);
                         let a = ap.add(i * n2 + i2) as *mut f32;
-                        atomic_add_shared_f32(a, -s1);
-                        atomic_add_shared_f32(a.add(1), -s2);
+                        atomic_add_generic_f32(a, -s1);
+                        atomic_add_generic_f32(a.add(1), -s2);
                     },
                     |Pair([p1, p2]), Pair([a1, a2])| p1 as f64 * a1 as f64 + p2 as f64 * a2 as f64,
                 );
@@ -144,7 +141,6 @@ pub(super) unsafe fn start_pair<const RECURRENT: bool>(r: *mut Pair, p: *mut Pai
 /// ```text
 /// in the slice:   v: [ pad | dg (N, even) | x (2N) | r (2N) | p (2N) | ap (2N) ]   ≤ 10·N f32
 /// beside it:      v: [ pad | p (2N) | r (2N) | dg (N) ]   ≤ 5·N + 1    scratch: [ x (2N) | ap (2N) ]
-/// beside, split:  v: [ pad | p (2N) | ap (2N) | dg (N) ]  ≤ 5·N + 1    scratch: [ x (2N) | r (2N) ]
 ///                 x, r, p, ap interleaved: [x₀ y₀ x₁ y₁ …], so one 8-byte load gives both halves
 /// ```
 /// Why interleaved: the XMV reads each product nonzero's column once for both solves (one `LD.64`
@@ -155,11 +151,7 @@ pub(super) unsafe fn start_pair<const RECURRENT: bool>(r: *mut Pair, p: *mut Pai
 /// PCG iteration moves 24 bytes per entry of r (read twice, written once) and 12 of dg (read
 /// three times), 16 each of x and ap — with x and ap beside, the scratch traffic, which misses L1
 /// (the slice leaves it little room) and streams from L2, is 32 bytes per entry and iteration
-/// instead of 68 with r and dg there too. Why ap in r's place where the XMV walks pieces (split
-/// launches: BA's hubs): there every (row of G, piece of G′) adds its two shares to ap with atomics,
-/// 2·n1·pieces a pair and iteration (BA: 32 k), which on global scratch are L2 reductions and in the
-/// slice shared-memory ones; r moves as many bytes beside the slice as ap did (read twice, written
-/// once an iteration by its owner).
+/// instead of 68 with r and dg there too.
 #[derive(Clone, Copy)]
 pub(super) struct FusedVectors {
     pub(super) dg: *mut f32,
@@ -167,10 +159,6 @@ pub(super) struct FusedVectors {
     pub(super) r: *mut f32,
     pub(super) p: *mut f32,
     pub(super) ap: *mut f32,
-    /// The start of 4·N contiguous slice words that the true residual's sums by pieces
-    /// ([`sums_by_pieces`], in shared memory) may take: two vectors a restart rewrites anyway (r and
-    /// p, or p and ap).
-    pub(super) sums: *mut f32,
 }
 
 impl FusedVectors {
@@ -201,7 +189,7 @@ impl FusedVectors {
         unsafe {
             let dg = v.add(Self::pad(v));
             let x = dg.add(n + (n & 1));
-            FusedVectors { dg, x, r: x.add(2 * n), p: x.add(4 * n), ap: x.add(6 * n), sums: x.add(2 * n) }
+            FusedVectors { dg, x, r: x.add(2 * n), p: x.add(4 * n), ap: x.add(6 * n) }
         }
     }
     /// p, r and dg at `v` in the slice, x and ap in `scratch`.
@@ -215,20 +203,7 @@ impl FusedVectors {
         unsafe {
             let p = v.add(Self::pad(v));
             let r = p.add(2 * n);
-            FusedVectors { dg: r.add(2 * n), x: scratch, r, p, ap: scratch.add(2 * n), sums: p }
-        }
-    }
-    /// p, ap and dg at `v` in the slice, x and r in `scratch`: for split launches (module docs).
-    ///
-    /// # Safety
-    /// As [`beside`](Self::beside).
-    #[inline(always)]
-    pub(super) unsafe fn beside_split(v: *mut f32, scratch: *mut f32, n: usize) -> Self {
-        // SAFETY: within the caller's room; p and ap start on 8-byte boundaries.
-        unsafe {
-            let p = v.add(Self::pad(v));
-            let ap = p.add(2 * n);
-            FusedVectors { dg: ap.add(2 * n), x: scratch, r: scratch.add(2 * n), p, ap, sums: p }
+            FusedVectors { dg: r.add(2 * n), x: scratch, r, p, ap: scratch.add(2 * n) }
         }
     }
 }
@@ -323,7 +298,7 @@ pub(super) unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: b
     // SAFETY: the vectors' room (caller's contract); every index below is < 2n (< n for dg); the
     // pair arrays start on an 8-byte boundary.
     unsafe {
-        let FusedVectors { dg, x, r, p, ap, .. } = fv;
+        let FusedVectors { dg, x, r, p, ap } = fv;
         let pair = |a: *mut f32, k: usize| (a as *mut Pair).add(k);
         let (mut bb1, mut bb2) = (0.0f64, 0.0f64);
         rows!(crew, n2, n, |k, i, i2| {
@@ -366,7 +341,7 @@ pub(super) unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: b
             // takes the pass again with the rows walked whole (`whole`), which writes r, p and ap
             // (rare: most pairs meet rtol at their first check)
             let split = xmv.pieces() > 0;
-            let sums = sums_at::<f32, 2>(fv.sums);
+            let sums = sums_at::<f32, 2>(if r < p { r } else { p });
             let mut whole = !split;
             let (rz, rr) = loop {
                 let (mut e1, mut e2, mut k1, mut k2, mut rz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);

@@ -142,9 +142,7 @@ pub(super) unsafe fn gradient_pair<C: ResidentTeam, X: FusedXmv, const REC: bool
 /// `de` for ∂κe/∂(the parameter of κe's first term) where the entry has a specialized one (κe one
 /// square exponential: `ex2` in place of the interpreter's `exp`, no per-entry dispatch), the
 /// general interpreter over ∂κe for every other κe hyperparameter ([`gradient_pair`]);
-/// `grad[job · n_hyper + h]`. `split` (a constant of the entry: block teams alone): the solve's XMV
-/// walks G′'s long rows in pieces, and where the fused vectors lie beside the slice, ap stays in it
-/// ([`Room::FusedBesideSplit`]).
+/// `grad[job · n_hyper + h]`.
 ///
 /// # Safety
 /// As [`solve_all`](super::jobs::solve_all), with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and `scratch`
@@ -157,7 +155,6 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     gp: &GradientParams,
     e: &E,
     de: Option<&D>,
-    split: bool,
     js: Jobs,
     grad: *mut f64,
     scratch: *mut f32,
@@ -170,9 +167,9 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     let each = #[inline(always)]
     |crew: &mut C, j: u32, d1: ResidentGraph, d2: ResidentGraph, room: Room| unsafe {
         let (g1, g2, staged) = stage_pair::<f32, C>(crew, prm, js.words, s, &d1, &d2);
-        // split entries walk G′'s long rows in pieces in the solve's XMV (the view without
+        // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
         // pieces otherwise); the other passes walk whole rows
-        let g2p = if C::SPLITS && split { g2 } else { View { np: 0, ..g2 } };
+        let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
         // (PAIRED = false: the gradient entries' walks are `single` and `range2_d`, see `single`)
         let fly = OnTheFly::<E, true, f32, false> { e, g1: &g1, g2: &g2p, nzs };
         let edge_row = #[inline(always)]
@@ -191,9 +188,6 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         let fv = match room {
             Room::FusedBeside if staged + FusedVectors::beside_words(v, n) <= prm.slice_words as usize => {
                 FusedVectors::beside(v, team_scratch(crew, prm, scratch), n)
-            }
-            Room::FusedBesideSplit if staged + FusedVectors::beside_words(v, n) <= prm.slice_words as usize => {
-                FusedVectors::beside_split(v, team_scratch(crew, prm, scratch), n)
             }
             Room::FusedInSlice if staged + FusedVectors::slice_words(v, n) <= prm.slice_words as usize => FusedVectors::in_slice(v, n),
             _ => return NOT_PLANNED,
@@ -234,7 +228,6 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
     unsafe {
         fused_room(
             prm,
-            C::SPLITS && split,
             #[inline(always)]
             |room| {
                 deal(
@@ -279,8 +272,7 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
             let fv = match room {
                 Room::FusedInSlice => FusedVectors::in_slice(v, n),
                 Room::FusedBeside => FusedVectors::beside(v, team_scratch(crew, prm, scratch), n),
-                // (the product form walks no pieces: `fused_room` below never gives it this room)
-                Room::Solver | Room::FusedBesideSplit => return NOT_PLANNED,
+                Room::Solver => return NOT_PLANNED,
             };
             // κe's one hyperparameter (1 − δ: the differing entries) folded into the solve's last
             // residual pass
@@ -298,7 +290,6 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
         };
         fused_room(
             prm,
-            false,
             #[inline(always)]
             |room| product_pairs(crew, prm, f, h, js, room, each),
         )

@@ -97,32 +97,23 @@ pub(super) unsafe fn solve_all<T: ResidentReal, C: ResidentTeam, E: EdgeEval<T>,
     }
 }
 
-/// What a launch's slices hold for each job's vectors (the launch's `fused_beside` and `split`
-/// choose between the fused ones): the solver's five, or the fused solve's
-/// ([`FusedVectors`](super::fused::FusedVectors)) — all of them, or p, r and dg, or (split launches,
-/// whose XMV adds its pieces' shares to ap with atomics) p, ap and dg.
+/// What a launch's slices hold for each job's vectors (the launch's `fused_beside` chooses between
+/// the fused ones): the solver's five, or the fused solve's ([`FusedVectors`](super::fused::FusedVectors)) — all of them, or p,
+/// r and dg.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Room {
     Solver,
     FusedInSlice,
     FusedBeside,
-    FusedBesideSplit,
 }
 
-/// `run` with the launch's room for the fused vectors (`ResidentParams::fused_beside`; for an entry
-/// that walks pieces, `split`, [`Room::FusedBesideSplit`] in place of [`Room::FusedBeside`]), called
-/// in one place per room with a constant each: inlined copies, so that every vector is reached with
-/// the instructions of its own memory (a pointer that may point at either memory needs generic
-/// ones).
+/// `run` with the launch's room for the fused vectors (`ResidentParams::fused_beside`), called in two
+/// places with a constant each: two inlined copies, so that where the launch keeps every job's
+/// vectors in its slice they are reached with shared-memory instructions (a pointer that may point
+/// at either memory needs generic ones).
 #[inline(always)]
-pub(super) fn fused_room<R>(prm: &ResidentParams, split: bool, mut run: impl FnMut(Room) -> R) -> R {
-    if prm.fused_beside == 0 {
-        run(Room::FusedInSlice)
-    } else if split {
-        run(Room::FusedBesideSplit)
-    } else {
-        run(Room::FusedBeside)
-    }
+pub(super) fn fused_room<R>(prm: &ResidentParams, mut run: impl FnMut(Room) -> R) -> R {
+    if prm.fused_beside == 0 { run(Room::FusedInSlice) } else { run(Room::FusedBeside) }
 }
 
 /// The status of a job whose slice lacks the room its launch promised (a planning error, never

@@ -69,7 +69,7 @@ pub(super) unsafe fn product_pairs<T: ResidentReal, C: ResidentTeam>(
                 let words = match room {
                     Room::Solver => RESIDENT_VECTORS * n * T::WORDS,
                     Room::FusedInSlice => FusedVectors::slice_words(v.cast(), n),
-                    Room::FusedBeside | Room::FusedBesideSplit => FusedVectors::beside_words(v.cast(), n),
+                    Room::FusedBeside => FusedVectors::beside_words(v.cast(), n),
                 };
                 if plain - RESIDENT_VECTORS * n * T::WORDS + words > prm.slice_words as usize || d1.nnz as usize * nnz2 >= PRODUCT_MAX_ENTRIES {
                     // a planning error (the host sizes every slice for its launch's room and gives
