@@ -113,13 +113,34 @@ pub struct Shape {
     pub weighted: bool,
 }
 
+/// `n` nodes with random features `label` (0..4) and `charge` (real), and no edges yet: their
+/// features `order` (1..4) and `length` (real) come from [`edge_features`].
+fn featured_nodes(rng: &mut impl Rng, n: usize) -> Graph {
+    let mut g = Graph::new(n, &["label", "charge"], &["order", "length"]);
+    for i in 0..n {
+        g.set_node_features(i, &[rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)]).unwrap();
+    }
+    g
+}
+
+/// Random features of one edge of [`random_graph`]'s: `order` (1..4) and `length` (real).
+fn edge_features(rng: &mut impl Rng) -> [f64; 2] {
+    [rng.gen_range(1..4) as f64, rng.gen_range(0.5..2.0)]
+}
+
+/// A graph of `n` nodes and the given `edges` (weight 1) with [`random_graph`]'s random features.
+pub fn graph_with_features(rng: &mut impl Rng, n: usize, edges: &[(usize, usize)]) -> Graph {
+    let mut g = featured_nodes(rng, n);
+    for &(u, v) in edges {
+        g.add_edge(u, v, 1.0, &edge_features(rng)).unwrap();
+    }
+    g
+}
+
 /// A random labeled graph: node features `label` (0..4) and `charge` (real), edge features
 /// `order` (1..4) and `length` (real).
 pub fn random_graph(rng: &mut impl Rng, s: Shape) -> Graph {
-    let mut g = Graph::new(s.n, &["label", "charge"], &["order", "length"]);
-    for i in 0..s.n {
-        g.set_node_features(i, &[rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)]).unwrap();
-    }
+    let mut g = featured_nodes(rng, s.n);
     let half = s.n / 2;
     for i in 0..s.n {
         for j in i..s.n {
@@ -129,7 +150,7 @@ pub fn random_graph(rng: &mut impl Rng, s: Shape) -> Graph {
             }
             if p > 0.0 && rng.r#gen::<f64>() < p {
                 let w = if s.weighted { rng.gen_range(0.5..2.0) } else { 1.0 };
-                g.add_edge(i, j, w, &[rng.gen_range(1..4) as f64, rng.gen_range(0.5..2.0)]).unwrap();
+                g.add_edge(i, j, w, &edge_features(rng)).unwrap();
             }
         }
     }

@@ -6,7 +6,7 @@
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, GraphKernel, MarginalizedGraphKernel, MgkConfig, Precision};
-use octile_tests::{Shape, random_config, random_graph, random_shape, targets};
+use octile_tests::{Shape, graph_with_features, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -294,18 +294,6 @@ fn every_backend_matches_the_cpu_f64_gradient() {
     assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 
-/// A graph of `n` nodes and `edges` with [`random_graph`]'s features.
-fn with_features(rng: &mut ChaCha8Rng, n: usize, edges: &[(usize, usize)]) -> Graph {
-    let mut g = Graph::new(n, &["label", "charge"], &["order", "length"]);
-    for i in 0..n {
-        g.set_node_features(i, &[rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)]).unwrap();
-    }
-    for &(u, v) in edges {
-        g.add_edge(u, v, 1.0, &[rng.gen_range(1..4) as f64, rng.gen_range(0.5..2.0)]).unwrap();
-    }
-    g
-}
-
 /// Pairs of 96-node graphs and a 40-node star, whose fused gradient solve on the GPU takes each room
 /// of the resident gradient entries (block teams): K(X, Y) of BA graphs (hubs: the second graph's
 /// long rows walked in pieces, split launches; the fused vectors beside the slice, x and ap in
@@ -318,12 +306,12 @@ fn large_pairs_in_every_resident_room_match_the_cpu_f64_gradient() {
     let ba = |rng: &mut ChaCha8Rng| {
         let mut e = octile::generators::barabasi_albert(96, 6, rng);
         e.push((5, 5)); // a self-loop on an early (hub) node
-        with_features(rng, 96, &e)
+        graph_with_features(rng, 96, &e)
     };
     let ring: Vec<(usize, usize)> = (0..96).flat_map(|i| [(i, (i + 1) % 96), (i, (i + 2) % 96)]).collect();
     let star: Vec<(usize, usize)> = (1..40).map(|i| (0, i)).chain((1..39).map(|i| (i, i + 1))).collect();
-    let x = vec![ba(&mut rng), with_features(&mut rng, 96, &ring), with_features(&mut rng, 40, &star)];
-    let y = vec![ba(&mut rng), with_features(&mut rng, 96, &ring)];
+    let x = vec![ba(&mut rng), graph_with_features(&mut rng, 96, &ring), graph_with_features(&mut rng, 40, &star)];
+    let y = vec![ba(&mut rng), graph_with_features(&mut rng, 96, &ring)];
     let fk = |f: &str, k: BaseKernelConfig| FeatureKernel { feature: f.into(), kernel: k, weight: 1.0 };
     let node = vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 })];
     let sqexp = fk("length", BaseKernelConfig::SquareExponential { length_scale: 1.0 });
