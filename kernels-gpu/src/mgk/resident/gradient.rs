@@ -12,7 +12,7 @@ use octile_types::mgk::gradient::{GradientParams, Hyper, HyperKind, NODE_PASS, c
 use octile_types::mgk::layout::{NODE_D, NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::node_table::TABLE_SLOTS;
 use octile_types::real::Pair;
-use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
+use octile_types::{PairStatus, ResidentGraph, ResidentParams};
 /// K and ∂K/∂θ of one staged pair (`octile_types::mgk::gradient`): x and the adjoint y by the
 /// fused solve ([`solve_pair_fused`], its vectors where `fv` puts them), whose last residual pass
 /// also contracts κe's hyperparameter of [`Fold::of`] (`folds_edge`, `row3`: the one whose derivative

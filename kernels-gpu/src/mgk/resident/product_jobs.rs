@@ -11,7 +11,7 @@ use octile_types::mgk::layout::NZ_FEATURES;
 use octile_types::mgk::resident::{
     PRODUCT_MAX_ENTRIES, RESIDENT_VECTORS, product_entry, product_row_position, product_slice_words, product_span, product_vector_offset,
 };
-use octile_types::{PairJob, PairStatus, ResidentGraph, ResidentParams};
+use octile_types::{PairStatus, ResidentParams};
 /// Every job in product form (`octile_types::mgk::resident::PRODUCT_COLUMN_BITS`): κe a Kronecker
 /// delta on edge feature `f` with value `h` for differing labels, every weight 1. The graphs stay
 /// in global memory (read once per pair, to build the entries and the node terms); the slice holds
