@@ -28,7 +28,7 @@ while [ $(( $(date +%s) - T0 )) -lt $(( L - 20 )) ] && [ $r -lt ${ROUNDS:-5} ]; 
 done 2>&1 | tee $O/ab.log | grep -v -E "^(o|n) "
 for c in $CASES; do IFS=: read s tag args <<< "$c"; for v in o n; do echo "median $v $s$tag $(grep -E "^$v $s$tag " $O/ab.log | awk '{print $3}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ($(grep -cE "^$v $s$tag " $O/ab.log) runs)"; done; done
 echo "A/B took $(( $(date +%s) - T0 )) s"
-if [ -n "${NCU:-1}" ]; then
+if [ -n "${NCU-1}" ]; then   # NCU= (set, empty) turns it off: ${NCU:-1} took empty as unset and ran it
   M="--metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,lts__t_sectors_op_red.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
   for v in o n; do
     B=/tmp/b; [ $v = n ] && B=/tmp/bn
