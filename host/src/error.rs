@@ -43,8 +43,9 @@ pub enum OctileError {
         /// The features the graph has, comma-separated.
         available: String,
     },
-    /// Input file problem: file, line (1-based, 0 when not applicable), and what is wrong.
-    #[error("{}:{line}: {what}", path.display())]
+    /// Input file problem: file, line (1-based, 0 when not applicable: the message then names the
+    /// file alone), and what is wrong.
+    #[error("{}{}: {what}", path.display(), line_suffix(*line))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -200,9 +201,22 @@ fn driver_message(e: &DriverError) -> String {
     }
 }
 
+/// `:LINE` of a [`OctileError::Parse`], or nothing for line 0 (the whole file): `zzz:5:0:` read as
+/// a line of a file named `zzz:5`.
+fn line_suffix(line: usize) -> String {
+    if line == 0 { String::new() } else { format!(":{line}") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_error_without_a_line_names_the_file_alone() {
+        let at = |line| OctileError::Parse { path: "nws:5".into(), line, what: "bad".into() }.to_string();
+        assert_eq!(at(0), "nws:5: bad");
+        assert_eq!(at(3), "nws:5:3: bad");
+    }
 
     #[test]
     fn gpu_errors_name_what_failed() {

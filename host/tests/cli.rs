@@ -509,7 +509,11 @@ fn cli_nodal_writes_node_matrix_in_input_order_summing_to_k() {
     }
     let bad = exe().args(["nodal", "nws:2", "--pair", "0,5", "--backend", "cpu", "--out"]).arg(dir.join("x.npy")).output().unwrap();
     assert_eq!(bad.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("pair 0 = (0, 5) indexes past the 2 graphs"), "{}", String::from_utf8_lossy(&bad.stderr));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--pair 0,5: graph 5 is past the 2 graph(s) of the inputs"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }
 
 #[test]
@@ -1102,4 +1106,67 @@ fn help_lists_exit_codes_and_formats() {
     }
     // an unknown flag: exit code 2, as documented
     assert_eq!(exe().args(["gram", "--no-such-flag"]).output().unwrap().status.code(), Some(2));
+}
+
+/// What a bad-input sweep of the CLI found (session 35), each refused before any work with a
+/// message naming the flag, and nothing written: `nodal`'s summary replacing its input (it wrote
+/// arr.json over the input arr.json), `generate`'s summary replacing its output, `demo`'s output
+/// unchecked (a .txt, a missing folder found after the work) and its graph count (0, or 10⁹ graphs
+/// aborting in an allocation), generator inputs with COUNT 0 or extra fields, and `nodal --pair`
+/// with a bad value (a command-line error, exit 2) or a graph past the inputs.
+#[test]
+fn outputs_counts_and_pairs_are_checked_before_any_work() {
+    let dir = scratch_dir("cli-sweep");
+    let here: &Path = &dir;
+    let run = |args: &[&str]| {
+        let o = exe().args(args).current_dir(here).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let tiny = root().join("examples/tiny.jsonl");
+    let graphs = dir.join("arr.json");
+    let text = std::fs::read_to_string(&tiny).unwrap().lines().next().unwrap().to_string();
+    std::fs::write(&graphs, &text).unwrap();
+    // nodal: arr.npy's summary is arr.json, the input
+    let (code, err) = run(&["nodal", "arr.json", "--pair", "0,0", "--out", "arr.npy", "--backend", "cpu"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--out arr.npy") && err.contains("which is the input arr.json"), "{err}");
+    assert_eq!(std::fs::read_to_string(&graphs).unwrap(), text, "the input was changed");
+    assert!(!dir.join("arr.npy").exists());
+    for (pair, code_want, want) in
+        [("a,b", 2, "'a,b' is not two graph indices"), ("1", 2, "'1' is not two graph indices"), ("0,7", 1, "--pair 0,7: graph 7 is past the 3 graph(s)")]
+    {
+        let (code, err) = run(&["nodal", tiny.to_str().unwrap(), "--pair", pair, "--out", "n.npy", "--backend", "cpu"]);
+        assert_eq!(code, Some(code_want), "--pair {pair}: {err}");
+        assert!(err.contains(want), "--pair {pair}: {err}");
+        assert!(!dir.join("n.npy").exists(), "--pair {pair}: written");
+    }
+    // generate: the summary would replace the graph
+    let (code, err) = run(&["generate", "gen:delaunay:10", "--out", "g.mtx", "--summary", "g.mtx"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--summary g.mtx would overwrite the output g.mtx"), "{err}");
+    assert!(!dir.join("g.mtx").exists());
+    // demo: its count and its output, before any work
+    for (args, want) in [
+        (vec!["--graphs", "0"], "--graphs: COUNT is 0"),
+        (vec!["--graphs", "1000000000"], "--graphs: generating 1000000000 graphs needs"),
+        (vec!["--graphs", "2", "--out", "D.txt"], "D.txt: the output is written as .npy or .csv"),
+        (vec!["--graphs", "2", "--out", "missing/D.npy"], "folder missing does not exist"),
+    ] {
+        let (code, err) = run(&[&["demo", "--backend", "cpu"][..], &args].concat());
+        assert_eq!(code, Some(1), "demo {args:?}: {err}");
+        assert!(err.contains(want), "demo {args:?}: {err}");
+    }
+    assert!(!dir.join("D.txt").exists());
+    // generator inputs
+    for (input, want) in [("nws:0", "nws:0: COUNT is 0"), ("ba:5:1:2", "ba:5:1:2: too many fields; use ba:COUNT[:SEED]"), ("nws:x", "nws:x: COUNT 'x' must be")]
+    {
+        let (code, err) = run(&["gram", input, "--out", "K.npy", "--backend", "cpu", "--quiet"]);
+        assert_eq!(code, Some(1), "{input}: {err}");
+        assert!(err.contains(want), "{input}: {err}");
+    }
+    // a whole-file error names the file alone (no ":0", which read as line 0 of a file "zzz:5")
+    let (code, err) = run(&["gram", "zzz:5", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("zzz:5: cannot infer the format") && !err.contains("zzz:5:0"), "{err}");
+    assert!(!dir.join("K.npy").exists());
 }

@@ -150,6 +150,20 @@ fn tu_folder_and_bad_ids() {
     let (line, what) = parse_error(read(&dir, None, false));
     assert_eq!(line, 4, "{what}");
     assert!(what.contains("edge (3, 2) has label 3, but line 3 gives it label 2"), "{what}");
+    // an A file of one column beside edge labels: its own error at its line, not hidden behind
+    // the label count (2 edges, 6 labels) that it makes wrong
+    std::fs::write(dir.join("DS_edge_labels.txt"), "1\n1\n2\n2\n1\n1\n").unwrap();
+    std::fs::write(dir.join("DS_A.txt"), "1\n2\n").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 1, "{what}");
+    assert!(what.contains("expected 'i, j'"), "{what}");
+    // well-formed edges and too few or too many labels: the count
+    for labels in ["1\n", "1\n1\n1\n"] {
+        std::fs::write(dir.join("DS_A.txt"), "1, 2\n2, 1\n").unwrap();
+        std::fs::write(dir.join("DS_edge_labels.txt"), labels).unwrap();
+        let (_, what) = parse_error(read(&dir, None, false));
+        assert!(what.contains(&format!("{} edge labels for 2 edges", labels.lines().count())), "{what}");
+    }
     std::fs::remove_file(dir.join("DS_edge_labels.txt")).unwrap();
     std::fs::write(dir.join("DS_A.txt"), "1, 2\n2, 9\n").unwrap();
     let (line, what) = parse_error(read(&dir, None, false));
@@ -195,6 +209,16 @@ fn config_errors_list_what_exists() {
     assert!(e.contains("unknown key 'qq'") && e.contains("known keys"), "{e}");
     let e = MgkConfig::from_toml("q = 1.5\n").unwrap_err().to_string();
     assert!(e.contains("q = 1.5"), "{e}");
+    // below octile::mgk::config::MIN_Q f64 rounding passes the values' tolerance (K 10 % off at
+    // q = 1e-15, exit 0): refused, saying why; MIN_Q itself is a kernel
+    for q in ["1e-12", "1e-16", "0.0"] {
+        let e = MgkConfig::from_toml(&format!("q = {q}\n")).unwrap_err().to_string();
+        assert!(e.contains("must be in [1e-9, 1)") && e.contains("condition"), "q = {q}: {e}");
+    }
+    assert_eq!(MgkConfig::from_toml("q = 1e-9\n").unwrap().q, octile::mgk::config::MIN_Q);
+    // a length scale whose 1/(2ℓ²) overflows is out of range, and the message says why
+    let e = MgkConfig::from_toml("[edge.len]\nkernel = \"square_exponential\"\nlength_scale = 1e-300\n").unwrap_err().to_string();
+    assert!(e.contains("1/(2ℓ²) finite"), "{e}");
     let e = MgkConfig::from_toml("[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\nhh = 2\n").unwrap_err().to_string();
     assert!(e.contains("unknown key 'hh'"), "{e}");
     let e = MgkConfig::from_toml("[edge.len]\nkernel = \"square_exponential\"\nlength_scale = -1\n").unwrap_err().to_string();

@@ -26,6 +26,10 @@ __all__ = ["GraphKernel", "MarginalizedGraphKernel", "ShortestPathKernel", "Grap
 _BACKENDS = ("auto", "cpu", "cuda")
 
 
+# the smallest stopping probability q a kernel may have (octile::mgk::config::MIN_Q: below it the
+# f64 solution's rounding, growing as ε/q, passes the values' 1e-6 tolerance)
+_MIN_Q = 1e-9
+
 class GraphKernel:
     """What every octile kernel object shares. Subclasses give their parameters (constructor
     arguments, kept as attributes of the same name, scikit-learn's convention) and ``to_toml``."""
@@ -208,7 +212,10 @@ class MarginalizedGraphKernel(GraphKernel):
         self.q_bounds = q_bounds
         self.p_bounds = p_bounds
         _check_backend(backend, precision)
-        _bounds("q_bounds", q_bounds)
+        qb = _bounds("q_bounds", q_bounds)
+        if qb != "fixed" and qb[0] < _MIN_Q:
+            # a fit would reach a q the kernel refuses (its values lose accuracy as ε/q)
+            raise ValueError(f"q_bounds {q_bounds!r}: the lower bound must be ≥ {_MIN_Q:g}, octile's smallest q")
         _bounds("p_bounds", p_bounds)
 
     def to_toml(self) -> str:

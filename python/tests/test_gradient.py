@@ -308,6 +308,9 @@ def test_bounds_are_checked_and_weights_bounds_only_in_additive():
             KroneckerDelta(0.5, h_bounds=bad)
     with pytest.raises(ValueError, match="q_bounds"):
         MarginalizedGraphKernel(None, None, q_bounds=(0, 1))
+    with pytest.raises(ValueError, match=r"q_bounds \(1e-12, 0.5\): the lower bound must be ≥ 1e-09"):
+        MarginalizedGraphKernel(None, None, q_bounds=(1e-12, 0.5))
+    MarginalizedGraphKernel(None, None, q_bounds=(1e-9, 0.5))
     with pytest.raises(ValueError, match="weight_bounds"):
         MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5, weight_bounds=(0.1, 1))), None).to_toml()
     assert KroneckerDelta(0.5, h_bounds=np.array([[0.01, 1.0]])).h_bounds == (0.01, 1.0)

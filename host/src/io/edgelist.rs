@@ -58,7 +58,7 @@ pub fn parse(path: &Path, text: &[u8], opt: &EdgeListOptions) -> Result<EdgeList
     if opt.n_nodes.is_some_and(|n| n > u32::MAX as usize) {
         return Err(parse_err(path, 0, format!("{} nodes asked for: node ids must fit 32 bits (at most {} nodes)", limit, u32::MAX)));
     }
-    let chunks = line_chunks(text, 1);
+    let chunks = line_chunks(super::record::without_bom(text), 1);
     let parts: Vec<Result<Vec<(u32, u32)>>> = chunks.par_iter().map(|c| parse_chunk(path, c, opt.one_based, limit, opt.n_nodes.is_some())).collect();
     let mut pieces = Vec::with_capacity(parts.len());
     for p in parts {
@@ -250,6 +250,13 @@ mod tests {
         for bad in [&b""[..], b"-1", b"1.0", b"18446744073709551616", b"1e3"] {
             assert_eq!(parse_u64(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_id() {
+        // what Windows editors write first; the other readers skip it too (`record::without_bom`)
+        let e = parse(Path::new("g.edges"), b"\xEF\xBB\xBF0 1\r\n1 2\r\n", &EdgeListOptions::default()).unwrap();
+        assert_eq!((e.n_nodes, e.edges), (3, vec![(0, 1), (1, 2)]));
     }
 
     #[test]

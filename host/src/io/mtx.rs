@@ -119,6 +119,7 @@ pub fn read(path: &Path) -> Result<MtxGraph> {
 
 /// Parse the Matrix Market text `text` (read from `path`, named in errors) as a graph.
 pub fn parse(path: &Path, text: &[u8]) -> Result<MtxGraph> {
+    let text = super::record::without_bom(text);
     let mut lines = text.split(|&b| b == b'\n');
     let banner = lines.next().unwrap_or_default();
     let (field, symmetry) = parse_banner(path, banner)?;
@@ -374,6 +375,12 @@ mod tests {
         let mut e = e;
         e.sort();
         assert_eq!(e, [(0, 1), (0, 1), (1, 2), (2, 4), (3, 3)]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_banner_is_skipped() {
+        let g = parse(Path::new("g.mtx"), b"\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n").unwrap();
+        assert_eq!(g.n_nodes, 3);
     }
 
     #[test]

@@ -228,7 +228,7 @@ pub fn check_output(path: &Path) -> Result<()> {
     let bad = |what: String| Err(OctileError::Output { path: path.to_path_buf(), what });
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("npy") | Some("csv") => {}
-        _ => return bad("the matrix is written as .npy (float64) or .csv; name the file so (the summary goes beside it as .json)".into()),
+        _ => return bad("the output is written as .npy or .csv; name the file so (the summary goes beside it as .json)".into()),
     }
     check_writable(path)
 }

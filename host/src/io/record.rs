@@ -85,6 +85,12 @@ impl FeatureKinds {
     }
 }
 
+/// `bytes` without a leading UTF-8 byte-order mark (what some Windows editors write first): not
+/// part of the text, for every reader (JSON, SMILES, CSV, SDF, TU, Matrix Market, edge lists).
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// A whole text file. A byte sequence that is not UTF-8 is a parse error naming its line (1-based)
 /// and column, not an I/O error about the whole file; a directory given as a file says so.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
@@ -92,10 +98,9 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         return Err(parse_err(path, 0, "a folder where a file was expected (a TU dataset folder is read as one input; give files otherwise)"));
     }
     let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
-    // a UTF-8 byte-order mark (what some Windows editors write first) is not part of the text
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => rest.to_vec(),
-        None => bytes,
+    let bytes = match without_bom(&bytes).len() {
+        n if n == bytes.len() => bytes,
+        n => bytes[bytes.len() - n..].to_vec(),
     };
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];

@@ -113,11 +113,9 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         graphs[g as usize - 1].set_node_features(local[k], &[lab]).map_err(|e| parse_err(dir, k + 1, e.to_string()))?;
     }
     let edges = ints(&a_path)?;
-    if let Some(el) = &edge_labels
-        && el.len() != edges.len()
-    {
-        return Err(parse_err(dir, 0, format!("{} edge labels for {} edges", el.len(), edges.len())));
-    }
+    // the label count is checked after each edge's own checks (a one-column A file is reported at
+    // its line, not as a count mismatch) and before its label is read
+    let count_mismatch = |el: &Vec<i64>| parse_err(dir, 0, format!("{} edge labels for {} edges", el.len(), edges.len()));
     // each undirected edge once: its first listing's line
     let mut seen: std::collections::HashMap<(i64, i64), usize> = std::collections::HashMap::new();
     for (ln, e) in edges.iter().enumerate() {
@@ -132,6 +130,11 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         let (gi, gj) = (indicator[i as usize - 1], indicator[j as usize - 1]);
         if gi != gj {
             return Err(parse_err(&a_path, ln + 1, format!("edge ({i}, {j}) joins graphs {gi} and {gj}")));
+        }
+        if let Some(el) = &edge_labels
+            && ln >= el.len()
+        {
+            return Err(count_mismatch(el));
         }
         if let Some(&first) = seen.get(&(i.min(j), i.max(j))) {
             if let (Some(el), Some(p)) = (&edge_labels, &el_path)
@@ -153,6 +156,11 @@ pub fn read(dir: &Path) -> Result<Loaded> {
         seen.insert((i.min(j), i.max(j)), ln);
         let lab = edge_labels.as_ref().map_or(0, |v| v[ln]) as f64;
         graphs[gi as usize - 1].add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &[lab]).map_err(|e| parse_err(&a_path, ln + 1, e.to_string()))?;
+    }
+    if let Some(el) = &edge_labels
+        && el.len() != edges.len()
+    {
+        return Err(count_mismatch(el));
     }
     Ok(Loaded { graphs, ..Loaded::default() })
 }

@@ -1,5 +1,5 @@
 //! Helpers shared by several subcommands: argument enums, inputs, kernel configuration, progress, outputs.
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use octile::generators::{ba_set, nws_set};
@@ -185,10 +185,11 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
     for (k, inp) in inputs.iter().enumerate() {
         let parts: Vec<&str> = inp.split(':').collect();
         if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba" || parts[0] == "molecules") {
-            let count: usize = parts[1].parse().with_context(|| format!("{inp}: COUNT must be an integer"))?;
+            if parts.len() > 3 {
+                bail!("{inp}: too many fields; use {}:COUNT[:SEED]", parts[0]);
+            }
+            let count = generated_count(inp, parts[1])?;
             let seed: u64 = parts.get(2).map(|s| s.parse()).transpose().with_context(|| format!("{inp}: SEED must be an integer"))?.unwrap_or(2020);
-            // a generated graph (96 nodes, up to 540 edges, their features) takes under 32 KiB
-            octile::memory::check(count as u128 * (32 << 10), None, || format!("{inp}: generating {count} graphs"))?;
             let set = match parts[0] {
                 "nws" => nws_set(count, seed),
                 "ba" => ba_set(count, seed),
@@ -208,6 +209,35 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
         out.graphs.extend(l.graphs);
     }
     Ok(out)
+}
+
+/// The COUNT of a generator input (`nws:COUNT`, `demo --graphs COUNT`): at least one graph, and
+/// the graphs within memory before any is made (a generated graph — 96 nodes, up to 540 edges,
+/// their features — takes under 32 KiB).
+pub fn generated_count(what: &str, count: &str) -> Result<usize> {
+    let count: usize = count.parse().with_context(|| format!("{what}: COUNT '{count}' must be a non-negative integer"))?;
+    if count == 0 {
+        bail!("{what}: COUNT is 0; a Gram matrix needs at least one graph");
+    }
+    octile::memory::check(count as u128 * (32 << 10), None, || format!("{what}: generating {count} graphs"))?;
+    Ok(count)
+}
+
+/// No file a run writes (`outputs`) may replace one of its inputs (graph files, the kernel file;
+/// the same file by any path): refused before any work, naming both. `flag`: the option the
+/// outputs come from, for the message; `beside`: what else it writes next to the output.
+pub fn refuse_replacing_inputs<'a>(flag: &str, out: &Path, outputs: &[PathBuf], inputs: impl IntoIterator<Item = &'a Path>, beside: &str) -> Result<()> {
+    for input in inputs {
+        if let Some(o) = outputs.iter().find(|o| same_file(o, input)) {
+            bail!(
+                "{flag} {}: this run would write {}, which is the input {}; name the output differently{beside}",
+                out.display(),
+                o.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// What the summary says of an input file or folder: its path, size in bytes and FNV-1a checksum

@@ -1,5 +1,5 @@
 //! `octile demo`: the normalized Gram matrix of the paper's Newman–Watts–Strogatz set, built in.
-use crate::common::{BackendArg, PrecisionArg, apply, progress, tuning_from_env};
+use crate::common::{BackendArg, PrecisionArg, apply, generated_count, progress, tuning_from_env};
 use anyhow::Result;
 use clap::Args;
 use octile::generators::nws_set;
@@ -16,7 +16,7 @@ pub struct DemoArgs {
     /// Default: f32 on the GPU, f64 on the CPU.
     #[arg(long, value_enum)]
     precision: Option<PrecisionArg>,
-    /// Number of graphs.
+    /// Number of graphs (at least 1).
     #[arg(long, default_value_t = 160)]
     graphs: usize,
     /// Also write the matrix here (.npy or .csv).
@@ -26,6 +26,11 @@ pub struct DemoArgs {
 
 pub fn demo(a: DemoArgs) -> Result<()> {
     let DemoArgs { backend, precision, graphs: n, out } = a;
+    // what gram checks of nws:COUNT and of --out, before any work
+    generated_count("--graphs", &n.to_string())?;
+    if let Some(path) = &out {
+        npy::check_output(path)?;
+    }
     let graphs = nws_set(n, 2020);
     let mut cfg = synthetic_kernel(0.05);
     apply(&mut cfg, backend, precision);

@@ -1,6 +1,6 @@
 //! `octile gram`: the Gram matrix K(X) or K(X, Y) of graph files, written with a JSON summary.
 use crate::common::{
-    BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, provenance, same_file, tuning_from_env,
+    self, BackendArg, DenseWalkArg, PrecisionArg, ReorderArg, backend_of, load, parse_format, precision_of, progress, provenance, tuning_from_env,
 };
 use crate::resume;
 use crate::tiled;
@@ -191,18 +191,14 @@ impl Built {
 fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
     let partial = resume::PartialFiles::of(&a.out);
     let outputs = [a.out.clone(), a.out.with_extension("json"), gradient_path(&a.out), partial.values, partial.gradient, partial.summary];
-    let inputs = a.inputs.iter().chain(&a.against).map(PathBuf::from).chain(a.kernel.clone());
-    for input in inputs {
-        if let Some(o) = outputs.iter().find(|o| same_file(o, &input)) {
-            anyhow::bail!(
-                "--out {}: this run would write {}, which is the input {}; name the output differently (the summary goes beside it as NAME.json, --gradient's as NAME.grad.npy, an interrupted run's as NAME.partial.*)",
-                a.out.display(),
-                o.display(),
-                input.display()
-            );
-        }
-    }
-    Ok(())
+    let inputs: Vec<PathBuf> = a.inputs.iter().chain(&a.against).map(PathBuf::from).chain(a.kernel.clone()).collect();
+    common::refuse_replacing_inputs(
+        "--out",
+        &a.out,
+        &outputs,
+        inputs.iter().map(PathBuf::as_path),
+        " (the summary goes beside it as NAME.json, --gradient's as NAME.grad.npy, an interrupted run's as NAME.partial.*)",
+    )
 }
 
 /// Why pair (i, j) of the output (rows of `x`, columns of `y`, or of `x` when `y` is empty) stopped

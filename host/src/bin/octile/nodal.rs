@@ -1,6 +1,6 @@
 //! `octile nodal`: the node-wise similarity matrix R of two graphs of the inputs (K = ΣR).
-use crate::common::{BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance};
-use anyhow::{Context, Result};
+use crate::common::{self, BackendArg, PrecisionArg, ReorderArg, kernel_config, load, parse_format, provenance};
+use anyhow::{Result, bail};
 use clap::Args;
 use octile::io::{ReadOptions, npy};
 use octile::{GraphKernel, MarginalizedGraphKernel};
@@ -13,8 +13,8 @@ pub struct NodalArgs {
     #[arg(required = true)]
     inputs: Vec<String>,
     /// The two graphs, "I,J".
-    #[arg(long, default_value = "0,1")]
-    pair: String,
+    #[arg(long, default_value = "0,1", value_parser = graph_pair)]
+    pair: (usize, usize),
     /// Kernel configuration (TOML). Default: the paper's synthetic-set kernel.
     #[arg(long)]
     kernel: Option<PathBuf>,
@@ -36,13 +36,25 @@ pub struct NodalArgs {
     pdb_cutoff: f64,
 }
 
-pub fn nodal(a: NodalArgs) -> Result<()> {
-    let NodalArgs { inputs, pair, kernel, out, backend, precision, format, reorder, pdb_cutoff } = a;
-    npy::check_output(&out)?;
-    let (i, j) = pair
-        .split_once(',')
+/// `--pair`'s parser: two graph indices "I,J" (a bad value is a command-line error, exit 2).
+fn graph_pair(s: &str) -> std::result::Result<(usize, usize), String> {
+    s.split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse::<usize>().ok()?, b.trim().parse::<usize>().ok()?)))
-        .with_context(|| format!("--pair {pair}: expected two graph indices \"I,J\""))?;
+        .ok_or_else(|| format!("'{s}' is not two graph indices \"I,J\" (from 0, in input order)"))
+}
+
+pub fn nodal(a: NodalArgs) -> Result<()> {
+    let NodalArgs { inputs, pair: (i, j), kernel, out, backend, precision, format, reorder, pdb_cutoff } = a;
+    npy::check_output(&out)?;
+    // the matrix and its summary NAME.json: neither may replace an input
+    let graphs_in: Vec<PathBuf> = inputs.iter().map(PathBuf::from).chain(kernel.clone()).collect();
+    common::refuse_replacing_inputs(
+        "--out",
+        &out,
+        &[out.clone(), out.with_extension("json")],
+        graphs_in.iter().map(PathBuf::as_path),
+        " (the summary goes beside it as NAME.json)",
+    )?;
     let format = parse_format(format.as_deref())?;
     let cfg = kernel_config(kernel.as_deref(), backend, precision, reorder)?;
     let mut kinds = Vec::new();
@@ -52,6 +64,9 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     let graphs = &set.graphs;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
+    if let Some(&g) = [i, j].iter().find(|&&g| g >= graphs.len()) {
+        bail!("--pair {i},{j}: graph {g} is past the {} graph(s) of the inputs (numbered from 0, in input order)", graphs.len());
+    }
     let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
     let summary = json!({
