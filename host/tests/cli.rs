@@ -1164,6 +1164,33 @@ fn outputs_counts_and_pairs_are_checked_before_any_work() {
         assert_eq!(code, Some(1), "{input}: {err}");
         assert!(err.contains(want), "{input}: {err}");
     }
+    // a feature the kernel compares, missing from a graph of --against: the file and line, not
+    // the graph's index among X and Y together
+    std::fs::write(dir.join("m.smi"), "CCO\nCC\n").unwrap();
+    std::fs::write(dir.join("k.toml"), "q = 0.05\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap();
+    let (code, err) = run(&["gram", tiny.to_str().unwrap(), "--against", "m.smi", "--kernel", "k.toml", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("m.smi:1: graph 0 of this input: node feature 'label' is not in it; it has: [element"), "{err}");
+    // nodal with another method's kernel file says so
+    std::fs::write(dir.join("sp.toml"), "method = \"shortest_path\"\n").unwrap();
+    let (code, err) = run(&["nodal", tiny.to_str().unwrap(), "--kernel", "sp.toml", "--out", "n.npy", "--backend", "cpu"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("a shortest_path kernel") && err.contains("marginalized graph kernel only"), "{err}");
+    // --resume of another run's output names the --out it belongs to
+    std::fs::write(dir.join("P.partial.npy"), b"").unwrap();
+    let (code, err) = run(&["gram", "nws:3", "--out", "Q.npy", "--resume", "P.partial.npy", "--backend", "cpu", "--quiet"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--resume P.partial.npy belongs to --out P.npy (or .csv), not --out Q.npy"), "{err}");
+    // a profile named by the environment: the error says where the name came from
+    let o = exe()
+        .args(["gram", "nws:2", "--out", "K.npy", "--backend", "cpu", "--quiet"])
+        .env("OCTILE_PROFILE", "/nonexistent-octile/p.json")
+        .current_dir(here)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("OCTILE_PROFILE=/nonexistent-octile/p.json"), "{err}");
     // a whole-file error names the file alone (no ":0", which read as line 0 of a file "zzz:5")
     let (code, err) = run(&["gram", "zzz:5", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
     assert_eq!(code, Some(1), "{err}");

@@ -286,6 +286,24 @@ fn sdf_records_hydrogens_charges_and_errors() {
         assert_eq!(line, 10, "{what}");
         assert!(what.contains(want), "{what}");
     }
+    // a bond from an atom to itself (read as a self-loop, changing K), a bond given twice (an
+    // error at the header's line before), a charge code past 7, M  CHG's count against its pairs and
+    // a charge past ±15: errors at their lines
+    for (from, to, line_want, want) in [
+        ("  2  3  2  0", "  3  3  2  0", 10, "joins atom 3 to itself"),
+        ("  3  4  1  0", "  2  1  1  0", 11, "atoms 2 and 1 are bonded twice (also on line 9)"),
+        (" O   0  5", " O   0  9", 7, "atom charge code 9 is outside the V2000 codes 0–7"),
+        ("M  END", "M  CHG  5   3  -1\nM  END", 12, "M  CHG declares 5 atom(s) but gives 2 value(s)"),
+        ("M  END", "M  CHG  1   3 999\nM  END", 12, "M  CHG charge 999 of atom 3 is outside -15..=15"),
+    ] {
+        let odd = ETHANOL_SDF.replace(from, to);
+        let (line, what) = parse_error(read(&tmp("c.sdf", &odd), None, false));
+        assert_eq!(line, line_want, "{to}: {what}");
+        assert!(what.contains(want), "{to}: {what}");
+    }
+    // an M  CHG line as RDKit writes it still reads
+    let charged = ETHANOL_SDF.replace(" O   0  5", " O   0  0").replace("M  END", "M  CHG  1   3  -1\nM  END");
+    assert_eq!(read(&tmp("ok.sdf", &charged), None, false).unwrap().graphs[0].node_features(2), [8.0, 0.0, -1.0, 1.0]);
 }
 
 #[test]

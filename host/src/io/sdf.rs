@@ -39,7 +39,9 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
             5 => -1.0,
             6 => -2.0,
             7 => -3.0,
-            _ => 0.0,
+            // 4: doublet radical, no charge; anything past 7 is outside the format
+            0 | 4 => 0.0,
+            c => return Err((first + 4 + k, format!("atom charge code {c} is outside the V2000 codes 0–7"))),
         };
     }
     let mut bonds = Vec::with_capacity(nb);
@@ -59,6 +61,14 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
         if a < 1 || b < 1 || a > na || b > na {
             return Err((first + 4 + na + k, format!("bond ({a}, {b}) refers to an atom outside 1..={na}")));
         }
+        // a bond from an atom to itself is no chemical bond (it was read as a self-loop, changing
+        // K); a second bond between two atoms is reported at its own line
+        if a == b {
+            return Err((first + 4 + na + k, format!("bond ({a}, {b}) joins atom {a} to itself")));
+        }
+        if let Some(j) = bonds.iter().position(|&(x, y, _)| (x, y) == (a - 1, b - 1) || (x, y) == (b - 1, a - 1)) {
+            return Err((first + 4 + na + k, format!("atoms {a} and {b} are bonded twice (also on line {})", first + 4 + na + j)));
+        }
         bonds.push((a - 1, b - 1, t));
     }
     for (k, l) in lines[4 + na + nb..].iter().enumerate() {
@@ -74,11 +84,20 @@ fn record(lines: &[&str], first: usize) -> std::result::Result<Graph, (usize, St
             }
         }
         if let Some(rest) = l.strip_prefix("M  CHG") {
+            let at = first + 4 + na + nb + k;
             let v: Vec<i64> = rest.split_whitespace().filter_map(|t| t.parse().ok()).collect();
-            for pair in v.get(1..).unwrap_or(&[]).chunks(2) {
+            // "M  CHG n a₁ c₁ … aₙ cₙ": n pairs, each charge within the format's ±15
+            let declared = v.first().copied().unwrap_or(0);
+            if declared < 0 || v.len() != 1 + 2 * declared as usize {
+                return Err((at, format!("M  CHG declares {declared} atom(s) but gives {} value(s) after the count", v.len().saturating_sub(1))));
+            }
+            for pair in v[1..].chunks(2) {
                 if let [a, c] = pair {
                     if *a < 1 || *a as usize > na {
-                        return Err((first + 4 + na + nb + k, format!("M  CHG atom {a} out of range")));
+                        return Err((at, format!("M  CHG atom {a} out of range")));
+                    }
+                    if c.abs() > 15 {
+                        return Err((at, format!("M  CHG charge {c} of atom {a} is outside -15..=15")));
                     }
                     charge[*a as usize - 1] = *c as f64;
                 }

@@ -313,10 +313,18 @@ pub fn resolve(tiles: &TileOptions, backend: &str, device: &str, arch: &str, pre
         MapSource { map: map_from_rows(rows).expect("validated on parse"), origin }
     };
     // an explicitly named file must exist and parse; the user store is optional
-    let explicit = tiles.profile.clone().or_else(|| std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from));
-    let user = match explicit.or_else(|| user_store().filter(|p| p.is_file())) {
-        Some(path) => Some((ProfileFile::read(&path)?, path.display().to_string())),
-        None => None,
+    let from_env = std::env::var_os("OCTILE_PROFILE").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let user = match (&tiles.profile, &from_env) {
+        (Some(path), _) => Some((ProfileFile::read(path)?, path.display().to_string())),
+        // a file named by the environment: its errors say where the name came from
+        (None, Some(path)) => Some((
+            ProfileFile::read(path).map_err(|e| OctileError::InvalidRequest(format!("OCTILE_PROFILE={}: {e}", path.display())))?,
+            path.display().to_string(),
+        )),
+        (None, None) => match user_store().filter(|p| p.is_file()) {
+            Some(path) => Some((ProfileFile::read(&path)?, path.display().to_string())),
+            None => None,
+        },
     };
     // the run's own walk first (user file, then shipped), then the shared-walk profiles
     let walk = tiles.dense_walk.name();

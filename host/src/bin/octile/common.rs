@@ -166,6 +166,25 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Every feature the marginalized kernel `cfg` compares is in every graph (an edge feature in
+    /// every graph with edges: one without edges has its value without them), checked before any
+    /// work: an error names the input (`names[k]`, as given), the graph's line or record, and the
+    /// features it has. (The library's own check, at packing, names the graph's index in the pairs
+    /// it was given: a tile's, or X and Y's together.)
+    pub fn check_features_present(&self, cfg: &MgkConfig, names: &[String]) -> Result<()> {
+        for (g, &(k, place)) in self.graphs.iter().zip(&self.places) {
+            let sides = [("node", &cfg.node, g.node_feature_names(), g.n_nodes() > 0), ("edge", &cfg.edge, g.edge_feature_names(), g.n_edges() > 0)];
+            for (kind, terms, have, needed) in sides {
+                if let Some(t) = terms.iter().find(|t| needed && !have.contains(&t.feature)) {
+                    let input = names.get(k).map_or("an input", String::as_str);
+                    let at = if place.line > 0 { format!("{input}:{}", place.line) } else { input.to_string() };
+                    bail!("{at}: graph {} of this input: {kind} feature '{}' is not in it; it has: [{}]", place.record, t.feature, have.join(", "));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The summary's record of the inputs' records: each graph (its row or column, in order) with
     /// its input and record, and each record skipped with its input, line and reason.
     pub fn records_json(&self) -> serde_json::Value {
@@ -323,6 +342,12 @@ pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Opti
     let mut cfg = match kernel {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            // another method's file: say so, not its first key this method does not know
+            if let Some(m) = octile::toml_file::parse_table(&text).ok().and_then(|t| octile::toml_file::method_of(&t).ok())
+                && m != "marginalized"
+            {
+                bail!("{}: a {m} kernel (method = \"{m}\"); this command computes the marginalized graph kernel only", p.display());
+            }
             MgkConfig::from_toml(&text).with_context(|| format!("{}", p.display()))?
         }
         None => synthetic_kernel(0.05),

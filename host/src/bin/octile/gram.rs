@@ -313,6 +313,10 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let mut xs = load(&a.inputs, &ropt, &mut kinds)?;
     let mut ys = if a.against.is_empty() { Default::default() } else { load(&a.against, &ropt, &mut kinds)? };
     file.check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
+    if let KernelFile::Marginalized(cfg) = file {
+        xs.check_features_present(cfg, &a.inputs)?;
+        ys.check_features_present(cfg, &a.against)?;
+    }
     let (x, y) = (std::mem::take(&mut xs.graphs), std::mem::take(&mut ys.graphs));
     let skipped = xs.skipped.len() + ys.skipped.len();
     if skipped > 0 {
@@ -342,6 +346,18 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let options = json!({"backend": format!("{:?}", backend_of(a.backend)), "primitive": a.primitive, "profile": a.profile, "blocks_per_pair": a.blocks_per_pair, "dense_walk": a.dense_walk.map(|w| format!("{:?}", octile::mgk::config::DenseWalk::from(w))), "pdb_cutoff": a.pdb_cutoff, "rows": [rows.start, rows.end], "cols": [cols.start, cols.end], "tile_size": tile_size, "normalized": a.normalize, "gradient": a.gradient});
     let fp = resume::fingerprint(&x, &y, &kernel_text, &json!([method, options]));
     let files = resume::PartialFiles::of(&a.out);
+    // a partial is named after its run's --out (NAME.partial.npy of NAME.npy or NAME.csv), and the
+    // run it finishes writes there: another --out would look for its own partial files
+    if let Some(p) = a.resume.as_deref()
+        && let Some(base) = p.to_string_lossy().strip_suffix(".partial.npy")
+        && !common::same_file(p, &files.values)
+    {
+        anyhow::bail!(
+            "--resume {} belongs to --out {base}.npy (or .csv), not --out {}: resume with the --out of the interrupted run",
+            p.display(),
+            a.out.display()
+        );
+    }
     let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
     let tiles = job.tiles();
     let done: std::collections::HashSet<octile::gram::Tile> = resumed.as_ref().map(|(t, _)| t.iter().map(|(t, _)| t.clone()).collect()).unwrap_or_default();

@@ -61,6 +61,7 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     let set = load(&inputs, &ReadOptions { format, skip_invalid: false, pdb_cutoff }, &mut kinds)?;
     // as octile gram: no continuous kernel on strings, no kernel comparing no feature unasked
     octile::kernels::KernelFile::Marginalized(cfg.clone()).check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
+    set.check_features_present(&cfg, &inputs)?;
     let graphs = &set.graphs;
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
