@@ -201,6 +201,16 @@ fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
     )
 }
 
+/// Why a pair whose solve met its tolerance is among the failures (marginalized kernel only): its
+/// value is not finite — K grows as p², and `gram::kernel::finite` reports such a value as failed
+/// rather than a result (a large p: 1e200 overflows every entry).
+fn overflow(file: &KernelFile, f: &octile::PairInfo) -> Option<String> {
+    let KernelFile::Marginalized(cfg) = file else { return None };
+    (f.residual <= cfg.solver.rtol_for(cfg.precision)).then(|| {
+        format!("its solve met its tolerance (residual {:.3e}) but its value is not finite: K grows as p² (p = {:e}), beyond f64's range", f.residual, cfg.p)
+    })
+}
+
 /// Why pair (i, j) of the output (rows of `x`, columns of `y`, or of `x` when `y` is empty) stopped
 /// before any iteration, when its node kernel underflowed to zero (marginalized kernel only).
 fn underflow(file: &KernelFile, x: &[Graph], y: &[Graph], i: usize, j: usize) -> Option<String> {
@@ -608,7 +618,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     }
     if let Some((i, j, f)) = tally.failures.first() {
         // a pair stopped before its first iteration: say why when the node kernel underflowed
-        let cause = if f.iterations == 0 { underflow(file, &x, &y, *i, *j) } else { None };
+        let cause = if f.iterations == 0 { underflow(file, &x, &y, *i, *j) } else { overflow(file, f) };
         return Err(NotConverged(match cause {
             Some(cause) => format!(
                 "{} pair(s) could not be solved; first ({i}, {j}): {cause}; values written with the failures listed in {}",
