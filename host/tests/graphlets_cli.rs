@@ -184,7 +184,7 @@ fn bad_input_exits_1_naming_file_and_line() {
         (vec!["graphlets", s(&good), "--out", s(&out), "--orbits", "3-1"], "runs backwards"),
         (vec!["graphlets", s(&good), "--out", s(&out), "--orbits", "0,16"], "orbit 16 does not exist"),
         (vec!["graphlets", s(&good), "--out", s(&out), "--orbits", "2,0-3"], "orbit 2 is asked for twice"),
-        (vec!["graphlets", s(&good), "--out", s(&txt)], ".npy (float64) or .csv"),
+        (vec!["graphlets", s(&good), "--out", s(&txt)], "written as .npy or .csv"),
         (vec!["graphlets", s(&good), "--out", s(&out), "--nodes", "5"], "edge lists only"),
         (vec!["graphlets", s(&none), "--out", s(&out)], "none.mtx"),
         (vec!["graphlets", "gen:nope:3", "--out", s(&out)], "unknown generator 'nope'"),
