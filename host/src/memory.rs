@@ -31,12 +31,19 @@ fn meminfo_available() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// RLIMIT_AS less the process's virtual size (`VmSize`), when there is such a limit.
+/// RLIMIT_AS less the process's virtual size (`VmSize`), when there is such a limit. The thread
+/// pool's workers are started and have allocated once before the size is read: each then holds its
+/// stack and its allocator arena (glibc reserves 64 MiB of address space for each thread's arena),
+/// which the work after a check would otherwise add — under `ulimit -v 200000` a 33 MiB graph that
+/// passed the check aborted in an allocation (2 workers: 2 × (64 + 2) MiB not yet counted).
 fn address_space_left() -> Option<u64> {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes the struct it is given, which lives for the call.
     if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
         return None;
+    }
+    if rayon::current_thread_index().is_none() {
+        rayon::broadcast(|_| drop(std::hint::black_box(Vec::<u8>::with_capacity(64))));
     }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib: u64 = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse().ok()?;

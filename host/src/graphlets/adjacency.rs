@@ -45,8 +45,11 @@ impl Adjacency {
         if let Some(&(i, j)) = edges.par_iter().find_any(|&&(i, j)| i as usize >= n_nodes || j as usize >= n_nodes) {
             return Err(invalid(format!("edge ({i}, {j}): node out of range (graph has {n_nodes} nodes)")));
         }
+        // per edge: both directions as u64 keys (16 bytes), collected through the pool's per-thread
+        // chunks (twice that while they are joined), then 8 bytes of columns while the keys live:
+        // at 24 a graph that passed the check aborted in the collect under `ulimit -v`
         crate::memory::check_with(
-            ((n_nodes as u128 + 1) * 8) + (edges.len() as u128) * 24,
+            ((n_nodes as u128 + 1) * 8) + (edges.len() as u128) * 40,
             None,
             || format!("the graphlet transform's adjacency of {n_nodes} nodes and {} edges", edges.len()),
             "a smaller graph",

@@ -98,6 +98,9 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
     let Generated { n_nodes: n, edges, params } = generated(&a.spec)?;
     let gen_seconds = t.elapsed().as_secs_f64();
     eprintln!("generated {} nodes, {} edges in {gen_seconds:.3} s", n, edges.len());
+    // the writers' buffers: each edge as a sorted key (8 bytes) and its text line (at most
+    // "4294967295 4294967295\n", 22 bytes), before any is written
+    octile::memory::check_with(edges.len() as u128 * 30, None, || format!("writing {} edges to {}", edges.len(), a.out.display()), "ask for a smaller graph")?;
     let t = Instant::now();
     let written = if is_mtx { mtx::write_pattern(&a.out, n, &edges)? } else { edgelist::write(&a.out, n, &edges)? };
     let write_seconds = t.elapsed().as_secs_f64();
