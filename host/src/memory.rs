@@ -42,8 +42,11 @@ fn address_space_left() -> Option<u64> {
     if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
         return None;
     }
+    // once a process (the workers and their arenas then stay): a later check never waits on a
+    // pool another caller keeps busy
+    static STARTED: std::sync::Once = std::sync::Once::new();
     if rayon::current_thread_index().is_none() {
-        rayon::broadcast(|_| drop(std::hint::black_box(Vec::<u8>::with_capacity(64))));
+        STARTED.call_once(|| drop(rayon::broadcast(|_| drop(std::hint::black_box(Vec::<u8>::with_capacity(64))))));
     }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib: u64 = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse().ok()?;
