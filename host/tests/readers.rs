@@ -508,11 +508,22 @@ fn directed_multigraph_and_double_edge_lists_are_refused_and_a_bom_is_skipped() 
         ("dir.jsonl", r#"{"directed": true, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#, "undirected"),
         ("multi.jsonl", r#"{"multigraph": true, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#, "one edge per pair"),
         ("both.jsonl", r#"{"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}], "edges": []}"#, "both 'links' and 'edges'"),
+        // flags that are not booleans, ids that are neither strings nor numbers, integer ids JSON
+        // rounds (two 30-digit ids became one "duplicate"), and 1 and 1.0 (one node, as in Python)
+        ("yes.jsonl", r#"{"directed": "yes", "nodes": [{"id": 0}], "links": []}"#, "\"directed\": \"yes\" — must be true or false"),
+        ("arr.jsonl", r#"{"nodes": [{"id": [1]}], "links": []}"#, "an id must be a string or a number"),
+        ("null.jsonl", r#"{"nodes": [{"id": null}], "links": []}"#, "an id must be a string or a number"),
+        ("big.jsonl", r#"{"nodes": [{"id": 123456789012345678901234567890}, {"id": 123456789012345678901234567891}], "links": []}"#, "past 2^53"),
+        ("float.jsonl", r#"{"nodes": [{"id": 1}, {"id": 1.0}], "links": []}"#, "duplicate node id 1.0"),
     ] {
         let (line, what) = parse_error(read(&tmp(name, text), None, false));
         assert_eq!(line, 1, "{name}: {what}");
         assert!(what.contains(want), "{name}: {what}");
     }
+    // a link may name node 1 as 1.0, and the string "1" is another node
+    let ids = r#"{"nodes": [{"id": 1}, {"id": "1"}, {"id": 2}], "links": [{"source": 1.0, "target": 2}, {"source": "1", "target": 2}]}"#;
+    let g = &read(&tmp("ids.jsonl", ids), None, false).unwrap().graphs[0];
+    assert_eq!((g.n_nodes(), g.n_edges()), (3, 2));
     // directed: false and multigraph: false (what networkx writes) are fine
     let ok = r#"{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]}"#;
     assert_eq!(read(&tmp("undirected.jsonl", ok), None, false).unwrap().graphs.len(), 1);

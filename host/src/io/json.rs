@@ -81,10 +81,36 @@ fn features(o: &serde_json::Map<String, Value>, names: &[String], what: &str, si
         .collect()
 }
 
+/// A node id as networkx keys it: a string or a number (1 and 1.0 the same node, as in a Python
+/// dict; "1" another), nothing else; an integer past 2⁵³ is refused, since JSON numbers are read as
+/// f64 there and two different ids could become one (strings keep such ids exact).
+fn id_key(id: &Value) -> std::result::Result<String, String> {
+    match id {
+        Value::String(_) => Ok(id.to_string()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        Value::Number(n) => {
+            let v = n.as_f64().unwrap_or(f64::NAN);
+            if v.fract() == 0.0 && v.abs() < 2f64.powi(53) {
+                Ok((v as i64).to_string())
+            } else if v.fract() == 0.0 {
+                Err(format!("node id {id} is an integer past 2^53, which JSON readers round: give such ids as strings"))
+            } else {
+                Ok(n.to_string())
+            }
+        }
+        _ => Err(format!("node id {id}: an id must be a string or a number")),
+    }
+}
+
 /// One node-link object to a graph (`kinds`: the file's feature kinds so far).
 pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Result<Graph, String> {
     let obj = v.as_object().ok_or("expected a JSON object with 'nodes' and 'links' (or 'edges')")?;
     let nodes = obj.get("nodes").and_then(|n| n.as_array()).ok_or("missing 'nodes' array")?;
+    for flag in ["directed", "multigraph"] {
+        if let Some(v) = obj.get(flag).filter(|v| !v.is_boolean()) {
+            return Err(format!("\"{flag}\": {v} — must be true or false"));
+        }
+    }
     if obj.get("directed").and_then(Value::as_bool) == Some(true) {
         return Err("\"directed\": true — octile's graphs are undirected (networkx: G.to_undirected() before node_link_data)".into());
     }
@@ -116,7 +142,7 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
     for (i, n) in nodes.iter().enumerate() {
         let o = n.as_object().ok_or("a node is not an object")?;
         let id = o.get("id").ok_or_else(|| format!("node {i} has no 'id'"))?;
-        if index.insert(id.to_string(), i).is_some() {
+        if index.insert(id_key(id)?, i).is_some() {
             return Err(format!("duplicate node id {id}"));
         }
         let vals = features(o, &node_names, &format!("node {id}"), "node", kinds)?;
@@ -126,7 +152,7 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
         let o = l.as_object().ok_or_else(|| format!("link {e} is not an object"))?;
         let end = |k: &str| -> std::result::Result<usize, String> {
             let id = o.get(k).ok_or_else(|| format!("link {e} has no '{k}'"))?;
-            index.get(&id.to_string()).copied().ok_or_else(|| format!("link {e}: {k} {id} is not a node id"))
+            index.get(&id_key(id)?).copied().ok_or_else(|| format!("link {e}: {k} {id} is not a node id"))
         };
         let (s, t) = (end("source")?, end("target")?);
         let w = match o.get("weight") {
