@@ -1173,6 +1173,16 @@ fn outputs_counts_and_pairs_are_checked_before_any_work() {
     let (code, err) = run(&["gram", tiny.to_str().unwrap(), "--against", "m.smi", "--kernel", "k.toml", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("m.smi:1: graph 0 of this input: node feature 'label' is not in it; it has: [element"), "{err}");
+    // a label a Kronecker delta cannot read: the file, line and node (the library's check named
+    // graph 0 of the pairs it was given); a kernel file comparing nothing: its name
+    std::fs::write(dir.join("lab.jsonl"), r#"{"nodes": [{"id": 0, "label": 1.5}, {"id": 1, "label": 1}], "links": [{"source": 0, "target": 1}]}"#).unwrap();
+    let (code, err) = run(&["gram", "lab.jsonl", "--kernel", "k.toml", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("lab.jsonl:1: graph 0 of this input, node 0: feature 'label' = 1.5 is read by a Kronecker delta"), "{err}");
+    std::fs::write(dir.join("empty.toml"), "").unwrap();
+    let (code, err) = run(&["gram", tiny.to_str().unwrap(), "--kernel", "empty.toml", "--out", "K.npy", "--backend", "cpu", "--quiet"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--kernel empty.toml: the kernel compares no node or edge feature"), "{err}");
     // nodal with another method's kernel file says so
     std::fs::write(dir.join("sp.toml"), "method = \"shortest_path\"\n").unwrap();
     let (code, err) = run(&["nodal", tiny.to_str().unwrap(), "--kernel", "sp.toml", "--out", "n.npy", "--backend", "cpu"]);

@@ -204,6 +204,13 @@ fn a_tu_graph_id_in_the_trillions_is_refused_before_allocating() {
 }
 
 #[test]
+fn a_csv_with_two_smiles_columns_is_refused() {
+    let (line, what) = parse_error(read(&tmp("two.csv", "smiles,SMILES\nCCO,CC\n"), None, false));
+    assert_eq!(line, 1, "{what}");
+    assert!(what.contains("columns 1 and 2 are both named 'smiles'"), "{what}");
+}
+
+#[test]
 fn config_errors_list_what_exists() {
     let e = MgkConfig::from_toml("q = 0.05\nqq = 1\n").unwrap_err().to_string();
     assert!(e.contains("unknown key 'qq'") && e.contains("known keys"), "{e}");

@@ -166,6 +166,10 @@ pub fn read_csv(path: &Path, skip_invalid: bool) -> Result<Loaded> {
         .iter()
         .position(|c| c.trim().eq_ignore_ascii_case("smiles"))
         .ok_or_else(|| parse_err(path, 1, format!("no 'smiles' column; columns: {}", cols.join(", "))))?;
+    // two columns named smiles: which holds the molecules is not for the reader to guess
+    if let Some(other) = cols.iter().skip(col + 1).position(|c| c.trim().eq_ignore_ascii_case("smiles")) {
+        return Err(parse_err(path, 1, format!("columns {} and {} are both named 'smiles'; name one of them differently", col + 1, col + 2 + other)));
+    }
     let mut out = Loaded::default();
     for (ln, line) in lines {
         if line.trim().is_empty() {

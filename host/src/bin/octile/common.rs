@@ -171,14 +171,31 @@ impl Inputs {
     /// work: an error names the input (`names[k]`, as given), the graph's line or record, and the
     /// features it has. (The library's own check, at packing, names the graph's index in the pairs
     /// it was given: a tile's, or X and Y's together.)
+    ///
+    /// A feature a Kronecker delta reads must hold integers below 2²⁴ in magnitude (labels: the
+    /// GPU compares them in f32), checked here too so that the error names the file.
     pub fn check_features_present(&self, cfg: &MgkConfig, names: &[String]) -> Result<()> {
+        use octile::mgk::config::BaseKernelConfig;
         for (g, &(k, place)) in self.graphs.iter().zip(&self.places) {
-            let sides = [("node", &cfg.node, g.node_feature_names(), g.n_nodes() > 0), ("edge", &cfg.edge, g.edge_feature_names(), g.n_edges() > 0)];
-            for (kind, terms, have, needed) in sides {
-                if let Some(t) = terms.iter().find(|t| needed && !have.contains(&t.feature)) {
-                    let input = names.get(k).map_or("an input", String::as_str);
-                    let at = if place.line > 0 { format!("{input}:{}", place.line) } else { input.to_string() };
-                    bail!("{at}: graph {} of this input: {kind} feature '{}' is not in it; it has: [{}]", place.record, t.feature, have.join(", "));
+            let input = names.get(k).map_or("an input", String::as_str);
+            let at = if place.line > 0 { format!("{input}:{}", place.line) } else { input.to_string() };
+            let sides = [("node", &cfg.node, g.node_feature_names(), g.n_nodes()), ("edge", &cfg.edge, g.edge_feature_names(), g.n_edges())];
+            for (kind, terms, have, count) in sides {
+                for t in terms.iter().filter(|_| count > 0) {
+                    let Some(f) = have.iter().position(|h| h == &t.feature) else {
+                        bail!("{at}: graph {} of this input: {kind} feature '{}' is not in it; it has: [{}]", place.record, t.feature, have.join(", "));
+                    };
+                    if !matches!(t.kernel, BaseKernelConfig::KroneckerDelta { .. }) {
+                        continue;
+                    }
+                    let value = |i: usize| if kind == "node" { g.node_features(i)[f] } else { g.edge_features(i)[f] };
+                    if let Some((i, v)) = (0..count).map(|i| (i, value(i))).find(|&(_, v)| !octile_types::KernelSpec::categorical_ok(v)) {
+                        bail!(
+                            "{at}: graph {} of this input, {kind} {i}: feature '{}' = {v} is read by a Kronecker delta and must be an integer with |v| < 2^24 (a label)",
+                            place.record,
+                            t.feature
+                        );
+                    }
                 }
             }
         }

@@ -322,7 +322,11 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let mut kinds = Vec::new();
     let mut xs = load(&a.inputs, &ropt, &mut kinds)?;
     let mut ys = if a.against.is_empty() { Default::default() } else { load(&a.against, &ropt, &mut kinds)? };
-    file.check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
+    // (the kernel file named where it is the file's fault)
+    file.check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k))).with_context(|| match &a.kernel {
+        Some(k) => format!("--kernel {}", k.display()),
+        None => "the default kernel (examples/synthetic.toml)".into(),
+    })?;
     if let KernelFile::Marginalized(cfg) = file {
         xs.check_features_present(cfg, &a.inputs)?;
         ys.check_features_present(cfg, &a.against)?;
