@@ -97,11 +97,9 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
     if path.is_dir() {
         return Err(parse_err(path, 0, "a folder where a file was expected (a TU dataset folder is read as one input; give files otherwise)"));
     }
-    let bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
-    let bytes = match without_bom(&bytes).len() {
-        n if n == bytes.len() => bytes,
-        n => bytes[bytes.len() - n..].to_vec(),
-    };
+    let mut bytes = std::fs::read(path).map_err(|cause| OctileError::Io { path: path.into(), cause })?;
+    let bom = bytes.len() - without_bom(&bytes).len();
+    bytes.drain(..bom);
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = good.iter().filter(|&&b| b == b'\n').count() + 1;

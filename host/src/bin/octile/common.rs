@@ -166,37 +166,27 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Every feature the marginalized kernel `cfg` compares is in every graph (an edge feature in
-    /// every graph with edges: one without edges has its value without them), checked before any
-    /// work: an error names the input (`names[k]`, as given), the graph's line or record, and the
-    /// features it has. (The library's own check, at packing, names the graph's index in the pairs
-    /// it was given: a tile's, or X and Y's together.)
-    ///
-    /// A feature a Kronecker delta reads must hold integers below 2²⁴ in magnitude (labels: the
-    /// GPU compares them in f32), checked here too so that the error names the file.
+    /// Every graph reads as the marginalized kernel `cfg` reads it (`mgk::pack::GraphRows::read`,
+    /// the packing's own check: every feature the kernel compares is there — an edge feature in
+    /// every graph with edges —, a Kronecker delta's values are labels), checked before any work:
+    /// an error names the input (`names[k]`, as given), the graph's line and its record in that
+    /// input. (At packing the same check names the graph's index in the pairs it was given: a
+    /// tile's, or X and Y's together.)
     pub fn check_features_present(&self, cfg: &MgkConfig, names: &[String]) -> Result<()> {
-        use octile::mgk::config::BaseKernelConfig;
+        use octile::OctileError;
+        let resolved = cfg.resolve()?;
+        let opt = octile::mgk::pack::PackOptions::new(&resolved, cfg.q, cfg.p);
         for (g, &(k, place)) in self.graphs.iter().zip(&self.places) {
+            let Err(e) = octile::mgk::pack::GraphRows::read(g, place.record, &opt) else { continue };
             let input = names.get(k).map_or("an input", String::as_str);
             let at = if place.line > 0 { format!("{input}:{}", place.line) } else { input.to_string() };
-            let sides = [("node", &cfg.node, g.node_feature_names(), g.n_nodes()), ("edge", &cfg.edge, g.edge_feature_names(), g.n_edges())];
-            for (kind, terms, have, count) in sides {
-                for t in terms.iter().filter(|_| count > 0) {
-                    let Some(f) = have.iter().position(|h| h == &t.feature) else {
-                        bail!("{at}: graph {} of this input: {kind} feature '{}' is not in it; it has: [{}]", place.record, t.feature, have.join(", "));
-                    };
-                    if !matches!(t.kernel, BaseKernelConfig::KroneckerDelta { .. }) {
-                        continue;
-                    }
-                    let value = |i: usize| if kind == "node" { g.node_features(i)[f] } else { g.edge_features(i)[f] };
-                    if let Some((i, v)) = (0..count).map(|i| (i, value(i))).find(|&(_, v)| !octile_types::KernelSpec::categorical_ok(v)) {
-                        bail!(
-                            "{at}: graph {} of this input, {kind} {i}: feature '{}' = {v} is read by a Kronecker delta and must be an integer with |v| < 2^24 (a label)",
-                            place.record,
-                            t.feature
-                        );
-                    }
+            let record = place.record;
+            match e {
+                OctileError::MissingFeature { kind, feature, available, .. } => {
+                    bail!("{at}: graph {record} of this input: {kind} feature '{feature}' is not in it; it has: [{available}]")
                 }
+                OctileError::InvalidGraph { what, .. } => bail!("{at}: graph {record} of this input, {what}"),
+                e => bail!("{at}: graph {record} of this input: {e}"),
             }
         }
         Ok(())
@@ -252,11 +242,25 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
 /// their features — takes under 32 KiB).
 pub fn generated_count(what: &str, count: &str) -> Result<usize> {
     let count: usize = count.parse().with_context(|| format!("{what}: COUNT '{count}' must be a non-negative integer"))?;
+    check_generated_count(what, count)?;
+    Ok(count)
+}
+
+/// [`generated_count`]'s checks of a count already parsed (`demo --graphs`).
+pub fn check_generated_count(what: &str, count: usize) -> Result<()> {
     if count == 0 {
         bail!("{what}: COUNT is 0; a Gram matrix needs at least one graph");
     }
     octile::memory::check(count as u128 * (32 << 10), None, || format!("{what}: generating {count} graphs"))?;
-    Ok(count)
+    Ok(())
+}
+
+/// A summary written beside an output may not be that output (the same file by any path).
+pub fn refuse_summary_over_output(summary: &Path, out: &Path) -> Result<()> {
+    if summary == out || same_file(summary, out) {
+        bail!("--summary {} would overwrite the output {}", summary.display(), out.display());
+    }
+    Ok(())
 }
 
 /// No file a run writes (`outputs`) may replace one of its inputs (graph files, the kernel file;

@@ -1,5 +1,5 @@
 //! `octile demo`: the normalized Gram matrix of the paper's Newman–Watts–Strogatz set, built in.
-use crate::common::{BackendArg, PrecisionArg, apply, generated_count, progress, tuning_from_env};
+use crate::common::{BackendArg, PrecisionArg, apply, check_generated_count, progress, tuning_from_env};
 use anyhow::Result;
 use clap::Args;
 use octile::generators::nws_set;
@@ -27,7 +27,7 @@ pub struct DemoArgs {
 pub fn demo(a: DemoArgs) -> Result<()> {
     let DemoArgs { backend, precision, graphs: n, out } = a;
     // what gram checks of nws:COUNT and of --out, before any work
-    generated_count("--graphs", &n.to_string())?;
+    check_generated_count("--graphs", n)?;
     if let Some(path) = &out {
         npy::check_output(path)?;
     }

@@ -89,10 +89,8 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
     if !dir.is_dir() {
         bail!("--out {}: folder {} does not exist", a.out.display(), dir.display());
     }
-    if let Some(s) = &a.summary
-        && (s == &a.out || crate::common::same_file(s, &a.out))
-    {
-        bail!("--summary {} would overwrite the output {}", s.display(), a.out.display());
+    if let Some(s) = &a.summary {
+        crate::common::refuse_summary_over_output(s, &a.out)?;
     }
     let t = Instant::now();
     let Generated { n_nodes: n, edges, params } = generated(&a.spec)?;

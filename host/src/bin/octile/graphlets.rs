@@ -63,9 +63,7 @@ pub struct GraphletsArgs {
 /// Neither the output nor the summary may replace the input, nor the summary the output (the same
 /// file by any path): refused before any work.
 fn refuse_overwriting(a: &GraphletsArgs, summary: &Path) -> Result<()> {
-    if same_file(summary, &a.out) || summary == a.out {
-        bail!("--summary {} would overwrite the output {}", summary.display(), a.out.display());
-    }
+    crate::common::refuse_summary_over_output(summary, &a.out)?;
     let input = Path::new(&a.input);
     for (flag, path) in [("--out", a.out.as_path()), ("--summary", summary)] {
         if same_file(path, input) {

@@ -63,11 +63,11 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     octile::kernels::KernelFile::Marginalized(cfg.clone()).check_features(kinds.iter().map(|(p, k)| (p.display().to_string(), k)))?;
     set.check_features_present(&cfg, &inputs)?;
     let graphs = &set.graphs;
-    let k = MarginalizedGraphKernel::new(cfg.clone())?;
-    let t = std::time::Instant::now();
     if let Some(&g) = [i, j].iter().find(|&&g| g >= graphs.len()) {
         bail!("--pair {i},{j}: graph {g} is past the {} graph(s) of the inputs (numbered from 0, in input order)", graphs.len());
     }
+    let k = MarginalizedGraphKernel::new(cfg.clone())?;
+    let t = std::time::Instant::now();
     let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
     let summary = json!({
