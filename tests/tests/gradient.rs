@@ -256,6 +256,9 @@ fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case], f: &mut Vec<S
             let (rtol, afrac) = if t.precision == Precision::F64 { (1e-8, 1e-10) } else { (1e-4, 1e-5) };
             let (gw, gg) = (want.gradient.as_ref().unwrap(), got.gradient.as_ref().unwrap());
             let np = gw.names.len();
+            // a hyperparameter whose ∂K is 0 but for rounding (p of a normalized K: ~1e-16) is
+            // checked against K's own magnitude
+            let floor = 1e-12 * want.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             for h in 0..np {
                 let scale = (0..want.values.len()).fold(0.0f64, |m, e| m.max(gw.values[e * np + h].abs()));
                 for e in 0..want.values.len() {
@@ -264,7 +267,7 @@ fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case], f: &mut Vec<S
                         gg.values[e * np + h],
                         gw.values[e * np + h],
                         rtol,
-                        afrac * scale + 1e-300,
+                        afrac * scale + floor + 1e-300,
                     ) {
                         f.push(m);
                     }
@@ -326,6 +329,85 @@ fn large_pairs_in_every_resident_room_match_the_cpu_f64_gradient() {
         .collect();
     let mut f = Vec::new();
     backends_match_the_cpu_f64_gradient("large_pairs_in_every_resident_room_match_the_cpu_f64_gradient", &cases, &mut f);
+    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+}
+
+/// The product form (κe one Kronecker delta, unit weights: on the GPU the resident solver's 2-byte
+/// entry lists, warp and block teams) with κe as a product and as an additive kernel of one term,
+/// whose term's weight is a hyperparameter of its own (∂κe = 0): each κe hyperparameter's ∂K
+/// against the CPU f64 gradient. (The product-form entries once gave the weight the ∂K of h.)
+#[test]
+fn product_form_gradients_give_each_edge_hyperparameter_its_own_derivative() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let unit = |rng: &mut ChaCha8Rng, n: usize| {
+        let s = Shape { n, density: 0.3, self_loops: 0.1, disconnected: n > 20, weighted: false };
+        random_graph(rng, s)
+    };
+    // small pairs (warp teams) and a few larger ones (block teams)
+    let x: Vec<Graph> = [3, 9, 14, 30, 48].iter().map(|&n| unit(&mut rng, n)).collect();
+    let y: Vec<Graph> = [1, 6, 12, 40].iter().map(|&n| unit(&mut rng, n)).collect();
+    let fk = |f: &str, k: BaseKernelConfig| FeatureKernel { feature: f.into(), kernel: k, weight: 1.0 };
+    let node = vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 })];
+    let cases: Vec<_> = [octile_types::Combine::Additive, octile_types::Combine::Product]
+        .into_iter()
+        .map(|combine| {
+            let edge = vec![fk("order", BaseKernelConfig::KroneckerDelta { h: 0.3 })];
+            let cfg = MgkConfig { q: 0.05, node: node.clone(), edge, edge_combine: combine, ..MgkConfig::default() };
+            (format!("κe one Kronecker delta, {combine:?}"), x.clone(), y.clone(), cfg, combine == octile_types::Combine::Product)
+        })
+        .collect();
+    let mut f = Vec::new();
+    backends_match_the_cpu_f64_gradient("product_form_gradients_give_each_edge_hyperparameter_its_own_derivative", &cases, &mut f);
+    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+}
+
+/// Every form of κv and κe a gradient entry specializes or interprets — κe one square exponential,
+/// one Kronecker delta (the product form where weights are 1), both, a constant; each as a
+/// product, as a sum of weight 1 and as a sum of other weights (its terms' weights then
+/// hyperparameters too); κv one Kronecker delta as a product or a sum of one term, or two terms
+/// summed — over unit-weighted and weighted graphs of 1–48 nodes (warp and block teams): every
+/// backend's ∂K/∂θ against the CPU f64 gradient.
+#[test]
+fn every_kernel_form_matches_the_cpu_f64_gradient() {
+    use octile_types::Combine::{Additive, Product};
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let graphs = |rng: &mut ChaCha8Rng, sizes: &[usize], weighted: bool| -> Vec<Graph> {
+        sizes.iter().map(|&n| random_graph(rng, Shape { n, density: (3.0 / n as f64).min(0.6), self_loops: 0.05, disconnected: n > 30, weighted })).collect()
+    };
+    let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
+    let sqexp = |w: f64| fk("length", BaseKernelConfig::SquareExponential { length_scale: 0.8 }, w);
+    let kdelta = |w: f64| fk("order", BaseKernelConfig::KroneckerDelta { h: 0.4 }, w);
+    let constant = |w: f64| fk("order", BaseKernelConfig::Constant { c: 0.6 }, w);
+    let mut cases = Vec::new();
+    for (ei, edge) in [vec![sqexp(1.0)], vec![kdelta(1.0)], vec![kdelta(1.0), sqexp(1.0)], vec![constant(1.0)]].into_iter().enumerate() {
+        for (ci, combine) in [Product, Additive, Additive].into_iter().enumerate() {
+            let mut edge = edge.clone();
+            if ci == 2 {
+                for t in edge.iter_mut() {
+                    t.weight = rng.gen_range(0.5..2.0);
+                }
+            }
+            let (node, node_combine) = match (ei + ci) % 3 {
+                0 => (vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }, 1.0)], Product),
+                1 => (vec![fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }, 1.0)], Additive),
+                _ => (
+                    vec![
+                        fk("label", BaseKernelConfig::KroneckerDelta { h: 0.5 }, 1.3),
+                        fk("charge", BaseKernelConfig::SquareExponential { length_scale: 1.5 }, 0.7),
+                    ],
+                    Additive,
+                ),
+            };
+            let weighted = (ei + ci) % 2 == 1;
+            let x = graphs(&mut rng, &[1, 5, 13, 26, 48], weighted);
+            let y = graphs(&mut rng, &[2, 9, 33], weighted);
+            let cfg = MgkConfig { q: 0.08, p: 1.2, node, node_combine, edge, edge_combine: combine, ..MgkConfig::default() };
+            let label = format!("κe form {ei} combine {ci}{}", if weighted { " weighted" } else { "" });
+            cases.push((label, x, y, cfg, (ei + ci) % 2 == 0));
+        }
+    }
+    let mut f = Vec::new();
+    backends_match_the_cpu_f64_gradient("every_kernel_form_matches_the_cpu_f64_gradient", &cases, &mut f);
     assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 

@@ -243,8 +243,8 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
 }
 
 /// Every job's K and ∂K/∂θ in product form (κe one Kronecker delta on feature `f`, value `h`,
-/// unit weights): ∂κe/∂h = 1 − δ, so κe's one hyperparameter contracts the entries whose labels
-/// differ. Slice as [`solve_all_product`](super::product_jobs::solve_all_product)'s with the kept x after the five vectors.
+/// unit weights): ∂κe/∂h = 1 − δ, so κe's parameter contracts the entries whose labels differ;
+/// the weight of its one term (an additive κe) has ∂κe ≡ 0. Slice as [`solve_all_product`](super::product_jobs::solve_all_product)'s with the kept x after the five vectors.
 ///
 /// # Safety
 /// As [`solve_all_product`](super::product_jobs::solve_all_product), with `gp` valid, `grad` holding `n_jobs · gp.n_hyper` f64 and
@@ -266,8 +266,12 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
     unsafe {
         let each = #[inline(always)]
         |crew: &mut C, j: u32, prod: &Product, g1: &View, g2: &View, v: *mut f32, room: Room| {
-            let edge_row = #[inline(always)]
-            |_: &Hyper, i: usize, i2: usize, x: *const f32| prod.row_differing(i, i2, x);
+            // ∂κe/∂h = 1 − δ: the differing entries. κe's other hyperparameter here is the weight of
+            // its one term (an additive κe of one term, weight 1: the product form's unit weights),
+            // whose ∂κe = (κ_t − κ) / ŵ is 0 (`SpecDerivative`)
+            let edge_row =
+                #[inline(always)]
+                |h: &Hyper, i: usize, i2: usize, x: *const f32| if h.kind == HyperKind::EdgeParam as u32 { prod.row_differing(i, i2, x) } else { 0.0 };
             let n = g1.n * g2.n;
             let fv = match room {
                 Room::FusedInSlice => FusedVectors::in_slice(v, n),
@@ -281,7 +285,7 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
             // (the product form walks no pieces: never called)
             let piece3 = |_: usize, _: usize, _: *const f32| (0usize, 0.0f64, 0.0f64, 0.0f32);
             // the fused solve by recurrence where its vectors lie in the slice (FusedOperator)
-            let (out, folds_edge) = (grad.add(j as usize * np), |h: &Hyper| h.is_edge());
+            let (out, folds_edge) = (grad.add(j as usize * np), |h: &Hyper| h.kind == HyperKind::EdgeParam as u32);
             if room == Room::FusedInSlice {
                 gradient_pair::<C, _, true>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, piece3, edge_row)
             } else {
