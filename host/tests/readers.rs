@@ -223,6 +223,13 @@ fn config_errors_list_what_exists() {
         assert!(e.contains("must be in [1e-9, 1)") && e.contains("condition"), "q = {q}: {e}");
     }
     assert_eq!(MgkConfig::from_toml("q = 1e-9\n").unwrap().q, octile::mgk::config::MIN_Q);
+    // an additive kernel of no terms is κ ≡ 0 (K all 0, or exit 0 with values that looked like
+    // results): refused, naming the key; the product of no terms (κ ≡ 1) stays a kernel
+    for kind in ["node", "edge"] {
+        let e = MgkConfig::from_toml(&format!("q = 0.1\nfeatures = \"none\"\n{kind}_combine = \"additive\"\n")).unwrap_err().to_string();
+        assert!(e.contains(&format!("{kind}_combine = \"additive\" with no {kind} kernel")) && e.contains("sum of no terms is 0"), "{kind}: {e}");
+        assert!(MgkConfig::from_toml(&format!("q = 0.1\nfeatures = \"none\"\n{kind}_combine = \"product\"\n")).is_ok());
+    }
     // a length scale whose 1/(2ℓ²) overflows is out of range, and the message says why
     let e = MgkConfig::from_toml("[edge.len]\nkernel = \"square_exponential\"\nlength_scale = 1e-300\n").unwrap_err().to_string();
     assert!(e.contains("1/(2ℓ²) finite"), "{e}");

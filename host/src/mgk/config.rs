@@ -329,9 +329,16 @@ impl MgkConfig {
         if self.solver.max_iterations == 0 {
             return bad("max_iterations must be ≥ 1".into());
         }
-        for (kind, terms, strict) in [("node", &self.node, true), ("edge", &self.edge, false)] {
+        for (kind, terms, strict, combine) in [("node", &self.node, true, self.node_combine), ("edge", &self.edge, false, self.edge_combine)] {
             if terms.len() > MAX_TERMS {
                 return bad(format!("{kind} kernel has {} terms; at most {MAX_TERMS}", terms.len()));
+            }
+            if terms.is_empty() && combine == Combine::Additive {
+                // an empty sum is κ ≡ 0 (every K 0 or a division by 0), where the empty product,
+                // the default, is κ ≡ 1
+                return bad(format!(
+                    "{kind}_combine = \"additive\" with no {kind} kernel: a sum of no terms is 0; give a [{kind}.FEATURE] kernel, or leave {kind}_combine out (the product of no terms is 1)"
+                ));
             }
             for t in terms {
                 let b = to_base(t, 0);
