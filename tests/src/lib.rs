@@ -137,6 +137,63 @@ pub fn graph_with_features(rng: &mut impl Rng, n: usize, edges: &[(usize, usize)
     g
 }
 
+/// A graph of `n` nodes for [`many_term_kernels`]: node features `label` (0..3), `flag`, `a` (0..2),
+/// `b` (0..4), `charge` (real); a random tree plus n/3 random edges (self-loops among them), and a
+/// hub of 39 edges where n > 50 (long rows); edge features `order` (0..3), `z` (0..2), `length`
+/// (real); weights random in [0.5, 2) if `weighted`, else 1.
+pub fn many_featured_graph(rng: &mut impl Rng, n: usize, weighted: bool) -> Graph {
+    let mut g = Graph::new(n, &["label", "flag", "a", "b", "charge"], &["order", "z", "length"]);
+    for i in 0..n {
+        let f = [rng.gen_range(0..3) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)];
+        g.set_node_features(i, &f).unwrap();
+    }
+    let mut edges: Vec<(usize, usize)> = (1..n).map(|i| (rng.gen_range(0..i), i)).collect();
+    edges.extend((0..n / 3).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
+    if n > 50 {
+        edges.extend((1..40).map(|i| (0, i)));
+    }
+    let mut edges: Vec<(usize, usize)> = edges.into_iter().map(|(u, v)| (u.min(v), u.max(v))).collect();
+    edges.sort_unstable();
+    edges.dedup();
+    for (u, v) in edges {
+        let w = if weighted { rng.gen_range(0.5..2.0) } else { 1.0 };
+        let f = [rng.gen_range(0..3) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0.5..2.0)];
+        g.add_edge(u, v, w, &f).unwrap();
+    }
+    g
+}
+
+/// One node or edge kernel: its terms and how they combine.
+pub type KernelForm = (Vec<FeatureKernel>, Combine);
+
+/// κv and κe of many terms on [`many_featured_graph`]'s features. κv: four Kronecker deltas summed
+/// (the gradient's node table at nine slots, more node-side hyperparameters than one pass takes),
+/// five terms summed (interpreted), a product of three, a sum with a constant. κe: one term summed
+/// with a weight (a square exponential, a Kronecker delta, a constant: the weight a hyperparameter
+/// of its own), three terms summed or multiplied, one Kronecker delta, one square exponential.
+pub fn many_term_kernels() -> (Vec<KernelForm>, Vec<KernelForm>) {
+    let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
+    let kd = |f: &str, h: f64, w: f64| fk(f, BaseKernelConfig::KroneckerDelta { h }, w);
+    let se = |f: &str, l: f64, w: f64| fk(f, BaseKernelConfig::SquareExponential { length_scale: l }, w);
+    let co = |f: &str, c: f64, w: f64| fk(f, BaseKernelConfig::Constant { c }, w);
+    let nodes = vec![
+        (vec![kd("label", 0.5, 1.3), kd("flag", 0.4, 0.6), kd("a", 0.3, 2.0), kd("b", 0.2, 0.9)], Combine::Additive),
+        (vec![kd("label", 0.5, 1.3), kd("flag", 0.4, 0.6), se("charge", 1.5, 2.0), kd("a", 0.3, 0.9), co("b", 0.8, 0.5)], Combine::Additive),
+        (vec![kd("label", 0.5, 1.0), kd("flag", 0.4, 1.0), co("b", 0.7, 1.0)], Combine::Product),
+        (vec![kd("label", 0.5, 1.0), co("b", 0.7, 3.0)], Combine::Additive),
+    ];
+    let edges = vec![
+        (vec![se("length", 0.8, 2.5)], Combine::Additive),
+        (vec![kd("order", 0.3, 3.0)], Combine::Additive),
+        (vec![co("z", 0.6, 0.7)], Combine::Additive),
+        (vec![kd("order", 0.3, 1.5), se("length", 0.8, 0.5), co("z", 0.6, 1.0)], Combine::Additive),
+        (vec![kd("order", 0.3, 1.0), se("length", 0.8, 1.0), co("z", 0.6, 1.0)], Combine::Product),
+        (vec![kd("order", 0.4, 1.0)], Combine::Product),
+        (vec![se("length", 1.1, 1.0)], Combine::Product),
+    ];
+    (nodes, edges)
+}
+
 /// A random labeled graph: node features `label` (0..4) and `charge` (real), edge features
 /// `order` (1..4) and `length` (real).
 pub fn random_graph(rng: &mut impl Rng, s: Shape) -> Graph {

@@ -6,7 +6,7 @@
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, GraphKernel, MarginalizedGraphKernel, MgkConfig, Precision};
-use octile_tests::{Shape, graph_with_features, random_config, random_graph, random_shape, targets};
+use octile_tests::{Shape, graph_with_features, many_featured_graph, many_term_kernels, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -411,60 +411,18 @@ fn every_kernel_form_matches_the_cpu_f64_gradient() {
     assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 
-/// More features than the shared generators give: κv as four Kronecker deltas summed (the node
-/// table's nine slots, more node-side hyperparameters than one pass takes), five terms summed
-/// (interpreted), a product of three and a sum with a constant; κe one term summed with a weight
-/// (the term's weight a hyperparameter), three terms summed or multiplied, one Kronecker delta,
-/// one square exponential — over trees with extra edges and hubs (block teams, split rows) of
-/// 1–70 nodes, unit-weighted and weighted: every backend against the CPU f64 gradient.
+/// Kernels of many terms ([`many_term_kernels`]: the node table's nine slots, five terms
+/// interpreted, κe's one-term sums with a weight, three terms summed or multiplied) over trees with
+/// extra edges and hubs of 1–70 nodes ([`many_featured_graph`]: block teams, split rows),
+/// unit-weighted and weighted: every backend against the CPU f64 gradient.
 #[test]
 fn kernels_of_many_terms_match_the_cpu_f64_gradient() {
-    use octile_types::Combine::{Additive, Product};
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let graph = |rng: &mut ChaCha8Rng, n: usize, weighted: bool| -> Graph {
-        let mut g = Graph::new(n, &["label", "flag", "a", "b", "charge"], &["order", "z", "length"]);
-        for i in 0..n {
-            let f = [rng.gen_range(0..3) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0..4) as f64, rng.gen_range(-1.0..1.0)];
-            g.set_node_features(i, &f).unwrap();
-        }
-        let mut edges: Vec<(usize, usize)> = (1..n).map(|i| (rng.gen_range(0..i), i)).collect();
-        edges.extend((0..n / 3).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
-        if n > 50 {
-            edges.extend((1..40).map(|i| (0, i))); // a hub: long rows
-        }
-        let mut edges: Vec<(usize, usize)> = edges.into_iter().map(|(u, v)| (u.min(v), u.max(v))).collect();
-        edges.sort_unstable();
-        edges.dedup();
-        for (u, v) in edges {
-            let w = if weighted { rng.gen_range(0.5..2.0) } else { 1.0 };
-            let f = [rng.gen_range(0..3) as f64, rng.gen_range(0..2) as f64, rng.gen_range(0.5..2.0)];
-            g.add_edge(u, v, w, &f).unwrap();
-        }
-        g
-    };
-    let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
-    let kd = |f: &str, h: f64, w: f64| fk(f, BaseKernelConfig::KroneckerDelta { h }, w);
-    let se = |f: &str, l: f64, w: f64| fk(f, BaseKernelConfig::SquareExponential { length_scale: l }, w);
-    let co = |f: &str, c: f64, w: f64| fk(f, BaseKernelConfig::Constant { c }, w);
-    let nodes = [
-        (vec![kd("label", 0.5, 1.3), kd("flag", 0.4, 0.6), kd("a", 0.3, 2.0), kd("b", 0.2, 0.9)], Additive),
-        (vec![kd("label", 0.5, 1.3), kd("flag", 0.4, 0.6), se("charge", 1.5, 2.0), kd("a", 0.3, 0.9), co("b", 0.8, 0.5)], Additive),
-        (vec![kd("label", 0.5, 1.0), kd("flag", 0.4, 1.0), co("b", 0.7, 1.0)], Product),
-        (vec![kd("label", 0.5, 1.0), co("b", 0.7, 3.0)], Additive),
-    ];
-    let edges = [
-        (vec![se("length", 0.8, 2.5)], Additive),
-        (vec![kd("order", 0.3, 3.0)], Additive),
-        (vec![co("z", 0.6, 0.7)], Additive),
-        (vec![kd("order", 0.3, 1.5), se("length", 0.8, 0.5), co("z", 0.6, 1.0)], Additive),
-        (vec![kd("order", 0.3, 1.0), se("length", 0.8, 1.0), co("z", 0.6, 1.0)], Product),
-        (vec![kd("order", 0.4, 1.0)], Product),
-        (vec![se("length", 1.1, 1.0)], Product),
-    ];
+    let (nodes, edges) = many_term_kernels();
     let mut cases = Vec::new();
     for weighted in [false, true] {
-        let x: Vec<Graph> = [1, 5, 13, 30, if weighted { 70 } else { 64 }].iter().map(|&n| graph(&mut rng, n, weighted)).collect();
-        let y: Vec<Graph> = [2, 9, 26, 60].iter().map(|&n| graph(&mut rng, n, weighted)).collect();
+        let x: Vec<Graph> = [1, 5, 13, 30, if weighted { 70 } else { 64 }].iter().map(|&n| many_featured_graph(&mut rng, n, weighted)).collect();
+        let y: Vec<Graph> = [2, 9, 26, 60].iter().map(|&n| many_featured_graph(&mut rng, n, weighted)).collect();
         for (vi, (node, node_combine)) in nodes.iter().enumerate() {
             for (ei, (edge, edge_combine)) in edges.iter().enumerate() {
                 let cfg = MgkConfig {

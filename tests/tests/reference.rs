@@ -3,7 +3,7 @@
 use octile::GraphKernel;
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, MarginalizedGraphKernel};
-use octile_tests::{Shape, check_rel, random_config, random_graph, random_shape, targets};
+use octile_tests::{Shape, check_rel, many_featured_graph, many_term_kernels, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -73,6 +73,48 @@ fn random_pairs(test: &str, call: Call) {
     }
     assert!(n >= 500, "only {n} random pairs were checked");
     assert!(f.is_empty(), "{} of {n} pairs failed:\n{}", f.len(), f.join("\n"));
+}
+
+/// Kernels of many terms ([`many_term_kernels`]: κv and κe as weighted sums, one-term sums,
+/// products of three; the shared generators' configurations have at most two terms and never an
+/// additive κe) on pairs of [`many_featured_graph`]s — 1 against 2 nodes, 5 against 26, 13 against
+/// 30, a 64-node graph with a hub against 9 — unit-weighted and weighted: K on every target
+/// against the dense reference.
+#[test]
+fn kernels_of_many_terms_match_dense_reference() {
+    let targets = targets("kernels_of_many_terms_match_dense_reference");
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (nodes, edges) = many_term_kernels();
+    let mut f = Vec::new();
+    let mut checked = 0;
+    for weighted in [false, true] {
+        let pairs: Vec<(Graph, Graph)> = [(1, 2), (5, 26), (13, 30), (64, 9)]
+            .iter()
+            .map(|&(a, b)| (many_featured_graph(&mut rng, a, weighted), many_featured_graph(&mut rng, b, weighted)))
+            .collect();
+        for (vi, (node, node_combine)) in nodes.iter().enumerate() {
+            for (ei, (edge, edge_combine)) in edges.iter().enumerate() {
+                let cfg = octile::MgkConfig {
+                    q: 0.07,
+                    p: 1.3,
+                    node: node.clone(),
+                    node_combine: *node_combine,
+                    edge: edge.clone(),
+                    edge_combine: *edge_combine,
+                    ..octile::MgkConfig::default()
+                };
+                for (g1, g2) in &pairs {
+                    let label = format!("κv {vi} κe {ei}{}", if weighted { " weighted" } else { "" });
+                    if let Err(e) = check_all(&label, g1, g2, &cfg, &targets) {
+                        f.push(e);
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 4 * 4 * 7, "pairs checked");
+    assert!(f.is_empty(), "{} of {checked} pairs failed:\n{}", f.len(), f.join("\n"));
 }
 
 #[test]
