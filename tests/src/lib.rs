@@ -194,6 +194,28 @@ pub fn many_term_kernels() -> (Vec<KernelForm>, Vec<KernelForm>) {
     (nodes, edges)
 }
 
+/// Every pair of [`many_term_kernels`]' κv and κe as one configuration (q 0.07, p 1.3), labeled
+/// `κv i κe j`.
+pub fn many_term_configs() -> Vec<(String, MgkConfig)> {
+    let (nodes, edges) = many_term_kernels();
+    let mut out = Vec::new();
+    for (vi, (node, node_combine)) in nodes.iter().enumerate() {
+        for (ei, (edge, edge_combine)) in edges.iter().enumerate() {
+            let cfg = MgkConfig {
+                q: 0.07,
+                p: 1.3,
+                node: node.clone(),
+                node_combine: *node_combine,
+                edge: edge.clone(),
+                edge_combine: *edge_combine,
+                ..MgkConfig::default()
+            };
+            out.push((format!("κv {vi} κe {ei}"), cfg));
+        }
+    }
+    out
+}
+
 /// A random labeled graph: node features `label` (0..4) and `charge` (real), edge features
 /// `order` (1..4) and `length` (real).
 pub fn random_graph(rng: &mut impl Rng, s: Shape) -> Graph {

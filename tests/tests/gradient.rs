@@ -6,7 +6,7 @@
 use octile::mgk::config::{BaseKernelConfig, FeatureKernel};
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, GraphKernel, MarginalizedGraphKernel, MgkConfig, Precision};
-use octile_tests::{Shape, graph_with_features, many_featured_graph, many_term_kernels, random_config, random_graph, random_shape, targets};
+use octile_tests::{Shape, graph_with_features, many_featured_graph, many_term_configs, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -418,25 +418,12 @@ fn every_kernel_form_matches_the_cpu_f64_gradient() {
 #[test]
 fn kernels_of_many_terms_match_the_cpu_f64_gradient() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let (nodes, edges) = many_term_kernels();
     let mut cases = Vec::new();
     for weighted in [false, true] {
         let x: Vec<Graph> = [1, 5, 13, 30, if weighted { 70 } else { 64 }].iter().map(|&n| many_featured_graph(&mut rng, n, weighted)).collect();
         let y: Vec<Graph> = [2, 9, 26, 60].iter().map(|&n| many_featured_graph(&mut rng, n, weighted)).collect();
-        for (vi, (node, node_combine)) in nodes.iter().enumerate() {
-            for (ei, (edge, edge_combine)) in edges.iter().enumerate() {
-                let cfg = MgkConfig {
-                    q: 0.07,
-                    p: 1.3,
-                    node: node.clone(),
-                    node_combine: *node_combine,
-                    edge: edge.clone(),
-                    edge_combine: *edge_combine,
-                    ..MgkConfig::default()
-                };
-                let label = format!("κv {vi} κe {ei}{}", if weighted { " weighted" } else { "" });
-                cases.push((label, x.clone(), y.clone(), cfg, (vi + ei) % 2 == 0));
-            }
+        for (k, (label, cfg)) in many_term_configs().into_iter().enumerate() {
+            cases.push((format!("{label}{}", if weighted { " weighted" } else { "" }), x.clone(), y.clone(), cfg, k % 2 == 0));
         }
     }
     let mut f = Vec::new();

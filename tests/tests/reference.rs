@@ -3,7 +3,7 @@
 use octile::GraphKernel;
 use octile::mgk::reference::mgk_dense;
 use octile::{Graph, MarginalizedGraphKernel};
-use octile_tests::{Shape, check_rel, many_featured_graph, many_term_kernels, random_config, random_graph, random_shape, targets};
+use octile_tests::{Shape, check_rel, many_featured_graph, many_term_configs, random_config, random_graph, random_shape, targets};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -84,7 +84,6 @@ fn random_pairs(test: &str, call: Call) {
 fn kernels_of_many_terms_match_dense_reference() {
     let targets = targets("kernels_of_many_terms_match_dense_reference");
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let (nodes, edges) = many_term_kernels();
     let mut f = Vec::new();
     let mut checked = 0;
     for weighted in [false, true] {
@@ -92,24 +91,13 @@ fn kernels_of_many_terms_match_dense_reference() {
             .iter()
             .map(|&(a, b)| (many_featured_graph(&mut rng, a, weighted), many_featured_graph(&mut rng, b, weighted)))
             .collect();
-        for (vi, (node, node_combine)) in nodes.iter().enumerate() {
-            for (ei, (edge, edge_combine)) in edges.iter().enumerate() {
-                let cfg = octile::MgkConfig {
-                    q: 0.07,
-                    p: 1.3,
-                    node: node.clone(),
-                    node_combine: *node_combine,
-                    edge: edge.clone(),
-                    edge_combine: *edge_combine,
-                    ..octile::MgkConfig::default()
-                };
-                for (g1, g2) in &pairs {
-                    let label = format!("κv {vi} κe {ei}{}", if weighted { " weighted" } else { "" });
-                    if let Err(e) = check_all(&label, g1, g2, &cfg, &targets) {
-                        f.push(e);
-                    }
-                    checked += 1;
+        for (label, cfg) in many_term_configs() {
+            let label = format!("{label}{}", if weighted { " weighted" } else { "" });
+            for (g1, g2) in &pairs {
+                if let Err(e) = check_all(&label, g1, g2, &cfg, &targets) {
+                    f.push(e);
                 }
+                checked += 1;
             }
         }
     }
