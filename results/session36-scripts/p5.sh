@@ -6,7 +6,10 @@
 #   PART=compare  (~300 s)  benches/peers/graphdot/compare.sh on six sets (CSETS to choose)
 #   PART=gradient (~280 s)  benches/peers/graphdot/gradient.sh (eval_gradient, FreeSolv GPR)
 # usage there: mkdir -p $OUT && OUT=$OUT PART=tests bash results/session36-scripts/p5.sh
-# carry: [".carry/s36", ".carry/sets.tar.xz", ".peers"] (compare and gradient need .peers' wheels and sets)
+# carry: [".carry/s36/bundle.tar.xz", ".carry/sets.tar.xz", ".peers"] (compare and gradient need .peers' wheels and sets).
+# The bundle: `scripts/gpu-bundle`, then `tar -cf - tests octile wheels repo run-gpu-tests.sh` in .bundle/ through
+# `xz -T1 --lzma2=preset=6,dict=768MiB` (the test binaries share most of their bytes: a dictionary larger than one
+# binary finds them; xz -6's 8 MiB dictionary gave 80 MB, past the 64 MiB a call may carry)
 set -u
 T0=$(date +%s); O=${OUT:-/tmp/out}; B=/tmp/bb; mkdir -p $O $B /tmp/sets
 [ -x $B/octile ] || xz -dc .carry/s36/bundle.tar.xz | tar -xf - -C $B
