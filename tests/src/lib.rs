@@ -137,7 +137,7 @@ pub fn graph_with_features(rng: &mut impl Rng, n: usize, edges: &[(usize, usize)
     g
 }
 
-/// A graph of `n` nodes for [`many_term_kernels`]: node features `label` (0..3), `flag`, `a` (0..2),
+/// A graph of `n` nodes for [`many_term_configs`]: node features `label` (0..3), `flag`, `a` (0..2),
 /// `b` (0..4), `charge` (real); a random tree plus n/3 random edges (self-loops among them), and a
 /// hub of 39 edges where n > 50 (long rows); edge features `order` (0..3), `z` (0..2), `length`
 /// (real); weights random in [0.5, 2) if `weighted`, else 1.
@@ -164,14 +164,14 @@ pub fn many_featured_graph(rng: &mut impl Rng, n: usize, weighted: bool) -> Grap
 }
 
 /// One node or edge kernel: its terms and how they combine.
-pub type KernelForm = (Vec<FeatureKernel>, Combine);
+type KernelForm = (Vec<FeatureKernel>, Combine);
 
 /// κv and κe of many terms on [`many_featured_graph`]'s features. κv: four Kronecker deltas summed
 /// (the gradient's node table at nine slots, more node-side hyperparameters than one pass takes),
 /// five terms summed (interpreted), a product of three, a sum with a constant. κe: one term summed
 /// with a weight (a square exponential, a Kronecker delta, a constant: the weight a hyperparameter
 /// of its own), three terms summed or multiplied, one Kronecker delta, one square exponential.
-pub fn many_term_kernels() -> (Vec<KernelForm>, Vec<KernelForm>) {
+fn many_term_kernels() -> (Vec<KernelForm>, Vec<KernelForm>) {
     let fk = |f: &str, k: BaseKernelConfig, w: f64| FeatureKernel { feature: f.into(), kernel: k, weight: w };
     let kd = |f: &str, h: f64, w: f64| fk(f, BaseKernelConfig::KroneckerDelta { h }, w);
     let se = |f: &str, l: f64, w: f64| fk(f, BaseKernelConfig::SquareExponential { length_scale: l }, w);

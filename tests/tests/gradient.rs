@@ -229,9 +229,10 @@ fn gram_matrices_match_finite_differences() {
 /// One comparison of K(X, Y)'s gradient: (label, X, Y, configuration, normalized).
 type Case = (String, Vec<Graph>, Vec<Graph>, MgkConfig, bool);
 
-/// Every backend's ∂K/∂θ and K of K(X, Y) for each case against the CPU f64 gradient: failures
-/// appended to `f`.
-fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case], f: &mut Vec<String>) {
+/// Every backend's ∂K/∂θ and K of K(X, Y) for each case against the CPU f64 gradient; asserts that
+/// every check passed, listing those that did not.
+fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case]) {
+    let mut f = Vec::new();
     let targets = targets(test);
     let mut seen = Vec::new();
     for t in &targets {
@@ -280,6 +281,7 @@ fn backends_match_the_cpu_f64_gradient(test: &str, cases: &[Case], f: &mut Vec<S
             }
         }
     }
+    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
 }
 
 #[test]
@@ -292,9 +294,7 @@ fn every_backend_matches_the_cpu_f64_gradient() {
             (format!("seed {seed}"), x, y, cfg, seed % 2 == 0)
         })
         .collect();
-    let mut f = Vec::new();
-    backends_match_the_cpu_f64_gradient("every_backend_matches_the_cpu_f64_gradient", &cases, &mut f);
-    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+    backends_match_the_cpu_f64_gradient("every_backend_matches_the_cpu_f64_gradient", &cases);
 }
 
 /// Pairs of 96-node graphs and a 40-node star, whose fused gradient solve on the GPU takes each room
@@ -327,9 +327,7 @@ fn large_pairs_in_every_resident_room_match_the_cpu_f64_gradient() {
             (format!("κe {what}"), x.clone(), y.clone(), cfg, k == 1)
         })
         .collect();
-    let mut f = Vec::new();
-    backends_match_the_cpu_f64_gradient("large_pairs_in_every_resident_room_match_the_cpu_f64_gradient", &cases, &mut f);
-    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+    backends_match_the_cpu_f64_gradient("large_pairs_in_every_resident_room_match_the_cpu_f64_gradient", &cases);
 }
 
 /// The product form (κe one Kronecker delta, unit weights: on the GPU the resident solver's 2-byte
@@ -356,9 +354,7 @@ fn product_form_gradients_give_each_edge_hyperparameter_its_own_derivative() {
             (format!("κe one Kronecker delta, {combine:?}"), x.clone(), y.clone(), cfg, combine == octile_types::Combine::Product)
         })
         .collect();
-    let mut f = Vec::new();
-    backends_match_the_cpu_f64_gradient("product_form_gradients_give_each_edge_hyperparameter_its_own_derivative", &cases, &mut f);
-    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+    backends_match_the_cpu_f64_gradient("product_form_gradients_give_each_edge_hyperparameter_its_own_derivative", &cases);
 }
 
 /// Every form of κv and κe a gradient entry specializes or interprets — κe one square exponential,
@@ -406,12 +402,10 @@ fn every_kernel_form_matches_the_cpu_f64_gradient() {
             cases.push((label, x, y, cfg, (ei + ci) % 2 == 0));
         }
     }
-    let mut f = Vec::new();
-    backends_match_the_cpu_f64_gradient("every_kernel_form_matches_the_cpu_f64_gradient", &cases, &mut f);
-    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+    backends_match_the_cpu_f64_gradient("every_kernel_form_matches_the_cpu_f64_gradient", &cases);
 }
 
-/// Kernels of many terms ([`many_term_kernels`]: the node table's nine slots, five terms
+/// Kernels of many terms ([`many_term_configs`]: the node table's nine slots, five terms
 /// interpreted, κe's one-term sums with a weight, three terms summed or multiplied) over trees with
 /// extra edges and hubs of 1–70 nodes ([`many_featured_graph`]: block teams, split rows),
 /// unit-weighted and weighted: every backend against the CPU f64 gradient.
@@ -426,9 +420,7 @@ fn kernels_of_many_terms_match_the_cpu_f64_gradient() {
             cases.push((format!("{label}{}", if weighted { " weighted" } else { "" }), x.clone(), y.clone(), cfg, k % 2 == 0));
         }
     }
-    let mut f = Vec::new();
-    backends_match_the_cpu_f64_gradient("kernels_of_many_terms_match_the_cpu_f64_gradient", &cases, &mut f);
-    assert!(f.is_empty(), "{} checks failed:\n{}", f.len(), f.join("\n"));
+    backends_match_the_cpu_f64_gradient("kernels_of_many_terms_match_the_cpu_f64_gradient", &cases);
 }
 
 #[test]

@@ -75,7 +75,7 @@ fn random_pairs(test: &str, call: Call) {
     assert!(f.is_empty(), "{} of {n} pairs failed:\n{}", f.len(), f.join("\n"));
 }
 
-/// Kernels of many terms ([`many_term_kernels`]: κv and κe as weighted sums, one-term sums,
+/// Kernels of many terms ([`many_term_configs`]: κv and κe as weighted sums, one-term sums,
 /// products of three; the shared generators' configurations have at most two terms and never an
 /// additive κe) on pairs of [`many_featured_graph`]s — 1 against 2 nodes, 5 against 26, 13 against
 /// 30, a 64-node graph with a hub against 9 — unit-weighted and weighted: K on every target
