@@ -16,7 +16,7 @@
 //!   [ col     : nnz    u32 ]  neighbour of each nonzero
 //!   [ pad     : 0 or 1 u32 ]  f64 sets only: the values start 8-byte aligned
 //!   [ edge    : nnz · nz_stride  real ]   weight, edge features (as `layout::NZ_*`)
-//!   [ node    : n · node_stride  real ]   d, p, node features  (as `layout::NODE_*`)
+//!   [ node    : n · node_stride  real ]   ρ (d's relative low part), d, p, node features (`layout::NODE_*`)
 //!   [ pieces  : n_pieces u32 ]  node << 16 | first nonzero, see `PIECE_NONZEROS`
 //!   [ pad     : 0 or 1 u32 ]  f64 sets only: the run ends 8-byte aligned
 //!
@@ -52,6 +52,23 @@ pub struct ResidentGraph {
 /// min(first + PIECE_NONZEROS, row end); together the pieces cover every nonzero once. A graph
 /// whose rows all fit, or with n or nnz ≥ 2^16, has no pieces and is never split.
 pub const PIECE_NONZEROS: usize = 8;
+
+/// Values a resident node row holds before the packed layout's `[d, p, features…]`: d's relative
+/// low part ρ, first in the row, so that a kernel reads it at a fixed offset from the row's d. In
+/// f32 sets d = d_hi·(1 + ρ) with d_hi = f32(d) and ρ = f32((d − d_hi)/d_hi) (in f64 sets ρ = 0),
+/// and d is the f32-rounded weights' row sum over 1 − q. The iterations read d_hi; the true residual
+/// reads d₁d₂ = d_hi₁d_hi₂·(1 + ρ₁ + ρ₂) in f64, so it checks the system of the stored weights with
+/// d exact to ~1e-14. With d_hi alone it checked d rounded to f32, and for a structure-only kernel
+/// (κv ≡ κe ≡ 1: nearly singular along the constant vector) K moved by ~ε_f32/q: 9.6e-5 at
+/// q = 0.0005 for two cycles (`results/session36-scripts/f32_d_rounding.py`). (Read last in the row,
+/// at row + stride − 1, it made six gradient and grid entries spill; the fused solver's true residual
+/// reads ρ after the row's other values for the same reason.)
+pub const RESIDENT_NODE_EXTRA: usize = 1;
+
+/// A resident node row's length for the packed layout's `node_stride`.
+pub const fn resident_node_stride(node_stride: usize) -> usize {
+    node_stride + RESIDENT_NODE_EXTRA
+}
 
 /// Words of one graph's run whose values take `real_words` words each (1: f32, 2: f64).
 pub const fn graph_words(n_nodes: usize, nnz: usize, node_stride: usize, nz_stride: usize, n_pieces: usize, real_words: usize) -> usize {

@@ -23,10 +23,10 @@ use crate::mgk::pack::{GraphRows, PackOptions, strides};
 use crate::mgk::report::{ResidentReport, TeamForm, TeamKind};
 use cudarc::driver::CudaSlice;
 use octile_types::Kernel;
-use octile_types::mgk::layout::NZ_WEIGHT;
+use octile_types::mgk::layout::{NODE_D, NZ_WEIGHT};
 use octile_types::mgk::resident::{
-    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, fused_extra_words,
-    graph_value_offset, graph_words,
+    FUSED_BESIDE_EXTRA_WORDS, GRADIENT_SCRATCH_SLICES, PIECE_NONZEROS, RESIDENT_BLOCK_THREADS, RESIDENT_MAX_WARPS_PER_BLOCK, RESIDENT_NODE_EXTRA,
+    fused_extra_words, graph_value_offset, graph_words, resident_node_stride,
 };
 use octile_types::{EdgeShape, GradientParams, KernelSpec, PairJob, PairStatus, ResidentGraph, ResidentParams};
 use rayon::prelude::*;
@@ -103,7 +103,8 @@ fn resident_in_parts(graphs: &[Graph], opt: &PackOptions, parts: &[Range<usize>]
 /// `rw` words each (every run then takes a multiple of `rw` words: f64 values stay 8-byte
 /// aligned).
 fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, precision: Precision) -> Result<ResidentSet> {
-    let (ns, nzs) = strides(opt.kernel);
+    let (packed_ns, nzs) = strides(opt.kernel);
+    let ns = resident_node_stride(packed_ns);
     let rw = real_words(precision);
     // the part's words reserved at once (2·edges bounds each graph's nonzeros; pieces grow it
     // where a graph has long rows): no regrowth, each page touched once. Only what the 32-bit
@@ -210,8 +211,22 @@ fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, preci
             rows.edge_row_into(e as usize, dst);
         }
         out.unit_weights.push(nz_rows.chunks_exact(nzs).all(|v| v[NZ_WEIGHT] == 1.0));
+        // node rows [ρ, d, p, features…] (`RESIDENT_NODE_EXTRA`): in f32, d from the row sums of
+        // the weights as stored (rounded to f32), stored as f32(d) and ρ = (d − f32(d))/f32(d) —
+        // the true residual then checks the stored system with d exact; in f64, d as packed and ρ 0
+        let mut first = 0;
         for (&old, dst) in order.iter().zip(node_rows.chunks_exact_mut(ns)) {
-            rows.node_row_into(old as usize, dst);
+            let (lo, row) = dst.split_at_mut(RESIDENT_NODE_EXTRA);
+            rows.node_row_into(old as usize, row);
+            let len = len(old as usize);
+            if rw == 1 {
+                let deg: f64 = nz_rows[first * nzs..(first + len) * nzs].chunks_exact(nzs).map(|v| v[NZ_WEIGHT] as f32 as f64).sum();
+                let d = if deg > 0.0 { deg } else { 1.0 } / (1.0 - opt.q);
+                let hi = d as f32 as f64;
+                row[NODE_D] = hi;
+                lo[0] = (d - hi) / hi;
+            }
+            first += len;
         }
         if let Some(v) = values.iter().find(|v| !v.is_finite()) {
             return Err(OctileError::InvalidGraph { graph: Some(gi), what: format!("a weight or feature is not finite ({v})") });
@@ -251,7 +266,8 @@ fn cut_in_pieces(n: usize, nnz: usize, len: impl Fn(usize) -> usize) -> bool {
 /// pass over each graph's edges, so that the plan is made while the set is packed. The graphs are
 /// not checked here (packing checks them; a plan of a set that fails to pack is dropped).
 pub fn resident_shapes(graphs: &[Graph], opt: &PackOptions, precision: Precision) -> ResidentSet {
-    let (ns, nzs) = strides(opt.kernel);
+    let (packed_ns, nzs) = strides(opt.kernel);
+    let ns = resident_node_stride(packed_ns);
     let mut out = ResidentSet {
         precision,
         graphs: Vec::with_capacity(graphs.len()),
@@ -1134,11 +1150,26 @@ mod tests {
                         assert_eq!(got.to_bits(), stored(v).to_bits(), "graph {g} row {r} nonzero {k} value {f}: {got} vs {v}");
                     }
                 }
-                let mut row = vec![0.0; set.node_stride];
+                // d's relative low part ρ (RESIDENT_NODE_EXTRA), then [d, p, features…] as the
+                // packing gives them: in f32, d_hi·(1 + ρ) is the f32 weights' row sum over 1 − q to
+                // ~1e-14 and d_hi its f32 rounding; in f64 d as packed and ρ 0
+                let ns = set.node_stride;
+                let mut row = vec![0.0; ns - RESIDENT_NODE_EXTRA];
                 rows.node_row_into(old, &mut row);
-                for (f, &v) in row.iter().enumerate() {
-                    let got = value(values_at + rw * (nnz * set.nz_stride + r * set.node_stride + f));
-                    assert_eq!(got.to_bits(), stored(v).to_bits(), "graph {g} node row {r} value {f}: {got} vs {v}");
+                let row_value = |f: usize| value(values_at + rw * (nnz * set.nz_stride + r * ns + RESIDENT_NODE_EXTRA + f));
+                for (f, &v) in row.iter().enumerate().skip(NODE_D + 1) {
+                    assert_eq!(row_value(f).to_bits(), stored(v).to_bits(), "graph {g} node row {r} value {f}: {} vs {v}", row_value(f));
+                }
+                let lo = value(values_at + rw * (nnz * set.nz_stride + r * ns));
+                if rw == 1 {
+                    let deg: f64 = want.iter().map(|&(_, e)| (graph.edges()[e].weight * graph.weight_scale()) as f32 as f64).sum();
+                    let d = if deg > 0.0 { deg } else { 1.0 } / (1.0 - 0.05);
+                    let hi = row_value(NODE_D);
+                    assert_eq!(hi.to_bits(), stored(d).to_bits(), "graph {g} node row {r}: d's high word {hi} vs f32({d})");
+                    assert!((hi * (1.0 + lo) - d).abs() <= 1e-14 * d, "graph {g} node row {r}: d {} vs {d}", hi * (1.0 + lo));
+                } else {
+                    assert_eq!(row_value(NODE_D).to_bits(), row[NODE_D].to_bits(), "graph {g} node row {r}: d");
+                    assert_eq!(lo, 0.0, "graph {g} node row {r}: d's relative low part in f64");
                 }
             }
             let len = |i: usize| (rp[i + 1] - rp[i]) as usize;

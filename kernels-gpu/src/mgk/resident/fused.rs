@@ -355,7 +355,7 @@ pub(super) unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: b
                 }
                 rows!(crew, n2, n, |k, i, i2| {
                     let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                    let dd = a1[NODE_D] as f64 * a2[NODE_D] as f64;
+                    let hh = a1[NODE_D] as f64 * a2[NODE_D] as f64;
                     let pp = a1[NODE_P] as f64 * a2[NODE_P] as f64;
                     let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                     // κv from the table where the launch has one (the same value)
@@ -369,6 +369,9 @@ pub(super) unsafe fn solve_pair_fused<C: ResidentTeam, X: FusedXmv, const REC: b
                     } else {
                         row3(i, i2, x)
                     };
+                    // d₁d₂ in f64 from d's two words (as `View::dd64`): the stored system's exact d
+                    // (ρ read last: the fewest registers live beside it)
+                    let dd = hh + hh * (g1.rho(i, ns) + g2.rho(i2, ns)) as f64;
                     let res1 = dd - (dd / kv * x1 - s1);
                     let res2 = scale * pp - (dd / kv * x2 - s2);
                     e1 += res1 * res1;

@@ -70,6 +70,8 @@ pub(super) unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, con
 ) -> PairStatus {
     // the primal system (the gradient entries solve the adjoint fused with it: solve_pair_fused)
     let (bs, vs) = (Rhs::Primal.node_slot(), Rhs::Primal.value_slot());
+    // the true residual's b is D×·1 in f64 from d's two words (`View::dd64`)
+    const { assert!(Rhs::Primal.node_slot() == NODE_D, "the primal right-hand side is d") };
     let (n1, n2) = (g1.n, g2.n);
     let n = n1 * n2;
     let ns = prm.node_stride as usize;
@@ -125,8 +127,10 @@ pub(super) unsafe fn solve_pair<T: ResidentReal, C: ResidentTeam, X: Xmv<T>, con
                 let (mut res2, mut value, mut rz) = (0.0f64, 0.0f64, 0.0f64);
                 rows!(crew, n2, n, |k, i, i2| {
                     let (a1, a2) = (g1.node(i, ns), g2.node(i2, ns));
-                    let dd = a1[NODE_D].to_f64() * a2[NODE_D].to_f64();
-                    let b = a1[bs].to_f64() * a2[bs].to_f64();
+                    // d in f64 from its two words (`RESIDENT_NODE_EXTRA`): the residual of the
+                    // stored system with d exact, not rounded to T; b = D×·1 (bs = NODE_D)
+                    let dd = g1.dd64(i, g2, i2, ns);
+                    let b = dd;
                     let (f1, f2) = (&a1[NODE_FEATURES..], &a2[NODE_FEATURES..]);
                     let kv: f64 = prm.node_kernel.eval_as::<f64, T>(f1, f2);
                     let s = xmv.slot(k);
