@@ -2,8 +2,9 @@
 //! the same entries of the whole matrix on every backend (the CPU's bit for bit, the GPU's within
 //! K's accuracy): K(X) and K(X, Y), raw and
 //! normalized, odd tile sizes, with ∂K/∂θ, for the marginalized kernel on random graphs with every
-//! edge case, and for the shortest-path and graphlet kernels.
-use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
+//! edge case, and for the shortest-path and graphlet kernels; blocks of K(X) across its diagonal
+//! evaluate each unordered pair once whatever the tile size.
+use octile::gram::{Tile, TilePlan, block_tiles, gram_tile, normalize_tile};
 use octile::mgk::gradient::normalize_gradient_tile;
 use octile::{Gram, Graph, GraphKernel, GraphletConfig, GraphletKernel, MarginalizedGraphKernel, OctileError, ShortestPathKernel, SpConfig};
 use octile_tests::{Shape, random_graph, random_shape, targets};
@@ -127,6 +128,79 @@ fn marginalized_tiles_equal_the_whole_matrix_on_every_backend() {
             same_bits(&format!("{} block {rows:?} × {cols:?}", t.name), &g.values, &want, cols.len(), tol, &mut errors);
         }
     }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+/// The block `rows` × `cols` of K(X) from `block_tiles` at `tile_size`, each tile by `tile_of`
+/// (those standing for their transposes written both ways), and the pairs the tiles evaluated.
+fn assemble_block(
+    x: &[Graph],
+    (rows, cols): (&std::ops::Range<usize>, &std::ops::Range<usize>),
+    tile_size: usize,
+    tile_of: impl Fn(&Tile) -> Gram,
+) -> (Vec<f64>, usize) {
+    let nodes: Vec<usize> = x.iter().map(Graph::n_nodes).collect();
+    let (nr, nc) = (rows.len(), cols.len());
+    let (mut m, mut solved) = (vec![f64::NAN; nr * nc], 0);
+    for t in block_tiles(&nodes, rows.clone(), cols.clone(), tile_size).unwrap() {
+        let g = tile_of(&t);
+        assert_eq!(g.pairs_solved, t.pairs(true), "tile {t:?}: pairs solved {}, expected {}", g.pairs_solved, t.pairs(true));
+        solved += g.pairs_solved;
+        for (a, i) in t.rows.clone().enumerate() {
+            for (b, j) in t.cols.clone().enumerate() {
+                let v = g.values[a * t.cols.len() + b];
+                m[(i - rows.start) * nc + j - cols.start] = v;
+                if t.mirrored_in(rows, cols) {
+                    m[(j - rows.start) * nc + i - cols.start] = v;
+                }
+            }
+        }
+    }
+    (m, solved)
+}
+
+/// A block K[rows, cols] of K(X) that crosses the diagonal, cut into tiles of 1, 4 or 100 graphs
+/// a side: each unordered pair of the block evaluated once (with `--tile-size 4` the mirrored
+/// pairs of rows ∩ cols were evaluated twice, once per tile), so the pairs evaluated are the same
+/// for every tile size, and every entry equals the whole matrix's (a two-sided tolerance: exact on
+/// the CPU, K's accuracy on a GPU).
+#[test]
+fn blocks_across_the_diagonal_evaluate_each_pair_once_at_any_tile_size() {
+    let x = graphs(11, 17);
+    let sp = ShortestPathKernel::new(SpConfig::default()).unwrap();
+    let mut errors = Vec::new();
+    let blocks = [(3..11, 0..17), (10..17, 2..9), (0..12, 5..17), (4..13, 4..13), (0..17, 0..17), (0..5, 9..17)];
+    let slice = |m: &Gram, r: &std::ops::Range<usize>, c: &std::ops::Range<usize>| -> Vec<f64> {
+        r.clone().flat_map(|i| c.clone().map(move |j| m.get(i, j))).collect()
+    };
+    let mut check = |name: &str, k: &dyn GraphKernel, rtol: f64| {
+        let whole = ok(k.gram(&x));
+        for (rows, cols) in &blocks {
+            let shared = rows.start.max(cols.start)..rows.end.min(cols.end).max(rows.start.max(cols.start));
+            let want = rows.len() * cols.len() - shared.len() * shared.len().saturating_sub(1) / 2;
+            let mut counts = Vec::new();
+            for size in [1, 4, 100] {
+                let (m, solved) = assemble_block(&x, (rows, cols), size, |t| ok(gram_tile(k, &x, None, t)));
+                counts.push(solved);
+                same_bits(&format!("{name} block {rows:?} × {cols:?} tile size {size}"), &m, &slice(&whole, rows, cols), cols.len(), Some(rtol), &mut errors);
+            }
+            if counts.iter().any(|&c| c != want) {
+                errors.push(format!(
+                    "{name} block {rows:?} × {cols:?}: pairs evaluated {counts:?} at tile sizes [1, 4, 100], expected {want} (its unordered pairs) at each"
+                ));
+            }
+        }
+    };
+    for t in targets("blocks_across_the_diagonal_evaluate_each_pair_once_at_any_tile_size") {
+        let mut cfg = octile_tests::random_config(&mut ChaCha8Rng::seed_from_u64(9));
+        cfg.q = 0.05;
+        t.apply(&mut cfg);
+        let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        check(t.name, &k, tolerance(&t).unwrap_or(0.0));
+    }
+    // kernels that evaluate a tile as a matrix: their tiles on the diagonal count the upper triangle
+    check("shortest path", &sp, 0.0);
+    check("graphlets", &GraphletKernel::new(GraphletConfig::default()).unwrap(), 0.0);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 

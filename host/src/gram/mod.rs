@@ -12,4 +12,4 @@ pub use crate::matrix::{Gradient, Gram, PairInfo};
 pub use control::RunControl;
 pub use kernel::{Evaluation, GraphKernel};
 pub use partial::Known;
-pub use tiles::{Tile, TilePlan, default_tile_size, gram_tile, normalize_tile};
+pub use tiles::{Tile, TilePlan, block_tiles, default_tile_size, gram_tile, normalize_tile};

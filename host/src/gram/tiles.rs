@@ -47,6 +47,28 @@ impl Tile {
     fn square(&self, symmetric: bool) -> bool {
         symmetric && self.rows == self.cols
     }
+
+    /// Distinct pairs the tile evaluates ([`gram_tile`]'s `pairs_solved`): one per entry, but in
+    /// a tile of K(X) (`symmetric`) an entry and its mirror both in the tile are one pair: k graphs
+    /// on both sides make k (k − 1) / 2 fewer (a tile on the diagonal: n (n + 1) / 2).
+    pub fn pairs(&self, symmetric: bool) -> usize {
+        let k = if symmetric { overlap(&self.rows, &self.cols).len() } else { 0 };
+        self.entries() - k * k.saturating_sub(1) / 2
+    }
+
+    /// Whether this tile of the block K[`rows`, `cols`] of K(X) stands for its transpose too: off
+    /// the diagonal, with its transpose inside the block ([`block_tiles`] lists one of the two and
+    /// the transpose is written from it).
+    pub fn mirrored_in(&self, rows: &Range<usize>, cols: &Range<usize>) -> bool {
+        let within = |a: &Range<usize>, b: &Range<usize>| !a.is_empty() && b.start <= a.start && a.end <= b.end;
+        self.rows != self.cols && within(&self.rows, cols) && within(&self.cols, rows)
+    }
+}
+
+/// The indices in both `a` and `b` (empty where they do not meet).
+fn overlap(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
+    let start = a.start.max(b.start);
+    start..a.end.min(b.end).max(start)
 }
 
 /// How a Gram matrix is cut into tiles: band boundaries of its rows and columns.
@@ -142,6 +164,52 @@ pub const MIN_SHARED_TILE: usize = 256;
 /// The smallest default tile side on a GPU for a set too small to give each GPU
 /// [`TILES_PER_DEVICE`] tiles of [`MIN_SHARED_TILE`]: sets of up to 512 graphs stay one tile.
 pub const SMALL_SET_TILE: usize = 512;
+
+/// The tiles of the block K[`rows`, `cols`] of K(X) over graphs of `x_nodes` node counts (global
+/// indices, row band by row band), each unordered pair of the block in one tile only, whatever
+/// `tile_size`. The block's square part S = `rows` ∩ `cols` (where it crosses the diagonal) is cut
+/// into the same bands on both sides and only its tiles on or above the diagonal are listed, each
+/// off the diagonal standing for its transpose too ([`Tile::mirrored_in`]); the rest of the
+/// block, whose entries' mirrors lie outside it, is cut as [`TilePlan`] cuts K(X, Y).
+///
+/// ```text
+///            cols → 10:20   20:30   30:40        rows 0:30 × cols 10:40 (tiles of 10): S = 10:30
+/// rows   0:10      [ T ]   [ T ]   [ T ]         in the same bands on both sides; D on the
+///  ↓    10:20      [ D ]   [ T ]   [ T ]         diagonal (K of its graphs); (Tᵀ) not computed,
+///       20:30      (Tᵀ)    [ D ]   [ T ]         the transpose of the tile above it
+/// ```
+/// The whole of K(X) (`rows` = `cols`) gets [`TilePlan`]'s tiles of K(X), a block off the
+/// diagonal its tiles of K(X, Y). A block outside the matrix is an error.
+pub fn block_tiles(x_nodes: &[usize], rows: Range<usize>, cols: Range<usize>, tile_size: usize) -> Result<Vec<Tile>> {
+    Tile { rows: rows.clone(), cols: cols.clone() }.check(x_nodes.len(), x_nodes.len())?;
+    let square = overlap(&rows, &cols);
+    let (row_bands, col_bands) = (block_bands(x_nodes, &rows, &square, tile_size), block_bands(x_nodes, &cols, &square, tile_size));
+    let in_square = |r: &Range<usize>| !square.is_empty() && square.start <= r.start && r.end <= square.end;
+    Ok(row_bands
+        .iter()
+        .flat_map(|r| col_bands.iter().map(move |c| Tile { rows: r.clone(), cols: c.clone() }))
+        // below the square part's diagonal: the transpose of a tile listed
+        .filter(|t| !(in_square(&t.rows) && in_square(&t.cols) && t.rows.start > t.cols.start))
+        .collect())
+}
+
+/// The bands of one side `side` of a block of K(X) ([`block_tiles`]): each part of it before, in
+/// and after the square part `square` cut by [`bands`] on its own, so that the bands in `square`
+/// are the same on both sides.
+fn block_bands(x_nodes: &[usize], side: &Range<usize>, square: &Range<usize>, tile_size: usize) -> Vec<Range<usize>> {
+    let mut cuts = vec![side.start, side.end];
+    if !square.is_empty() {
+        cuts.extend([square.start, square.end]);
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.windows(2)
+        .flat_map(|w| {
+            let b = bands(&x_nodes[w[0]..w[1]], tile_size);
+            b.windows(2).map(|k| w[0] + k[0]..w[0] + k[1]).collect::<Vec<_>>()
+        })
+        .collect()
+}
 
 /// Band boundaries over graphs of `nodes` node counts: ⌈n / tile_size⌉ bands, each cut where the
 /// running node count (each graph counted as at least 1) reaches its equal share; never empty.
@@ -322,7 +390,9 @@ pub fn gram_tile<K: GraphKernel + ?Sized>(kernel: &K, x: &[Graph], y: Option<&[G
         if kernel.control().cancelled() {
             return Err(OctileError::Cancelled);
         }
-        return super::kernel::from_matrix(kernel, nr, nc, nr * nc, e);
+        // a tile on the diagonal evaluates its upper triangle, as the whole matrix does
+        let pairs = if against.is_none() { nr * (nr + 1) / 2 } else { nr * nc };
+        return super::kernel::from_matrix(kernel, nr, nc, pairs, e);
     }
     let tp = TilePairs::of(x, y, tile)?;
     crate::phases::mark("paired");
@@ -494,6 +564,81 @@ mod tests {
         let sums: Vec<usize> = b.windows(2).map(|w| nodes[w[0]..w[1]].iter().sum()).collect();
         let (lo, hi) = (*sums.iter().min().unwrap(), *sums.iter().max().unwrap());
         assert!(hi <= 2 * lo, "band node sums {sums:?}");
+    }
+
+    #[test]
+    fn block_tiles_hold_each_unordered_pair_of_a_block_once_whatever_the_tile_size() {
+        // blocks of K(X) of 13 graphs across the diagonal (the mirrored pairs of rows ∩ cols once),
+        // touching it, off it, the whole matrix and empty ones
+        let nodes = [5, 1, 7, 2, 9, 3, 3, 8, 1, 1, 4, 6, 2];
+        let n = nodes.len();
+        let blocks = [
+            (0..13, 0..13),
+            (0..9, 4..13),
+            (4..13, 0..9),
+            (2..11, 5..8),
+            (5..8, 2..11),
+            (0..6, 6..13),
+            (6..13, 0..6),
+            (0..5, 9..13),
+            (3..3, 0..13),
+            (4..9, 4..9),
+        ];
+        for (rows, cols) in blocks {
+            let k = overlap(&rows, &cols).len();
+            let want = rows.len() * cols.len() - k * k.saturating_sub(1) / 2;
+            for tile_size in [1, 2, 3, 4, 5, 8, 100] {
+                let what = format!("block {rows:?} × {cols:?}, tile size {tile_size}");
+                let tiles = block_tiles(&nodes, rows.clone(), cols.clone(), tile_size).unwrap();
+                // each entry of the block once: by its tile, or by the transpose of a mirrored one
+                let mut seen = vec![0u32; n * n];
+                for t in &tiles {
+                    assert!(t.rows.start >= rows.start && t.rows.end <= rows.end && t.cols.start >= cols.start && t.cols.end <= cols.end, "{what}: {t:?}");
+                    // a tile meets the diagonal only on it (its pairs then K(S) of its graphs)
+                    assert!(overlap(&t.rows, &t.cols).is_empty() || t.rows == t.cols, "{what}: {t:?} straddles the diagonal");
+                    for (i, j) in t.rows.clone().flat_map(|i| t.cols.clone().map(move |j| (i, j))) {
+                        seen[i * n + j] += 1;
+                        if t.mirrored_in(&rows, &cols) {
+                            seen[j * n + i] += 1;
+                        }
+                    }
+                }
+                for (i, j) in rows.clone().flat_map(|i| cols.clone().map(move |j| (i, j))) {
+                    assert_eq!(seen[i * n + j], 1, "{what}: entry ({i}, {j}) covered {} times, expected once", seen[i * n + j]);
+                }
+                assert_eq!(seen.iter().map(|&c| c as usize).sum::<usize>(), rows.len() * cols.len(), "{what}: entries outside the block");
+                let pairs: usize = tiles.iter().map(|t| t.pairs(true)).sum();
+                assert_eq!(pairs, want, "{what}: pairs evaluated {pairs}, expected {want} unordered pairs");
+            }
+        }
+        // the whole matrix: TilePlan's tiles of K(X); a block off the diagonal: its tiles of K(X, Y)
+        let shift = |t: Tile, r0: usize, c0: usize| Tile { rows: t.rows.start + r0..t.rows.end + r0, cols: t.cols.start + c0..t.cols.end + c0 };
+        for tile_size in [1, 3, 4, 100] {
+            assert_eq!(block_tiles(&nodes, 0..n, 0..n, tile_size).unwrap(), TilePlan::new(&nodes, None, tile_size).tiles(), "size {tile_size}");
+            let off: Vec<Tile> = TilePlan::new(&nodes[0..5], Some(&nodes[9..13]), tile_size).tiles().into_iter().map(|t| shift(t, 0, 9)).collect();
+            assert_eq!(block_tiles(&nodes, 0..5, 9..13, tile_size).unwrap(), off, "size {tile_size}");
+        }
+        // outside the matrix: an error, not a panic
+        assert!(matches!(block_tiles(&nodes, 0..14, 0..3, 4), Err(OctileError::InvalidRequest(_))));
+        let backwards = Range { start: 5, end: 3 };
+        assert!(matches!(block_tiles(&nodes, backwards, 0..3, 4), Err(OctileError::InvalidRequest(_))));
+    }
+
+    #[test]
+    fn a_tiles_pairs_count_an_entry_and_its_mirror_once() {
+        let t = |rows: Range<usize>, cols: Range<usize>| Tile { rows, cols };
+        // (tile, K(X)'s pairs, K(X, Y)'s)
+        for (tile, symmetric, plain) in
+            [(t(0..4, 0..4), 10, 16), (t(0..4, 4..9), 20, 20), (t(2..6, 0..9), 36 - 6, 36), (t(3..3, 0..9), 0, 0), (t(5..6, 5..6), 1, 1)]
+        {
+            assert_eq!((tile.pairs(true), tile.pairs(false)), (symmetric, plain), "{tile:?}");
+        }
+        // written with the transpose only off the diagonal, the transpose inside the block
+        assert!(t(0..4, 4..9).mirrored_in(&(0..9), &(0..9)));
+        assert!(t(2..4, 4..7).mirrored_in(&(0..7), &(2..9)));
+        assert!(!t(0..2, 4..7).mirrored_in(&(0..7), &(2..9)), "rows 0..2 are not columns of the block");
+        assert!(!t(4..7, 4..7).mirrored_in(&(0..9), &(0..9)), "on the diagonal");
+        assert!(!t(3..3, 4..7).mirrored_in(&(0..9), &(0..9)), "empty");
     }
 
     #[test]
