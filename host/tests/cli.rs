@@ -315,6 +315,10 @@ fn interrupted_run_keeps_its_tiles_and_resume_finishes_them(signal: &str) {
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
     assert!(summary["pairs_resumed"].as_u64().unwrap() > 0);
     assert_eq!(summary["pairs"].as_u64().unwrap() + summary["pairs_resumed"].as_u64().unwrap(), (count * (count + 1) / 2) as u64);
+    // the pairs of the result: the uninterrupted run's
+    let uninterrupted: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(whole.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(summary["pairs_in_result"], uninterrupted["pairs"], "resumed {summary}\nuninterrupted {uninterrupted}");
+    assert_eq!(uninterrupted["pairs_in_result"], uninterrupted["pairs"], "{uninterrupted}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -840,6 +844,18 @@ fn streamed_tiles_and_row_col_blocks_equal_the_in_memory_matrix() {
         same(&format!("K(X) block {rs} × {cs}"), &v, &slice(&whole, r.0..r.1, c.0..c.1));
         let (_, v, _) = run("RN.npy", false, &["--rows", &rs, "--cols", &cs, "--normalize"]);
         same(&format!("K(X) normalized block {rs} × {cs}"), &v, &slice(&norm, r.0..r.1, c.0..c.1));
+    }
+    // a block across the diagonal: each unordered pair computed once, so the summary's pairs are
+    // the same at every tile size (with tiles of 4 the mirrored pairs of 3:11 were computed twice)
+    for (r, c) in [((3usize, 11usize), (0usize, 23usize)), ((10, 23), (2, 9)), ((0, 15), (6, 23))] {
+        let (rs, cs) = (format!("{}:{}", r.0, r.1), format!("{}:{}", c.0, c.1));
+        let shared = r.1.min(c.1).saturating_sub(r.0.max(c.0));
+        let want = (r.1 - r.0) * (c.1 - c.0) - shared * shared.saturating_sub(1) / 2;
+        for size in ["1", "4", "100"] {
+            let (_, v, s) = run("RS.npy", false, &["--rows", &rs, "--cols", &cs, "--tile-size", size]);
+            same(&format!("K(X) block {rs} × {cs}, tile size {size}"), &v, &slice(&whole, r.0..r.1, c.0..c.1));
+            assert_eq!(s["pairs"].as_u64(), Some(want as u64), "block {rs} × {cs}, tile size {size}: pairs {}, expected {want}", s["pairs"]);
+        }
     }
     let (_, v, _) = run("RB.npy", true, &["--rows", "4:19", "--cols", "1:4", "--normalize", "--tile-size", "3"]);
     same("K(X, Y) normalized block", &v, &slice(&between_norm, 4..19, 1..4));

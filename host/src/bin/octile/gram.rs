@@ -373,12 +373,12 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         );
     }
     let resumed = a.resume.as_deref().map(|p| resume::load(p, &fp)).transpose()?;
-    let tiles = job.tiles();
+    let tiles = job.tiles()?;
     let done: std::collections::HashSet<octile::gram::Tile> = resumed.as_ref().map(|(t, _)| t.iter().map(|(t, _)| t.clone()).collect()).unwrap_or_default();
     let todo: Vec<&octile::gram::Tile> = tiles.iter().filter(|t| !done.contains(t)).collect();
     let pairs_total: usize = tiles.iter().map(|t| job.pairs_of(t)).sum();
     let pairs_resumed: usize = tiles.iter().filter(|t| done.contains(t)).map(|t| job.pairs_of(t)).sum();
-    let diag_pairs = if job.normalized { out_rows + if job.mirrored() { 0 } else { out_cols } } else { 0 };
+    let diag_pairs = job.diagonal_pairs();
     if let Some(b) = &bar {
         b.set_length((pairs_total - pairs_resumed + diag_pairs) as u64);
     }
@@ -576,6 +576,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         "non_converged": failures,
         "resumed_from": a.resume.as_ref().map(|p| p.display().to_string()),
         "pairs_resumed": pairs_resumed,
+        "pairs_in_result": tally.pairs + pairs_resumed,
     });
     if let (Some(s), Some(m)) = (summary.as_object_mut(), method.as_object()) {
         s.extend(m.clone());

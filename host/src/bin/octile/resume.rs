@@ -175,3 +175,86 @@ pub fn verify(job: &tiled::Job, tiles: &[Tile], done: &[(Tile, String)], outputs
 fn tile_name(t: &Tile) -> String {
     format!("the tile of rows {}:{}, columns {}:{}", t.rows.start, t.rows.end, t.cols.start, t.cols.end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use octile::io::npy::NpyWriter;
+    use octile::{Backend, MarginalizedGraphKernel, Precision};
+
+    /// `tiles` of `job` computed and written into `out`: each with its checksum, and the pairs the
+    /// tiles evaluated (each tile's `pairs_solved`, checked against what the driver counts for it).
+    fn compute_and_write(job: &tiled::Job, compute: &tiled::Compute, tiles: &[&Tile], out: &tiled::Outputs) -> (Vec<(Tile, String)>, usize) {
+        let (mut written, mut solved) = (Vec::new(), 0);
+        for &t in tiles {
+            let g = tiled::compute_tile(job, compute, None, t).unwrap();
+            assert_eq!(g.pairs_solved, job.pairs_of(t), "tile {t:?}: pairs solved {}, the driver counts {}", g.pairs_solved, job.pairs_of(t));
+            solved += g.pairs_solved;
+            written.push((t.clone(), tiled::write_outputs(job, t, &g, out).unwrap()));
+        }
+        (written, solved)
+    }
+
+    /// A `--rows/--cols` block across the diagonal of K(X), stopped after some of its tiles (saved as
+    /// an interrupted run saves them) and resumed from its checkpoint files: the pairs done before
+    /// (`pairs_done`, `pairs_resumed`) and those computed on resuming add up to the uninterrupted
+    /// run's pairs, the block's unordered pairs (each counted once, not the tiles' entries), and the
+    /// files hold the uninterrupted matrix.
+    #[test]
+    fn a_block_resumed_from_its_checkpoint_counts_each_pair_once() {
+        let dir = std::env::temp_dir().join(format!("octile-resume-block-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let x = octile::generators::nws_set(20, 3);
+        let mut cfg = octile::mgk::config::synthetic_kernel(0.05);
+        (cfg.backend, cfg.precision) = (Backend::Cpu, Precision::F64);
+        let k = MarginalizedGraphKernel::new(cfg).unwrap();
+        let compute = tiled::Compute::Values(&k);
+        // rows 0:14 × columns 5:20: graphs 5:14 on both sides, 9 · 8 / 2 mirrored pairs
+        let job = tiled::Job { x: &x, y: None, rows: 0..14, cols: 5..20, normalized: false, tile_size: 4 };
+        let want = 14 * 15 - 9 * 8 / 2;
+        let tiles = job.tiles().unwrap();
+        let all: Vec<&Tile> = tiles.iter().collect();
+        let pairs_total: usize = tiles.iter().map(|t| job.pairs_of(t)).sum();
+        assert_eq!(pairs_total, want, "the block's pairs as the driver counts them");
+        let shape = [14, 15];
+        let outputs = |path: &Path, create: bool| tiled::Outputs {
+            values: if create { NpyWriter::create(path, &shape) } else { NpyWriter::open(path, &shape) }.unwrap(),
+            gradient: None,
+        };
+        // uninterrupted
+        let whole = outputs(&dir.join("W.npy"), true);
+        let (_, solved_whole) = compute_and_write(&job, &compute, &all, &whole);
+        assert_eq!(solved_whole, want, "uninterrupted: pairs evaluated {solved_whole}, expected {want}");
+        // stopped after a third of the tiles, kept as an interrupted run keeps them
+        let out = dir.join("K.npy");
+        let first = outputs(&PartialFiles::of(&out).values, true);
+        let (done, _) = compute_and_write(&job, &compute, &all[..all.len() / 3], &first);
+        let pairs_done: usize = done.iter().map(|(t, _)| job.pairs_of(t)).sum();
+        drop(first);
+        let values = save(&out, &done, pairs_done, pairs_total, "fp", json!({})).unwrap();
+        let listed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(PartialFiles::of(&out).summary).unwrap()).unwrap();
+        assert_eq!((listed["pairs_done"].as_u64(), listed["pairs_total"].as_u64()), (Some(pairs_done as u64), Some(want as u64)), "{listed}");
+        // resumed: the tiles listed, checked, then the others
+        let (resumed, files) = load(&values, "fp").unwrap();
+        let second = outputs(&files.values, false);
+        verify(&job, &tiles, &resumed, &second).unwrap();
+        let pairs_resumed: usize = resumed.iter().map(|(t, _)| job.pairs_of(t)).sum();
+        let todo: Vec<&Tile> = tiles.iter().filter(|t| !resumed.iter().any(|(d, _)| d == *t)).collect();
+        assert!(pairs_resumed > 0 && !todo.is_empty(), "{pairs_resumed} pairs resumed, {} tiles to do", todo.len());
+        let (_, solved_after) = compute_and_write(&job, &compute, &todo, &second);
+        assert_eq!(pairs_resumed + solved_after, solved_whole, "resumed {pairs_resumed} + computed {solved_after}, uninterrupted {solved_whole}");
+        // the same matrix, within a two-sided relative tolerance (the CPU's tiles are exact: 0)
+        let rtol = 0.0;
+        let (got, expected) = (second.values.read_at(0, 14 * 15).unwrap(), whole.values.read_at(0, 14 * 15).unwrap());
+        for (e, (a, b)) in got.iter().zip(&expected).enumerate() {
+            let err = (a - b).abs();
+            assert!(err.is_finite() && err <= rtol * a.abs().max(b.abs()), "entry ({}, {}): resumed {a:.17e}, uninterrupted {b:.17e}", e / 15, e % 15);
+        }
+        // normalized: the graphs on both sides' K(G, G) computed once (5:14 shared)
+        let mut tally = tiled::Tally::default();
+        let normalized = tiled::Job { normalized: true, ..job };
+        tiled::diagonals(&normalized, &compute, &mut tally).unwrap();
+        assert_eq!((tally.pairs, normalized.diagonal_pairs()), (20, 20), "diagonal pairs of graphs 0:20");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

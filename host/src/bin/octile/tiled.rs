@@ -5,11 +5,11 @@
 //! ```text
 //! region R × C of the matrix (all of it, or --rows/--cols)  →  tiles (octile::gram::TilePlan)
 //! tile K[r, c] ──(normalize with the diagonals)──► NAME.partial.npy at (r − R₀, c − C₀)
-//!                                                  and, K(X) over a square region, (c, r)ᵀ
+//!                                                  and, K(X) where R ∩ C holds r and c, (c, r)ᵀ
 //! finished: NAME.partial.npy → NAME.npy (or → NAME.csv, row by row)
 //! ```
 use octile::checksum::{Fnv64, values_checksum};
-use octile::gram::{Tile, TilePlan, gram_tile, normalize_tile};
+use octile::gram::{Tile, TilePlan, block_tiles, gram_tile, normalize_tile};
 use octile::io::npy::NpyWriter;
 use octile::mgk::gradient::normalize_gradient_tile;
 use octile::report::Details;
@@ -34,32 +34,50 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// K(X) over a square region on the diagonal: only tiles on or above it are computed, and each
-    /// is written with its transpose.
-    pub fn mirrored(&self) -> bool {
-        self.y.is_none() && self.rows == self.cols
+    /// Whether `tile` is written with its transpose: a tile of K(X) off the diagonal whose
+    /// transpose lies in the region too (every such tile of a square region; those of a block's
+    /// part across the diagonal, `octile::gram::block_tiles`).
+    pub fn mirrors(&self, tile: &Tile) -> bool {
+        self.y.is_none() && tile.mirrored_in(&self.rows, &self.cols)
     }
 
     fn cols_set(&self) -> &[Graph] {
         self.y.unwrap_or(self.x)
     }
 
-    /// The tiles of the region, in index order (global indices).
-    pub fn tiles(&self) -> Vec<Tile> {
+    /// The tiles of the region, in index order (global indices): K(X)'s hold each unordered pair
+    /// of the region once, whatever the tile size (`octile::gram::block_tiles`).
+    pub fn tiles(&self) -> octile::Result<Vec<Tile>> {
         let nodes = |s: &[Graph]| s.iter().map(Graph::n_nodes).collect::<Vec<_>>();
-        let rn = nodes(&self.x[self.rows.clone()]);
-        let plan = if self.mirrored() {
-            TilePlan::new(&rn, None, self.tile_size)
-        } else {
-            TilePlan::new(&rn, Some(&nodes(&self.cols_set()[self.cols.clone()])), self.tile_size)
+        let Some(y) = self.y else {
+            return block_tiles(&nodes(self.x), self.rows.clone(), self.cols.clone(), self.tile_size);
         };
+        let plan = TilePlan::new(&nodes(&self.x[self.rows.clone()]), Some(&nodes(&y[self.cols.clone()])), self.tile_size);
         let (r0, c0) = (self.rows.start, self.cols.start);
-        plan.tiles().into_iter().map(|t| Tile { rows: t.rows.start + r0..t.rows.end + r0, cols: t.cols.start + c0..t.cols.end + c0 }).collect()
+        Ok(plan.tiles().into_iter().map(|t| Tile { rows: t.rows.start + r0..t.rows.end + r0, cols: t.cols.start + c0..t.cols.end + c0 }).collect())
     }
 
-    /// Distinct pairs of a tile (K(X): one per unordered pair), for progress totals.
+    /// Distinct pairs of a tile (K(X): one per unordered pair), for progress totals: the tile's
+    /// `pairs_solved`.
     pub fn pairs_of(&self, t: &Tile) -> usize {
-        if self.y.is_none() && t.rows == t.cols { t.rows.len() * (t.rows.len() + 1) / 2 } else { t.entries() }
+        t.pairs(self.y.is_none())
+    }
+
+    /// The graphs whose K(G, G) a normalized job divides by (none if it is not normalized): the
+    /// rows' and the columns', those on both sides of K(X) once ([`diagonals`]).
+    pub fn diagonal_pairs(&self) -> usize {
+        match (self.normalized, self.shared_diagonal()) {
+            (false, _) => 0,
+            (true, Some(both)) => both.len(),
+            (true, None) => self.rows.len() + self.cols.len(),
+        }
+    }
+
+    /// K(X) whose rows and columns share graphs: the graphs of both, one range (then their
+    /// diagonal is computed once for both sides).
+    fn shared_diagonal(&self) -> Option<Range<usize>> {
+        let meet = self.rows.start < self.cols.end && self.cols.start < self.rows.end;
+        (self.y.is_none() && meet).then(|| self.rows.start.min(self.cols.start)..self.rows.end.max(self.cols.end))
     }
 
     /// Shape of the output.
@@ -92,8 +110,10 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn add(&mut self, g: &Gram, tile: &Tile, mirrored: bool) {
+    /// Add `tile`'s result `g` of `job`.
+    pub fn add(&mut self, g: &Gram, tile: &Tile, job: &Job) {
         self.pairs += g.pairs_solved;
+        let (symmetric, mirrors) = (job.y.is_none(), job.mirrors(tile));
         // row by row (no division per entry: a MUTAG-size tile's 35 k entries took 0.27 ms so)
         for (a, row) in g.info.chunks(g.cols.max(1)).enumerate() {
             let i = tile.rows.start + a;
@@ -101,12 +121,12 @@ impl Tally {
                 let j = tile.cols.start + b;
                 if !f.converged {
                     self.failures.push((i, j, *f));
-                    if mirrored && tile.rows != tile.cols {
+                    if mirrors {
                         self.failures.push((j, i, *f));
                     }
                 }
-                // a mirrored tile's entries below the diagonal are counted by their mirror
-                if mirrored && tile.rows == tile.cols && i > j {
+                // K(X): an entry below the diagonal whose mirror is in the tile is counted by it
+                if symmetric && i > j && tile.rows.contains(&j) && tile.cols.contains(&i) {
                     continue;
                 }
                 self.failed_pairs += usize::from(!f.converged);
@@ -159,8 +179,9 @@ impl Tally {
     }
 }
 
-/// The diagonals of a normalized job (K(G, G) of the rows' and columns' graphs, with gradients);
-/// a diagonal pair that does not converge is listed in `tally` and its value used as it is.
+/// The diagonals of a normalized job (K(G, G) of the rows' and columns' graphs, with gradients;
+/// K(X) whose rows and columns share graphs: of both at once, each graph once); a diagonal pair
+/// that does not converge is listed in `tally` and its value used as it is.
 pub fn diagonals(job: &Job, compute: &Compute, tally: &mut Tally) -> octile::Result<Diagonals> {
     let mut one = |set: &[Graph], first: usize| -> octile::Result<(Vec<f64>, Vec<f64>)> {
         let pairs: Vec<(usize, usize)> = (0..set.len()).map(|i| (i, i)).collect();
@@ -182,9 +203,20 @@ pub fn diagonals(job: &Job, compute: &Compute, tally: &mut Tally) -> octile::Res
         }
         Ok((g.values, g.gradient.map(|d| d.values).unwrap_or_default()))
     };
+    if let Some(both) = job.shared_diagonal() {
+        let d = one(&job.x[both.clone()], both.start)?;
+        let (rows, cols) = (job.rows.start - both.start..job.rows.end - both.start, job.cols.start - both.start..job.cols.end - both.start);
+        return Ok(Diagonals { rows: diagonal_part(&d, rows), cols: diagonal_part(&d, cols) });
+    }
     let rows = one(&job.x[job.rows.clone()], job.rows.start)?;
-    let cols = if job.mirrored() { rows.clone() } else { one(&job.cols_set()[job.cols.clone()], job.cols.start)? };
+    let cols = one(&job.cols_set()[job.cols.clone()], job.cols.start)?;
     Ok(Diagonals { rows, cols })
+}
+
+/// Graphs `part` of diagonals `d` (K(G, G) per graph, and ∂K/∂θ's P per graph, if any).
+fn diagonal_part(d: &(Vec<f64>, Vec<f64>), part: Range<usize>) -> (Vec<f64>, Vec<f64>) {
+    let np = d.1.len() / d.0.len().max(1);
+    (d.0[part.clone()].to_vec(), d.1[part.start * np..part.end * np].to_vec())
 }
 
 /// The files a job fills: the matrix and, with the gradient, ∂K/∂θ (P per entry).
@@ -260,7 +292,7 @@ pub fn compute_on_devices<'t>(
                         let times = TileTimes { worker, start, computed: t0.elapsed().as_secs_f64(), phases, ..TileTimes::default() };
                         // the tile's tally here, beside the GPU's next tile, not on the writer's thread
                         let mut part = Tally::default();
-                        part.add(&g, tile, job.mirrored());
+                        part.add(&g, tile, job);
                         if tx.send((tile, g, times, part)).is_err() {
                             next.store(order.len(), Ordering::Relaxed);
                             return Ok(());
@@ -365,15 +397,18 @@ fn tile_sum(tile: &Tile, span_sums: &[u64]) -> String {
 pub const CHECKSUM_SCHEME: &str = "v2:";
 
 /// Where a tile's values go in the job's output (`width` per entry): (first element, count) of
-/// each row of the tile, then, below the diagonal of a mirrored job, each row of its transpose.
-/// The one layout both writing and checking a tile follow.
+/// each row of the tile, then, for a tile written with its transpose ([`Job::mirrors`]), each row
+/// of the transpose (row j, columns i.. of the output for the tile's column j and rows i..). The
+/// one layout both writing and checking a tile follow.
 fn spans(job: &Job, tile: &Tile, width: usize) -> Vec<(usize, usize)> {
     let (_, cols) = job.shape();
     let (nr, nc) = (tile.rows.len(), tile.cols.len());
     let (ra, ca) = (tile.rows.start - job.rows.start, tile.cols.start - job.cols.start);
     let mut out: Vec<(usize, usize)> = (0..nr).map(|a| (((ra + a) * cols + ca) * width, nc * width)).collect();
-    if job.mirrored() && tile.rows != tile.cols {
-        out.extend((0..nc).map(|b| (((ca + b) * cols + ra) * width, nr * width)));
+    if job.mirrors(tile) {
+        // the transpose's place: the tile's columns as the output's rows, its rows as columns
+        let (tr, tc) = (tile.cols.start - job.rows.start, tile.rows.start - job.cols.start);
+        out.extend((0..nc).map(|b| (((tr + b) * cols + tc) * width, nr * width)));
     }
     out
 }
@@ -722,13 +757,14 @@ mod tests {
         };
         let (ta, ga) = (Tile { rows: 0..4, cols: 4..9 }, gram(4, 5, 3));
         let (tb, gb) = (Tile { rows: 4..9, cols: 4..9 }, gram(5, 5, 12));
+        let job = Job { x: &[], y: None, rows: 0..9, cols: 0..9, normalized: false, tile_size: 5 };
         let mut one = Tally::default();
-        one.add(&ga, &ta, true);
-        one.add(&gb, &tb, true);
+        one.add(&ga, &ta, &job);
+        one.add(&gb, &tb, &job);
         let mut merged = Tally::default();
         for (g, t) in [(&ga, &ta), (&gb, &tb)] {
             let mut part = Tally::default();
-            part.add(g, t, true);
+            part.add(g, t, &job);
             merged.merge(part);
         }
         assert_eq!((merged.pairs, merged.failed_pairs, &merged.iterations), (one.pairs, one.failed_pairs, &one.iterations));
