@@ -362,6 +362,14 @@ fn edited_partials_are_refused_naming_file_and_tile(resume: &[String], partial: 
     std::fs::write(&list, older.to_string()).unwrap();
     let err = run();
     assert!(err.contains("older octile") && err.contains(list.to_str().unwrap()) && err.contains(&tile), "{err}");
+    // a tile this run's plan does not have (an edit, or a block across the diagonal cut by an
+    // older octile): its first row's band one row shorter
+    let mut other = summary.clone();
+    other["tiles_done"][0][1] = serde_json::json!(t[1] - 1);
+    std::fs::write(&list, other.to_string()).unwrap();
+    let err = run();
+    let shorter = format!("rows {}:{}, columns {}:{}", t[0], t[1] - 1, t[2], t[3]);
+    assert!(err.contains("not a tile of this run") && err.contains("older octile") && err.contains(&shorter), "{err}");
     std::fs::write(&list, &text).unwrap();
 }
 

@@ -144,11 +144,16 @@ pub fn load(values: &Path, fingerprint: &str) -> Result<(Vec<(Tile, String)>, Pa
 /// tile, before any work.
 pub fn verify(job: &tiled::Job, tiles: &[Tile], done: &[(Tile, String)], outputs: &tiled::Outputs) -> Result<()> {
     for (t, sum) in done {
-        // the fingerprint matched, so this run's tiles are the interrupted run's: another is an edit
+        // the fingerprint matched, so this run's tiles are the interrupted run's: another is an edit,
+        // or a block across K(X)'s diagonal cut by an octile built before 2026-12-07, whose tiles
+        // held mirrored pairs twice (now `octile::gram::block_tiles`)
         if !tiles.contains(t) {
             return Err(OctileError::CorruptPartial {
                 path: PartialFiles::of_values(outputs.values.path()).summary,
-                what: format!("--resume: {} is not a tile of this run; the list was edited: remove the partial files and run afresh", tile_name(t)),
+                what: format!(
+                    "--resume: {} is not a tile of this run; the list was edited, or an older octile cut this block across the diagonal otherwise: remove the partial files and run afresh",
+                    tile_name(t)
+                ),
             }
             .into());
         }
