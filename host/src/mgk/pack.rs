@@ -334,13 +334,17 @@ impl<'g> GraphRows<'g> {
         let scale = g.weight_scale();
         Ok(GraphRows { g, node_idx, edge_idx, scale, deg: g.degrees_scaled(scale), one_minus_q: 1.0 - opt.q, p: opt.p })
     }
+    /// d of a node whose (scaled) degree is `deg`: deg / (1 − q), 1 / (1 − q) for an isolated node.
+    #[inline]
+    pub fn d_of(&self, deg: f64) -> f64 {
+        (if deg > 0.0 { deg } else { 1.0 }) / self.one_minus_q
+    }
     /// Node i's row into `dst` (`strides().0` values): d_i / (1 − q) (d_i its scaled degree, 1
-    /// for an isolated node), p, its features.
+    /// for an isolated node: [`GraphRows::d_of`]), p, its features.
     #[inline]
     pub fn node_row_into(&self, i: usize, dst: &mut [f64]) {
-        let d = if self.deg[i] > 0.0 { self.deg[i] } else { 1.0 };
         let f = self.g.node_features(i);
-        dst[0] = d / self.one_minus_q;
+        dst[0] = self.d_of(self.deg[i]);
         dst[1] = self.p;
         for (o, &src) in dst[2..].iter_mut().zip(&self.node_idx) {
             *o = f[src];

@@ -17,9 +17,8 @@ use crate::gpu::GpuDevice;
 use crate::gram::control::RunControl;
 use crate::mgk::gpu::resident_set::{DeviceResident, ResidentSet};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::names::SOLVER_BLOCK_THREADS;
-use octile_types::mgk::resident::{RESIDENT_NODE_EXTRA, RESIDENT_VECTORS};
+use octile_types::mgk::resident::RESIDENT_VECTORS;
 use octile_types::{EdgeShape, Kernel, KernelSpec, PairJob, PairStatus, ResidentParams, TeamSync, team_sync_records};
 
 /// Product rows per thread below which a pair's team gets no more blocks (fewer rows per thread
@@ -183,17 +182,8 @@ pub fn mgk_resident_grid(
     if params.n_jobs as usize != jobs.len() {
         return fail(format!("n_jobs {} / jobs {}", params.n_jobs, jobs.len()));
     }
-    if params.node_stride as usize != h.node_stride
-        || params.nz_stride as usize != h.nz_stride
-        || h.nz_stride < NZ_FEATURES
-        || h.node_stride < NODE_FEATURES + RESIDENT_NODE_EXTRA
-    {
-        return fail("strides of params and the resident set differ".into());
-    }
-    for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES - RESIDENT_NODE_EXTRA), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
-        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
-            return fail("kernel feature index outside the packed feature rows".into());
-        }
+    if let Some(what) = h.layout_mismatch(params) {
+        return fail(what);
     }
     if !params.slice_words.is_multiple_of(2) {
         return fail(format!("slice of {} words (an even number needed)", params.slice_words));

@@ -221,7 +221,7 @@ fn resident_part(graphs: &[Graph], range: Range<usize>, opt: &PackOptions, preci
             let len = len(old as usize);
             if rw == 1 {
                 let deg: f64 = nz_rows[first * nzs..(first + len) * nzs].chunks_exact(nzs).map(|v| v[NZ_WEIGHT] as f32 as f64).sum();
-                let d = if deg > 0.0 { deg } else { 1.0 } / (1.0 - opt.q);
+                let d = rows.d_of(deg);
                 let hi = d as f32 as f64;
                 row[NODE_D] = hi;
                 lo[0] = (d - hi) / hi;

@@ -13,9 +13,8 @@ use crate::error::{OctileError, Result};
 use crate::gpu::GpuDevice;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use octile_types::Kernel;
-use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
 use octile_types::mgk::resident::{
-    GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_MAX_WARPS_PER_BLOCK, RESIDENT_NODE_EXTRA,
+    GRADIENT_SCRATCH_SLICES, PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_BLOCK_HEADER_BYTES, RESIDENT_MAX_WARPS_PER_BLOCK,
 };
 use octile_types::{EdgeShape, GradientParams, PairJob, PairStatus, ResidentParams};
 use rayon::prelude::*;
@@ -219,12 +218,8 @@ pub fn mgk_resident(
             counter.len()
         ));
     }
-    if params.node_stride as usize != h.node_stride
-        || params.nz_stride as usize != h.nz_stride
-        || h.nz_stride < NZ_FEATURES
-        || h.node_stride < NODE_FEATURES + RESIDENT_NODE_EXTRA
-    {
-        return fail("strides of params and the resident set differ".into());
+    if let Some(what) = h.layout_mismatch(params) {
+        return fail(what);
     }
     if params.slice_words != launch.slice_words {
         return fail(format!("params.slice_words {} / launch {}", params.slice_words, launch.slice_words));
@@ -232,11 +227,6 @@ pub fn mgk_resident(
     // f64 values and vectors stay 8-byte aligned only where every slice starts on an even word
     if !(launch.slice_words as usize).is_multiple_of(h.real_words()) {
         return fail(format!("slice of {} words for values of {} words", launch.slice_words, h.real_words()));
-    }
-    for (spec, width) in [(&params.node_kernel, h.node_stride - NODE_FEATURES - RESIDENT_NODE_EXTRA), (&params.edge_kernel, h.nz_stride - NZ_FEATURES)] {
-        if spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width) {
-            return fail("kernel feature index outside the packed feature rows".into());
-        }
     }
     let warp = launch.team == 32;
     if let Some(g) = &gradient

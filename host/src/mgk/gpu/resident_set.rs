@@ -5,8 +5,9 @@ use crate::backend::Precision;
 use crate::error::Result;
 use crate::gpu::GpuDevice;
 use cudarc::driver::CudaSlice;
-use octile_types::ResidentGraph;
-use octile_types::mgk::resident::{PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, product_slice_words, slice_words};
+use octile_types::mgk::layout::{NODE_FEATURES, NZ_FEATURES};
+use octile_types::mgk::resident::{PRODUCT_MAX_ENTRIES, PRODUCT_MAX_UNKNOWNS, RESIDENT_NODE_EXTRA, product_slice_words, slice_words};
+use octile_types::{ResidentGraph, ResidentParams};
 
 /// A graph set in the resident layout (f32 values stored as their bits, or f64 values as two words
 /// each, low word first: `precision`).
@@ -47,6 +48,24 @@ impl ResidentSet {
     /// Slice words of pair (a, b).
     pub fn slice_words(&self, a: u32, b: u32) -> usize {
         slice_words(self.size(a), self.size(b), self.node_stride, self.nz_stride, self.real_words())
+    }
+    /// What a launch's `params` say of this set's rows that the set does not hold, if anything:
+    /// other strides, or a kernel term reading a feature past the node rows' `[ρ, d, p,
+    /// features…]` or the nonzero rows' `[weight, features…]` (the checks of every resident
+    /// launch, in shared and in global memory).
+    pub fn layout_mismatch(&self, params: &ResidentParams) -> Option<String> {
+        if params.node_stride as usize != self.node_stride
+            || params.nz_stride as usize != self.nz_stride
+            || self.nz_stride < NZ_FEATURES
+            || self.node_stride < NODE_FEATURES + RESIDENT_NODE_EXTRA
+        {
+            return Some("strides of params and the resident set differ".into());
+        }
+        let widths = [(&params.node_kernel, self.node_stride - NODE_FEATURES - RESIDENT_NODE_EXTRA), (&params.edge_kernel, self.nz_stride - NZ_FEATURES)];
+        widths
+            .into_iter()
+            .any(|(spec, width)| spec.terms().iter().any(|t| t.kind != 0 && t.feature as usize >= width))
+            .then(|| "kernel feature index outside the packed feature rows".into())
     }
     /// Slice words of pair (a, b) in product form, if it can take it: both graphs' weights are
     /// 1, n·n′ ≤ `PRODUCT_MAX_UNKNOWNS` and nnz·nnz′ < `PRODUCT_MAX_ENTRIES` (what the rows'
