@@ -49,11 +49,10 @@ impl<T: Real> View<T> {
     #[inline(always)]
     pub(super) unsafe fn dd64(&self, i: usize, other: &View<T>, i2: usize, stride: usize) -> f64 {
         const { assert!(RESIDENT_NODE_EXTRA == 1 && NODE_D == 0, "d's relative low part is the value before d") };
-        // SAFETY: i < n, i2 < other.n; row i starts at node + i·stride − 1 (`View::at`).
+        // SAFETY: i < n, i2 < other.n (caller's contract, as `rho`'s).
         unsafe {
-            let (r1, r2) = (self.node.add(i * stride), other.node.add(i2 * stride));
-            let hh = (*r1).to_f64() * (*r2).to_f64();
-            hh + hh * (*r1.sub(1) + *r2.sub(1)).to_f64()
+            let hh = (*self.node.add(i * stride + NODE_D)).to_f64() * (*other.node.add(i2 * stride + NODE_D)).to_f64();
+            hh + hh * (self.rho(i, stride) + other.rho(i2, stride)).to_f64()
         }
     }
     /// d's relative low part ρ of node i (the value before the row's d; 0 in f64 sets): d = d_hi·(1 + ρ).
