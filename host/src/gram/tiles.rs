@@ -60,15 +60,19 @@ impl Tile {
     /// the diagonal, with its transpose inside the block ([`block_tiles`] lists one of the two and
     /// the transpose is written from it).
     pub fn mirrored_in(&self, rows: &Range<usize>, cols: &Range<usize>) -> bool {
-        let within = |a: &Range<usize>, b: &Range<usize>| !a.is_empty() && b.start <= a.start && a.end <= b.end;
-        self.rows != self.cols && within(&self.rows, cols) && within(&self.cols, rows)
+        self.rows != self.cols && inside(&self.rows, cols) && inside(&self.cols, rows)
     }
 }
 
 /// The indices in both `a` and `b` (empty where they do not meet).
-fn overlap(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
+pub fn overlap(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
     let start = a.start.max(b.start);
     start..a.end.min(b.end).max(start)
+}
+
+/// Whether `a` is non-empty and every index of it is in `b`.
+pub fn inside(a: &Range<usize>, b: &Range<usize>) -> bool {
+    !a.is_empty() && b.start <= a.start && a.end <= b.end
 }
 
 /// How a Gram matrix is cut into tiles: band boundaries of its rows and columns.
@@ -184,12 +188,11 @@ pub fn block_tiles(x_nodes: &[usize], rows: Range<usize>, cols: Range<usize>, ti
     Tile { rows: rows.clone(), cols: cols.clone() }.check(x_nodes.len(), x_nodes.len())?;
     let square = overlap(&rows, &cols);
     let (row_bands, col_bands) = (block_bands(x_nodes, &rows, &square, tile_size), block_bands(x_nodes, &cols, &square, tile_size));
-    let in_square = |r: &Range<usize>| !square.is_empty() && square.start <= r.start && r.end <= square.end;
     Ok(row_bands
         .iter()
         .flat_map(|r| col_bands.iter().map(move |c| Tile { rows: r.clone(), cols: c.clone() }))
         // below the square part's diagonal: the transpose of a tile listed
-        .filter(|t| !(in_square(&t.rows) && in_square(&t.cols) && t.rows.start > t.cols.start))
+        .filter(|t| !(inside(&t.rows, &square) && inside(&t.cols, &square) && t.rows.start > t.cols.start))
         .collect())
 }
 

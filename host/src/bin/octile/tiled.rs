@@ -9,6 +9,7 @@
 //! finished: NAME.partial.npy → NAME.npy (or → NAME.csv, row by row)
 //! ```
 use octile::checksum::{Fnv64, values_checksum};
+use octile::gram::tiles::overlap;
 use octile::gram::{Tile, TilePlan, block_tiles, gram_tile, normalize_tile};
 use octile::io::npy::NpyWriter;
 use octile::mgk::gradient::normalize_gradient_tile;
@@ -76,8 +77,7 @@ impl Job<'_> {
     /// K(X) whose rows and columns share graphs: the graphs of both, one range (then their
     /// diagonal is computed once for both sides).
     fn shared_diagonal(&self) -> Option<Range<usize>> {
-        let meet = self.rows.start < self.cols.end && self.cols.start < self.rows.end;
-        (self.y.is_none() && meet).then(|| self.rows.start.min(self.cols.start)..self.rows.end.max(self.cols.end))
+        (self.y.is_none() && !overlap(&self.rows, &self.cols).is_empty()).then(|| self.rows.start.min(self.cols.start)..self.rows.end.max(self.cols.end))
     }
 
     /// Shape of the output.
