@@ -4,8 +4,7 @@
 # HEAD e2120df + the fused solve's paired walk + the any-κe block gradient at 256 threads); base = HEAD e2120df's
 # kernels (.carry/s38/base.cubin.xz, loaded by OCTILE_PTX_FILE into the same binary); old = call 1's binary
 # (.carry/s38/octile.xz: the paired walk, the any-κe block gradient at 512 threads and 128 registers).
-#   1 tests     test binaries that run the changed entries and plans, OCTILE_REQUIRE_GPU=1; memcheck of the
-#               gradient tests' kernel forms
+#   1 tests     test binaries that run the changed entries and plans, OCTILE_REQUIRE_GPU=1 (their memcheck after 3)
 #   2 ab        base vs new kernels, alternating, medians: --gradient on BA, NWS, NWS small q, ChEMBL, MUTAG and
 #               the plain BA, NWS, ChEMBL, MUTAG calls (the same kernels both sides: the runs' spread); values
 #   3 cap       old vs new: NWS's graphs with a second edge feature (κe of two terms: the interpreter's
@@ -17,7 +16,7 @@
 set -u
 T0=$(date +%s); O=${OUT:-/tmp/out}; B=/tmp/bb; S=/tmp/sets; mkdir -p $O $B $S /tmp/bo
 exec > >(tee $O/summary.txt) 2>&1
-left() { echo $(( 570 - ($(date +%s) - T0) )); }
+left() { echo $(( ${TOTAL:-570} - ($(date +%s) - T0) )); }
 xz -dc .carry/s38/bundle.tar.xz | tar -xf - -C $B
 xz -dc .carry/sets.tar.xz | tar -xf - -C $S
 xz -dc .carry/s38/octile.xz > /tmp/bo/octile && chmod +x /tmp/bo/octile
@@ -31,9 +30,6 @@ for t in gradient resident gpu_smoke gpu_sanitize tiles; do
   (cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 120 tests/$t --test-threads=1 > $O/tests/$t.txt 2>&1); rc=$?
   echo "---- $t rc=$rc ($(( $(date +%s) - t1 )) s)"; grep -E "^test |test result|SKIP|panicked|failed" $O/tests/$t.txt | head -30
 done
-t1=$(date +%s)
-(cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 tests/gradient --test-threads=1 every_kernel_form > $O/tests/memcheck-gradient.txt 2>&1); rc=$?
-echo "---- memcheck gradient every_kernel_form rc=$rc ($(( $(date +%s) - t1 )) s)"; grep -E "^test |test result|ERROR SUMMARY" $O/tests/memcheck-gradient.txt | head
 # ---- shared by 2 and 3
 run() { local v=$1 s=$2 tag=$3; shift 3
   local X=$B/octile; unset OCTILE_PTX_FILE
@@ -55,7 +51,7 @@ medians() { local log=$1 cases=$2 vs=$3; for c in $cases; do IFS=: read s tag ar
 # ---- 2 ab: base vs new kernels
 CASES="ba:_g:--gradient ba:: nws:_g:--gradient nws:: nws_smallq:_g:--gradient chembl:_g:--gradient chembl:: mutag:_g:--gradient mutag::"
 r=0
-while [ $(left) -gt 330 ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt 360 ] && [ $r -lt 3 ]; do r=$((r+1))
   for v in b n; do for c in $CASES; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then for c in $CASES; do IFS=: read s tag args <<< "$c"; cmpv $s "$tag" b; done; fi
 done 2>&1 | tee $O/ab.log | grep -v -E "^(b|n) "
@@ -82,12 +78,16 @@ for v in 'on':
     print(f'nws_gen rows 0:24 --gradient {v} vs cpu f64: K max rel %.2e; dK max abs / max per hyperparameter: ' % float((abs(k-k0)/abs(k0)).max()) + ', '.join('%.2e' % float(abs(g[..., h]-g0[..., h]).max() / abs(g0[..., h]).max()) for h in range(g0.shape[-1])))"
 CASES2="nws_gen:_g:--gradient"
 r=0
-while [ $(left) -gt 260 ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt 300 ] && [ $r -lt 3 ]; do r=$((r+1))
   for v in o n; do for c in $CASES2; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then cmpv nws_gen _g o; fi
 done 2>&1 | tee $O/cap.log | grep -v -E "^(o|n) "
 medians $O/cap.log "$CASES2" "o n"
 echo "cap done at $(( $(date +%s) - T0 )) s"
+# ---- memcheck of the gradient tests' kernel forms
+t1=$(date +%s)
+[ $(left) -gt 200 ] && (cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 tests/gradient --test-threads=1 every_kernel_form > $O/tests/memcheck-gradient.txt 2>&1); rc=$?
+echo "---- memcheck gradient every_kernel_form rc=$rc ($(( $(date +%s) - t1 )) s)"; grep -E "^test |test result|ERROR SUMMARY" $O/tests/memcheck-gradient.txt | head
 # ---- 4 compare, 5 gradient (GraphDot 0.8.1)
 P=.carry/s38/peers
 [ $(left) -gt 120 ] && OUT=$O/compare OCTILE_RUNS=5 SETS="nws:3 nws_smallq:3 ba:3 mutag:3 chembl:3 proteins:1" SETS_DIR=$S \

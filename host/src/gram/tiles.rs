@@ -71,7 +71,7 @@ pub fn overlap(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
 }
 
 /// Whether `a` is non-empty and every index of it is in `b`.
-pub fn inside(a: &Range<usize>, b: &Range<usize>) -> bool {
+fn inside(a: &Range<usize>, b: &Range<usize>) -> bool {
     !a.is_empty() && b.start <= a.start && a.end <= b.end
 }
 

@@ -171,7 +171,7 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         // pieces otherwise); the other passes walk whole rows
         let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
         // (PAIRED: the iterations' fused walk takes two of G′'s nonzeros per walk of G's row,
-        // `OnTheFly::range2`; the last residual pass keeps `range2_d`'s one loop, in f64)
+        // `OnTheFly::range2`; the last residual pass keeps `range2_d`'s walk, in f64)
         let fly = OnTheFly::<E, true, f32, true> { e, g1: &g1, g2: &g2p, nzs };
         // κe's hyperparameters past the fold: ∂κe by the general interpreter (the one `de` is for
         // is folded, `folds_edge`, and never reaches this row)

@@ -7,8 +7,9 @@ use octile_types::mgk::resident::PIECE_NONZEROS;
 use octile_types::pcg::Team;
 use octile_types::real::{Pair, fma64};
 /// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
-/// G's row ([`OnTheFly::paired`]: the shared-memory solver entries), else [`OnTheFly::single`] (the
-/// grid and gradient entries).
+/// G's row ([`OnTheFly::paired`]: the shared-memory solver entries; [`OnTheFly::range2`]: the
+/// gradient entries' fused solve), else [`OnTheFly::single`] (the grid entries, and the gradient's
+/// rows of ∂κe for hyperparameters past the fold).
 pub(super) struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
     pub(super) e: &'a E,
     pub(super) g1: &'a View<T>,
@@ -82,10 +83,9 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     /// [`OnTheFly::sum`] as one loop over the d·d′ pairs (a, b), a fastest, G′'s nonzero reloaded
     /// when a wraps, G's row innermost (broadcast loads: in global memory one L1 wavefront; rows
     /// of a few nonzeros paid more for starting each inner loop than for its pairs, hence one
-    /// loop): the walk of the grid entries and of the gradient entries. There the paired walk
-    /// spills (80 and 128 registers), and a walk of one of G′'s nonzeros with the weights factored
-    /// out measured slower (the proteins in global memory +10 %, BA's gradient +5 %,
-    /// `results/xmv-paired-h200.md`).
+    /// loop): the walk of the grid entries. There the paired walk spills (80 registers), and a
+    /// walk of one of G′'s nonzeros with the weights factored out measured slower (the proteins in
+    /// global memory +10 %, `results/xmv-paired-h200.md`).
     ///
     /// # Safety
     /// As [`OnTheFly::paired`].
@@ -163,8 +163,8 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
     /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe). The
     /// two rows' terms (f32 factors, as the iterations evaluate them) are multiplied and summed in
-    /// `A` ([`ResidentReal::add_product`]): f32 in the iterations' [`FusedXmv::row2`], f64 in the
-    /// true residual's pass (as [`Xmv::row_f64`], for the same reason: at small q an f32 row sum's
+    /// `A` ([`ResidentReal::add_product`]): f32 in the iterations' [`FusedXmv::row2`] where it is
+    /// not paired ([`OnTheFly::range2`]), f64 in the true residual's pass (as [`Xmv::row_f64`], for the same reason: at small q an f32 row sum's
     /// rounding is as large as the residual it checks); the derivative row, a contraction and no
     /// check, in f32.
     ///
@@ -258,8 +258,8 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
 impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, f32, PAIRED> {
     /// The fused solve's rows (x and y halves) over G′'s nonzeros b0..b1: where `PAIRED`, two of
     /// G′'s nonzeros per walk of G's row i as [`OnTheFly::paired`] (each of G's nonzeros read once
-    /// for four terms, w′ multiplying each half's sum once), else [`OnTheFly::range2_d`]'s one
-    /// loop.
+    /// for four terms, w′ multiplying each half's sum once), else [`OnTheFly::range2_d`]'s loop
+    /// over G′'s nonzeros around G's row.
     ///
     /// # Safety
     /// As [`FusedXmv::row2`], b0..b1 within one row of G′.
@@ -332,7 +332,7 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
     }
     #[inline(always)]
     unsafe fn piece2(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32, f32) {
-        // SAFETY: pc < np (caller's contract); the unused derivative row is dead code.
+        // SAFETY: pc < np (caller's contract).
         unsafe {
             let (node, b0, b1) = self.piece_span(pc);
             let (s1, s2) = self.range2(i, b0, b1, v);
