@@ -51,7 +51,7 @@ medians() { local log=$1 cases=$2 vs=$3; for c in $cases; do IFS=: read s tag ar
 # ---- 2 ab: base vs new kernels
 CASES="ba:_g:--gradient ba:: nws:_g:--gradient nws:: nws_smallq:_g:--gradient chembl:_g:--gradient chembl:: mutag:_g:--gradient mutag::"
 r=0
-while [ $(left) -gt 360 ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt $(( ${TOTAL:-570} - 200 )) ] && [ $r -lt 3 ]; do r=$((r+1))
   for v in b n; do for c in $CASES; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then for c in $CASES; do IFS=: read s tag args <<< "$c"; cmpv $s "$tag" b; done; fi
 done 2>&1 | tee $O/ab.log | grep -v -E "^(b|n) "
@@ -78,7 +78,7 @@ for v in 'on':
     print(f'nws_gen rows 0:24 --gradient {v} vs cpu f64: K max rel %.2e; dK max abs / max per hyperparameter: ' % float((abs(k-k0)/abs(k0)).max()) + ', '.join('%.2e' % float(abs(g[..., h]-g0[..., h]).max() / abs(g0[..., h]).max()) for h in range(g0.shape[-1])))"
 CASES2="nws_gen:_g:--gradient"
 r=0
-while [ $(left) -gt 300 ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt $(( ${TOTAL:-570} - 240 )) ] && [ $r -lt 3 ]; do r=$((r+1))
   for v in o n; do for c in $CASES2; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then cmpv nws_gen _g o; fi
 done 2>&1 | tee $O/cap.log | grep -v -E "^(o|n) "
@@ -86,11 +86,11 @@ medians $O/cap.log "$CASES2" "o n"
 echo "cap done at $(( $(date +%s) - T0 )) s"
 # ---- memcheck of the gradient tests' kernel forms
 t1=$(date +%s)
-[ $(left) -gt 200 ] && (cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 tests/gradient --test-threads=1 every_kernel_form > $O/tests/memcheck-gradient.txt 2>&1); rc=$?
+[ $(left) -gt 110 ] && (cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 tests/gradient --test-threads=1 every_kernel_form > $O/tests/memcheck-gradient.txt 2>&1); rc=$?
 echo "---- memcheck gradient every_kernel_form rc=$rc ($(( $(date +%s) - t1 )) s)"; grep -E "^test |test result|ERROR SUMMARY" $O/tests/memcheck-gradient.txt | head
 # ---- 4 compare, 5 gradient (GraphDot 0.8.1)
 P=.carry/s38/peers
-[ $(left) -gt 120 ] && OUT=$O/compare OCTILE_RUNS=5 SETS="nws:3 nws_smallq:3 ba:3 mutag:3 chembl:3 proteins:1" SETS_DIR=$S \
+[ $(left) -gt 100 ] && OUT=$O/compare OCTILE_RUNS=5 SETS="nws:3 nws_smallq:3 ba:3 mutag:3 chembl:3 proteins:1" SETS_DIR=$S \
   PEER_WHEELS=$P/wheels PEER_PREBUILT=$P/prebuilt OCT=$B/octile timeout $(( $(left) - 10 )) bash benches/peers/graphdot/compare.sh 2>&1 | tail -12
 echo "compare done at $(( $(date +%s) - T0 )) s"
 [ $(left) -gt 110 ] && OUT=$O/gradient OCT_WHEEL=$B/wheels SETS_DIR=$S FREESOLV_DIR=$P/sets/freesolv PEER_WHEELS=$P/wheels \
