@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "unpacked in $(( $(date +%s) - T0 )) s"
 # ---- 1 tests
 mkdir -p $O/tests
-for t in gradient resident gpu_smoke gpu_sanitize tiles; do
+for t in ${TESTS:-gradient resident gpu_smoke gpu_sanitize tiles}; do
   t1=$(date +%s)
   (cd $B && OCTILE_REQUIRE_GPU=1 OCTILE_REPO=$B/repo timeout 120 tests/$t --test-threads=1 > $O/tests/$t.txt 2>&1); rc=$?
   echo "---- $t rc=$rc ($(( $(date +%s) - t1 )) s)"; grep -E "^test |test result|SKIP|panicked|failed" $O/tests/$t.txt | head -30
@@ -51,7 +51,7 @@ medians() { local log=$1 cases=$2 vs=$3; for c in $cases; do IFS=: read s tag ar
 # ---- 2 ab: base vs new kernels
 CASES="ba:_g:--gradient ba:: nws:_g:--gradient nws:: nws_smallq:_g:--gradient chembl:_g:--gradient chembl:: mutag:_g:--gradient mutag::"
 r=0
-while [ $(left) -gt $(( ${TOTAL:-570} - 200 )) ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt ${AB_UNTIL:-$(( ${TOTAL:-570} - 200 ))} ] && [ $r -lt ${AB_ROUNDS:-3} ]; do r=$((r+1))
   for v in b n; do for c in $CASES; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then for c in $CASES; do IFS=: read s tag args <<< "$c"; cmpv $s "$tag" b; done; fi
 done 2>&1 | tee $O/ab.log | grep -v -E "^(b|n) "
@@ -78,7 +78,7 @@ for v in 'on':
     print(f'nws_gen rows 0:24 --gradient {v} vs cpu f64: K max rel %.2e; dK max abs / max per hyperparameter: ' % float((abs(k-k0)/abs(k0)).max()) + ', '.join('%.2e' % float(abs(g[..., h]-g0[..., h]).max() / abs(g0[..., h]).max()) for h in range(g0.shape[-1])))"
 CASES2="nws_gen:_g:--gradient"
 r=0
-while [ $(left) -gt $(( ${TOTAL:-570} - 240 )) ] && [ $r -lt 3 ]; do r=$((r+1))
+while [ $(left) -gt ${CAP_UNTIL:-$(( ${TOTAL:-570} - 240 ))} ] && [ $r -lt ${AB_ROUNDS:-3} ]; do r=$((r+1))
   for v in o n; do for c in $CASES2; do IFS=: read s tag args <<< "$c"; run $v $s "$tag" $args; done; done
   if [ $r = 1 ]; then cmpv nws_gen _g o; fi
 done 2>&1 | tee $O/cap.log | grep -v -E "^(o|n) "
