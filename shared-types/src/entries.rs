@@ -120,9 +120,6 @@ const GRID_GENERAL_F64_BOUNDS: LaunchBounds = LaunchBounds::occupancy(SOLVER_BLO
 /// ChEMBL `--gradient` 0.4011 → 0.4019 s, NWS 35.8 → 36.1 ms, BA 197.7 → 198.2 ms, MUTAG 7.9 → 7.8
 /// ms — within the runs' spread; values bit-identical.
 const RESIDENT_WARP_GRADIENT_BOUNDS: LaunchBounds = LaunchBounds::NONE.with_registers(144);
-/// Threads of the any-κe resident block gradient entry: half of `RESIDENT_BLOCK_THREADS`, so that
-/// its 136 registers fit (`Kernel::MgkResidentBlockGradient`).
-const RESIDENT_GRADIENT_GENERAL_THREADS: u32 = RESIDENT_BLOCK_THREADS / 2;
 /// Resident warp entries: 32·w threads, w ≤ `RESIDENT_MAX_WARPS_PER_BLOCK`.
 const RESIDENT_WARPS: Threads = Threads::UpTo(32 * RESIDENT_MAX_WARPS_PER_BLOCK);
 
@@ -220,12 +217,10 @@ declare_entries! {
     MgkResidentBlockProduct = mgk_resident_block_product { threads: Threads::UpTo(RESIDENT_BLOCK_THREADS), bounds: RESIDENT_BLOCK_PRODUCT_BOUNDS },
     /// Resident hyperparameter gradient (primal and adjoint solve, contractions), one warp per pair, any κe.
     MgkResidentWarpGradient = mgk_resident_warp_gradient { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },
-    /// Resident hyperparameter gradient, one block per pair, any κe: at most 256 threads, 136
-    /// registers (the interpreter's fused walk needs 130: at 512 threads and 128 it spilled 16 bytes;
-    /// the planner bounds the team by these threads).
+    /// Resident hyperparameter gradient, one block per pair, any κe.
     MgkResidentBlockGradient = mgk_resident_block_gradient {
-        threads: Threads::UpTo(RESIDENT_GRADIENT_GENERAL_THREADS),
-        bounds: LaunchBounds::threads(RESIDENT_GRADIENT_GENERAL_THREADS).with_registers(136),
+        threads: Threads::UpTo(RESIDENT_BLOCK_THREADS),
+        bounds: RESIDENT_BLOCK_BOUNDS.with_registers(128),
     },
     /// Resident hyperparameter gradient, one warp per pair, one square-exponential term.
     MgkResidentWarpGradientSqexp = mgk_resident_warp_gradient_sqexp { threads: RESIDENT_WARPS, bounds: RESIDENT_WARP_GRADIENT_BOUNDS },

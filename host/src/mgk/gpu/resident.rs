@@ -505,9 +505,6 @@ pub fn plan_with(
     // the product form's block entry bounds its team (its declared threads)
     let product_block = if gradient { Kernel::MgkResidentBlockGradientProduct } else { Kernel::MgkResidentBlockProduct };
     let product_max_threads = product_block.decl().threads.max();
-    // so does the on-the-fly block entry (the any-κe gradient's runs at most 256 threads)
-    let block = Launch { team: 64, warps: 1, slice_words: 0, product: false, split: false, fused_beside: gradient };
-    let fly_max_threads = if gradient { gradient_entry(block, shape) } else { entry_name(block, shape, set.precision) }.decl().threads.max();
     let shape_of = |&(a, b): &(u32, u32)| {
         // a slice past the shared memory cannot fit (and must not wrap when cast to u32)
         // gradients: room for the fused primal and adjoint solve (ten vectors) where it fits
@@ -533,7 +530,7 @@ pub fn plan_with(
             }
         }
         let (words, beside) = fused(set.slice_words(a, b));
-        let team = team_threads(n, rows).min(fly_max_threads);
+        let team = team_threads(n, rows);
         let slice = bucket_words(words);
         if slice > max_smem / 4 {
             return None;
@@ -1564,16 +1561,6 @@ mod tests {
             }
             assert_eq!(p.launches.iter().any(|l| l.launch.product), delta, "product form for Kronecker-delta κe with unit weights");
         }
-        // the any-κe block gradient entry runs at most 256 threads (its 136 registers): the pairs
-        // whose teams would be larger take 256, those of the one-term entries keep 512
-        let (set, shape) = resident_set(&graphs, false);
-        let most = Kernel::MgkResidentBlockGradient.decl().threads.max();
-        let teams = |shape| -> Vec<u32> {
-            plan_with(&set, &pairs, shape, H100, &ResidentOptions::default(), occupancy, true).launches.iter().map(|l| l.launch.team).collect()
-        };
-        let (general, one_term) = (teams(EdgeShape::General), teams(shape));
-        assert!(general.iter().all(|&t| t <= most) && general.contains(&most), "{general:?}");
-        assert!(one_term.iter().any(|&t| t > most), "{one_term:?}");
     }
 
     #[test]

@@ -170,13 +170,16 @@ pub(super) unsafe fn gradient_all<C: ResidentTeam, E: EdgeEval, D: EdgeEval>(
         // split launches walk G′'s long rows in pieces in the solve's XMV (the view without
         // pieces otherwise); the other passes walk whole rows
         let g2p = if C::SPLITS && prm.split != 0 { g2 } else { View { np: 0, ..g2 } };
-        // (PAIRED: the iterations' fused walk takes two of G′'s nonzeros per walk of G's row,
-        // `OnTheFly::range2`; the last residual pass keeps `range2_d`'s walk, in f64)
-        let fly = OnTheFly::<E, true, f32, true> { e, g1: &g1, g2: &g2p, nzs };
-        // κe's hyperparameters past the fold: ∂κe by the general interpreter (the one `de` is for
-        // is folded, `folds_edge`, and never reaches this row)
+        // (PAIRED = false: the gradient entries' walks are `single` and `range2_d`, see `single`)
+        let fly = OnTheFly::<E, true, f32, false> { e, g1: &g1, g2: &g2p, nzs };
         let edge_row = #[inline(always)]
         |h: &Hyper, i: usize, i2: usize, x: *const f32| {
+            if let Some(de) = de
+                && h.kind == HyperKind::EdgeParam as u32
+                && h.term == 0
+            {
+                return OnTheFly::<_, false, f32, false> { e: de, g1: &g1, g2: &g2, nzs }.row(i, i2, x);
+            }
             let d = h.derivative(&prm.edge_kernel);
             let dk = General { spec: &d, features };
             OnTheFly::<_, false, f32, false> { e: &dk, g1: &g1, g2: &g2, nzs }.row(i, i2, x)
@@ -266,9 +269,9 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
             // ∂κe/∂h = 1 − δ: the differing entries. κe's other hyperparameter here is the weight of
             // its one term (an additive κe of one term, weight 1: the product form's unit weights),
             // whose ∂κe = (κ_t − κ) / ŵ is 0 (`SpecDerivative`)
-            let is_h = |h: &Hyper| h.kind == HyperKind::EdgeParam as u32;
-            let edge_row = #[inline(always)]
-            |h: &Hyper, i: usize, i2: usize, x: *const f32| if is_h(h) { prod.row_differing(i, i2, x) } else { 0.0 };
+            let edge_row =
+                #[inline(always)]
+                |h: &Hyper, i: usize, i2: usize, x: *const f32| if h.kind == HyperKind::EdgeParam as u32 { prod.row_differing(i, i2, x) } else { 0.0 };
             let n = g1.n * g2.n;
             let fv = match room {
                 Room::FusedInSlice => FusedVectors::in_slice(v, n),
@@ -282,7 +285,7 @@ pub(super) unsafe fn gradient_all_product<C: ResidentTeam>(
             // (the product form walks no pieces: never called)
             let piece3 = |_: usize, _: usize, _: *const f32| (0usize, 0.0f64, 0.0f64, 0.0f32);
             // the fused solve by recurrence where its vectors lie in the slice (FusedOperator)
-            let (out, folds_edge) = (grad.add(j as usize * np), is_h);
+            let (out, folds_edge) = (grad.add(j as usize * np), |h: &Hyper| h.kind == HyperKind::EdgeParam as u32);
             if room == Room::FusedInSlice {
                 gradient_pair::<C, _, true>(crew, prm, gp, prod, g1, g2, fv, out, folds_edge, row3, piece3, edge_row)
             } else {

@@ -7,9 +7,8 @@ use octile_types::mgk::resident::PIECE_NONZEROS;
 use octile_types::pcg::Team;
 use octile_types::real::{Pair, fma64};
 /// κe evaluated on the fly from the two graphs' CSR; `PAIRED`: two of G′'s nonzeros per walk of
-/// G's row ([`OnTheFly::paired`]: the shared-memory solver entries; [`OnTheFly::range2`]: the
-/// gradient entries' fused solve), else [`OnTheFly::single`] (the grid entries, and the gradient's
-/// rows of ∂κe for hyperparameters past the fold).
+/// G's row ([`OnTheFly::paired`]: the shared-memory solver entries), else [`OnTheFly::single`] (the
+/// grid and gradient entries).
 pub(super) struct OnTheFly<'a, E, const SPLIT: bool, T = f32, const PAIRED: bool = true> {
     pub(super) e: &'a E,
     pub(super) g1: &'a View<T>,
@@ -83,9 +82,10 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> OnT
     /// [`OnTheFly::sum`] as one loop over the d·d′ pairs (a, b), a fastest, G′'s nonzero reloaded
     /// when a wraps, G's row innermost (broadcast loads: in global memory one L1 wavefront; rows
     /// of a few nonzeros paid more for starting each inner loop than for its pairs, hence one
-    /// loop): the walk of the grid entries. There the paired walk spills (80 registers), and a
-    /// walk of one of G′'s nonzeros with the weights factored out measured slower (the proteins in
-    /// global memory +10 %, `results/xmv-paired-h200.md`).
+    /// loop): the walk of the grid entries and of the gradient entries. There the paired walk
+    /// spills (80 and 128 registers), and a walk of one of G′'s nonzeros with the weights factored
+    /// out measured slower (the proteins in global memory +10 %, BA's gradient +5 %,
+    /// `results/xmv-paired-h200.md`).
     ///
     /// # Safety
     /// As [`OnTheFly::paired`].
@@ -163,8 +163,8 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, 
     /// half: the fused solve's last residual pass and κe's contraction in one walk of the row
     /// (each pair of nonzeros read once; a square exponential's `ex2` shared by κe and ∂κe). The
     /// two rows' terms (f32 factors, as the iterations evaluate them) are multiplied and summed in
-    /// `A` ([`ResidentReal::add_product`]): f32 in the iterations' [`FusedXmv::row2`] where it is
-    /// not paired ([`OnTheFly::range2`]), f64 in the true residual's pass (as [`Xmv::row_f64`], for the same reason: at small q an f32 row sum's
+    /// `A` ([`ResidentReal::add_product`]): f32 in the iterations' [`FusedXmv::row2`], f64 in the
+    /// true residual's pass (as [`Xmv::row_f64`], for the same reason: at small q an f32 row sum's
     /// rounding is as large as the residual it checks); the derivative row, a contraction and no
     /// check, in f32.
     ///
@@ -255,75 +255,12 @@ impl<T: ResidentReal, E: EdgeEval<T>, const SPLIT: bool, const PAIRED: bool> Xmv
     }
 }
 
-impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> OnTheFly<'_, E, SPLIT, f32, PAIRED> {
-    /// The fused solve's rows (x and y halves) over G′'s nonzeros b0..b1: where `PAIRED`, two of
-    /// G′'s nonzeros per walk of G's row i as [`OnTheFly::paired`] (each of G's nonzeros read once
-    /// for four terms, w′ multiplying each half's sum once), else [`OnTheFly::range2_d`]'s loop
-    /// over G′'s nonzeros around G's row.
-    ///
-    /// # Safety
-    /// As [`FusedXmv::row2`], b0..b1 within one row of G′.
-    #[inline(always)]
-    unsafe fn range2(&self, i: usize, b0: u32, b1: u32, v: *const f32) -> (f32, f32) {
-        if !PAIRED {
-            // SAFETY: forwarded; the unused derivative row is dead code.
-            let (s1, s2, _) = unsafe { self.range2_d::<_, f32>(&NoDerivative, i, b0, b1, v) };
-            return (s1, s2);
-        }
-        let (g1, g2, nzs) = (self.g1, self.g2, self.nzs);
-        let v = v as *const Pair;
-        // SAFETY: as in `paired`, for both halves (8-byte aligned pairs: the caller's contract).
-        unsafe {
-            let (a0, a1) = (*g1.rp.add(i), *g1.rp.add(i + 1));
-            let n2 = g2.n as u32;
-            let (mut acc1, mut acc2) = (0.0f32, 0.0f32);
-            let mut b = b0;
-            while b + 1 < b1 {
-                let (bx, by) = (b as usize, b as usize + 1);
-                let (ex, ey) = (self.e.prep(g2.edge.add(bx * nzs)), self.e.prep(g2.edge.add(by * nzs)));
-                let (vx, vy) = (v.add(*g2.col.add(bx) as usize), v.add(*g2.col.add(by) as usize));
-                let (mut x1, mut x2, mut y1, mut y2) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-                for a in a0..a1 {
-                    let a = a as usize;
-                    let (ea, off) = (g1.edge.add(a * nzs), (*g1.col.add(a) * n2) as usize);
-                    let (kx, ky) = (self.e.inner(ex, ea), self.e.inner(ey, ea));
-                    let (Pair([p, q]), Pair([r, s])) = (*vx.add(off), *vy.add(off));
-                    x1 = f32::fma(kx, p, x1);
-                    x2 = f32::fma(kx, q, x2);
-                    y1 = f32::fma(ky, r, y1);
-                    y2 = f32::fma(ky, s, y2);
-                }
-                let (wx, wy) = (self.e.weight(ex), self.e.weight(ey));
-                acc1 = f32::fma(wy, y1, f32::fma(wx, x1, acc1));
-                acc2 = f32::fma(wy, y2, f32::fma(wx, x2, acc2));
-                b += 2;
-            }
-            if b < b1 {
-                let bu = b as usize;
-                let eb = self.e.prep(g2.edge.add(bu * nzs));
-                let vcol = v.add(*g2.col.add(bu) as usize);
-                let (mut x1, mut x2) = (0.0f32, 0.0f32);
-                for a in a0..a1 {
-                    let a = a as usize;
-                    let k = self.e.inner(eb, g1.edge.add(a * nzs));
-                    let Pair([p, q]) = *vcol.add((*g1.col.add(a) * n2) as usize);
-                    x1 = f32::fma(k, p, x1);
-                    x2 = f32::fma(k, q, x2);
-                }
-                let w = self.e.weight(eb);
-                acc1 = f32::fma(w, x1, acc1);
-                acc2 = f32::fma(w, x2, acc2);
-            }
-            (acc1, acc2)
-        }
-    }
-}
-
 impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'_, E, SPLIT, f32, PAIRED> {
     #[inline(always)]
     unsafe fn row2(&self, i: usize, i2: usize, v: *const f32) -> (f32, f32) {
-        // SAFETY: i2 < n2 (the caller's contract).
-        unsafe { self.range2(i, *self.g2.rp.add(i2), *self.g2.rp.add(i2 + 1), v) }
+        // SAFETY: the caller's contract; the unused derivative row is dead code.
+        let (s1, s2, _) = unsafe { self.row2_d::<_, f32>(&NoDerivative, i, i2, v) };
+        (s1, s2)
     }
     #[inline(always)]
     unsafe fn row2_at(&self, (i, i2): (usize, usize), v: *const f32) -> (f32, f32) {
@@ -332,10 +269,10 @@ impl<E: EdgeEval, const SPLIT: bool, const PAIRED: bool> FusedXmv for OnTheFly<'
     }
     #[inline(always)]
     unsafe fn piece2(&self, i: usize, pc: usize, v: *const f32) -> (usize, f32, f32) {
-        // SAFETY: pc < np (caller's contract).
+        // SAFETY: pc < np (caller's contract); the unused derivative row is dead code.
         unsafe {
             let (node, b0, b1) = self.piece_span(pc);
-            let (s1, s2) = self.range2(i, b0, b1, v);
+            let (s1, s2, _) = self.range2_d::<_, f32>(&NoDerivative, i, b0, b1, v);
             (node, s1, s2)
         }
     }
