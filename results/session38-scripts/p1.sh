@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# session 38: every GPU step of the session in one call (device starts failed for 45 minutes; the budget left
-# allowed one call). The final code's bundle (.carry/s38/bundle.tar.xz, scripts/gpu-bundle of the working tree:
+# session 38 (not run: no device machine could be started; results/session38.md): every GPU step of the change in
+# one call, for results/session38-gradient-paired-walk.patch applied on 6ae0c9b. The bundle (.carry/s38/bundle.tar.xz, scripts/gpu-bundle of the working tree:
 # HEAD e2120df + the fused solve's paired walk + the any-κe block gradient at 256 threads); base = HEAD e2120df's
 # kernels (.carry/s38/base.cubin.xz, loaded by OCTILE_PTX_FILE into the same binary); old = call 1's binary
 # (.carry/s38/octile.xz: the paired walk, the any-κe block gradient at 512 threads and 128 registers).
