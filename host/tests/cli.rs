@@ -648,6 +648,111 @@ fn an_overflowing_value_is_a_reported_failure_not_a_result() {
     assert!(err.contains("3 pair(s) could not be solved") && err.contains("its value is not finite: K grows as p² (p = 1e200)"), "{err}");
 }
 
+/// K ∝ p²: a p so small that K underflows (to 0, or to f64's subnormals where digits are lost) is
+/// a reported failure (exit 3, listed), not an all-zero K whose normalized form is an identity; a
+/// small p that K holds gives K·p² exactly scaled.
+#[test]
+fn an_underflowing_value_is_a_reported_failure_not_a_result() {
+    let dir = scratch_dir("cli-tiny-p");
+    let tiny = root().join("examples/tiny.jsonl");
+    let kernel = |p: &str| format!("q = 0.05\np = {p}\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n");
+    for p in ["1e-170", "1e-160"] {
+        let (code, err) = gram_with(&dir, &kernel(p), &[tiny.to_str().unwrap()], &["--normalize"]);
+        assert_eq!(code, Some(3), "p = {p}: {err}");
+        assert!(err.contains(&format!("its value underflowed: K shrinks as p² (p = {p})")), "p = {p}: {err}");
+    }
+    // p = 1e-100 (K ~ 1e-200): a result, p² times p = 1's
+    let (code, err) = gram_with(&dir, &kernel("1e-100"), &[tiny.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, small) = load_npy(&dir.join("K.npy"));
+    let (code, err) = gram_with(&dir, &kernel("1"), &[tiny.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, one) = load_npy(&dir.join("K.npy"));
+    for (k, (s, o)) in small.iter().zip(&one).enumerate() {
+        let want = o * 1e-200;
+        assert!((s - want).abs() <= 1e-12 * want.abs(), "entry {k}: {s:e}, expected {want:e}");
+    }
+}
+
+/// More worker threads than any machine has, by flag or by RAYON_NUM_THREADS, or a count that is not
+/// a number: a message and exit 2 at once, not a panic in the first parallel loop or a minute of
+/// spawning threads.
+#[test]
+fn thread_counts_past_the_limit_are_refused_at_once() {
+    let tiny = root().join("examples/tiny.jsonl");
+    let out = std::env::temp_dir().join(format!("octile-threads-{}.npy", std::process::id()));
+    let args = ["gram", tiny.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu", "--quiet"];
+    for (flag, env, says) in [
+        (Some("65535"), None, "--threads 65535: at most 1024 worker threads"),
+        (None, Some("4000"), "RAYON_NUM_THREADS=4000: at most 1024 worker threads"),
+        (None, Some("abc"), "RAYON_NUM_THREADS=abc: not a number of threads"),
+    ] {
+        let mut c = exe();
+        c.args(args).env_remove("RAYON_NUM_THREADS");
+        if let Some(n) = flag {
+            c.args(["--threads", n]);
+        }
+        if let Some(v) = env {
+            c.env("RAYON_NUM_THREADS", v);
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag:?} {env:?}: {err}");
+        assert!(err.contains(says) && !err.contains("panicked"), "{flag:?} {env:?}: {err}");
+        assert!(!out.exists());
+    }
+    // RAYON_NUM_THREADS within the limit still sets the pool
+    let o = exe().args(args).env("RAYON_NUM_THREADS", "3").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(&out).unwrap();
+}
+
+/// `nodal` writes its matrix and summary whatever happens to the pair, and a pair that did not
+/// converge, or whose K over- or underflowed, exits 3 saying which (the summary's "converged" false).
+#[test]
+fn nodal_writes_a_failed_pair_and_exits_3() {
+    let dir = scratch_dir("cli-nodal-fail");
+    let tiny = root().join("examples/tiny.jsonl");
+    let (toml, out) = (dir.join("k.toml"), dir.join("R.csv"));
+    for (kernel, says) in [
+        ("q = 0.05\np = 1e300\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "K = inf is out of range"),
+        ("q = 0.05\np = 1e-170\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "is out of range"),
+        ("q = 0.05\nmax_iterations = 1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "did not converge in 1 iterations"),
+    ] {
+        std::fs::write(&toml, kernel).unwrap();
+        let o = exe()
+            .args(["nodal", tiny.to_str().unwrap(), "--kernel", toml.to_str().unwrap(), "--out", out.to_str().unwrap(), "--backend", "cpu"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{kernel}: {err}");
+        assert!(err.contains(says), "{kernel}: {err}");
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("R.json")).unwrap()).unwrap();
+        assert_eq!(summary["converged"], false, "{summary}");
+        assert!(std::fs::read_to_string(&out).unwrap().lines().count() > 0);
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+/// The shortest-path kernel's input errors name the input and line (a node feature its κv compares
+/// that a graph lacks), and a path whose length passes f64's range says so (it read as no path).
+#[test]
+fn shortest_path_input_errors_say_where_and_what() {
+    let dir = scratch_dir("cli-sp-errors");
+    let tiny = root().join("examples/tiny.jsonl");
+    let sp = "method = \"shortest_path\"\n[node.color]\nkernel = \"kronecker_delta\"\nh = 0\n[path_length]\nkernel = \"kronecker_delta\"\nh = 0\n";
+    let (code, err) = gram_with(&dir, sp, &[tiny.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("tiny.jsonl:1: graph 0 of this input: node feature 'color' is not in it; it has: [label]"), "{err}");
+    let g = dir.join("w.jsonl");
+    let h = r#""directed":false,"multigraph":false,"graph":{}"#;
+    std::fs::write(&g, format!("{{{h},\"nodes\":[{{\"id\":0,\"label\":1}},{{\"id\":1,\"label\":1}},{{\"id\":2,\"label\":1}}],\"links\":[{{\"source\":0,\"target\":1,\"weight\":1e308}},{{\"source\":1,\"target\":2,\"weight\":1e308}}]}}\n")).unwrap();
+    let labels = std::fs::read_to_string(root().join("examples/sp-labels.toml")).unwrap();
+    let (code, err) = gram_with(&dir, &labels, &[g.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("2 shortest path(s) between connected nodes are longer than f64 holds"), "{err}");
+}
+
 #[test]
 fn a_missing_input_is_reported_once_with_its_path() {
     let o = exe()

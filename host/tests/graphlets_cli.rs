@@ -167,6 +167,15 @@ fn edge_lists_graph_sets_and_generators() {
     let (n, edges) = octile::generators::large::ba_edges(300, 3, 5).unwrap();
     let (_, f) = library(n, &edges);
     assert_columns(&load_npy_i64(&a1).1, &f.net, &(0..N_ORBITS).collect::<Vec<_>>(), "gen:ba");
+    // `gram`'s generated sets are inputs too: nws:3 is the disjoint union of its three graphs
+    let out = dir.join("N.npy");
+    ok(&["graphlets", "nws:3:7", "--out", s(&out), "--quiet"]);
+    let set = octile::generators::nws_set(3, 7);
+    let refs: Vec<&octile::Graph> = set.iter().collect();
+    let u = Adjacency::union_edges(&refs).unwrap();
+    let (_, f) = library(u.n_nodes, &u.edges);
+    assert_columns(&load_npy_i64(&out).1, &f.net, &(0..N_ORBITS).collect::<Vec<_>>(), "nws:3:7");
+    assert_eq!(summary(&dir.join("N.json"))["graphs"].as_u64(), Some(3));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -179,7 +188,13 @@ fn bad_input_exits_1_naming_file_and_line() {
     std::fs::write(&good, "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n2 1\n").unwrap();
     let out = dir.join("F.npy");
     let (txt, none, road) = (dir.join("F.txt"), dir.join("none.mtx"), dir.join("r.mtx"));
-    let cases: [(Vec<&str>, &str); 9] = [
+    // an empty edge list, an empty matrix: errors, not a header-only output
+    let (empty, zero) = (dir.join("e.edges"), dir.join("z.mtx"));
+    std::fs::write(&empty, "# nothing\n").unwrap();
+    std::fs::write(&zero, "%%MatrixMarket matrix coordinate pattern symmetric\n0 0 0\n").unwrap();
+    let cases: [(Vec<&str>, &str); 11] = [
+        (vec!["graphlets", s(&empty), "--out", s(&out)], "e.edges: the graph has no nodes"),
+        (vec!["graphlets", s(&zero), "--out", s(&out)], "z.mtx: the graph has no nodes"),
         (vec!["graphlets", s(&bad), "--out", s(&out)], "bad.mtx:4: row index 4 is out of range 1..=3"),
         (vec!["graphlets", s(&good), "--out", s(&out), "--orbits", "3-1"], "runs backwards"),
         (vec!["graphlets", s(&good), "--out", s(&out), "--orbits", "0,16"], "orbit 16 does not exist"),

@@ -171,6 +171,69 @@ fn tu_folder_and_bad_ids() {
     assert!(what.contains("out of range"), "{what}");
 }
 
+/// Blank lines in a TU file are skipped, and a record's error names its own line; a dataset without
+/// label files has no `label` feature, so a kernel comparing labels is refused rather than fed zeros.
+#[test]
+fn tu_blank_lines_keep_line_numbers_and_missing_labels_are_no_feature() {
+    let dir = std::env::temp_dir().join(format!("octile-tu-blank-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("X_graph_indicator.txt"), "1\n\n1\n2\n\n2\n").unwrap();
+    std::fs::write(dir.join("X_A.txt"), "1, 2\n\n\n2, 1\n3, 9\n").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 5, "{what}");
+    assert!(what.contains("node id out of range 1..=4: (3, 9)"), "{what}");
+    std::fs::write(dir.join("X_graph_indicator.txt"), "1\n\n1\n2\n\n0\n").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 6, "{what}");
+    assert!(what.contains("graph ids are 1-based"), "{what}");
+    // edge labels whose listings disagree: both lines as written, blank lines counted
+    std::fs::write(dir.join("X_graph_indicator.txt"), "1\n1\n2\n2\n").unwrap();
+    std::fs::write(dir.join("X_A.txt"), "1, 2\n2, 1\n3, 4\n4, 3\n").unwrap();
+    std::fs::write(dir.join("X_edge_labels.txt"), "\n1\n2\n\n5\n5\n").unwrap();
+    let (line, what) = parse_error(read(&dir, None, false));
+    assert_eq!(line, 3, "{what}");
+    assert!(what.contains("edge (2, 1) has label 2, but line 2 gives it label 1"), "{what}");
+    // no label files: no label feature on either side
+    std::fs::remove_file(dir.join("X_edge_labels.txt")).unwrap();
+    let l = read(&dir, None, false).unwrap();
+    assert_eq!(l.graphs.len(), 2);
+    assert!(l.graphs.iter().all(|g| g.node_feature_names().is_empty() && g.edge_feature_names().is_empty()));
+    let k = MarginalizedGraphKernel::new(MgkConfig::from_toml("[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap()).unwrap();
+    match k.gram(&l.graphs) {
+        Err(OctileError::MissingFeature { feature, .. }) => assert_eq!(feature, "label"),
+        other => panic!("expected MissingFeature label, got {other:?}"),
+    }
+    // a node label file alone: node labels, no edge feature
+    std::fs::write(dir.join("X_node_labels.txt"), "3\n3\n\n4\n4\n").unwrap();
+    let l = read(&dir, None, false).unwrap();
+    assert_eq!(l.graphs[1].node_features(0), [4.0]);
+    assert!(l.graphs[0].edge_feature_names().is_empty());
+}
+
+/// A node-link object pretty-printed over several lines (`json.dump(g, f, indent=1)`), one or
+/// several in a file, reads as the same graph as its one-line form; each graph's line is the one its
+/// object starts on.
+#[test]
+fn pretty_printed_node_link_objects_read_as_their_one_line_form() {
+    let one = r#"{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": 0, "label": 1}, {"id": 1, "label": 2}, {"id": 2, "label": 1}], "links": [{"source": 0, "target": 1}, {"source": 1, "target": 2}]}"#;
+    let pretty = "{\n \"directed\": false,\n \"multigraph\": false,\n \"graph\": {},\n \"nodes\": [{\"id\": 0, \"label\": 1}, {\"id\": 1, \"label\": 2}, {\"id\": 2, \"label\": 1}],\n \"links\": [{\"source\": 0, \"target\": 1}, {\"source\": 1, \"target\": 2}]\n}\n";
+    let a = read(&tmp("one.jsonl", &format!("{one}\n{one}\n")), None, false).unwrap();
+    let b = read(&tmp("pretty.json", &format!("\n{pretty}{pretty}")), None, false).unwrap();
+    assert_eq!(b.graphs.len(), 2);
+    assert_eq!(b.places.iter().map(|p| p.line).collect::<Vec<_>>(), [2, 9]);
+    let k = MarginalizedGraphKernel::new(MgkConfig::from_toml("[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n").unwrap()).unwrap();
+    let (ka, kb) = (k.gram(&a.graphs).unwrap(), k.gram(&b.graphs).unwrap());
+    assert_eq!(ka.values, kb.values);
+    // a bad graph among them names the line its object starts on
+    let bad = pretty.replace("\"target\": 2", "\"target\": 7");
+    let (line, what) = parse_error(read(&tmp("pretty-bad.json", &format!("{pretty}{bad}")), None, false));
+    assert_eq!(line, 8, "{what}");
+    assert!(what.contains("target 7 is not a node id"), "{what}");
+    // a one-line record that is merely malformed keeps its own message and line
+    let (line, what) = parse_error(read(&tmp("bad.jsonl", &format!("{one}\n{{\"nodes\": [}}\n")), None, false));
+    assert_eq!(line, 2, "{what}");
+}
+
 #[test]
 fn a_byte_that_is_not_utf8_names_its_line_and_column() {
     let p = std::env::temp_dir().join(format!("octile-utf8-{}.smi", std::process::id()));

@@ -166,7 +166,15 @@ pub fn graph_from_value(v: &Value, kinds: &mut FeatureKinds) -> std::result::Res
     Ok(g)
 }
 
-/// Read a JSON Lines file or a JSON array file.
+/// Whether `text` holds node-link objects spread over several lines rather than one a line: its
+/// first non-blank line opens an object that ends past the line (a JSON Lines record that is
+/// merely malformed fails otherwise, and keeps its line's message).
+fn pretty_printed(text: &str) -> bool {
+    let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else { return false };
+    first.trim_start().starts_with('{') && serde_json::from_str::<Value>(first).is_err_and(|e| e.is_eof())
+}
+
+/// Read a JSON Lines file, a JSON array file, or pretty-printed node-link objects.
 pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
     let text = read_text(path)?;
     let mut out = Loaded::default();
@@ -180,6 +188,21 @@ pub fn read(path: &Path, skip_invalid: bool) -> Result<Loaded> {
                 Ok(g) => out.keep(g, 0),
                 Err(e) => bad_record(parse_err(path, 0, format!("graph {k} of the array: {e}")), skip_invalid, &mut out)?,
             }
+        }
+    } else if pretty_printed(&text) {
+        // one or more node-link objects spread over lines (json.dump(..., indent=1)): read as a
+        // stream of JSON values, each graph's line the one its object starts on
+        let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
+        let mut start = text.len() - trimmed.len();
+        while let Some(r) = stream.next() {
+            let v = r.map_err(|e| parse_err(path, e.line(), format!("{e} (read as pretty-printed JSON: the first line is not a whole object)")))?;
+            let ln = text[..start].matches('\n').count() + 1;
+            match graph_from_value(&v, &mut kinds) {
+                Ok(g) => out.keep(g, ln),
+                Err(e) => bad_record(parse_err(path, ln, e), skip_invalid, &mut out)?,
+            }
+            let end = stream.byte_offset();
+            start = end + (text[end..].len() - text[end..].trim_start().len());
         }
     } else {
         for (ln, line) in text.lines().enumerate() {

@@ -93,7 +93,7 @@ pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
 
 /// A whole text file. A byte sequence that is not UTF-8 is a parse error naming its line (1-based)
 /// and column, not an I/O error about the whole file; a directory given as a file says so.
-pub(crate) fn read_text(path: &Path) -> Result<String> {
+pub fn read_text(path: &Path) -> Result<String> {
     if path.is_dir() {
         return Err(parse_err(path, 0, "a folder where a file was expected (a TU dataset folder is read as one input; give files otherwise)"));
     }

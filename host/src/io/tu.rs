@@ -1,8 +1,10 @@
 //! TU benchmark dataset folders (`DS_A.txt`, `DS_graph_indicator.txt`, optional
-//! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label`, edge feature `label` (0 when the
-//! files are absent). Edges are listed in both directions; each undirected edge is kept once, and
-//! its listings must carry the same edge label (else an error names both lines). A folder holding
-//! files of two datasets is an error naming both.
+//! `DS_node_labels.txt`, `DS_edge_labels.txt`): node feature `label` where the node label file is
+//! there, edge feature `label` where the edge label file is (without it the graphs have no such
+//! feature, so a kernel comparing labels the dataset lacks is refused, not fed zeros). Edges are
+//! listed in both directions; each undirected edge is kept once, and its listings must carry the
+//! same edge label (else an error names both lines). A folder holding files of two datasets is an
+//! error naming both. Blank lines are skipped; messages name a record's own line.
 use super::record::{Loaded, parse_err, read_text};
 use crate::error::Result;
 use crate::graph::Graph;
@@ -57,15 +59,22 @@ fn find(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
     Some(dir.join(format!("{prefix}{suffix}"))).filter(|p| p.is_file())
 }
 
-fn ints(path: &Path) -> Result<Vec<Vec<i64>>> {
+/// The comma-separated integers of each non-blank line of `path`, with the line's number (from 1).
+fn ints(path: &Path) -> Result<Vec<(usize, Vec<i64>)>> {
     let text = read_text(path)?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(ln, l)| {
-            l.split(',').map(|t| t.trim().parse::<i64>().map_err(|_| parse_err(path, ln + 1, format!("expected integers, got '{}'", l.trim())))).collect()
+            let row = l.split(',').map(|t| t.trim().parse::<i64>().map_err(|_| parse_err(path, ln + 1, format!("expected integers, got '{}'", l.trim()))));
+            Ok((ln + 1, row.collect::<Result<Vec<i64>>>()?))
         })
         .collect()
+}
+
+/// The first integer of each record of a one-column file, and the records' line numbers.
+fn column(path: &Path) -> Result<(Vec<i64>, Vec<usize>)> {
+    Ok(ints(path)?.into_iter().map(|(ln, r)| (r[0], ln)).unzip())
 }
 
 /// Read a TU dataset folder.
@@ -73,20 +82,27 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     let ds = dataset_prefix(dir)?;
     let a_path = find(dir, &ds, "_A.txt").ok_or_else(|| parse_err(dir, 0, format!("no {ds}_A.txt in this folder (not a TU dataset)")))?;
     let gi_path = find(dir, &ds, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, format!("no {ds}_graph_indicator.txt")))?;
-    let indicator: Vec<i64> = ints(&gi_path)?.into_iter().map(|r| r[0]).collect();
-    let node_labels: Option<Vec<i64>> = find(dir, &ds, "_node_labels.txt").map(|p| ints(&p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let (indicator, gi_lines) = column(&gi_path)?;
+    let nl_path = find(dir, &ds, "_node_labels.txt");
+    let (node_labels, nl_lines) = match nl_path.as_ref().map(|p| column(p)).transpose()? {
+        Some((v, lines)) => (Some(v), lines),
+        None => (None, Vec::new()),
+    };
     let el_path = find(dir, &ds, "_edge_labels.txt");
-    let edge_labels: Option<Vec<i64>> = el_path.as_ref().map(|p| ints(p)).transpose()?.map(|v| v.into_iter().map(|r| r[0]).collect());
+    let (edge_labels, el_lines) = match el_path.as_ref().map(|p| column(p)).transpose()? {
+        Some((v, lines)) => (Some(v), lines),
+        None => (None, Vec::new()),
+    };
     let n_graphs = indicator.iter().copied().max().unwrap_or(0) as usize;
     if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {
-        return Err(parse_err(&gi_path, k + 1, "graph ids are 1-based"));
+        return Err(parse_err(&gi_path, gi_lines[k], "graph ids are 1-based"));
     }
     // every graph has at least one node, so no id can exceed the node count: a larger one (a typo, a
     // wrong file) is refused here, before anything is allocated for it
     if let Some((k, &g)) = indicator.iter().enumerate().find(|(_, g)| **g as usize > indicator.len()) {
         return Err(parse_err(
             &gi_path,
-            k + 1,
+            gi_lines[k],
             format!("graph id {g} exceeds the {} nodes listed: ids run 1..=graphs and every graph has a node", indicator.len()),
         ));
     }
@@ -107,12 +123,14 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     if let Some(g) = sizes.iter().position(|&n| n == 0) {
         return Err(parse_err(&gi_path, 0, format!("no node belongs to graph {}: graph ids must run 1..={n_graphs} with every id listed", g + 1)));
     }
-    let mut graphs: Vec<Graph> = sizes.iter().map(|&n| Graph::new(n, &["label"], &["label"])).collect();
-    for (k, &g) in indicator.iter().enumerate() {
-        let lab = node_labels.as_ref().map_or(0, |v| v[k]) as f64;
-        graphs[g as usize - 1].set_node_features(local[k], &[lab]).map_err(|e| parse_err(dir, k + 1, e.to_string()))?;
+    let names = |labels: bool| if labels { &["label"][..] } else { &[][..] };
+    let mut graphs: Vec<Graph> = sizes.iter().map(|&n| Graph::new(n, names(node_labels.is_some()), names(edge_labels.is_some()))).collect();
+    if let (Some(nl), Some(p)) = (&node_labels, &nl_path) {
+        for (k, &g) in indicator.iter().enumerate() {
+            graphs[g as usize - 1].set_node_features(local[k], &[nl[k] as f64]).map_err(|e| parse_err(p, nl_lines[k], e.to_string()))?;
+        }
     }
-    let edges = ints(&a_path)?;
+    let (edges, a_lines): (Vec<Vec<i64>>, Vec<usize>) = ints(&a_path)?.into_iter().map(|(ln, r)| (r, ln)).unzip();
     // the label count is checked after each edge's own checks (a one-column A file is reported at
     // its line, not as a count mismatch) and before its label is read
     let count_mismatch = |el: &Vec<i64>| parse_err(dir, 0, format!("{} edge labels for {} edges", el.len(), edges.len()));
@@ -120,16 +138,16 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     let mut seen: std::collections::HashMap<(i64, i64), usize> = std::collections::HashMap::new();
     for (ln, e) in edges.iter().enumerate() {
         if e.len() != 2 {
-            return Err(parse_err(&a_path, ln + 1, "expected 'i, j'"));
+            return Err(parse_err(&a_path, a_lines[ln], "expected 'i, j'"));
         }
         let (i, j) = (e[0], e[1]);
         let n = indicator.len() as i64;
         if i < 1 || j < 1 || i > n || j > n {
-            return Err(parse_err(&a_path, ln + 1, format!("node id out of range 1..={n}: ({i}, {j})")));
+            return Err(parse_err(&a_path, a_lines[ln], format!("node id out of range 1..={n}: ({i}, {j})")));
         }
         let (gi, gj) = (indicator[i as usize - 1], indicator[j as usize - 1]);
         if gi != gj {
-            return Err(parse_err(&a_path, ln + 1, format!("edge ({i}, {j}) joins graphs {gi} and {gj}")));
+            return Err(parse_err(&a_path, a_lines[ln], format!("edge ({i}, {j}) joins graphs {gi} and {gj}")));
         }
         if let Some(el) = &edge_labels
             && ln >= el.len()
@@ -142,20 +160,20 @@ pub fn read(dir: &Path) -> Result<Loaded> {
             {
                 return Err(parse_err(
                     p,
-                    ln + 1,
+                    el_lines[ln],
                     format!(
                         "edge ({i}, {j}) has label {}, but line {} gives it label {}: both listings of an edge must carry the same label",
-                        el[ln],
-                        first + 1,
-                        el[first]
+                        el[ln], el_lines[first], el[first]
                     ),
                 ));
             }
             continue;
         }
         seen.insert((i.min(j), i.max(j)), ln);
-        let lab = edge_labels.as_ref().map_or(0, |v| v[ln]) as f64;
-        graphs[gi as usize - 1].add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &[lab]).map_err(|e| parse_err(&a_path, ln + 1, e.to_string()))?;
+        let lab: Vec<f64> = edge_labels.iter().map(|v| v[ln] as f64).collect();
+        graphs[gi as usize - 1]
+            .add_edge(local[i as usize - 1], local[j as usize - 1], 1.0, &lab)
+            .map_err(|e| parse_err(&a_path, a_lines[ln], e.to_string()))?;
     }
     if let Some(el) = &edge_labels
         && el.len() != edges.len()

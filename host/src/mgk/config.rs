@@ -313,8 +313,15 @@ impl MgkConfig {
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(OctileError::InvalidConfig(m));
         if !(self.q >= MIN_Q && self.q < 1.0) {
+            // why the bound is where it is, for a q below it; a q of 1 or more, or not a number, is
+            // no stopping probability at all
+            let why = if self.q < MIN_Q {
+                format!(": below {MIN_Q:e} the product system's condition (about 1/q) puts f64 rounding above the 1e-6 the values are held to")
+            } else {
+                " (the stopping probability of each step of the walks)".to_string()
+            };
             return bad(format!(
-                "q = {} must be in [{MIN_Q:e}, 1): below {MIN_Q:e} the product system's condition (about 1/q) puts f64 rounding above the 1e-6 the values are held to",
+                "q = {} must be in [{MIN_Q:e}, 1){why}",
                 if self.q != 0.0 && self.q.abs() < 1e-3 { format!("{:e}", self.q) } else { self.q.to_string() }
             ));
         }

@@ -405,10 +405,13 @@ impl super::MarginalizedGraphKernel {
                 let (status, per_pair, report) = self.on_device(dev).solve_gradient_here(graphs, share)?;
                 Ok(super::spread::Part { status, per_pair, report })
             })?;
+            let mut status = status;
+            self.mark_out_of_range(&mut status);
             return Ok((status, grads, seconds, crate::report::Details::new(report)));
         }
         let t = std::time::Instant::now();
-        let (status, grads, report) = self.solve_gradient_here(graphs, pairs)?;
+        let (mut status, grads, report) = self.solve_gradient_here(graphs, pairs)?;
+        self.mark_out_of_range(&mut status);
         Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
     }
 

@@ -212,19 +212,44 @@ impl MarginalizedGraphKernel {
     /// graphs' own node order whatever `reorder` packed them in. An index outside `graphs` is an
     /// error naming it; non-convergence is `NoConvergence` as for Gram matrices.
     pub fn nodal_pairs(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
+        let (matrices, e) = self.nodal_evaluated(graphs, pairs)?;
+        finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
+        Ok(matrices)
+    }
+
+    /// [`Self::nodal_pairs`] with the pairs that failed kept as results, each matrix's
+    /// [`NodalMatrix::info`] saying whether it converged (the CLI writes them, then exits 3).
+    pub fn nodal_pairs_unchecked(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<Vec<NodalMatrix>> {
+        Ok(self.nodal_evaluated(graphs, pairs)?.0)
+    }
+
+    /// The nodal matrices of `pairs` and their evaluation (K and diagnostics per pair).
+    fn nodal_evaluated(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<(Vec<NodalMatrix>, Evaluation)> {
         let list = listed(graphs, pairs)?;
-        let Solved { status, seconds, report, nodal } = self.solve_x(graphs, &list, true)?;
+        let Solved { mut status, seconds, report, nodal } = self.solve_x(graphs, &list, true)?;
+        self.mark_out_of_range(&mut status);
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
         let e = evaluation(&status, seconds, Details::new(report));
-        finish(filled(self, pairs.len(), 1, &e), &e.info, |k| pairs[k])?;
-        Ok(pairs
+        let matrices = pairs
             .iter()
             .zip(nodal.unwrap_or_default())
             .zip(&status)
             .map(|((&(i, j), values), s)| NodalMatrix { rows: graphs[i].n_nodes(), cols: graphs[j].n_nodes(), values, info: info(s) })
-            .collect())
+            .collect();
+        Ok((matrices, e))
+    }
+
+    /// Every pair of `status` whose value over- or underflowed marked as failed: K > 0 for every
+    /// valid configuration and scales as p², so a value that is not finite, or below
+    /// [`smallest_value`] of the kernel's precision (digits lost; K = 0 normalizes to an identity
+    /// matrix), is reported as a failure, never passed on as a result.
+    fn mark_out_of_range(&self, status: &mut [PairStatus]) {
+        let floor = smallest_value(self.config.precision);
+        for s in status.iter_mut().filter(|s| !(s.value.is_finite() && s.value >= floor)) {
+            s.converged = 0;
+        }
     }
 
     /// [`Self::nodal_pairs`] for one pair of graphs.
@@ -515,13 +540,15 @@ impl GraphKernel for MarginalizedGraphKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
         let gpus = self.gpus();
         if spread::spreads(gpus.len(), pairs.len()) {
-            let (status, _, report, seconds) = spread::spread(&gpus, pairs, 0, |dev, share| {
+            let (mut status, _, report, seconds) = spread::spread(&gpus, pairs, 0, |dev, share| {
                 let Solved { status, report, .. } = self.on_device(dev).solve_x(graphs, share, false)?;
                 Ok(spread::Part { status, per_pair: Vec::new(), report })
             })?;
+            self.mark_out_of_range(&mut status);
             return Ok(evaluation(&status, seconds, Details::new(report)));
         }
-        let Solved { status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
+        let Solved { mut status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
+        self.mark_out_of_range(&mut status);
         Ok(evaluation(&status, seconds, Details::new(report)))
     }
 
@@ -570,6 +597,17 @@ fn evaluation(status: &[PairStatus], seconds: f64, details: Details) -> Evaluati
     let values = crate::parallel::collect(status.len(), pooled, |k| status[k].value);
     let infos = crate::parallel::collect(status.len(), pooled, |k| info(&status[k]));
     Evaluation { values, info: infos, seconds, details }
+}
+
+/// The smallest value a pair's K may have in `precision` and be a result ([`MarginalizedGraphKernel`]
+/// marks smaller ones failed): f64's smallest normal number (below it digits are lost); for f32,
+/// 2²⁴ times f32's, where the right-hand side's terms p·p′ of the f32 solve may already be flushed to
+/// zero (p ≈ 1e-16 and below).
+pub fn smallest_value(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => f64::MIN_POSITIVE,
+        Precision::F32 => f32::MIN_POSITIVE as f64 * (1u32 << 24) as f64,
+    }
 }
 
 fn info(s: &PairStatus) -> PairInfo {

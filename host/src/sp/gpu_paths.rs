@@ -120,7 +120,7 @@ pub fn build(dev: &GpuDevice, graphs: &[Graph], features: &[String]) -> Result<D
         unsafe { b.launch(cfg) }?;
         let found = s.clone_dtoh(&found)?;
         if let Some(&g) = gpu.iter().find(|&&g| found[g] as usize != counts[g]) {
-            return Err(OctileError::Internal(format!("graph {g}: the GPU found {} shortest paths, the host counted {}", found[g], counts[g])));
+            return Err(super::paths::paths_missing(g, found[g] as usize, counts[g]));
         }
     }
     Ok(DevicePaths {

@@ -161,6 +161,17 @@ pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64
                 }
                 for &(v, w) in &adj[start[u]..start[u + 1]] {
                     let nd = d + w;
+                    if nd.is_infinite() {
+                        // finite weights whose sum along a path passes f64's range: that path's
+                        // length, and so the kernel's value, would be wrong
+                        return Err(OctileError::InvalidGraph {
+                            graph: Some(graph),
+                            what: format!(
+                                "the shortest path from node {s} to node {v} is longer than f64 holds (its edge weights sum past {:.3e}); scale the weights down",
+                                f64::MAX
+                            ),
+                        });
+                    }
                     if nd < dist[v] {
                         dist[v] = nd;
                         heap.push(Reverse((nd.to_bits(), v)));
@@ -175,6 +186,24 @@ pub fn for_each_path(g: &Graph, graph: usize, mut emit: impl FnMut(u32, u32, f64
         }
     }
     Ok(())
+}
+
+/// The error of graph `graph` whose all-pairs search found `found` shortest paths where its
+/// connected components hold `counted`: fewer are paths between connected nodes whose length
+/// (finite weights summed) passed f64's range and so reads as no path; more cannot happen.
+pub fn paths_missing(graph: usize, found: usize, counted: usize) -> OctileError {
+    if found < counted {
+        OctileError::InvalidGraph {
+            graph: Some(graph),
+            what: format!(
+                "{} shortest path(s) between connected nodes are longer than f64 holds (their edge weights sum past {:.3e}); scale the weights down",
+                counted - found,
+                f64::MAX
+            ),
+        }
+    } else {
+        OctileError::Internal(format!("graph {graph}: {found} shortest paths found, {counted} counted"))
+    }
 }
 
 /// Every node's row of the features `features` (by name), graph after graph; one 0 per node
@@ -231,11 +260,7 @@ impl PathSet {
                 (s[i], e[i], w[i]) = (u, v, d);
                 i += 1;
             })?;
-            if i == s.len() {
-                Ok(())
-            } else {
-                Err(OctileError::InvalidGraph { graph: Some(k), what: format!("{i} shortest paths found, {} counted", s.len()) })
-            }
+            if i == s.len() { Ok(()) } else { Err(paths_missing(k, i, s.len())) }
         })?;
         let nodes = rows_of(graphs, which, features)?;
         let (mut path_offset, mut node_offset) = (0u32, 0u32);

@@ -173,11 +173,36 @@ impl Inputs {
     /// input. (At packing the same check names the graph's index in the pairs it was given: a
     /// tile's, or X and Y's together.)
     pub fn check_features_present(&self, cfg: &MgkConfig, names: &[String]) -> Result<()> {
-        use octile::OctileError;
         let resolved = cfg.resolve()?;
         let opt = octile::mgk::pack::PackOptions::new(&resolved, cfg.q, cfg.p);
+        self.check_each(names, |g, record| octile::mgk::pack::GraphRows::read(g, record, &opt).map(drop))
+    }
+
+    /// [`Self::check_features_present`] for the shortest-path kernel: every node feature its κv
+    /// compares is in every graph (the error names the input, line and record, as for the
+    /// marginalized kernel's).
+    pub fn check_sp_features_present(&self, cfg: &octile::sp::config::SpConfig, names: &[String]) -> Result<()> {
+        let (_, features) = cfg.node_spec();
+        self.check_each(names, |g, record| {
+            for f in &features {
+                if g.node_feature_index(f).is_none() {
+                    return Err(octile::OctileError::MissingFeature {
+                        kind: "node",
+                        feature: f.clone(),
+                        graph: record,
+                        available: g.node_feature_names().join(", "),
+                    });
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// `check` on every graph; its first error with the graph's input, line and record.
+    fn check_each(&self, names: &[String], check: impl Fn(&octile::Graph, usize) -> octile::Result<()>) -> Result<()> {
+        use octile::OctileError;
         for (g, &(k, place)) in self.graphs.iter().zip(&self.places) {
-            let Err(e) = octile::mgk::pack::GraphRows::read(g, place.record, &opt) else { continue };
+            let Err(e) = check(g, place.record) else { continue };
             let input = names.get(k).map_or("an input", String::as_str);
             let at = if place.line > 0 { format!("{input}:{}", place.line) } else { input.to_string() };
             let record = place.record;
@@ -362,7 +387,7 @@ pub fn tuning_from_env(t: &mut GpuTuning) -> Result<()> {
 pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Option<PrecisionArg>, reorder: Option<ReorderArg>) -> Result<MgkConfig> {
     let mut cfg = match kernel {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text = octile::io::record::read_text(p)?;
             // another method's file: say so, not its first key this method does not know
             if let Some(m) = octile::toml_file::parse_table(&text).ok().and_then(|t| octile::toml_file::method_of(&t).ok())
                 && m != "marginalized"
@@ -383,7 +408,10 @@ pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Opti
 
 /// `--max-memory`'s parser: a size such as 8G, 512M, 64k or a number of bytes.
 pub fn max_memory(s: &str) -> std::result::Result<u64, String> {
-    octile::memory::parse_size(s).ok_or_else(|| format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"))
+    octile::memory::parse_size(s).ok_or_else(|| match s.trim().trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']).trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v <= 0.0 => format!("'{s}': the memory bound must be more than 0 bytes"),
+        _ => format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"),
+    })
 }
 
 /// Whether `output` and `input` name the same file, by any path (either maybe not there yet).

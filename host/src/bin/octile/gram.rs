@@ -107,7 +107,7 @@ pub struct GramArgs {
 
 /// Some pairs did not converge; the values were still written (exit code 3).
 #[derive(Debug)]
-pub struct NotConverged(String);
+pub struct NotConverged(pub String);
 
 impl std::fmt::Display for NotConverged {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -120,7 +120,7 @@ impl std::error::Error for NotConverged {}
 pub fn gram(a: GramArgs) -> Result<()> {
     let mut file = match &a.kernel {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text = octile::io::record::read_text(p)?;
             KernelFile::from_toml(&text).with_context(|| format!("{}", p.display()))?
         }
         None => KernelFile::Marginalized(synthetic_kernel(0.05)),
@@ -202,12 +202,23 @@ fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
 }
 
 /// Why a pair whose solve met its tolerance is among the failures (marginalized kernel only): its
-/// value is not finite — K grows as p², and `gram::kernel::finite` reports such a value as failed
-/// rather than a result (a large p: 1e200 overflows every entry).
+/// value over- or underflowed — K scales as p², and `gram::kernel::finite` reports a value that is
+/// not finite as failed rather than a result (a large p: 1e200 overflows every entry), as the
+/// kernel does one below `mgk::smallest_value` (a small p: 1e-170 underflows every entry to 0).
 fn overflow(file: &KernelFile, f: &octile::PairInfo) -> Option<String> {
     let KernelFile::Marginalized(cfg) = file else { return None };
     (f.residual <= cfg.solver.rtol_for(cfg.precision)).then(|| {
-        format!("its solve met its tolerance (residual {:.3e}) but its value is not finite: K grows as p² (p = {:e}), beyond f64's range", f.residual, cfg.p)
+        if cfg.p < 1.0 {
+            format!(
+                "its solve met its tolerance (residual {:.3e}) but its value underflowed: K shrinks as p² (p = {:e}), below {:.1e}, the smallest value {} holds to its digits; use a larger p (K scales exactly as p²)",
+                f.residual,
+                cfg.p,
+                octile::mgk::smallest_value(cfg.precision),
+                format!("{:?}", cfg.precision).to_lowercase()
+            )
+        } else {
+            format!("its solve met its tolerance (residual {:.3e}) but its value is not finite: K grows as p² (p = {:e}), beyond f64's range", f.residual, cfg.p)
+        }
     })
 }
 
@@ -331,6 +342,10 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
         xs.check_features_present(cfg, &a.inputs)?;
         ys.check_features_present(cfg, &a.against)?;
     }
+    if let KernelFile::ShortestPath(cfg) = file {
+        xs.check_sp_features_present(cfg, &a.inputs)?;
+        ys.check_sp_features_present(cfg, &a.against)?;
+    }
     let (x, y) = (std::mem::take(&mut xs.graphs), std::mem::take(&mut ys.graphs));
     let skipped = xs.skipped.len() + ys.skipped.len();
     if skipped > 0 {
@@ -356,7 +371,7 @@ fn run(a: &GramArgs, file: &KernelFile, make: impl FnOnce(RunControl) -> octile:
     let job = tiled::Job { x: &x, y: y_opt, rows: rows.clone(), cols: cols.clone(), normalized: a.normalize, tile_size };
     let (out_rows, out_cols) = job.shape();
     // what decides the values and the tiles, for --resume to check against
-    let kernel_text = a.kernel.as_deref().map(std::fs::read_to_string).transpose()?.unwrap_or_default();
+    let kernel_text = a.kernel.as_deref().map(octile::io::record::read_text).transpose()?.unwrap_or_default();
     let options = json!({"backend": format!("{:?}", backend_of(a.backend)), "primitive": a.primitive, "profile": a.profile, "blocks_per_pair": a.blocks_per_pair, "dense_walk": a.dense_walk.map(|w| format!("{:?}", octile::mgk::config::DenseWalk::from(w))), "pdb_cutoff": a.pdb_cutoff, "rows": [rows.start, rows.end], "cols": [cols.start, cols.end], "tile_size": tile_size, "normalized": a.normalize, "gradient": a.gradient});
     let fp = resume::fingerprint(&x, &y, &kernel_text, &json!([method, options]));
     let files = resume::PartialFiles::of(&a.out);

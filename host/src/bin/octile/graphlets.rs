@@ -16,7 +16,7 @@ use std::time::Instant;
 pub struct GraphletsArgs {
     /// The graph: a Matrix Market file (.mtx), an edge list (.edges, .el, .edgelist, .tsv, .txt),
     /// any input of `octile gram` (a set of graphs becomes their disjoint union, rows in graph
-    /// order) or a generator gen:delaunay:N[:SEED], gen:road:N[:SEED], gen:ba:N:M[:SEED],
+    /// order; `gram`'s generated sets nws:COUNT[:SEED], ba:..., molecules:... too) or a generator gen:delaunay:N[:SEED], gen:road:N[:SEED], gen:ba:N:M[:SEED],
     /// gen:rmat:SCALE:EDGE_FACTOR[:SEED].
     input: String,
     /// Output: n × k int64 .npy, or .csv with a header naming each orbit; a JSON summary is
@@ -104,6 +104,9 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     say(format!("reading {} ...", a.input));
     let t = Instant::now();
     let g = read_input(&a)?;
+    if g.n_nodes == 0 {
+        bail!("{}: the graph has no nodes: there is nothing to transform", a.input);
+    }
     let read_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let adj = Adjacency::from_edges(g.n_nodes, &g.edges).with_context(|| a.input.clone())?;
@@ -184,7 +187,7 @@ pub fn graphlets(a: GraphletsArgs) -> Result<()> {
     });
     if let Some(s) = summary.as_object_mut() {
         s.extend(g.details);
-        if g.format != "gen" {
+        if g.format != "gen" && g.format != "generated" {
             s.insert("input_file".into(), file_source(&a.input)?);
         }
         s.insert("provenance".into(), provenance());
@@ -209,6 +212,11 @@ fn read_input(a: &GraphletsArgs) -> Result<GraphInput> {
         let mut details = serde_json::Map::new();
         details.insert("generator".into(), g.params);
         return Ok(GraphInput { n_nodes: g.n_nodes, edges: g.edges, format: "gen".into(), details });
+    }
+    if format.is_none() && ["nws:", "ba:", "molecules:"].iter().any(|p| a.input.starts_with(p)) {
+        // `gram`'s generated sets (nws:COUNT[:SEED], ...): their disjoint union, as a file's set
+        let set = crate::common::load(std::slice::from_ref(&a.input), &ReadOptions::default(), &mut Vec::new())?;
+        return union_of(&set.graphs, &a.input, "generated".into());
     }
     let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx"));
     match format.as_deref() {
@@ -243,12 +251,16 @@ fn read_edges(path: &Path, a: &GraphletsArgs) -> Result<GraphInput> {
 /// Every graph of an `octile gram` input as one graph: their disjoint union, graph by graph.
 fn read_set(path: &Path, format: Option<Format>, pdb_cutoff: f64) -> Result<GraphInput> {
     let l = octile::io::read_with(path, &ReadOptions { format, skip_invalid: false, pdb_cutoff })?;
-    let graphs: Vec<&octile::Graph> = l.graphs.iter().collect();
-    let octile::graphlets::adjacency::UnionEdges { n_nodes: n, edges, offsets } =
-        Adjacency::union_edges(&graphs).with_context(|| path.display().to_string())?;
     let fmt = format.or_else(|| Format::infer(path)).map_or("?".to_string(), |f| format!("{f:?}").to_lowercase());
+    union_of(&l.graphs, &path.display().to_string(), fmt)
+}
+
+/// `graphs` (read from `input`, in format `fmt`) as one graph: their disjoint union.
+fn union_of(graphs: &[octile::Graph], input: &str, fmt: String) -> Result<GraphInput> {
+    let refs: Vec<&octile::Graph> = graphs.iter().collect();
+    let octile::graphlets::adjacency::UnionEdges { n_nodes: n, edges, offsets } = Adjacency::union_edges(&refs).with_context(|| input.to_string())?;
     let mut details = serde_json::Map::new();
-    details.insert("graphs".into(), json!(l.graphs.len()));
+    details.insert("graphs".into(), json!(graphs.len()));
     details.insert("graph_node_offsets".into(), json!(offsets));
     Ok(GraphInput { n_nodes: n, edges, format: fmt, details })
 }

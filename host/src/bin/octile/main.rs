@@ -62,6 +62,31 @@ enum Cmd {
     Tune(tune::TuneArgs),
 }
 
+/// Most worker threads `--threads` or RAYON_NUM_THREADS may ask for: far more than any machine's
+/// cores, and each thread reserves a stack, so a mistyped count (65535) is refused at once rather
+/// than after a minute of spawning threads.
+const MAX_THREADS: usize = 1024;
+
+/// The worker threads asked for by `--threads` (`flag`), else by RAYON_NUM_THREADS (`env`; 0 or
+/// unset: rayon's default, every core), with the setting's name for messages; an error for a count
+/// that is not a number or exceeds [`MAX_THREADS`].
+fn worker_threads(flag: Option<u16>, env: Option<String>) -> Result<Option<(usize, String)>, String> {
+    let (n, from) = match (flag, env) {
+        (Some(n), _) => (usize::from(n), format!("--threads {n}")),
+        (None, Some(v)) => match v.trim().parse::<usize>() {
+            Ok(0) => return Ok(None),
+            Ok(n) => (n, format!("RAYON_NUM_THREADS={v}")),
+            Err(_) => return Err(format!("RAYON_NUM_THREADS={v}: not a number of threads (0 or unset: every core)")),
+        },
+        (None, None) => return Ok(None),
+    };
+    if n > MAX_THREADS {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        return Err(format!("{from}: at most {MAX_THREADS} worker threads (this machine has {cores} cores)"));
+    }
+    Ok(Some((n, from)))
+}
+
 fn main() {
     // a closed pipe (`octile info | head -1`) ends the process quietly, as it does other Unix tools,
     // instead of making println! panic
@@ -72,10 +97,18 @@ fn main() {
     }
     let cli = Cli::parse();
     octile::stderr_log::install(cli.verbose);
-    if let Some(n) = cli.threads {
-        // before any parallel work: the global pool is built once, on first use
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(usize::from(n)).build_global() {
-            eprintln!("error: --threads {n}: {e}");
+    // before any parallel work: the global pool is built once, on first use; built here, a pool
+    // the machine cannot give is an error, not a panic inside the first parallel loop
+    match worker_threads(cli.threads, std::env::var("RAYON_NUM_THREADS").ok()) {
+        Ok(Some((n, from))) => {
+            if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+                eprintln!("error: {from}: {e}");
+                std::process::exit(2);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("error: {e}");
             std::process::exit(2);
         }
     }

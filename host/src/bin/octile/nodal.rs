@@ -68,7 +68,8 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     }
     let k = MarginalizedGraphKernel::new(cfg.clone())?;
     let t = std::time::Instant::now();
-    let r = k.nodal_pairs(graphs, &[(i, j)])?.remove(0);
+    // written whether or not the pair converged (nothing computed is lost), then exit 3 if not
+    let r = k.nodal_pairs_unchecked(graphs, &[(i, j)])?.remove(0);
     let secs = t.elapsed().as_secs_f64();
     let summary = json!({
         "output": out.display().to_string(),
@@ -77,6 +78,7 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
         "kernel_value": r.sum(),
         "iterations": r.info.iterations,
         "residual": r.info.residual,
+        "converged": r.info.converged,
         "seconds": secs,
         "backend": k.backend_name(),
         "precision": format!("{:?}", cfg.precision).to_lowercase(),
@@ -92,5 +94,20 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     let matrix = npy::matrix_bytes(&out, &r.values, r.rows, r.cols);
     npy::write_together(&[(&out, &matrix), (&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())])?;
     eprintln!("wrote {} ({}×{}, K = ΣR = {:.10e}) and {}", out.display(), r.rows, r.cols, r.sum(), summary_path.display());
+    if !r.info.converged {
+        let why = if r.info.residual <= cfg.solver.rtol_for(cfg.precision) {
+            format!(
+                "its solve met its tolerance (residual {:.3e}) but K = {:e} is out of range (a result is finite and at least {:.1e} in {}): K scales as p² (p = {:e})",
+                r.info.residual,
+                r.sum(),
+                octile::mgk::smallest_value(cfg.precision),
+                format!("{:?}", cfg.precision).to_lowercase(),
+                cfg.p
+            )
+        } else {
+            format!("it did not converge in {} iterations (residual {:.3e})", r.info.iterations, r.info.residual)
+        };
+        return Err(crate::gram::NotConverged(format!("pair ({i}, {j}) could not be solved: {why}; its values are written in {}", out.display())).into());
+    }
     Ok(())
 }
