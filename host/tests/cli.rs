@@ -715,8 +715,8 @@ fn nodal_writes_a_failed_pair_and_exits_3() {
     let tiny = root().join("examples/tiny.jsonl");
     let (toml, out) = (dir.join("k.toml"), dir.join("R.csv"));
     for (kernel, says) in [
-        ("q = 0.05\np = 1e300\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "K = inf is out of range"),
-        ("q = 0.05\np = 1e-170\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "is out of range"),
+        ("q = 0.05\np = 1e300\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "K = inf: its solve met its tolerance"),
+        ("q = 0.05\np = 1e-170\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "its value underflowed: K shrinks as p² (p = 1e-170)"),
         ("q = 0.05\nmax_iterations = 1\n[node.label]\nkernel = \"kronecker_delta\"\nh = 0.5\n", "did not converge in 1 iterations"),
     ] {
         std::fs::write(&toml, kernel).unwrap();

@@ -209,3 +209,14 @@ def test_a_node_kernel_underflowing_to_zero_is_named():
     k = MarginalizedGraphKernel(TensorProduct(x=SquareExponential(0.001)), None, backend="cpu", progress=False)
     with pytest.raises(octile.NonConvergenceError, match=r"pair \(0, 1\) could not be solved: the node kernel underflowed to zero between node 0 of graph 0 and node 0 of graph 1 \(x 1 and 2000\)"):
         k([a, b])
+
+
+def test_a_value_underflowing_with_a_tiny_p_is_named():
+    # K ∝ p²: p = 1e-170 underflows every K to 0 (its normalized form was an identity matrix);
+    # a failure carrying the values, saying why, not a result
+    with pytest.raises(octile.NonConvergenceError, match=r"its value underflowed: K shrinks as p² \(p = 1e-170\)") as e:
+        mgk(p=1e-170)([labeled_path(3), labeled_path(4)])
+    assert e.value.partial.shape == (2, 2)
+    K = mgk(p=1e-100)([labeled_path(3), labeled_path(4)])
+    K1 = mgk(p=1.0)([labeled_path(3), labeled_path(4)])
+    np.testing.assert_allclose(K, K1 * 1e-200, rtol=1e-12)

@@ -46,6 +46,27 @@ pub fn explain(e: OctileError, cfg: &MgkConfig, x: &[Graph], y: Option<&[Graph]>
             let cause = x.get(pair.0).zip(cols.get(pair.1)).and_then(|(a, b)| zero_node_kernel(cfg, a, b, pair.0, pair.1));
             OctileError::NoConvergence { pair, iterations: 0, residual, n_failed, partial, cause }
         }
+        // a solve that met its tolerance and still failed: its value is out of range
+        OctileError::NoConvergence { pair, iterations, residual, n_failed, partial, cause: None } if residual <= cfg.solver.rtol_for(cfg.precision) => {
+            OctileError::NoConvergence { pair, iterations, residual, n_failed, partial, cause: Some(out_of_range(cfg, residual)) }
+        }
         e => e,
+    }
+}
+
+/// Why a pair whose solve met its tolerance (`residual`) is a failure: its value over- or
+/// underflowed. K scales as p²; a value that is not finite, or below
+/// [`smallest_value`](super::smallest_value) of the precision, is never a result (a small p: 1e-170
+/// underflows every K to 0; a large one, 1e200, overflows them).
+pub fn out_of_range(cfg: &MgkConfig, residual: f64) -> String {
+    if cfg.p < 1.0 {
+        format!(
+            "its solve met its tolerance (residual {residual:.3e}) but its value underflowed: K shrinks as p² (p = {:e}), below {:.1e}, the smallest value {} holds to its digits; use a larger p (K scales exactly as p²)",
+            cfg.p,
+            super::smallest_value(cfg.precision),
+            format!("{:?}", cfg.precision).to_lowercase()
+        )
+    } else {
+        format!("its solve met its tolerance (residual {residual:.3e}) but its value is not finite: K grows as p² (p = {:e}), beyond f64's range", cfg.p)
     }
 }

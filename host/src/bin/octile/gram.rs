@@ -202,24 +202,10 @@ fn refuse_replacing_inputs(a: &GramArgs) -> Result<()> {
 }
 
 /// Why a pair whose solve met its tolerance is among the failures (marginalized kernel only): its
-/// value over- or underflowed — K scales as p², and `gram::kernel::finite` reports a value that is
-/// not finite as failed rather than a result (a large p: 1e200 overflows every entry), as the
-/// kernel does one below `mgk::smallest_value` (a small p: 1e-170 underflows every entry to 0).
+/// value over- or underflowed (`mgk::diagnose::out_of_range`).
 fn overflow(file: &KernelFile, f: &octile::PairInfo) -> Option<String> {
     let KernelFile::Marginalized(cfg) = file else { return None };
-    (f.residual <= cfg.solver.rtol_for(cfg.precision)).then(|| {
-        if cfg.p < 1.0 {
-            format!(
-                "its solve met its tolerance (residual {:.3e}) but its value underflowed: K shrinks as p² (p = {:e}), below {:.1e}, the smallest value {} holds to its digits; use a larger p (K scales exactly as p²)",
-                f.residual,
-                cfg.p,
-                octile::mgk::smallest_value(cfg.precision),
-                format!("{:?}", cfg.precision).to_lowercase()
-            )
-        } else {
-            format!("its solve met its tolerance (residual {:.3e}) but its value is not finite: K grows as p² (p = {:e}), beyond f64's range", f.residual, cfg.p)
-        }
-    })
+    (f.residual <= cfg.solver.rtol_for(cfg.precision)).then(|| octile::mgk::diagnose::out_of_range(cfg, f.residual))
 }
 
 /// Why pair (i, j) of the output (rows of `x`, columns of `y`, or of `x` when `y` is empty) stopped

@@ -96,14 +96,7 @@ pub fn nodal(a: NodalArgs) -> Result<()> {
     eprintln!("wrote {} ({}×{}, K = ΣR = {:.10e}) and {}", out.display(), r.rows, r.cols, r.sum(), summary_path.display());
     if !r.info.converged {
         let why = if r.info.residual <= cfg.solver.rtol_for(cfg.precision) {
-            format!(
-                "its solve met its tolerance (residual {:.3e}) but K = {:e} is out of range (a result is finite and at least {:.1e} in {}): K scales as p² (p = {:e})",
-                r.info.residual,
-                r.sum(),
-                octile::mgk::smallest_value(cfg.precision),
-                format!("{:?}", cfg.precision).to_lowercase(),
-                cfg.p
-            )
+            format!("K = {:e}: {}", r.sum(), octile::mgk::diagnose::out_of_range(&cfg, r.info.residual))
         } else {
             format!("it did not converge in {} iterations (residual {:.3e})", r.info.iterations, r.info.residual)
         };
