@@ -123,6 +123,13 @@ pub use crate::error::human_bytes as human;
 
 /// A size such as "8G", "512M", "64k" or plain bytes.
 pub fn parse_size(s: &str) -> Option<u64> {
+    let (v, mult) = size_parts(s)?;
+    (v.is_finite() && v > 0.0 && v * (mult as f64) < u64::MAX as f64).then_some((v * mult as f64) as u64)
+}
+
+/// A size's number and its suffix's multiplier ("1.5G": (1.5, 2^30)), unchecked: [`parse_size`]'s
+/// parsing, for a message that says why a number is no size (0 or negative).
+pub fn size_parts(s: &str) -> Option<(f64, u64)> {
     let t = s.trim();
     let (num, mult) = match t.char_indices().last()? {
         (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
@@ -131,8 +138,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         (i, 't' | 'T') => (&t[..i], 1 << 40),
         _ => (t, 1),
     };
-    let v: f64 = num.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0 && v * (mult as f64) < u64::MAX as f64).then_some((v * mult as f64) as u64)
+    Some((num.trim().parse().ok()?, mult))
 }
 
 #[cfg(test)]

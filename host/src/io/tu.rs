@@ -77,6 +77,14 @@ fn column(path: &Path) -> Result<(Vec<i64>, Vec<usize>)> {
     Ok(ints(path)?.into_iter().map(|(ln, r)| (r[0], ln)).unzip())
 }
 
+/// [`column`] of a file that may be absent (a label file): `None` and no lines without it.
+fn optional_column(path: Option<&PathBuf>) -> Result<(Option<Vec<i64>>, Vec<usize>)> {
+    Ok(match path.map(|p| column(p)).transpose()? {
+        Some((v, lines)) => (Some(v), lines),
+        None => (None, Vec::new()),
+    })
+}
+
 /// Read a TU dataset folder.
 pub fn read(dir: &Path) -> Result<Loaded> {
     let ds = dataset_prefix(dir)?;
@@ -84,15 +92,9 @@ pub fn read(dir: &Path) -> Result<Loaded> {
     let gi_path = find(dir, &ds, "_graph_indicator.txt").ok_or_else(|| parse_err(dir, 0, format!("no {ds}_graph_indicator.txt")))?;
     let (indicator, gi_lines) = column(&gi_path)?;
     let nl_path = find(dir, &ds, "_node_labels.txt");
-    let (node_labels, nl_lines) = match nl_path.as_ref().map(|p| column(p)).transpose()? {
-        Some((v, lines)) => (Some(v), lines),
-        None => (None, Vec::new()),
-    };
+    let (node_labels, nl_lines) = optional_column(nl_path.as_ref())?;
     let el_path = find(dir, &ds, "_edge_labels.txt");
-    let (edge_labels, el_lines) = match el_path.as_ref().map(|p| column(p)).transpose()? {
-        Some((v, lines)) => (Some(v), lines),
-        None => (None, Vec::new()),
-    };
+    let (edge_labels, el_lines) = optional_column(el_path.as_ref())?;
     let n_graphs = indicator.iter().copied().max().unwrap_or(0) as usize;
     if let Some((k, _)) = indicator.iter().enumerate().find(|(_, g)| **g < 1) {
         return Err(parse_err(&gi_path, gi_lines[k], "graph ids are 1-based"));

@@ -399,20 +399,21 @@ impl super::MarginalizedGraphKernel {
     /// solver's gradient entries first (as for K), the tile solver's for the pairs they leave.
     fn solve_gradient(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<GradientRun> {
         let gpus = self.gpus();
-        if super::spread::spreads(gpus.len(), pairs.len()) {
+        let t = std::time::Instant::now();
+        let (mut status, grads, seconds, details) = if super::spread::spreads(gpus.len(), pairs.len()) {
             let np = self.config.gradient_params().n_hyper as usize;
             let (status, grads, report, seconds) = super::spread::spread(&gpus, pairs, np, |dev, share| {
                 let (status, per_pair, report) = self.on_device(dev).solve_gradient_here(graphs, share)?;
                 Ok(super::spread::Part { status, per_pair, report })
             })?;
-            let mut status = status;
-            self.mark_out_of_range(&mut status);
-            return Ok((status, grads, seconds, crate::report::Details::new(report)));
-        }
-        let t = std::time::Instant::now();
-        let (mut status, grads, report) = self.solve_gradient_here(graphs, pairs)?;
+            (status, grads, seconds, crate::report::Details::new(report))
+        } else {
+            let (status, grads, report) = self.solve_gradient_here(graphs, pairs)?;
+            (status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report))
+        };
+        // a value out of range is a failure (as for K: `mark_out_of_range`)
         self.mark_out_of_range(&mut status);
-        Ok((status, grads, t.elapsed().as_secs_f64(), crate::report::Details::new(report)))
+        Ok((status, grads, seconds, details))
     }
 
     /// [`solve_gradient`](Self::solve_gradient) on the kernel's engine alone.

@@ -226,8 +226,7 @@ impl MarginalizedGraphKernel {
     /// The nodal matrices of `pairs` and their evaluation (K and diagnostics per pair).
     fn nodal_evaluated(&self, graphs: &[Graph], pairs: &[(usize, usize)]) -> Result<(Vec<NodalMatrix>, Evaluation)> {
         let list = listed(graphs, pairs)?;
-        let Solved { mut status, seconds, report, nodal } = self.solve_x(graphs, &list, true)?;
-        self.mark_out_of_range(&mut status);
+        let Solved { status, seconds, report, nodal } = self.solve_x(graphs, &list, true)?;
         if self.control.cancelled() {
             return Err(OctileError::Cancelled);
         }
@@ -271,10 +270,18 @@ impl MarginalizedGraphKernel {
         }
     }
 
-    /// Pack and solve `pairs` of `graphs` on the engine: statuses in pair order, the seconds taken,
-    /// the description of the run and, with `nodal`, each pair's node-wise similarity matrix in the graphs'
-    /// own node order (the packing order's permutation undone).
+    /// Pack and solve `pairs` of `graphs` on the engine: statuses in pair order (a value out of
+    /// range marked failed: [`Self::mark_out_of_range`]), the seconds taken, the description of the
+    /// run and, with `nodal`, each pair's node-wise similarity matrix in the graphs' own node order
+    /// (the packing order's permutation undone).
     fn solve_x(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<Solved> {
+        let mut solved = self.solve_x_on_engine(graphs, pairs, nodal)?;
+        self.mark_out_of_range(&mut solved.status);
+        Ok(solved)
+    }
+
+    /// [`Self::solve_x`] as the engine's solvers leave it.
+    fn solve_x_on_engine(&self, graphs: &[Graph], pairs: &[(u32, u32)], nodal: bool) -> Result<Solved> {
         let t = Instant::now();
         let rtol = self.config.solver.rtol_for(self.config.precision);
         // f32 Gram entries on the GPU: the resident solver first (it orders each graph's nodes
@@ -540,15 +547,13 @@ impl GraphKernel for MarginalizedGraphKernel {
     fn evaluate(&self, graphs: &[Graph], pairs: &[(u32, u32)]) -> Result<Evaluation> {
         let gpus = self.gpus();
         if spread::spreads(gpus.len(), pairs.len()) {
-            let (mut status, _, report, seconds) = spread::spread(&gpus, pairs, 0, |dev, share| {
+            let (status, _, report, seconds) = spread::spread(&gpus, pairs, 0, |dev, share| {
                 let Solved { status, report, .. } = self.on_device(dev).solve_x(graphs, share, false)?;
                 Ok(spread::Part { status, per_pair: Vec::new(), report })
             })?;
-            self.mark_out_of_range(&mut status);
             return Ok(evaluation(&status, seconds, Details::new(report)));
         }
-        let Solved { mut status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
-        self.mark_out_of_range(&mut status);
+        let Solved { status, seconds, report, .. } = self.solve_x(graphs, pairs, false)?;
         Ok(evaluation(&status, seconds, Details::new(report)))
     }
 

@@ -362,7 +362,7 @@ impl<'g> GraphRows<'g> {
 }
 
 /// Positions of the `wanted` features among a graph's feature names, or `MissingFeature`.
-pub(crate) fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
+pub fn feature_indices(kind: &'static str, wanted: &[String], have: &[String], graph: usize) -> Result<Vec<usize>> {
     wanted
         .iter()
         .map(|w| have.iter().position(|h| h == w).ok_or_else(|| OctileError::MissingFeature { kind, feature: w.clone(), graph, available: have.join(", ") }))

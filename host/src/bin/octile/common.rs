@@ -183,19 +183,7 @@ impl Inputs {
     /// marginalized kernel's).
     pub fn check_sp_features_present(&self, cfg: &octile::sp::config::SpConfig, names: &[String]) -> Result<()> {
         let (_, features) = cfg.node_spec();
-        self.check_each(names, |g, record| {
-            for f in &features {
-                if g.node_feature_index(f).is_none() {
-                    return Err(octile::OctileError::MissingFeature {
-                        kind: "node",
-                        feature: f.clone(),
-                        graph: record,
-                        available: g.node_feature_names().join(", "),
-                    });
-                }
-            }
-            Ok(())
-        })
+        self.check_each(names, |g, record| octile::mgk::pack::feature_indices("node", &features, g.node_feature_names(), record).map(drop))
     }
 
     /// `check` on every graph; its first error with the graph's input, line and record.
@@ -228,6 +216,12 @@ impl Inputs {
     }
 }
 
+/// Whether input `inp` names one of `gram`'s generated sets (`nws:COUNT[:SEED]`, `ba:…`,
+/// `molecules:…`) rather than a file.
+pub fn is_generated_set(inp: &str) -> bool {
+    inp.split_once(':').is_some_and(|(g, _)| matches!(g, "nws" | "ba" | "molecules"))
+}
+
 /// Graphs of `inputs` (files, folders or generators), where each came from, and the records
 /// skipped; `kinds`: the feature kinds of the inputs read so far (shared by X and Y), so that a
 /// feature holding strings in one input and numbers in another is an error naming both.
@@ -235,7 +229,7 @@ pub fn load(inputs: &[String], opt: &ReadOptions, kinds: &mut Vec<(PathBuf, Feat
     let mut out = Inputs::default();
     for (k, inp) in inputs.iter().enumerate() {
         let parts: Vec<&str> = inp.split(':').collect();
-        if parts.len() >= 2 && (parts[0] == "nws" || parts[0] == "ba" || parts[0] == "molecules") {
+        if is_generated_set(inp) {
             if parts.len() > 3 {
                 bail!("{inp}: too many fields; use {}:COUNT[:SEED]", parts[0]);
             }
@@ -408,8 +402,8 @@ pub fn kernel_config(kernel: Option<&Path>, backend: BackendArg, precision: Opti
 
 /// `--max-memory`'s parser: a size such as 8G, 512M, 64k or a number of bytes.
 pub fn max_memory(s: &str) -> std::result::Result<u64, String> {
-    octile::memory::parse_size(s).ok_or_else(|| match s.trim().trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']).trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v <= 0.0 => format!("'{s}': the memory bound must be more than 0 bytes"),
+    octile::memory::parse_size(s).ok_or_else(|| match octile::memory::size_parts(s) {
+        Some((v, _)) if v <= 0.0 => format!("'{s}': the memory bound must be more than 0 bytes"),
         _ => format!("'{s}' is not a size such as 8G, 512M, 64k or a number of bytes"),
     })
 }

@@ -213,7 +213,7 @@ fn read_input(a: &GraphletsArgs) -> Result<GraphInput> {
         details.insert("generator".into(), g.params);
         return Ok(GraphInput { n_nodes: g.n_nodes, edges: g.edges, format: "gen".into(), details });
     }
-    if format.is_none() && ["nws:", "ba:", "molecules:"].iter().any(|p| a.input.starts_with(p)) {
+    if format.is_none() && crate::common::is_generated_set(&a.input) {
         // `gram`'s generated sets (nws:COUNT[:SEED], ...): their disjoint union, as a file's set
         let set = crate::common::load(std::slice::from_ref(&a.input), &ReadOptions::default(), &mut Vec::new())?;
         return union_of(&set.graphs, &a.input, "generated".into());
