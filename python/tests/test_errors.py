@@ -220,3 +220,16 @@ def test_a_value_underflowing_with_a_tiny_p_is_named():
     K = mgk(p=1e-100)([labeled_path(3), labeled_path(4)])
     K1 = mgk(p=1.0)([labeled_path(3), labeled_path(4)])
     np.testing.assert_allclose(K, K1 * 1e-200, rtol=1e-12)
+
+
+
+def test_edge_weights_spanning_past_the_product_systems_range_are_named():
+    # (py-sweep) weights 1e308 and 1 in one graph: the product system's diagonal underflows and
+    # the solver stops at once; it said only "did not converge: 0 iterations, relative residual 1"
+    g = labeled_path(3)
+    g.edges[0, 1]["weight"] = 1e308
+    with pytest.raises(octile.NonConvergenceError, match=r"pair \(0, 0\) could not be solved: node 2 of graph 0 and node 2 of graph 0 have degrees whose product underflows .*their edge weights span 1\.0e308 and 1\.0e308"):
+        mgk()([g])
+    # a spread the system holds is computed
+    g.edges[0, 1]["weight"] = 1e100
+    assert np.isfinite(mgk()([g])).all()

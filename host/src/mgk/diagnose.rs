@@ -36,14 +36,50 @@ pub fn zero_node_kernel(cfg: &MgkConfig, g1: &Graph, g2: &Graph, i: usize, j: us
     None
 }
 
+/// The smallest (scaled, non-zero) degree of `g` and its node; `None` without edges.
+fn smallest_degree(g: &Graph) -> Option<(usize, f64)> {
+    g.degrees_scaled(g.weight_scale()).into_iter().enumerate().filter(|&(_, d)| d > 0.0).min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The largest over the smallest edge weight of `g` (a graph with edges).
+fn weight_span(g: &Graph) -> f64 {
+    let w = g.edges().iter().map(|e| e.weight);
+    w.clone().fold(0.0f64, f64::max) / w.fold(f64::INFINITY, f64::min).min(f64::MAX)
+}
+
+/// Why a pair of `g1` × `g2` (graphs `i` and `j`) stopped before its first iteration when its
+/// node kernel does not vanish: the product of two nodes' degrees (each graph's weights scaled to
+/// a largest of about 1) underflows in the configuration's precision, as when a graph's edge
+/// weights span more than about 1e150, so the product system's diagonal holds a zero. `None`
+/// when no such pair of nodes exists.
+pub fn vanishing_degrees(cfg: &MgkConfig, g1: &Graph, g2: &Graph, i: usize, j: usize) -> Option<String> {
+    let ((u, du), (v, dv)) = (smallest_degree(g1)?, smallest_degree(g2)?);
+    let product = du * dv;
+    let vanishes = match cfg.precision {
+        Precision::F64 => !product.is_normal(),
+        Precision::F32 => !(product as f32).is_normal(),
+    };
+    vanishes.then(|| {
+        format!(
+            "node {u} of graph {i} and node {v} of graph {j} have degrees whose product underflows ({du:.3e} × {dv:.3e}, each graph's weights scaled to a largest of 1): their edge weights span {:.1e} and {:.1e} (largest / smallest), too wide for the product system; keep each graph's weights within a ratio of about 1e150 (rescale or clip them)",
+            weight_span(g1),
+            weight_span(g2)
+        )
+    })
+}
+
 /// `e` with its cause named when it is a [`OctileError::NoConvergence`] whose first failing pair
-/// stopped before any iteration because the node kernel underflowed (its pair: a row of `x`, a
+/// stopped before any iteration because the node kernel underflowed or two nodes' degrees
+/// multiply to zero (its pair: a row of `x`, a
 /// column of `y`, or of `x` when `y` is `None`); any other error as it is.
 pub fn explain(e: OctileError, cfg: &MgkConfig, x: &[Graph], y: Option<&[Graph]>) -> OctileError {
     match e {
         OctileError::NoConvergence { pair, iterations: 0, residual, n_failed, partial, cause: None } => {
             let cols = y.unwrap_or(x);
-            let cause = x.get(pair.0).zip(cols.get(pair.1)).and_then(|(a, b)| zero_node_kernel(cfg, a, b, pair.0, pair.1));
+            let cause = x
+                .get(pair.0)
+                .zip(cols.get(pair.1))
+                .and_then(|(a, b)| zero_node_kernel(cfg, a, b, pair.0, pair.1).or_else(|| vanishing_degrees(cfg, a, b, pair.0, pair.1)));
             OctileError::NoConvergence { pair, iterations: 0, residual, n_failed, partial, cause }
         }
         // a solve that met its tolerance and still failed: its value is out of range
