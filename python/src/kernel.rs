@@ -350,7 +350,12 @@ impl PyKernel {
     ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>, Vec<String>, Bound<'py, PyDict>)> {
         let n_cols = y.as_ref().map_or(x.len(), Vec::len);
         Tile { rows: rows.0..rows.1, cols: cols.0..cols.1 }.check(x.len(), n_cols).map_err(|e| to_py(py, e))?;
-        check_kinds(&self.file, &[&x[rows.0..rows.1], y.as_ref().map_or(&x[cols.0..cols.1], |y| &y[cols.0..cols.1])])?;
+        // the columns' graphs: of Y when given (X may have fewer graphs than cols.1)
+        let col_graphs = match &y {
+            Some(y) => &y[cols.0..cols.1],
+            None => &x[cols.0..cols.1],
+        };
+        check_kinds(&self.file, &[&x[rows.0..rows.1], col_graphs])?;
         let (cx, cy, tile) = compact(&x, y.as_deref(), rows.0..rows.1, cols.0..cols.1);
         let (nr, nc) = (tile.rows.len(), tile.cols.len());
         let diag = match (diag_rows, diag_cols) {

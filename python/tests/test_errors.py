@@ -233,3 +233,18 @@ def test_edge_weights_spanning_past_the_product_systems_range_are_named():
     # a spread the system holds is computed
     g.edges[0, 1]["weight"] = 1e100
     assert np.isfinite(mgk()([g])).all()
+
+
+def test_a_tile_of_k_x_y_may_have_columns_past_x():
+    # (py-sweep) Y longer than X: a tile's columns past len(X) were a PanicException ("range end
+    # index 3 out of range for slice of length 2"), so octile.dask.gram(k, X, Y) failed
+    k = mgk()
+    X = octile.from_networkx([labeled_path(3), labeled_path(4)])
+    Y = octile.from_networkx([labeled_path(2), labeled_path(3), labeled_path(5)])
+    K = k(X, Y)
+    tile, _, _, _ = k._native().tile(X, Y, (0, 2), (1, 3))
+    np.testing.assert_allclose(tile, K[:, 1:3], rtol=1e-12)
+    pytest.importorskip("dask")
+    from octile import dask as odask
+
+    np.testing.assert_allclose(odask.gram(k, X, Y, tile_size=1).compute(scheduler="sync"), K, rtol=1e-12)
