@@ -80,6 +80,8 @@ def from_networkx(graphs, first: int = 0) -> List[Graph]:
     the node and the attribute (graphs are numbered from ``first``); a feature a kernel reads but a
     whole graph lacks is an error of the kernel call. Attributes named ``id`` (nodes) or
     ``source``, ``target``, ``key`` (edges) are refused: node-link JSON keeps those names."""
+    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+        raise ValueError(f"first must be a non-negative integer (the index of the first graph in messages), got {first!r}")
     if _is_networkx(graphs):
         graphs = [graphs]
     return _octile.from_node_link([_node_link(g, first + k) for k, g in enumerate(graphs)], first)
@@ -106,7 +108,13 @@ def from_smiles(smiles: Sequence[str]) -> List[Graph]:
     """SMILES string(s) → octile graphs (the ``.smi`` reader's)."""
     if isinstance(smiles, str):
         smiles = [smiles]
-    return _octile.from_smiles(list(smiles), 0)
+    elif isinstance(smiles, (bytes, bytearray)):
+        raise TypeError(f"expected a SMILES string or a list of them, got {type(smiles).__name__} (decode it first)")
+    smiles = list(smiles)
+    bad = next((k for k, s in enumerate(smiles) if not isinstance(s, str)), None)
+    if bad is not None:
+        raise TypeError(f"SMILES {bad}: expected a str, got {type(smiles[bad]).__name__}")
+    return _octile.from_smiles(smiles, 0)
 
 
 def _is_networkx(g) -> bool:
@@ -125,7 +133,11 @@ def as_graphs(x: Iterable) -> List[Graph]:
         return read(x)
     if isinstance(x, Graph) or _is_networkx(x) or _is_rdkit(x):
         raise TypeError("expected a list of graphs, got a single graph (wrap it in a list)")
-    items = list(x)
+    try:
+        items = iter(x)
+    except TypeError:
+        raise TypeError(f"expected a list of graphs or a path, got {type(x).__name__}") from None
+    items = list(items)
     out: List[Graph] = []
     run: list = []
     run_kind = None

@@ -157,6 +157,8 @@ class GraphKernel:
 
 def _integer(name: str, value) -> int:
     try:
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError
         return operator.index(value)
     except TypeError:
         raise ValueError(f"{name} must be an integer, got {value!r}") from None
@@ -216,6 +218,9 @@ class MarginalizedGraphKernel(GraphKernel):
         if qb != "fixed" and qb[0] < _MIN_Q:
             # a fit would reach a q the kernel refuses (its values lose accuracy as ε/q)
             raise ValueError(f"q_bounds {q_bounds!r}: the lower bound must be ≥ {_MIN_Q:g}, octile's smallest q")
+        if qb != "fixed" and qb[1] >= 1.0:
+            # a fit would reach a q the kernel refuses (q is a stopping probability, below 1)
+            raise ValueError(f"q_bounds {q_bounds!r}: the upper bound must be < 1 (q is the walks' stopping probability, in [{_MIN_Q:g}, 1))")
         _bounds("p_bounds", p_bounds)
 
     def to_toml(self) -> str:
@@ -359,6 +364,8 @@ class MarginalizedGraphKernel(GraphKernel):
         ``eval_gradient=True`` (scikit-learn's): also ∂K/∂log θ of the tuned hyperparameters,
         shape (n, m, n_dims) — scikit-learn's ``theta`` is log θ; GraphDot's gradient is ∂K/∂θ
         (divide by θ, ``np.exp(mgk.theta)``, to get it)."""
+        if not isinstance(eval_gradient, (bool, np.bool_)):
+            raise ValueError(f"eval_gradient must be True or False, got {eval_gradient!r}")
         if not eval_gradient:
             return super().__call__(X, Y, normalized=normalized, progress=progress)
         x = as_graphs(X)

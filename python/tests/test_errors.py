@@ -248,3 +248,26 @@ def test_a_tile_of_k_x_y_may_have_columns_past_x():
     from octile import dask as odask
 
     np.testing.assert_allclose(odask.gram(k, X, Y, tile_size=1).compute(scheduler="sync"), K, rtol=1e-12)
+
+
+
+def test_python_side_types_are_checked_by_name():
+    # (py-sweep) TypeErrors without an index or a cause, bools taken as integers, a q range a fit
+    # would leave
+    with pytest.raises(TypeError, match=r"SMILES 1: expected a str, got int"):
+        octile.from_smiles(["CC", 1])
+    with pytest.raises(TypeError, match=r"got bytes \(decode it first\)"):
+        octile.from_smiles(b"CC")
+    with pytest.raises(ValueError, match=r"first must be a non-negative integer .*, got -1"):
+        octile.from_networkx([labeled_path(3)], first=-1)
+    with pytest.raises(TypeError, match=r"expected a list of graphs or a path, got NoneType"):
+        mgk()(None)
+    with pytest.raises(ValueError, match=r"q_bounds \(0.01, 5.0\): the upper bound must be < 1"):
+        mgk(q_bounds=(0.01, 5.0))
+    graphs = [labeled_path(3), labeled_path(4)]
+    with pytest.raises(ValueError, match="max_iterations must be an integer, got True"):
+        mgk(max_iterations=True)(graphs)
+    with pytest.raises(ValueError, match="bins must be an integer, got True"):
+        GraphletKernel(features="histogram", bins=True)(graphs)
+    with pytest.raises(ValueError, match="eval_gradient must be True or False, got 'no'"):
+        mgk(q_bounds=(0.01, 0.5))(graphs, eval_gradient="no")
