@@ -11,6 +11,7 @@ import copy
 import inspect
 import math
 import operator
+import re
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -108,7 +109,7 @@ class GraphKernel:
         (default: the kernel's): K_ij / √(K_ii K_jj). ``progress``: True / False / a callable
         taking the pairs finished; default: a bar when interactive."""
         x = as_graphs(X)
-        y = None if Y is None else as_graphs(Y)
+        y = None if Y is None else _as_y(Y)
         norm = self._normalized(normalized)
         native = self._native()
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)
@@ -162,6 +163,17 @@ def _integer(name: str, value) -> int:
         return operator.index(value)
     except TypeError:
         raise ValueError(f"{name} must be an integer, got {value!r}") from None
+
+
+def _as_y(Y) -> List:
+    """``as_graphs(Y)``, its errors naming Y's graphs "graph k of Y" (X's are "graph k")."""
+    try:
+        return as_graphs(Y)
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise
+        message, n = re.subn(r"^graph (\d+)", r"graph \1 of Y", str(e), count=1)
+        raise type(e)(message if n else f"Y: {message}") from None
 
 
 def _check_backend(backend: str, precision: Optional[str]):
@@ -369,7 +381,7 @@ class MarginalizedGraphKernel(GraphKernel):
         if not eval_gradient:
             return super().__call__(X, Y, normalized=normalized, progress=progress)
         x = as_graphs(X)
-        y = None if Y is None else as_graphs(Y)
+        y = None if Y is None else _as_y(Y)
         norm = self._normalized(normalized)
         native = self._native()
         total = _octile.pairs_of(len(x), None if y is None else len(y), norm)

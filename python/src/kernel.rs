@@ -90,6 +90,26 @@ fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()>
     })
 }
 
+/// Checks that every graph of `graphs` has the node and edge features the kernel reads (an
+/// edgeless graph needs no edge feature), naming graph k "graph {first + k}{of}" ("graph 1 of Y"):
+/// the library numbers the graphs of K(X, Y) through X and then Y, and a tile's from the tile's.
+fn check_present(file: &KernelFile, graphs: &[PyRef<'_, PyGraph>], first: usize, of: &str) -> PyResult<()> {
+    let terms = file.feature_terms();
+    for (k, g) in graphs.iter().enumerate() {
+        for t in &terms {
+            let (side, name) = t.feature.split_once(' ').unwrap_or(("node", t.feature.as_str()));
+            let (have, needed) = match side {
+                "edge" => (g.graph.edge_feature_names(), g.graph.n_edges() > 0),
+                _ => (g.graph.node_feature_names(), true),
+            };
+            if needed && !have.iter().any(|h| h == name) {
+                return Err(PyValueError::new_err(format!("{side} feature '{name}' is not in graph {}{of}; it has: [{}]", first + k, have.join(", "))));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A progress callback's exception, raised after the run (it also cancels the run).
 type CallbackError = Arc<Mutex<Option<PyErr>>>;
 
@@ -244,6 +264,7 @@ impl PyKernel {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
+        check_present(&self.file, y.as_deref().unwrap_or(&[]), 0, " of Y")?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
         let g = self.run(py, progress, |k| k.gram_of(&x, y.as_deref(), normalized, None))?.map_err(|e| to_py(py, self.explain(e, &x, y.as_deref())))?;
@@ -293,6 +314,7 @@ impl PyKernel {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>, Bound<'py, PyDict>)> {
         let t = std::time::Instant::now();
         check_kinds(&self.file, &[&x, y.as_deref().unwrap_or(&[])])?;
+        check_present(&self.file, y.as_deref().unwrap_or(&[]), 0, " of Y")?;
         let x = graphs(&x);
         let y = y.map(|y| graphs(&y));
         let converted = t.elapsed().as_secs_f64() * 1e3;
@@ -351,11 +373,13 @@ impl PyKernel {
         let n_cols = y.as_ref().map_or(x.len(), Vec::len);
         Tile { rows: rows.0..rows.1, cols: cols.0..cols.1 }.check(x.len(), n_cols).map_err(|e| to_py(py, e))?;
         // the columns' graphs: of Y when given (X may have fewer graphs than cols.1)
-        let col_graphs = match &y {
-            Some(y) => &y[cols.0..cols.1],
-            None => &x[cols.0..cols.1],
+        let (col_graphs, of) = match &y {
+            Some(y) => (&y[cols.0..cols.1], " of Y"),
+            None => (&x[cols.0..cols.1], ""),
         };
         check_kinds(&self.file, &[&x[rows.0..rows.1], col_graphs])?;
+        check_present(&self.file, &x[rows.0..rows.1], rows.0, "")?;
+        check_present(&self.file, col_graphs, cols.0, of)?;
         let (cx, cy, tile) = compact(&x, y.as_deref(), rows.0..rows.1, cols.0..cols.1);
         let (nr, nc) = (tile.rows.len(), tile.cols.len());
         let diag = match (diag_rows, diag_cols) {

@@ -222,6 +222,29 @@ def test_a_value_underflowing_with_a_tiny_p_is_named():
     np.testing.assert_allclose(K, K1 * 1e-200, rtol=1e-12)
 
 
+def test_the_graphs_of_y_are_named_by_their_index_in_y():
+    # (py-sweep) K(X, Y): the library numbers the graphs through X then Y ("graph 3" of two lists
+    # of two); conversion errors said "graph 1" with no list named
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), None, backend="cpu", progress=False)
+    X, Y = [labeled_path(3), labeled_path(4)], [labeled_path(2), nx.path_graph(3)]
+    for kw in ({}, {"normalized": True}):
+        with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 1 of Y; it has: \[\]$"):
+            k(X, Y, **kw)
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 1 of Y"):
+        MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), None, backend="cpu", progress=False, q_bounds=(0.01, 0.5))(X, Y, eval_gradient=True)
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 1; it has"):
+        k(Y, X)  # X's graphs keep their index
+    with pytest.raises(ValueError, match=r"^graph 1 of Y is directed"):
+        k(X, [labeled_path(2), nx.DiGraph([(0, 1)])])
+    lacking = labeled_path(3)
+    del lacking.nodes[1]["label"]
+    with pytest.raises(ValueError, match=r"^graph 1 of Y: node 1 lacks feature 'label'"):
+        k(X, [labeled_path(2), lacking])
+    with pytest.raises(TypeError, match=r"^graph 0 of Y: expected an octile.Graph"):
+        k(X, [None])
+    with pytest.raises(TypeError, match=r"^Y: expected a list of graphs or a path, got int"):
+        k(X, 5)
+
 
 def test_edge_weights_spanning_past_the_product_systems_range_are_named():
     # (py-sweep) weights 1e308 and 1 in one graph: the product system's diagonal underflows and
@@ -233,22 +256,6 @@ def test_edge_weights_spanning_past_the_product_systems_range_are_named():
     # a spread the system holds is computed
     g.edges[0, 1]["weight"] = 1e100
     assert np.isfinite(mgk()([g])).all()
-
-
-def test_a_tile_of_k_x_y_may_have_columns_past_x():
-    # (py-sweep) Y longer than X: a tile's columns past len(X) were a PanicException ("range end
-    # index 3 out of range for slice of length 2"), so octile.dask.gram(k, X, Y) failed
-    k = mgk()
-    X = octile.from_networkx([labeled_path(3), labeled_path(4)])
-    Y = octile.from_networkx([labeled_path(2), labeled_path(3), labeled_path(5)])
-    K = k(X, Y)
-    tile, _, _, _ = k._native().tile(X, Y, (0, 2), (1, 3))
-    np.testing.assert_allclose(tile, K[:, 1:3], rtol=1e-12)
-    pytest.importorskip("dask")
-    from octile import dask as odask
-
-    np.testing.assert_allclose(odask.gram(k, X, Y, tile_size=1).compute(scheduler="sync"), K, rtol=1e-12)
-
 
 
 def test_python_side_types_are_checked_by_name():
@@ -271,3 +278,35 @@ def test_python_side_types_are_checked_by_name():
         GraphletKernel(features="histogram", bins=True)(graphs)
     with pytest.raises(ValueError, match="eval_gradient must be True or False, got 'no'"):
         mgk(q_bounds=(0.01, 0.5))(graphs, eval_gradient="no")
+
+
+def test_a_tile_names_the_graphs_by_their_index_in_x_and_y():
+    # (py-sweep) octile.dask's tiles: the library numbered the graphs from the tile's first
+    k = mgk()
+    X = octile.from_networkx([labeled_path(3), labeled_path(4), nx.path_graph(3)])
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 2; it has: \[\]$"):
+        k._native().tile(X, None, (0, 1), (2, 3))
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 2 of Y; it has: \[\]$"):
+        k._native().tile(X[:2], X, (1, 2), (2, 3))
+    pytest.importorskip("dask")
+    from octile import dask as odask
+
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 2 of Y"):
+        odask.gram(k, X[:2], X, tile_size=1).compute(scheduler="sync")
+    with pytest.raises(ValueError, match=r"^node feature 'label' is not in graph 2;"):
+        odask.gram(k, X, tile_size=1).compute(scheduler="sync")
+
+
+def test_a_tile_of_k_x_y_may_have_columns_past_x():
+    # (py-sweep) Y longer than X: a tile's columns past len(X) were a PanicException ("range end
+    # index 3 out of range for slice of length 2"), so octile.dask.gram(k, X, Y) failed
+    k = mgk()
+    X = octile.from_networkx([labeled_path(3), labeled_path(4)])
+    Y = octile.from_networkx([labeled_path(2), labeled_path(3), labeled_path(5)])
+    K = k(X, Y)
+    tile, _, _, _ = k._native().tile(X, Y, (0, 2), (1, 3))
+    np.testing.assert_allclose(tile, K[:, 1:3], rtol=1e-12)
+    pytest.importorskip("dask")
+    from octile import dask as odask
+
+    np.testing.assert_allclose(odask.gram(k, X, Y, tile_size=1).compute(scheduler="sync"), K, rtol=1e-12)
