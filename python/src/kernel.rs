@@ -6,6 +6,7 @@ use crate::graphs::PyGraph;
 use numpy::PyArray1;
 use octile::gram::Tile;
 use octile::kernels::{DynKernel, KernelFile};
+use octile::mgk::pack::feature_indices;
 use octile::{Backend, Gram, Graph, MarginalizedGraphKernel, OctileError, Precision, RunControl};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -91,21 +92,22 @@ fn check_kinds(file: &KernelFile, all: &[&[PyRef<'_, PyGraph>]]) -> PyResult<()>
 }
 
 /// Checks that every graph of `graphs` has the node and edge features the kernel reads (an
-/// edgeless graph needs no edge feature), naming graph k "graph {first + k}{of}" ("graph 1 of Y"):
-/// the library numbers the graphs of K(X, Y) through X and then Y, and a tile's from the tile's.
+/// edgeless graph needs no edge feature), by the library's own check (`pack::feature_indices`),
+/// naming graph k "graph {first + k}{of}" ("graph 1 of Y"): the library numbers the graphs of
+/// K(X, Y) through X and then Y, and a tile's from the tile's.
 fn check_present(file: &KernelFile, graphs: &[PyRef<'_, PyGraph>], first: usize, of: &str) -> PyResult<()> {
-    let terms = file.feature_terms();
+    let wanted = |side: &str| -> Vec<String> { file.feature_terms().into_iter().filter_map(|t| t.feature.strip_prefix(side).map(str::to_string)).collect() };
+    let (node, edge) = (wanted("node "), wanted("edge "));
     for (k, g) in graphs.iter().enumerate() {
-        for t in &terms {
-            let (side, name) = t.feature.split_once(' ').unwrap_or(("node", t.feature.as_str()));
-            let (have, needed) = match side {
-                "edge" => (g.graph.edge_feature_names(), g.graph.n_edges() > 0),
-                _ => (g.graph.node_feature_names(), true),
-            };
-            if needed && !have.iter().any(|h| h == name) {
-                return Err(PyValueError::new_err(format!("{side} feature '{name}' is not in graph {}{of}; it has: [{}]", first + k, have.join(", "))));
-            }
-        }
+        let g = &g.graph;
+        feature_indices("node", &node, g.node_feature_names(), first + k)
+            .and_then(|_| if g.n_edges() == 0 { Ok(Vec::new()) } else { feature_indices("edge", &edge, g.edge_feature_names(), first + k) })
+            .map_err(|e| match e {
+                OctileError::MissingFeature { kind, feature, graph, available } => {
+                    PyValueError::new_err(format!("{kind} feature '{feature}' is not in graph {graph}{of}; it has: [{available}]"))
+                }
+                e => PyValueError::new_err(e.to_string()),
+            })?;
     }
     Ok(())
 }
